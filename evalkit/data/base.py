@@ -1,0 +1,67 @@
+"""What every dataset reader provides: a stream of pages and a list of what it skipped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.page import Page
+
+__all__ = ["Dataset", "DatasetMissingError", "Skipped"]
+
+
+class DatasetMissingError(FileNotFoundError):
+    """The data folder is absent; the message says how to fetch it."""
+
+
+@dataclass
+class Skipped:
+    """A file a reader passed over, and why (nothing is dropped silently)."""
+
+    file: str
+    reason: str
+
+
+class Dataset:
+    """Base reader. Subclasses set ``name`` and implement ``_iter_pages``.
+
+    ``pages()`` streams pages in a stable (sorted) order and stops after
+    ``limit`` pages; every file passed over is appended to ``skipped``.
+    """
+
+    name: str = ""
+    #: how to get the data, quoted when the folder is missing
+    fetch_hint: str = "see datasets/README.md"
+
+    def __init__(self, path: str | None = None, limit: int | None = None):
+        self.path = path
+        self.limit = limit
+        self.skipped: list[Skipped] = []
+
+    def root(self) -> Path:
+        """The data folder, or DatasetMissingError with the fetch hint."""
+        if self.path is None:
+            raise DatasetMissingError(f"dataset {self.name!r} needs a path ({self.fetch_hint})")
+        root = Path(self.path).expanduser()
+        if not root.is_dir():
+            raise DatasetMissingError(
+                f"dataset {self.name!r}: folder {root} does not exist; {self.fetch_hint}"
+            )
+        return root
+
+    def skip(self, file, reason: str) -> None:
+        self.skipped.append(Skipped(str(file), reason))
+
+    def pages(self) -> Iterator[Page]:
+        self.skipped = []
+        for n, page in enumerate(self._iter_pages()):
+            if self.limit is not None and n >= self.limit:
+                return
+            yield page
+
+    def _iter_pages(self) -> Iterator[Page]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def get_params(self) -> dict:
+        return {"path": self.path, "limit": self.limit}

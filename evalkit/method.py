@@ -1,0 +1,101 @@
+"""Base classes for the three kinds of method: extractors, detectors, evaluators.
+
+Constructors follow scikit-learn: every tunable is a keyword argument with a
+default and is stored unchanged under its own name; learned state ends in
+``_``. ``get_params`` reads the constructor signature, which is what the
+result cache keys on and what ``run.json`` records.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from evalkit.page import Extraction, Page
+
+__all__ = ["BaseMethod", "Extractor", "Detector", "param_names"]
+
+
+def param_names(cls: type) -> list[str]:
+    """Keyword parameters of a class's constructor, in order."""
+    sig = inspect.signature(cls.__init__)
+    return [p.name for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+class BaseMethod:
+    """scikit-learn style parameter handling."""
+
+    #: registry name; set by each subclass
+    name: str = ""
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in param_names(type(self))}
+
+    def set_params(self, **params: Any) -> "BaseMethod":
+        valid = param_names(type(self))
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {valid}")
+            setattr(self, k, v)
+        return self
+
+    def versions(self) -> dict[str, str]:
+        """Versions of outside packages this method depends on (recorded in run.json)."""
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class Extractor(BaseMethod):
+    """A method that turns a page into its main-content text."""
+
+    def extract(self, page: Page) -> Extraction:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Detector(BaseMethod):
+    """A near-duplicate detector over text blocks (METHODS §1.3 and §2).
+
+    ``fingerprint(text)`` returns a comparable signature, ``similar(a, b)``
+    decides on two signatures, and ``find_duplicates(texts)`` walks blocks in
+    order and returns, for each block, the index of the earlier kept block it
+    duplicates (or None). Detectors whose signatures are not comparable with
+    each other's raise ``ValueError`` when mixed.
+    """
+
+    def fingerprint(self, text: str) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def similar(self, a: Any, b: Any) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def find_duplicates(self, texts: list[str], seen: list[Any] | None = None) -> list[int | None]:
+        """For each text, the index of the earlier kept text it duplicates, else None.
+
+        Texts with no terms (fingerprint ``None``) are never compared. ``seen``
+        is an optional list of signatures kept earlier (site scope); a match
+        against it is reported as ``-1 - i`` for its index ``i``.
+        """
+        kept: list[tuple[int, Any]] = []
+        out: list[int | None] = []
+        prior = list(seen or [])
+        for i, text in enumerate(texts):
+            fp = self.fingerprint(text)
+            match = None
+            if fp is not None:
+                for j, other in kept:
+                    if self.similar(fp, other):
+                        match = j
+                        break
+                if match is None:
+                    for j, other in enumerate(prior):
+                        if self.similar(fp, other):
+                            match = -1 - j
+                            break
+            out.append(match)
+            if match is None and fp is not None:
+                kept.append((i, fp))
+        return out

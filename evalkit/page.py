@@ -1,0 +1,226 @@
+"""The data contract: Page, Gold, Unit, Extraction; robust decoding and parsing.
+
+Every dataset reader produces :class:`Page` objects and every method consumes
+them; every method returns an :class:`Extraction`. Nothing else crosses the
+boundary between data, methods and evaluation (DESIGN.md §2).
+
+Decoding never raises: it tries, in order, a byte-order mark, an HTTP-equiv or
+``<meta charset>`` declaration, an XML declaration, then statistical detection
+(charset-normalizer), and finally UTF-8 with replacement. ``Page.encoding`` and
+``Page.encoding_source`` record what was decided, so a strange score can be
+traced back to a decoding choice.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import lxml.etree
+import lxml.html
+
+__all__ = [
+    "PageError",
+    "Unit",
+    "Gold",
+    "Page",
+    "Extraction",
+    "decode_html",
+    "parse_html",
+    "page_id_from_bytes",
+    "CONTENT",
+    "NOISE",
+]
+
+CONTENT = "content"
+NOISE = "noise"
+
+# Only the head of a document is searched for declarations, as browsers do.
+_SNIFF_BYTES = 4096
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
+)
+_XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([a-zA-Z0-9_\-.]+)["']""")
+_XML_DECL_TEXT = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Declared labels that browsers map to a superset encoding (WHATWG Encoding).
+_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252",
+            "us-ascii": "cp1252", "x-sjis": "shift_jis", "gb2312": "gb18030", "gbk": "gb18030"}
+
+
+class PageError(ValueError):
+    """A page that cannot be used, with the file (or page id) it came from."""
+
+    def __init__(self, source: str, reason: str):
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+@dataclass
+class Unit:
+    """An atomic text block: a run of text not interrupted by a tag other than ``<a>``.
+
+    ``words`` are whitespace tokens of the run; ``link_words`` how many of them sit
+    inside ``<a>``. ``label`` is ``"content"``/``"noise"`` (or None when unknown)
+    and ``fine`` keeps the dataset's own class (e.g. ``sel2`` on L3S-GN1).
+    """
+
+    index: int
+    text: str
+    n_words: int
+    n_link_words: int
+    path: str
+    label: str | None = None
+    fine: str | None = None
+
+    @property
+    def is_content(self) -> bool:
+        return self.label == CONTENT
+
+
+@dataclass
+class Gold:
+    """What a page should yield: main text always; unit labels, duplicates, category if known."""
+
+    text: str
+    units: list[Unit] | None = None
+    unit_source: str | None = None  # "spans" (annotated) or "aligned" (derived from text)
+    duplicate_groups: list[list[int]] | None = None  # groups of unit/block indices (synthetic)
+    category: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Page:
+    """One annotated page. ``raw`` is the file's bytes; ``html`` the decoded text."""
+
+    id: str
+    dataset: str
+    raw: bytes
+    gold: Gold
+    url: str | None = None
+    source: str | None = None  # the file the page came from, for error messages
+    site: str | None = None  # grouping key for cross-page (site) scope
+    html: str = ""
+    encoding: str = ""
+    encoding_source: str = ""
+
+    def __post_init__(self):
+        if not self.html and self.raw:
+            self.html, self.encoding, self.encoding_source = decode_html(self.raw)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    @property
+    def category(self) -> str | None:
+        return self.gold.category
+
+    def tree(self) -> lxml.html.HtmlElement:
+        """A fresh lxml tree of the page (each call parses again: never share trees)."""
+        return parse_html(self.html, source=self.source or self.id)
+
+
+@dataclass
+class Extraction:
+    """What a method returns for a page.
+
+    ``text`` is the output text. ``kept_units`` (optional) are indices into the
+    page's gold units when the method decided on evalkit's own units.
+    ``blocks`` holds one record per block the method considered, with the
+    stage and rule that removed it or its score, so a user can see why any
+    text was dropped. ``info`` carries small per-page numbers a study reports
+    (block counts, timings per stage).
+    """
+
+    text: str = ""
+    kept_units: list[int] | None = None
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def page_id_from_bytes(raw: bytes) -> str:
+    """The fallback page id: sha256 of the file's bytes (first 16 hex digits)."""
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def _lookup(label: bytes | str) -> str | None:
+    name = label.decode("ascii", "ignore") if isinstance(label, bytes) else label
+    name = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_html(raw: bytes) -> tuple[str, str, str]:
+    """Decode page bytes; returns ``(text, encoding, how)`` and never raises.
+
+    ``how`` is one of ``bom``, ``meta``, ``xml``, ``utf-8``, ``detected``,
+    ``fallback``. A declared charset is only trusted when the bytes decode
+    cleanly with it: pages that declare latin-1 but are UTF-8 are common.
+    """
+    if not raw:
+        return "", "utf-8", "empty"
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            return raw[len(bom):].decode(enc, errors="replace"), enc, "bom"
+    head = raw[:_SNIFF_BYTES]
+    for how, rx in (("xml", _XML_DECL), ("meta", _META_CHARSET)):
+        m = rx.search(head)
+        if m:
+            enc = _lookup(m.group(1))
+            # utf-16 declared inside an ASCII-compatible head is a lie browsers ignore
+            if enc and not enc.startswith("utf-16") and not enc.startswith("utf-32"):
+                try:
+                    return raw.decode(enc), enc, how
+                except UnicodeDecodeError:
+                    pass
+    try:
+        return raw.decode("utf-8"), "utf-8", "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(raw[:200_000]).best()
+        if best is not None and best.encoding:
+            return raw.decode(best.encoding, errors="replace"), best.encoding, "detected"
+    except Exception:  # detection is best-effort; fall through to replacement
+        pass
+    return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
+
+
+def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlElement:
+    """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
+
+    XML declarations are stripped first (lxml refuses a ``str`` that carries
+    one), NUL characters are dropped, and a document lxml cannot build a tree
+    for (empty, only comments, binary) raises PageError naming ``source``.
+    """
+    if isinstance(html, bytes):
+        html = decode_html(html)[0]
+    html = _XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")
+    if not html.strip():
+        raise PageError(source, "empty document: no HTML to parse")
+    parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True)
+    try:
+        root = lxml.html.document_fromstring(html, parser=parser)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise PageError(source, f"lxml could not parse the document ({exc})") from exc
+    if root is None:
+        raise PageError(source, "lxml produced no document tree")
+    return root

@@ -1,0 +1,93 @@
+"""Name -> class registries for datasets, methods (extractors) and detectors.
+
+Entries are written out by hand as ``"module:Class"`` strings and imported on
+first use, so a registry never scans globals and a slow or optional import
+(a peer library) costs nothing until it is asked for. An unknown name raises
+a ``KeyError`` whose message lists the known names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["Registry", "DATASETS", "METHODS", "DETECTORS", "UnknownNameError"]
+
+
+class UnknownNameError(KeyError):
+    """An unknown registry name; the message lists the valid choices."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; we want it plain
+        return str(self.args[0])
+
+
+class Registry:
+    """A named, ordered mapping from registry names to lazily imported classes."""
+
+    def __init__(self, kind: str, entries: dict[str, str]):
+        self.kind = kind
+        self._entries = dict(entries)
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._entries
+
+    def get(self, name: str) -> type:
+        if name not in self._entries:
+            raise UnknownNameError(
+                f"unknown {self.kind} {name!r}; known {self.kind}s: {', '.join(self._entries)}"
+            )
+        module, _, attr = self._entries[name].partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def create(self, name: str, **params: Any):
+        """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""
+        cls = self.get(name)
+        try:
+            return cls(**params)
+        except TypeError as exc:
+            from evalkit.method import param_names
+
+            valid = param_names(cls)
+            unknown = sorted(set(params) - set(valid))
+            if unknown:
+                raise ValueError(
+                    f"{self.kind} {name!r} has no parameter(s) {unknown}; valid: {valid}"
+                ) from exc
+            raise
+
+
+DATASETS = Registry("dataset", {
+    "synthetic": "evalkit.data.synthetic:SyntheticDataset",
+    "l3s_gn1": "evalkit.data.l3s:L3SGN1Dataset",
+    "cleaneval": "evalkit.data.cleaneval:CleanEvalDataset",
+    "readability": "evalkit.data.readability:ReadabilityDataset",
+    "aeb": "evalkit.data.aeb:AEBDataset",
+    "pairs": "evalkit.data.pairs:PairsDataset",
+})
+
+METHODS = Registry("method", {
+    "fulltext": "baselines.reference:FullText",
+    "empty": "baselines.reference:Empty",
+    "proposed": "evalkit.proposed.pipeline:Proposed",
+    "cetd": "baselines.cetd:CETD",
+    "pab": "baselines.pab:PAB",
+    "justext_style": "baselines.justext_style:JustextStyle",
+    "gold": "baselines.reference:GoldText",
+    "trafilatura": "baselines.peers:Trafilatura",
+    "justext": "baselines.peers:Justext",
+    "readability_lxml": "baselines.peers:ReadabilityLxml",
+    "resiliparse": "baselines.peers:Resiliparse",
+    "boilerpy3": "baselines.peers:Boilerpy3",
+    "goose3": "baselines.peers:Goose3",
+    "html_text": "baselines.peers:HtmlText",
+})
+
+DETECTORS = Registry("detector", {
+    "modified_simhash": "evalkit.proposed.dedup:ModifiedSimhash",
+    "simhash": "baselines.simhash:Simhash",
+    "jaccard": "baselines.jaccard:Jaccard",
+    "minhash": "baselines.minhash:MinHash",
+})
