@@ -1,0 +1,25 @@
+"""Shared fixtures: where the real data sets live, and skipping when they are absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("EVALKIT_SHARED_DATA", REPO.parent / "shared" / "datasets"))
+
+
+def shared_dataset(name: str) -> Path:
+    """Path of one shared data set, or skip the test with the reason."""
+    path = SHARED / name
+    if not path.is_dir():
+        pytest.skip(f"real data set {name!r} not found at {path} (set EVALKIT_SHARED_DATA)")
+    return path
+
+
+@pytest.fixture
+def shared():
+    """Callable fixture: ``shared("l3s-gn1")`` -> Path, or skip when absent."""
+    return shared_dataset
