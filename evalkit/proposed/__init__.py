@@ -1,0 +1,10 @@
+"""The proposed method of Saravanan & Sathya Bama (2020): four stages, one module each.
+
+``blocks`` (1.1 block separation), ``primary`` (1.2 tag and DOM analysis),
+``dedup`` (1.3 modified simhash), ``scoring`` (1.4 weighted block scoring) and
+``pipeline`` (the :class:`Proposed` extractor that chains them).
+"""
+
+from evalkit.proposed.dedup import fingerprint, hamming, twc_pfm
+
+__all__ = ["twc_pfm", "fingerprint", "hamming"]
