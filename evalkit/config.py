@@ -1,0 +1,81 @@
+"""From a composed Hydra config to objects: project root, datasets and method specs.
+
+Kept apart from the Hydra shell (cli.py) so that tests and scripts can compose a
+config with ``hydra.compose`` and call the same functions.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from evalkit.runner import MethodSpec
+
+__all__ = ["project_root", "register_resolvers", "build_datasets", "method_specs", "plain"]
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def project_root() -> str:
+    """The folder holding evalkit's pyproject.toml (EVALKIT_ROOT overrides).
+
+    Found from the installed package, never from the working directory, so
+    ``evalkit`` behaves the same wherever it is started.
+    """
+    env = os.environ.get("EVALKIT_ROOT")
+    if env:
+        return str(Path(env).expanduser().resolve())
+    for parent in (_PACKAGE_DIR.parent, *_PACKAGE_DIR.parents):
+        if (parent / "pyproject.toml").is_file() and (parent / "configs").is_dir():
+            return str(parent)
+    return str(_PACKAGE_DIR.parent)
+
+
+def register_resolvers() -> None:
+    if not OmegaConf.has_resolver("evalkit_root"):
+        OmegaConf.register_new_resolver("evalkit_root", project_root)
+
+
+def plain(node: Any) -> Any:
+    """A resolved plain-Python copy of a config node."""
+    if isinstance(node, DictConfig) or OmegaConf.is_config(node):
+        return OmegaConf.to_container(node, resolve=True)
+    return node
+
+
+def _entries(node) -> dict[str, dict[str, Any]]:
+    entries = plain(node) or {}
+    if not isinstance(entries, dict):
+        raise ValueError(f"expected a mapping of name -> settings, got {entries!r}")
+    return {str(k): dict(v or {}) for k, v in entries.items()}
+
+
+def build_datasets(cfg: DictConfig) -> dict[str, Any]:
+    """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist."""
+    from evalkit.registry import DATASETS
+
+    out = {}
+    for label, settings in _entries(cfg.dataset).items():
+        registry = settings.pop("_name_", label)
+        ds = DATASETS.create(registry, **settings)
+        ds.name = label  # pages carry the name shown in the tables
+        if ds.path is not None:
+            ds.root()  # raises DatasetMissingError with the fetch hint
+        out[label] = ds
+    return out
+
+
+def method_specs(node, kind: str = "method") -> list[MethodSpec]:
+    """``cfg.method`` (name -> settings) to specs; the registry name defaults to the key."""
+    from evalkit.registry import DETECTORS, METHODS
+
+    reg = METHODS if kind == "method" else DETECTORS
+    specs = []
+    for label, settings in _entries(node).items():
+        registry = settings.pop("_name_", label)
+        reg.get(registry)  # unknown names fail now, listing the valid ones
+        specs.append(MethodSpec(label=label, registry=registry, params=settings, kind=kind))
+    return specs

@@ -1,0 +1,89 @@
+"""Experiments: each a function ``run(ctx) -> summary rows`` writing its own tables and figures.
+
+``run_experiment(cfg, out_dir)`` is the task function the Hydra shell calls;
+tests call it directly with a composed config (DESIGN.md §10).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from omegaconf import DictConfig
+
+from evalkit.config import build_datasets, method_specs, plain, project_root
+from evalkit.registry import Registry
+from evalkit.results import SUMMARY_COLUMNS, atomic_write_text, write_csv, write_run_json
+
+__all__ = ["EXPERIMENTS", "Context", "run_experiment"]
+
+EXPERIMENTS = Registry("experiment", {
+    "extraction": "evalkit.experiments.extraction:run",
+})
+
+
+@dataclass
+class Context:
+    """What an experiment needs: the config, its output folder, and shared bookkeeping."""
+
+    cfg: DictConfig
+    out: Path
+    datasets: dict[str, Any]
+    specs: list
+    seed: int
+    per_page: list[pd.DataFrame] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    dataset_info: dict[str, Any] = field(default_factory=dict)
+    report: list[str] = field(default_factory=list)  # markdown sections of report.md
+
+    @property
+    def runner(self) -> dict[str, Any]:
+        return plain(self.cfg.runner)
+
+    @property
+    def cache_root(self) -> str | None:
+        return str(self.cfg.paths.cache) if self.runner.get("cache", True) else None
+
+    def section(self, name: str) -> dict[str, Any]:
+        return plain(self.cfg.get(name)) or {}
+
+
+def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
+    """Run every part of ``cfg.experiment`` and write the run folder; returns it."""
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    parts = list(plain(cfg.experiment.parts))
+    runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
+    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=method_specs(cfg.method),
+                  seed=int(cfg.seed))
+    summaries = []
+    for name, fn in zip(parts, runs):
+        rows = fn(ctx)
+        if rows is not None and len(rows):
+            rows = rows.assign(experiment=name)
+            summaries.append(rows[SUMMARY_COLUMNS])
+    summary = (pd.concat(summaries, ignore_index=True) if summaries
+               else pd.DataFrame(columns=SUMMARY_COLUMNS))
+    write_csv(summary, out / "summary.csv")
+    if ctx.per_page:
+        write_csv(pd.concat(ctx.per_page, ignore_index=True), out / "per_page.csv")
+    methods = {s.label: {"registry": s.registry, "params": s.params} for s in ctx.specs}
+    write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
+                   wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
+                   methods=methods, failures=ctx.failures,
+                   extra={"experiment": str(cfg.experiment.name), "parts": parts})
+    atomic_write_text(out / "report.md", _report(cfg, ctx))
+    return out
+
+
+def _report(cfg: DictConfig, ctx: Context) -> str:
+    head = [f"# evalkit run: {cfg.experiment.name}", "",
+            f"Datasets: {', '.join(ctx.datasets)}. Methods: {', '.join(s.label for s in ctx.specs)}."
+            f" Seed {ctx.seed}. Failures: {len(ctx.failures)}.", ""]
+    return "\n".join(head + ctx.report) + "\n"

@@ -1,0 +1,170 @@
+"""The ``extraction`` experiment: every method on every page, scored against the gold.
+
+Per page and method: shingle, word and LCS P/R/F1, the word-count confusion,
+unit P/R/F1/accuracy; per data set and method: averages with seeded
+bootstrap intervals, pages correct at a threshold, and a Holm-corrected
+paired test of each method against the reference method.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from evalkit import metrics
+from evalkit.experiments import Context
+from evalkit.plots import bar_prf, pages_correct_curve
+from evalkit.runner import run_pages
+from evalkit.scoring import score_extraction
+from evalkit.tables import wide_table, write_table
+
+__all__ = ["run", "summarize", "TABLE_METRICS"]
+
+TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
+                 "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
+                 "unit_accuracy_micro_words", "pages_correct", "seconds_median"]
+
+
+def run(ctx: Context) -> pd.DataFrame:
+    opts = ctx.section("extraction")
+    score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
+                              unit_min_share=opts.get("unit_min_share", 0.5))
+    runner = ctx.runner
+    summaries = []
+    for label, ds in ctx.datasets.items():
+        hashes: list[str] = []
+
+        def pages(ds=ds, hashes=hashes):
+            for page in ds.pages():
+                hashes.append(page.sha256)
+                yield page
+
+        records = run_pages(pages(), ctx.specs, score=score, n_jobs=runner.get("n_jobs", 1),
+                            cache_root=ctx.cache_root, progress=runner.get("progress", True),
+                            desc=f"extraction {label}")
+        per_page = pd.DataFrame.from_records(records)
+        if per_page.empty:
+            continue
+        per_page.insert(0, "experiment", "extraction")
+        ctx.per_page.append(per_page)
+        ctx.dataset_info[label] = _dataset_info(ds, hashes)
+        for rec in per_page[per_page["error"].notna()].itertuples():
+            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
+                                 "error": rec.error})
+        summary = summarize(per_page, label, opts, ctx.seed)
+        summaries.append(summary)
+        _tables_and_figures(ctx, summary, per_page, label, opts)
+    return pd.concat(summaries, ignore_index=True) if summaries else None
+
+
+def _dataset_info(ds, hashes) -> dict:
+    from evalkit.results import dataset_fingerprint
+
+    return {"reader": type(ds).__name__, "path": ds.path, "n_pages": len(hashes),
+            "fingerprint": dataset_fingerprint(hashes),
+            "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped]}
+
+
+def _row(dataset, method, metric, value, lo, hi, n):
+    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
+            "ci_low": lo, "ci_high": hi, "n_pages": n}
+
+
+def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd.DataFrame:
+    """Aggregate per-page records of one data set into long-format summary rows."""
+    n_boot = int(opts.get("n_boot", 1000))
+    alpha = float(opts.get("alpha", 0.05))
+    thr = float(opts.get("pages_correct_threshold", 0.8))
+    boot = functools.partial(metrics.bootstrap_ci, n_boot=n_boot, alpha=alpha, seed=seed)
+    rows = []
+    for method, df in per_page.groupby("method", sort=False):
+        ok = df[df["error"].isna()]
+        n = len(ok)
+        rows.append(_row(dataset, method, "failures", float(len(df) - n), np.nan, np.nan, len(df)))
+        if n == 0:
+            continue
+        p, r = ok["shingle_precision"].to_numpy(float), ok["shingle_recall"].to_numpy(float)
+        prf = metrics.aggregate_prf(p, r)
+        ci = metrics.bootstrap_prf_ci(p, r, n_boot=n_boot, alpha=alpha, seed=seed)
+        for key in ("precision", "recall", "f1"):
+            rows.append(_row(dataset, method, f"shingle_{key}", prf[key], *ci[key], n))
+        for fam in ("word", "lcs", "wc"):
+            for key in ("precision", "recall", "f1", "accuracy"):
+                col = f"{fam}_{key}"
+                if col in ok:
+                    v = ok[col].to_numpy(float)
+                    rows.append(_row(dataset, method, col, float(np.mean(v)), *boot(v), n))
+        rows.extend(_unit_rows(ok, dataset, method, n_boot, alpha, seed))
+        f1 = ok["shingle_f1"].to_numpy(float)
+        rows.append(_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
+                         *boot((f1 >= thr).astype(float)), n))
+        secs = ok["seconds"].to_numpy(float) * 1000
+        rows.append(_row(dataset, method, "seconds_median", float(np.median(secs)) / 1000,
+                         *(x / 1000 for x in boot(secs, stat=np.median)), n))
+    rows.extend(_paired_rows(per_page, dataset, opts, seed))
+    return pd.DataFrame(rows)
+
+
+def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
+    cols = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
+    if not set(cols) <= set(ok.columns):
+        return []
+    has = ok[cols].notna().all(axis=1)
+    counts = ok.loc[has, cols].to_numpy(float)
+    if counts.size == 0:
+        return []
+    n = len(counts)
+    micro = metrics.unit_scores(counts, average="micro")
+    macro = metrics.unit_scores(counts, average="macro")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_boot, n))
+    rows = []
+    for avg, vals in (("micro_words", micro), ("macro_pages", macro)):
+        boots = [metrics.unit_scores(counts[i], average=avg.split("_")[0]) for i in idx]
+        for key, v in vals.items():
+            b = np.array([x[key] for x in boots], dtype=float)
+            lo, hi = np.nanquantile(b, [alpha / 2, 1 - alpha / 2]) if np.isfinite(b).any() \
+                else (np.nan, np.nan)
+            rows.append(_row(dataset, method, f"unit_{key}_{avg}", v, lo, hi, n))
+    return rows
+
+
+def _paired_rows(per_page, dataset, opts, seed):
+    """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
+    ref = opts.get("reference", "proposed")
+    ok = per_page[per_page["error"].isna()]
+    wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
+    if ref not in wide.columns:
+        return []
+    others = [m for m in dict.fromkeys(per_page["method"]) if m != ref and m in wide.columns]
+    pvals, diffs, ns = [], [], []
+    for m in others:
+        pair = wide[[ref, m]].dropna()
+        diffs.append(float((pair[m] - pair[ref]).mean()) if len(pair) else np.nan)
+        pvals.append(metrics.paired_test(pair[m].to_numpy(), pair[ref].to_numpy(), seed=seed)
+                     if len(pair) else np.nan)
+        ns.append(len(pair))
+    adj = metrics.holm(pvals) if pvals else []
+    rows = []
+    for m, d, p, n in zip(others, diffs, adj, ns):
+        rows.append(_row(dataset, m, f"f1_diff_vs_{ref}", d, np.nan, np.nan, n))
+        rows.append(_row(dataset, m, f"p_holm_vs_{ref}", p, np.nan, np.nan, n))
+    return rows
+
+
+def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
+    thr = opts.get("pages_correct_threshold", 0.8)
+    table = wide_table(summary, TABLE_METRICS, dataset=label)
+    write_table(table, ctx.out / "tables" / f"extraction_{label}",
+                caption=f"Extraction on {label}: mean [95% bootstrap CI]; pages_correct at "
+                        f"shingle F1 >= {thr}")
+    bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
+    pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
+                        label, seed=ctx.seed)
+    from evalkit.tables import to_markdown
+
+    ctx.report += [f"## Extraction on {label}", "", to_markdown(table),
+                   f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
+                   f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]

@@ -1,0 +1,68 @@
+"""Per-page scoring of one extraction: every metric family of DESIGN.md §5 in one record.
+
+Runs inside worker processes; all arithmetic lives in :mod:`evalkit.metrics`,
+this module only gathers the inputs (gold text, gold units, the page's
+visible words) and names the columns of ``per_page.csv``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit import metrics
+from evalkit.page import Extraction, Page, PageError
+
+__all__ = ["score_extraction", "page_all_words"]
+
+
+def page_all_words(page: Page) -> int:
+    """Words of the page's visible text (the Kaur 2017 confusion needs the total); cached."""
+    cached = page.gold.extra.get("_all_words")
+    if cached is None:
+        from evalkit.visible import visible_text
+
+        try:
+            cached = len(visible_text(page.tree()).split())
+        except PageError:
+            cached = 0
+        page.gold.extra["_all_words"] = cached
+    return cached
+
+
+def _unit_counts(page: Page, text: str, min_share: float) -> dict[str, float]:
+    from evalkit.align import gold_units, project
+
+    try:
+        units = gold_units(page)
+    except PageError:
+        units = []
+    if not units or all(u.label is None for u in units):
+        return {}
+    kept = project(page, text, min_share=min_share)
+    return metrics.unit_confusion([u.is_content for u in units], kept, [u.n_words for u in units])
+
+
+def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int = 4,
+                     unit_min_share: float = 0.5) -> dict[str, Any]:
+    """One ``per_page.csv`` record for (page, method)."""
+    rec: dict[str, Any] = {
+        "dataset": page.dataset, "page_id": page.id, "site": page.site,
+        "category": page.category, "method": method, "error": ext.error,
+        "seconds": ext.seconds, "n_bytes": len(page.raw),
+        "n_words_gold": len(page.gold.text.split()), "n_words_out": len(ext.text.split()),
+    }
+    if ext.error is None:
+        gold = page.gold.text
+        p, r = metrics.shingle_pr(ext.text, gold, n=shingle_n)
+        rec.update(shingle_precision=p, shingle_recall=r, shingle_f1=metrics.f1(p, r))
+        for fam, fn in (("word", metrics.word_prf), ("lcs", metrics.lcs_prf)):
+            for key, v in fn(ext.text, gold).items():
+                rec[f"{fam}_{key}"] = v
+        for key, v in metrics.word_confusion(ext.text, gold, page_all_words(page)).items():
+            rec[f"wc_{key}"] = v
+        for key, v in _unit_counts(page, ext.text, unit_min_share).items():
+            rec[f"unit_{key}"] = v
+    for key, v in ext.info.items():
+        if isinstance(v, (int, float, bool)) or v is None:
+            rec[f"info_{key}"] = v
+    return rec
