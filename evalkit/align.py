@@ -1,0 +1,206 @@
+"""Gold units and projection: labelling evaluation units from a text (DESIGN.md §2).
+
+Two jobs share one algorithm.
+
+* **Gold units.** L3S-GN1 labels every atomic text block directly (``unit_source
+  = "spans"``). Every other set only gives the main-content *text*; its units
+  are the page's own atomic text blocks (:func:`evalkit.units.segment`),
+  labelled content when :func:`align` finds them in the gold text
+  (``unit_source = "aligned"``).
+* **Projection.** Any method's output text, even a peer library's that never
+  saw evalkit's DOM, becomes a kept/dropped decision per gold unit the same
+  way, so unit-level precision and recall work for every method.
+
+The alignment
+-------------
+Words are compared after lower-casing and removing every non-alphanumeric
+character (``"Ki-moon's"`` and ``"Ki-moon?s"`` both become ``kimoons``; a token
+that is only punctuation disappears). The words of all units, concatenated in
+document order, are aligned *globally* against the words of the text by a
+longest common subsequence: one monotone matching, so a word of the text can
+vouch for at most one unit word and the order of the text matters (a headline
+repeated in a footer is not matched twice). A unit is kept when more than
+``min_share`` of its words are matched.
+
+The LCS is computed with the bit-parallel recurrence of Allison & Dix (1986)
+in the form given by Hyyrö (2004): the units' words are bit positions of one
+Python integer ``V``; for each text word ``w`` with match mask ``M[w]``,
+``U = V & M[w]`` and ``V <- (V + U) | (V - U)``. After text word ``j`` the zero
+bits of ``V_j`` mark the columns where row ``j`` of the LCS table steps up, so
+``L[j][i]`` = number of zero bits of ``V_j`` below bit ``i``. The forward pass
+costs ``n`` big-integer operations of ``m`` bits (a 20,000 x 20,000-word
+page takes well under a second).
+
+The traceback walks ``j`` from ``n`` down with a column bound ``i``: if
+``L[j][i] == L[j-1][i]`` text word ``j`` is not needed; otherwise it is matched
+to the unit word just below the highest zero bit of ``V_j`` under ``i`` (the
+first column where row ``j`` reaches ``L[j][i]``, which can only be reached
+diagonally through a match). To bound memory the forward pass keeps only every
+``_CHECKPOINT``-th ``V`` and the traceback recomputes one block of rows at a
+time, so memory is ``O(m (K + n / K))`` bits instead of ``O(m n)``.
+
+Units with no alignable word (only punctuation, e.g. ``"|"`` or ``"»"``)
+cannot be judged by share; such a unit is kept when the nearest units with
+words on both sides are kept, so a lone dash inside an article follows the
+article and a separator between links follows the links.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from evalkit.page import CONTENT, NOISE, Page, Unit
+
+__all__ = ["align", "align_words", "norm_words", "gold_units", "project",
+           "DEFAULT_MIN_SHARE", "DEFAULT_CONTENT_CLASSES"]
+
+#: a unit is kept when strictly more than this share of its words are found in order
+DEFAULT_MIN_SHARE = 0.5
+#: L3S-GN1 classes counted as main content: headline and full text
+DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
+# rows of the LCS table kept per recomputed block during the traceback
+_CHECKPOINT = 256
+_NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def norm_words(text: str) -> list[str]:
+    """Whitespace tokens, lower-cased, with every non-alphanumeric character removed.
+
+    Tokens that become empty (pure punctuation) are dropped.
+    """
+    out = []
+    for tok in text.split():
+        w = _NON_ALNUM.sub("", tok.lower())
+        if w:
+            out.append(w)
+    return out
+
+
+def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
+    """For each word of ``a``, whether one longest common subsequence with ``b`` uses it.
+
+    Exact LCS (bit-parallel forward pass, checkpointed traceback); see the
+    module docstring. ``sum(result)`` is the LCS length.
+    """
+    m = len(a)
+    matched = [False] * m
+    if m == 0 or not b:
+        return matched
+    masks: dict[str, int] = {}
+    for i, w in enumerate(a):
+        masks[w] = masks.get(w, 0) | (1 << i)
+    full = (1 << m) - 1
+    # text words absent from the units never change V: drop them up front
+    seq = [masks[w] for w in b if w in masks]
+    n = len(seq)
+    if n == 0:
+        return matched
+
+    def advance(v: int, start: int, stop: int, keep: list[int] | None) -> int:
+        for j in range(start, stop):
+            u = v & seq[j]
+            v = ((v + u) | (v - u)) & full
+            if keep is not None:
+                keep.append(v)
+        return v
+
+    checkpoints = [full]  # V_0, V_K, V_2K, ... (V_j = state after j text words)
+    v = full
+    for start in range(0, n, _CHECKPOINT):
+        v = advance(v, start, min(start + _CHECKPOINT, n), None)
+        checkpoints.append(v)
+
+    i, j = m, n
+    block_start, rows = -1, []  # rows[k] = V_(block_start + k)
+    while i > 0 and j > 0:
+        if not block_start <= j - 1 < block_start + len(rows) - 1:
+            block_start = ((j - 1) // _CHECKPOINT) * _CHECKPOINT
+            rows = [checkpoints[block_start // _CHECKPOINT]]
+            advance(rows[0], block_start, min(block_start + _CHECKPOINT, n), rows)
+        low = (1 << i) - 1
+        vj, vprev = rows[j - block_start], rows[j - 1 - block_start]
+        # L[j][i] - L[j-1][i] = ones(V_(j-1) below i) - ones(V_j below i)
+        if (vj & low).bit_count() != (vprev & low).bit_count():
+            p = ((~vj) & low).bit_length() - 1
+            matched[p] = True
+            i = p
+        j -= 1
+    return matched
+
+
+def align(units: Sequence[Unit], text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
+    """Kept mask: a unit is kept when > ``min_share`` of its words are found, in order, in ``text``.
+
+    One global word alignment (LCS) of all units' words against the text's
+    words; see the module docstring for the normalisation and for units made
+    only of punctuation.
+    """
+    if not 0.0 <= min_share < 1.0:
+        raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
+    unit_words = [norm_words(u.text) for u in units]
+    flat = [w for ws in unit_words for w in ws]
+    hits = align_words(flat, norm_words(text or ""))
+    kept: list[bool | None] = []
+    pos = 0
+    for ws in unit_words:
+        k = len(ws)
+        kept.append(sum(hits[pos:pos + k]) > min_share * k if k else None)
+        pos += k
+    return _fill_wordless(kept)
+
+
+def _fill_wordless(kept: list[bool | None]) -> list[bool]:
+    """Decide units with no alignable word from their nearest decided neighbours."""
+    n = len(kept)
+    before: list[bool] = [False] * n
+    last = False
+    for idx, k in enumerate(kept):
+        if k is not None:
+            last = k
+        before[idx] = last
+    out = [False] * n
+    nxt = False
+    for idx in range(n - 1, -1, -1):
+        k = kept[idx]
+        if k is not None:
+            nxt = k
+            out[idx] = k
+        else:
+            out[idx] = before[idx] and nxt
+    return out
+
+
+def gold_units(page: Page, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
+               min_share: float = DEFAULT_MIN_SHARE) -> list[Unit]:
+    """The page's labelled evaluation units (cached on ``page.gold``).
+
+    Returns ``page.gold.units`` when already set. Pages with an annotated copy
+    (``gold.extra["annotated"]``, L3S-GN1) are labelled from their spans;
+    every other page is segmented from its raw HTML and labelled by aligning
+    the units with ``gold.text``.
+    """
+    gold = page.gold
+    if gold.units is not None:
+        return gold.units
+    annotated = gold.extra.get("annotated")
+    if annotated is not None:
+        from evalkit.data.l3s import span_units  # the span format belongs to its reader
+
+        units = span_units(annotated, content_classes=content_classes,
+                           source=gold.extra.get("annotated_source", page.source or page.id))
+        source = "spans"
+    else:
+        from evalkit.units import segment
+
+        units = segment(page.tree())
+        for unit, keep in zip(units, align(units, gold.text, min_share=min_share)):
+            unit.label = CONTENT if keep else NOISE
+        source = "aligned"
+    gold.units, gold.unit_source = units, source
+    return units
+
+
+def project(page: Page, text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
+    """Kept mask over the page's gold units for a method's output ``text``."""
+    return align(gold_units(page), text, min_share=min_share)
