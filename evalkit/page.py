@@ -216,6 +216,22 @@ def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlEleme
     html = _XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")
+    root, parser = _parse(html, source)
+    if any("Excessive depth" in str(e) for e in parser.error_log):
+        # libxml2 stops at its depth limit and drops everything after it; flatten the
+        # excess nesting (its text is kept) and parse again rather than lose the page
+        root, _ = _parse(_cap_depth(html, MAX_DEPTH), source)
+    return root
+
+
+#: nesting deeper than this is flattened before parsing (libxml2 gives up at 2048)
+MAX_DEPTH = 1000
+_TAG_OR_TEXT = re.compile(r"<(/?)([a-zA-Z][\w:-]*)[^>]*>|[^<]+|<")
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                   "param", "source", "track", "wbr"})
+
+
+def _parse(html: str, source: str):
     parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True)
     try:
         root = lxml.html.document_fromstring(html, parser=parser)
@@ -223,4 +239,22 @@ def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlEleme
         raise PageError(source, f"lxml could not parse the document ({exc})") from exc
     if root is None:
         raise PageError(source, "lxml produced no document tree")
-    return root
+    return root, parser
+
+
+def _cap_depth(html: str, max_depth: int) -> str:
+    """Drop start/end tags nested deeper than ``max_depth`` (keeping all text)."""
+    out, depth = [], 0
+    for m in _TAG_OR_TEXT.finditer(html):
+        tag = m.group(2)
+        if tag is None or tag.lower() in _VOID or m.group(0).endswith("/>"):
+            out.append(m.group(0))
+        elif m.group(1):  # end tag
+            if depth <= max_depth:
+                out.append(m.group(0))
+            depth = max(depth - 1, 0)
+        else:
+            depth += 1
+            if depth <= max_depth:
+                out.append(m.group(0))
+    return "".join(out)
