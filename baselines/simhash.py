@@ -1,0 +1,88 @@
+"""Plain simhash near-duplicate detector (Charikar 2002) with term-frequency weights.
+
+The third baseline of Saravanan & Sathya Bama (2020), Experiment 2 / Table 7
+(``000_...txt``): the simhash that their modified simhash improves on. Each
+distinct term of a block adds its weight to bit counter k when bit k of its
+hash is 1 and subtracts it otherwise; the fingerprint bit is 1 iff the counter
+ends positive; blocks whose fingerprints differ in at most ``k`` bits are near
+duplicates (Manku, Jain & Das Sarma 2007 use 64 bits and k = 3).
+
+The weight is the term's frequency in the block. Everything else is the
+proposed detector's code (``evalkit.proposed.fingerprint`` and ``hamming``:
+XXH64 seed 0 per term, ties at 0 give bit 0) and its preprocessing
+(``evalkit.text.terms``), so that a comparison with ``modified_simhash``
+isolates the TWC-PFM proximity weight (METHODS §2).
+
+Departures: the paper gives no parameters for its simhash baseline; bits and
+k follow the proposed detector's defaults. A block with no terms has no
+fingerprint and is never compared (it would otherwise be fingerprint 0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from evalkit.method import Detector
+from evalkit.proposed import fingerprint, hamming
+from evalkit.text import terms
+
+__all__ = ["Simhash", "tf_weights", "DEFAULT_BITS", "DEFAULT_K"]
+
+#: fingerprint width; 32 and 128 use XXH32 and XXH3-128 (as the proposed detector)
+DEFAULT_BITS = 64
+#: near duplicate iff Hamming distance <= this
+DEFAULT_K = 3
+
+
+def tf_weights(text: str, stoplist: str = "english", stemmer: str = "porter") -> dict[str, int]:
+    """Term frequencies of a block: the plain simhash weight."""
+    return dict(Counter(terms(text, stoplist, stemmer)))
+
+
+class Simhash(Detector):
+    """Charikar simhash over term-frequency weights; near duplicate iff Hamming <= k.
+
+    Parameters
+    ----------
+    bits : int
+        Fingerprint width, 32, 64 or 128.
+    k : int
+        Largest Hamming distance at which two blocks are near duplicates.
+    stoplist, stemmer : str
+        Preprocessing, shared with the proposed detector (``evalkit.text.terms``).
+    """
+
+    name = "simhash"
+
+    def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
+                 stoplist: str = "english", stemmer: str = "porter"):
+        if bits not in (32, 64, 128):
+            raise ValueError(f"bits must be 32, 64 or 128, got {bits!r}")
+        if not isinstance(k, int) or not 0 <= k <= bits:
+            raise ValueError(f"k must be an integer in [0, bits], got {k!r}")
+        self.bits = bits
+        self.k = k
+        self.stoplist = stoplist
+        self.stemmer = stemmer
+
+    def fingerprint(self, text: str) -> int | None:
+        """The block's simhash, or None when it has no terms."""
+        weights = tf_weights(text, self.stoplist, self.stemmer)
+        if not weights:
+            return None
+        return fingerprint(weights, self.bits)
+
+    def distance(self, a: Any, b: Any) -> int:
+        """Hamming distance of two fingerprints of this detector's width."""
+        for sig in (a, b):
+            if not isinstance(sig, int) or isinstance(sig, bool) or sig < 0:
+                raise ValueError(f"Simhash compares integer fingerprints, got {sig!r}")
+            if sig.bit_length() > self.bits:
+                raise ValueError(
+                    f"fingerprint has {sig.bit_length()} bits; this detector makes {self.bits}-bit ones"
+                )
+        return hamming(a, b)
+
+    def similar(self, a: Any, b: Any) -> bool:
+        return self.distance(a, b) <= self.k
