@@ -63,41 +63,41 @@ import numpy as np
 from evalkit.text import words
 
 __all__ = [
-    "PRF",
-    "Confusion",
-    "prf_from_counts",
-    "confusion_scores",
-    "SHINGLE_N",
-    "aeb_tokens",
-    "shingle_counts",
-    "shingle_prf",
-    "aggregate_prf",
-    "word_counts",
-    "word_prf",
-    "lcs_length",
-    "lcs_prf",
-    "word_confusion",
-    "page_text_metrics",
-    "unit_confusion",
-    "unit_scores",
-    "UNIT_METRICS",
-    "pages_correct",
-    "pages_correct_curve",
-    "pairs_from_groups",
-    "pair_prf",
-    "exact_set_accuracy",
-    "accuracy",
-    "mean_std",
-    "standard_error",
-    "kabir_standard_error",
-    "N_BOOT",
     "ALPHA",
+    "N_BOOT",
     "N_PERM",
+    "PRF",
+    "SHINGLE_N",
+    "UNIT_METRICS",
+    "Confusion",
+    "accuracy",
+    "aeb_tokens",
+    "aggregate_prf",
     "bootstrap_ci",
     "bootstrap_ci_pages",
-    "paired_permutation_test",
-    "paired_bootstrap_test",
+    "confusion_scores",
+    "exact_set_accuracy",
     "holm",
+    "kabir_standard_error",
+    "lcs_length",
+    "lcs_prf",
+    "mean_std",
+    "page_text_metrics",
+    "pages_correct",
+    "pages_correct_curve",
+    "pair_prf",
+    "paired_bootstrap_test",
+    "paired_permutation_test",
+    "pairs_from_groups",
+    "prf_from_counts",
+    "shingle_counts",
+    "shingle_prf",
+    "standard_error",
+    "unit_confusion",
+    "unit_scores",
+    "word_confusion",
+    "word_counts",
+    "word_prf",
 ]
 
 SHINGLE_N = 4  # the benchmark's shingle length
@@ -183,7 +183,9 @@ def shingle_counts(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> tu
     """
     if n < 1:
         raise ValueError(f"shingle length n must be >= 1, got {n}")
-    return _multiset_counts(_shingle_multiset(aeb_tokens(pred), n), _shingle_multiset(aeb_tokens(gold), n))
+    return _multiset_counts(
+        _shingle_multiset(aeb_tokens(pred), n), _shingle_multiset(aeb_tokens(gold), n)
+    )
 
 
 def _shingle_multiset(tokens: list[str], n: int) -> Counter:
@@ -330,7 +332,9 @@ def page_text_metrics(
 UNIT_METRICS = ("precision", "recall", "f1", "accuracy")
 
 
-def unit_confusion(gold: Sequence[bool], kept: Sequence[bool], weights: Sequence[float] | None = None) -> Confusion:
+def unit_confusion(
+    gold: Sequence[bool], kept: Sequence[bool], weights: Sequence[float] | None = None
+) -> Confusion:
     """Word-weighted confusion of one page's units, content the positive class.
 
     ``gold[i]`` is True for a content unit, ``kept[i]`` True when the method kept
@@ -342,10 +346,14 @@ def unit_confusion(gold: Sequence[bool], kept: Sequence[bool], weights: Sequence
     w = np.ones(g.shape) if weights is None else np.asarray(weights, dtype=float)
     if not (g.shape == k.shape == w.shape) or g.ndim != 1:
         raise ValueError(
-            f"gold, kept and weights must be 1-D and the same length; got {g.shape}, {k.shape}, {w.shape}"
+            "gold, kept and weights must be 1-D and the same length; "
+            f"got {g.shape}, {k.shape}, {w.shape}"
         )
     return Confusion(
-        float(w[g & k].sum()), float(w[~g & k].sum()), float(w[g & ~k].sum()), float(w[~g & ~k].sum())
+        float(w[g & k].sum()),
+        float(w[~g & k].sum()),
+        float(w[g & ~k].sum()),
+        float(w[~g & ~k].sum()),
     )
 
 
@@ -425,7 +433,9 @@ def pair_prf(pred_pairs: Iterable[Sequence], true_pairs: Iterable[Sequence]) -> 
     return prf_from_counts(tp, len(pred) - tp, len(true) - tp)
 
 
-def exact_set_accuracy(pred_pairs: Iterable[Sequence], true_pairs: Iterable[Sequence], items: Iterable[Hashable] | int) -> float:
+def exact_set_accuracy(
+    pred_pairs: Iterable[Sequence], true_pairs: Iterable[Sequence], items: Iterable[Hashable] | int
+) -> float:
     """Share of items whose set of duplicates is exactly right.
 
     For each item (``items``, or ``range(items)`` for an int), its duplicate
@@ -571,7 +581,9 @@ def bootstrap_ci_pages(
     out of the percentiles.
     """
     _check_alpha(alpha)
-    cols = [np.asarray(list(c) if not isinstance(c, np.ndarray) else c, dtype=float) for c in columns]
+    cols = [
+        np.asarray(list(c) if not isinstance(c, np.ndarray) else c, dtype=float) for c in columns
+    ]
     n = _common_length(cols)
     if n == 0:
         return math.nan, math.nan
@@ -612,7 +624,9 @@ def paired_permutation_test(
         return 1.0
     tol = 1e-12 * max(1.0, observed)  # equal-looking means must count as ties
     hits = 0
-    for signs in _rng_batches(seed, n_perm, d.size, lambda rng, size, n: rng.integers(0, 2, (size, n)) * 2 - 1):
+    for signs in _rng_batches(
+        seed, n_perm, d.size, lambda rng, size, n: rng.integers(0, 2, (size, n)) * 2 - 1
+    ):
         hits += int(np.count_nonzero(np.abs((signs * d).mean(axis=1)) >= observed - tol))
     return (1 + hits) / (n_perm + 1)
 

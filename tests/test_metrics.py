@@ -10,8 +10,8 @@ import pytest
 
 from evalkit.metrics import (
     Confusion,
-    aggregate_prf,
     accuracy,
+    aggregate_prf,
     bootstrap_ci,
     bootstrap_ci_pages,
     confusion_scores,
@@ -22,11 +22,11 @@ from evalkit.metrics import (
     lcs_prf,
     mean_std,
     page_text_metrics,
-    paired_bootstrap_test,
-    paired_permutation_test,
     pages_correct,
     pages_correct_curve,
     pair_prf,
+    paired_bootstrap_test,
+    paired_permutation_test,
     pairs_from_groups,
     prf_from_counts,
     shingle_counts,
@@ -53,6 +53,7 @@ def same(got, want, tol=1e-9):
 
 # ---------------------------------------------------------------- counts -> P/R/F1
 
+
 @pytest.mark.parametrize(
     "counts, want",
     [
@@ -69,6 +70,7 @@ def test_prf_from_counts(counts, want):
 
 
 # ---------------------------------------------------------------- shingles
+
 
 @pytest.mark.parametrize(
     "pred, gold, want",
@@ -111,6 +113,7 @@ def test_aggregate_prf_skips_undefined_pages():
 
 
 # ---------------------------------------------------------------- words and LCS
+
 
 def test_word_prf_is_a_multiset_match():
     # the x2 matched, cat extra, dog missed
@@ -165,6 +168,7 @@ def test_lcs_is_fast_on_long_pages():
 
 # ---------------------------------------------------------------- Kaur 2017
 
+
 def test_word_confusion_by_hand():
     page = "menu home the cat sat on the mat footer"
     conf = word_confusion("home the cat sat on mat", "the cat sat on the mat", page)
@@ -213,6 +217,7 @@ def test_confusion_scores_reproduce_kaur_tables(counts, table):
 
 # ---------------------------------------------------------------- page record
 
+
 def test_page_text_metrics_keys_and_values():
     rec = page_text_metrics("a b c d e x", "a b c d e f", all_words="menu a b c d e f")
     assert rec["shingle_f1"] == pytest.approx(2 / 3)
@@ -237,8 +242,11 @@ def test_a_typical_page_costs_about_a_millisecond():
 
 # ---------------------------------------------------------------- units
 
+
 def test_unit_confusion_is_word_weighted():
-    conf = unit_confusion([True, True, False, False, True], [True, False, True, False, True], [10, 5, 3, 7, 2])
+    conf = unit_confusion(
+        [True, True, False, False, True], [True, False, True, False, True], [10, 5, 3, 7, 2]
+    )
     assert conf == Confusion(12, 3, 5, 7)
     assert unit_confusion([True, False], [True, True]) == Confusion(1, 1, 0, 0)
     with pytest.raises(ValueError):
@@ -266,15 +274,19 @@ def test_unit_scores_micro_and_macro():
 
 # ---------------------------------------------------------------- pages correct
 
+
 def test_pages_correct_and_curve():
     f1s = [1.0, 0.9, 0.5, nan]  # the NaN page failed and is never correct
     assert pages_correct(f1s, 0.9) == 0.5
     assert pages_correct(f1s, 0.0) == 0.75
-    np.testing.assert_allclose(pages_correct_curve(f1s, [0, 0.5, 0.95, 1.0]), [0.75, 0.75, 0.25, 0.25])
+    np.testing.assert_allclose(
+        pages_correct_curve(f1s, [0, 0.5, 0.95, 1.0]), [0.75, 0.75, 0.25, 0.25]
+    )
     assert math.isnan(pages_correct([], 0.5))
 
 
 # ---------------------------------------------------------------- duplicate pairs
+
 
 def test_pairs_from_groups():
     assert pairs_from_groups([[3, 1, 2], [5], [7, 6]]) == {(1, 2), (1, 3), (2, 3), (6, 7)}
@@ -322,6 +334,7 @@ def test_accuracy_mean_std_and_se():
 
 # ---------------------------------------------------------------- bootstrap and tests
 
+
 def test_bootstrap_is_deterministic_and_brackets_the_mean():
     x = np.random.default_rng(3).random(120)
     a = bootstrap_ci(x, seed=5)
@@ -351,7 +364,7 @@ def test_bootstrap_coverage_is_near_nominal():
 def test_bootstrap_ci_pages_for_f1_of_averages():
     rng = np.random.default_rng(2)
     ps, rs = rng.uniform(0.6, 1.0, 80), rng.uniform(0.4, 0.9, 80)
-    stat = lambda p, r: aggregate_prf(p, r)["f1"]  # noqa: E731
+    stat = lambda p, r: aggregate_prf(p, r)["f1"]
     low, high = bootstrap_ci_pages([ps, rs], stat, seed=1)
     assert (low, high) == bootstrap_ci_pages([ps, rs], stat, seed=1)
     assert low < stat(ps, rs) < high
@@ -375,7 +388,7 @@ def test_paired_permutation_test():
 def test_paired_bootstrap_test():
     rng = np.random.default_rng(5)
     ps, rs = rng.uniform(0.6, 1.0, 60), rng.uniform(0.5, 0.9, 60)
-    stat = lambda p, r: aggregate_prf(p, r)["f1"]  # noqa: E731
+    stat = lambda p, r: aggregate_prf(p, r)["f1"]
     assert paired_bootstrap_test([ps, rs], [ps, rs], stat) == 1.0
     clear = paired_bootstrap_test([ps, rs], [ps - 0.2, rs - 0.2], stat, n_boot=300, seed=2)
     assert clear < 0.01
