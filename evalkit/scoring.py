@@ -15,16 +15,16 @@ from evalkit.page import Extraction, Page, PageError
 __all__ = ["score_extraction", "page_all_words"]
 
 
-def page_all_words(page: Page) -> int:
-    """Words of the page's visible text (the Kaur 2017 confusion needs the total); cached."""
+def page_all_words(page: Page) -> list[str]:
+    """Words of the page's visible text (the Kaur 2017 confusion needs them); cached per page."""
     cached = page.gold.extra.get("_all_words")
     if cached is None:
         from evalkit.visible import visible_text
 
         try:
-            cached = len(visible_text(page.tree()).split())
+            cached = visible_text(page.tree()).split()
         except PageError:
-            cached = 0
+            cached = []
         page.gold.extra["_all_words"] = cached
     return cached
 
@@ -39,7 +39,8 @@ def _unit_counts(page: Page, text: str, min_share: float) -> dict[str, float]:
     if not units or all(u.label is None for u in units):
         return {}
     kept = project(page, text, min_share=min_share)
-    return metrics.unit_confusion([u.is_content for u in units], kept, [u.n_words for u in units])
+    conf = metrics.unit_confusion([u.is_content for u in units], kept, [u.n_words for u in units])
+    return {k: float(v) for k, v in conf._asdict().items()}
 
 
 def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int = 4,
@@ -52,14 +53,8 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
         "n_words_gold": len(page.gold.text.split()), "n_words_out": len(ext.text.split()),
     }
     if ext.error is None:
-        gold = page.gold.text
-        p, r = metrics.shingle_pr(ext.text, gold, n=shingle_n)
-        rec.update(shingle_precision=p, shingle_recall=r, shingle_f1=metrics.f1(p, r))
-        for fam, fn in (("word", metrics.word_prf), ("lcs", metrics.lcs_prf)):
-            for key, v in fn(ext.text, gold).items():
-                rec[f"{fam}_{key}"] = v
-        for key, v in metrics.word_confusion(ext.text, gold, page_all_words(page)).items():
-            rec[f"wc_{key}"] = v
+        rec.update(metrics.page_text_metrics(ext.text, page.gold.text, page_all_words(page),
+                                             n=shingle_n))
         for key, v in _unit_counts(page, ext.text, unit_min_share).items():
             rec[f"unit_{key}"] = v
     for key, v in ext.info.items():

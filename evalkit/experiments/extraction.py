@@ -87,10 +87,12 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
             continue
         p, r = ok["shingle_precision"].to_numpy(float), ok["shingle_recall"].to_numpy(float)
         prf = metrics.aggregate_prf(p, r)
-        ci = metrics.bootstrap_prf_ci(p, r, n_boot=n_boot, alpha=alpha, seed=seed)
         for key in ("precision", "recall", "f1"):
-            rows.append(_row(dataset, method, f"shingle_{key}", prf[key], *ci[key], n))
-        for fam in ("word", "lcs", "wc"):
+            ci = metrics.bootstrap_ci_pages(
+                [p, r], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
+                n_boot=n_boot, alpha=alpha, seed=seed)
+            rows.append(_row(dataset, method, f"shingle_{key}", prf[key], *ci, n))
+        for fam in ("word", "lcs", "kaur"):
             for key in ("precision", "recall", "f1", "accuracy"):
                 col = f"{fam}_{key}"
                 if col in ok:
@@ -108,26 +110,27 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
 
 
 def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
+    """Word-weighted unit scores, micro (summed counts) and macro (mean of pages), with CIs."""
     cols = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
     if not set(cols) <= set(ok.columns):
         return []
-    has = ok[cols].notna().all(axis=1)
-    counts = ok.loc[has, cols].to_numpy(float)
-    if counts.size == 0:
-        return []
+    counts = ok.loc[ok[cols].notna().all(axis=1), cols].to_numpy(float)
     n = len(counts)
-    micro = metrics.unit_scores(counts, average="micro")
-    macro = metrics.unit_scores(counts, average="macro")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n))
+    if n == 0:
+        return []
     rows = []
-    for avg, vals in (("micro_words", micro), ("macro_pages", macro)):
-        boots = [metrics.unit_scores(counts[i], average=avg.split("_")[0]) for i in idx]
-        for key, v in vals.items():
-            b = np.array([x[key] for x in boots], dtype=float)
-            lo, hi = np.nanquantile(b, [alpha / 2, 1 - alpha / 2]) if np.isfinite(b).any() \
-                else (np.nan, np.nan)
-            rows.append(_row(dataset, method, f"unit_{key}_{avg}", v, lo, hi, n))
+    for key, value in metrics.unit_scores([tuple(c) for c in counts]).items():
+        if key == "n_pages":
+            continue
+        name, _, avg = key.partition("_")
+        if avg == "micro_words":
+            ci = metrics.bootstrap_ci_pages(
+                counts.T, lambda *c, name=name: metrics.confusion_scores(
+                    *(x.sum() for x in c))[name], n_boot=n_boot, alpha=alpha, seed=seed)
+        else:
+            per_page = [metrics.confusion_scores(*c)[name] for c in counts]
+            ci = metrics.bootstrap_ci(per_page, n_boot=n_boot, alpha=alpha, seed=seed)
+        rows.append(_row(dataset, method, f"unit_{key}", value, *ci, n))
     return rows
 
 
@@ -143,7 +146,8 @@ def _paired_rows(per_page, dataset, opts, seed):
     for m in others:
         pair = wide[[ref, m]].dropna()
         diffs.append(float((pair[m] - pair[ref]).mean()) if len(pair) else np.nan)
-        pvals.append(metrics.paired_test(pair[m].to_numpy(), pair[ref].to_numpy(), seed=seed)
+        pvals.append(metrics.paired_permutation_test(pair[m].to_numpy(), pair[ref].to_numpy(),
+                                                     seed=seed)
                      if len(pair) else np.nan)
         ns.append(len(pair))
     adj = metrics.holm(pvals) if pvals else []
