@@ -112,12 +112,17 @@ def test_big5(shared):
     assert pages[0].gold.text.startswith("Amazon buys Souq in big play for Middle East market")
 
 
-def test_registry_builds_readers_with_a_name(shared):
-    ds = DATASETS.create("pairs", path=str(shared("chaos")), limit=3, name="chaos",
-                         category_pattern=CHAOS_PATTERN)
+def test_registry_builds_readers(shared):
+    ds = DATASETS.get("pairs")(path=str(shared("chaos")), limit=3, name="chaos",
+                               category_pattern=CHAOS_PATTERN)
     pages = list(ds.pages())
     assert len(pages) == 3 and {p.dataset for p in pages} == {"chaos"}
-    assert ds.get_params()["category_pattern"] == CHAOS_PATTERN
+    assert ds.get_params() == {
+        "path": str(shared("chaos")), "limit": 3, "html_dir": "html", "gold_dir": "gold",
+        "gold_format": "text", "category_pattern": CHAOS_PATTERN, "site_pattern": None,
+        "keep_empty_gold": True, "name": "chaos"}
+    ds = DATASETS.create("cleaneval", path=str(shared("cleanportaleval")), limit=1)
+    assert ds.get_params()["gold_dir"] == "GoldStandard" and ds.gold_format == "cleaneval"
 
 
 def test_missing_folder_says_how_to_fetch(tmp_path):

@@ -1,0 +1,308 @@
+"""Fetch a public page set, lay it out in evalkit's folder format, verify it against the manifest.
+
+Usage::
+
+    python -m evalkit.data.download NAME [--dest DIR] [--source URL] [--force] [--no-verify]
+    python -m evalkit.data.download --write-manifest [--from DIR] [NAME ...]
+
+``NAME`` is a folder name of ``datasets/README.md`` (``l3s-gn1``, ``cleaneval-dev``,
+``cleanportaleval``, ``readability``, ``scrapinghub-aeb``, ``chaos``, ``big5-2017``)
+or its config name (``l3s_gn1``, ``aeb``, ...). The source is a repository
+archive (tar or zip, any ``urllib`` URL including ``file://``); the files of
+the set are picked out of it by path prefix, copied under ``DEST/NAME`` and
+checked against ``datasets/manifest.json``: the number of files and a tree
+hash, the sha256 of the sorted lines ``relpath<TAB>sha256(file)``. A mismatch
+stops with an error naming both hashes and leaves nothing behind; the folder
+appears only after the check passes (staged, then renamed).
+
+``--write-manifest`` recomputes the manifest from existing copies (by default
+the shared copies next to the project), so the manifest is never written by
+hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Source", "SOURCES", "ALIASES", "ChecksumError", "tree_hash", "count_files",
+           "manifest_entry", "write_manifest", "load_manifest", "download", "main",
+           "DEFAULT_MANIFEST", "DEFAULT_DEST"]
+
+_ROOT = Path(__file__).resolve().parents[2]
+#: the committed manifest of expected file counts and tree hashes
+DEFAULT_MANIFEST = _ROOT / "datasets" / "manifest.json"
+#: where the harness looks for the sets by default (``paths.shared_data``)
+DEFAULT_DEST = Path(os.environ.get("EVALKIT_SHARED_DATA", _ROOT.parent / "shared" / "datasets"))
+_CHUNK = 1 << 20
+
+
+class ChecksumError(RuntimeError):
+    """The fetched files are not the ones the manifest describes."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a set comes from and which archive paths make it up.
+
+    ``layout`` maps a path prefix inside the archive (after its top folder)
+    to a prefix in the laid-out set; a prefix ending in ``/`` is a folder,
+    anything else a single file.
+    """
+
+    url: str
+    layout: tuple[tuple[str, str], ...]
+    licence: str = ""
+
+
+_MERGED = "https://github.com/j-szulc/html-cleaning-dataset-merged/archive/HEAD.tar.gz"
+_IR_DATA = ("https://github.com/MSVCode/ir-research-data/archive/"
+            "bfa0cfe6010ac2e104ab56a3b0223ce9f074a07f.tar.gz")
+_L3S = "L3S-GN1-20100130203947-00001/"
+
+SOURCES: dict[str, Source] = {
+    "l3s-gn1": Source(
+        url=("https://github.com/geodrome/page-signal/archive/"
+             "6dfcfb806886e3ea8e886acce94b0357e7469597.tar.gz"),
+        layout=((_L3S + "original/", "original/"), (_L3S + "annotated/", "annotated/"),
+                (_L3S + "url-mapping.txt", "url-mapping.txt"),
+                (_L3S + "Readme-L3S-GN1.txt", "Readme-L3S-GN1.txt")),
+        licence="L3S research-use licence (Readme-L3S-GN1.txt)"),
+    "cleaneval-dev": Source(
+        url=_MERGED,
+        layout=(("cleaneval-dev/input/", "input/"),
+                ("cleaneval-dev/GoldStandard/", "GoldStandard/")),
+        licence="CleanEval 2007 (ACL SIGWAC), research use"),
+    "cleanportaleval": Source(
+        url=_MERGED,
+        layout=(("CleanPortalEval-master/input/", "input/"),
+                ("CleanPortalEval-master/GoldStandard/", "GoldStandard/")),
+        licence="CleanPortalEval (PPKE NLPG), see its repository"),
+    "readability": Source(
+        url=_MERGED,
+        layout=(("readability/input/", "input/"), ("readability/GoldStandard/", "GoldStandard/")),
+        licence="Apache-2.0 (Mozilla Readability test pages)"),
+    "scrapinghub-aeb": Source(
+        url="https://github.com/scrapinghub/article-extraction-benchmark/archive/HEAD.tar.gz",
+        layout=(("html/", "html/"), ("output/", "output/"),
+                ("ground-truth.json", "ground-truth.json"), ("LICENSE", "LICENSE")),
+        licence="MIT"),
+    "chaos": Source(url=_IR_DATA,
+                    layout=(("Extraction/chaos-all/html/", "html/"),
+                            ("Extraction/chaos-all/gold/", "gold/")),
+                    licence="no licence stated; research use"),
+    "big5-2017": Source(url=_IR_DATA,
+                        layout=(("Extraction/big5-17/html/", "html/"),
+                                ("Extraction/big5-17/gold/", "gold/")),
+                        licence="no licence stated; research use"),
+}
+#: config names (configs/dataset/*.yaml) -> folder names
+ALIASES = {"l3s_gn1": "l3s-gn1", "cleaneval_dev": "cleaneval-dev", "aeb": "scrapinghub-aeb",
+           "big5_2017": "big5-2017"}
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def count_files(root: Path) -> int:
+    """Number of regular files under ``root``."""
+    return len(_files(Path(root)))
+
+
+def tree_hash(root: Path) -> str:
+    """sha256 of the sorted lines ``relpath<TAB>sha256(file)`` (POSIX paths, one per file)."""
+    root = Path(root)
+    lines = sorted(f"{p.relative_to(root).as_posix()}\t{_file_sha256(p)}\n" for p in _files(root))
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
+def manifest_entry(root: Path) -> dict:
+    """``{"files": n, "tree_sha256": h}`` for one laid-out set."""
+    return {"files": count_files(root), "tree_sha256": tree_hash(root)}
+
+
+def load_manifest(path: Path = DEFAULT_MANIFEST) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh).get("datasets", {})
+
+
+def write_manifest(source_dir: Path, names: list[str] | None = None,
+                   path: Path = DEFAULT_MANIFEST) -> dict:
+    """Recompute manifest entries from the copies under ``source_dir``; returns the datasets map.
+
+    Entries for sets not recomputed are kept; the file is replaced atomically.
+    """
+    source_dir, path = Path(source_dir), Path(path)
+    entries = load_manifest(path)
+    for name in names or [n for n in SOURCES if (source_dir / n).is_dir()]:
+        name = _canonical(name)
+        if not (source_dir / name).is_dir():
+            raise FileNotFoundError(f"no copy of {name!r} at {source_dir / name}")
+        entries[name] = manifest_entry(source_dir / name)
+    doc = {"comment": "written by `python -m evalkit.data.download --write-manifest`; "
+                      "tree_sha256 = sha256 of sorted 'relpath<TAB>sha256(file)' lines",
+           "datasets": {k: entries[k] for k in sorted(entries)}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return doc["datasets"]
+
+
+def _canonical(name: str) -> str:
+    name = ALIASES.get(name, name)
+    if name not in SOURCES:
+        raise KeyError(f"unknown data set {name!r}; known: {', '.join(SOURCES)} "
+                       f"(or {', '.join(ALIASES)})")
+    return name
+
+
+def _fetch(url: str, into: Path) -> Path:
+    """Download ``url`` (any urllib scheme, file:// included) to a file in ``into``."""
+    target = into / "archive"
+    with urllib.request.urlopen(url) as response, open(target, "wb") as out:  # noqa: S310
+        shutil.copyfileobj(response, out, _CHUNK)
+    return target
+
+
+def _members(archive: Path):
+    """(path inside the archive, reader of its bytes) for every regular file."""
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    yield info.filename, (lambda i=info: zf.read(i))
+    elif tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as tf:
+            for info in tf:
+                if info.isfile():
+                    yield info.name, (lambda i=info: tf.extractfile(i).read())
+    else:
+        raise ValueError(f"{archive}: neither a tar nor a zip archive")
+
+
+def _place(inner: str, layout) -> str | None:
+    """Destination relpath for an archive path (its top folder removed), or None if unused."""
+    for src, dst in layout:
+        if src.endswith("/") and inner.startswith(src) and len(inner) > len(src):
+            return dst + inner[len(src):]
+        if inner == src:
+            return dst
+    return None
+
+
+def _safe(relpath: str) -> bool:
+    parts = Path(relpath).parts
+    return bool(parts) and not Path(relpath).is_absolute() and ".." not in parts
+
+
+def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
+             manifest: Path = DEFAULT_MANIFEST, verify: bool = True,
+             force: bool = False) -> Path:
+    """Fetch set ``name`` into ``dest/name``, verified against ``manifest``; returns the folder."""
+    name = _canonical(name)
+    spec = SOURCES[name]
+    url = source or spec.url
+    dest = Path(dest)
+    final = dest / name
+    if final.exists() and not force:
+        raise FileExistsError(f"{final} already exists (use --force to replace it)")
+    expected = load_manifest(manifest).get(name)
+    if verify and expected is None:
+        raise ChecksumError(f"no manifest entry for {name!r} in {manifest}: cannot verify "
+                            "(use --no-verify to accept unverified files)")
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=f".{name}.") as tmp:
+        tmp = Path(tmp)
+        archive = _fetch(url, tmp)
+        stage = tmp / name
+        for path, read in _members(archive):
+            inner = path.split("/", 1)[1] if "/" in path else path  # drop the archive's top folder
+            rel = _place(inner, spec.layout)
+            if rel is None:
+                continue
+            if not _safe(rel):
+                raise ValueError(f"{url}: refusing unsafe archive path {path!r}")
+            out = stage / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(read())
+        if not stage.is_dir():
+            raise ChecksumError(f"{url}: no file of {name!r} found in the archive "
+                                f"(expected paths under {[s for s, _ in spec.layout]})")
+        if verify:
+            got = manifest_entry(stage)
+            if got != expected:
+                raise ChecksumError(
+                    f"{name}: downloaded files do not match {manifest}: expected "
+                    f"{expected['files']} files with tree hash {expected['tree_sha256']}, got "
+                    f"{got['files']} files with tree hash {got['tree_sha256']} (source {url}). "
+                    "The upstream copy may have changed; nothing was written.")
+        if final.exists():
+            shutil.rmtree(final)
+        stage.rename(final)
+    return final
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evalkit.data.download",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"data set(s): {', '.join(SOURCES)}")
+    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST,
+                        help=f"parent folder of the set (default {DEFAULT_DEST})")
+    parser.add_argument("--source", help="archive URL to use instead of the public source")
+    parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
+                        help=f"manifest file (default {DEFAULT_MANIFEST})")
+    parser.add_argument("--no-verify", action="store_true", help="skip the checksum check")
+    parser.add_argument("--force", action="store_true", help="replace an existing folder")
+    parser.add_argument("--write-manifest", action="store_true",
+                        help="recompute manifest entries from existing copies instead")
+    parser.add_argument("--from", dest="source_dir", type=Path, default=DEFAULT_DEST,
+                        help="folder holding the copies for --write-manifest")
+    args = parser.parse_args(argv)
+    try:
+        if args.write_manifest:
+            entries = write_manifest(args.source_dir, args.names or None, args.manifest)
+            for name in args.names or entries:
+                name = _canonical(name)
+                print(f"{name}: {entries[name]['files']} files, {entries[name]['tree_sha256']}")
+            return 0
+        if not args.names:
+            parser.error("give at least one NAME (or --write-manifest)")
+        if args.source and len(args.names) > 1:
+            parser.error("--source applies to one NAME at a time")
+        for name in args.names:
+            folder = download(name, args.dest, args.source, args.manifest,
+                              verify=not args.no_verify, force=args.force)
+            print(f"{name}: {count_files(folder)} files in {folder}")
+        return 0
+    except (ChecksumError, KeyError, FileExistsError, FileNotFoundError, ValueError,
+            OSError) as exc:
+        print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
