@@ -72,20 +72,20 @@ from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
 __all__ = [
     "CETD",
-    "VARIANTS",
     "DEFAULT_VARIANT",
     "LINK_TAGS",
     "REMOVED_TAGS",
+    "VARIANTS",
     "DomStats",
     "clean_tree",
-    "dom_stats",
-    "text_density",
     "composite_text_density",
-    "run_density",
     "densities",
     "density_sums",
-    "select_content",
+    "dom_stats",
     "kept_text",
+    "run_density",
+    "select_content",
+    "text_density",
 ]
 
 #: variant name -> density used ("td" text density, "ctd" composite text density)

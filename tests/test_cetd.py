@@ -7,8 +7,16 @@ import math
 import pytest
 
 from baselines.cetd import (
-    CETD, clean_tree, composite_text_density, densities, density_sums, dom_stats, kept_text,
-    run_density, select_content, text_density,
+    CETD,
+    clean_tree,
+    composite_text_density,
+    densities,
+    density_sums,
+    dom_stats,
+    kept_text,
+    run_density,
+    select_content,
+    text_density,
 )
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
@@ -217,7 +225,7 @@ def test_real_page_speed_and_output(shared):
     import time
 
     path = shared("big5-2017")
-    html_file = sorted((path / "html").iterdir())[0]
+    html_file = min((path / "html").iterdir())
     page = Page(id=html_file.stem, dataset="big5-2017", raw=html_file.read_bytes(), gold=Gold(text=""))
     t0 = time.perf_counter()
     for _ in range(3):
