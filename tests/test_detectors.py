@@ -16,14 +16,18 @@ asserted below were measured on seed 7 (and checked on seeds 1-5):
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import datasketch
 import numpy as np
 import pytest
+import yaml
 from scipy.stats import spearmanr
 
 from baselines.jaccard import Jaccard, features, jaccard
 from baselines.minhash import MinHash
 from baselines.simhash import Simhash, tf_weights
+from evalkit.method import param_names
 from evalkit.proposed import fingerprint, hamming, twc_pfm
 from evalkit.registry import DETECTORS
 from evalkit.text import stem, stopwords, terms
@@ -280,3 +284,16 @@ def test_registry_and_parameters():
         MinHash(shingle=0)
     with pytest.raises(ValueError):
         Simhash(bits=48)
+
+
+@pytest.mark.parametrize("name", ["jaccard", "minhash", "simhash"])
+def test_detector_config_matches_constructor(name):
+    path = Path(__file__).resolve().parents[1] / "configs" / "detector" / f"{name}.yaml"
+    text = path.read_text()
+    cfg = yaml.safe_load(text)[name]
+    assert cfg.pop("_name_") == name
+    cls = DETECTORS.get(name)
+    assert list(cfg) == param_names(cls)  # every parameter, in constructor order
+    assert DETECTORS.create(name, **cfg).get_params() == cls().get_params()  # defaults agree
+    for key in cfg:  # each key documents its command-line form
+        assert f"detector.{name}.{key}=" in text
