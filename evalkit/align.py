@@ -52,8 +52,15 @@ from collections.abc import Sequence
 
 from evalkit.page import CONTENT, NOISE, Page, Unit
 
-__all__ = ["align", "align_words", "norm_words", "gold_units", "project",
-           "DEFAULT_MIN_SHARE", "DEFAULT_CONTENT_CLASSES"]
+__all__ = [
+    "DEFAULT_CONTENT_CLASSES",
+    "DEFAULT_MIN_SHARE",
+    "align",
+    "align_words",
+    "gold_units",
+    "norm_words",
+    "project",
+]
 
 #: a unit is kept when strictly more than this share of its words are found in order
 DEFAULT_MIN_SHARE = 0.5
@@ -171,14 +178,16 @@ def _fill_wordless(kept: list[bool | None]) -> list[bool]:
     return out
 
 
-def gold_units(page: Page, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
+def gold_units(page: Page, content_classes: Sequence[str] | None = None,
                min_share: float = DEFAULT_MIN_SHARE) -> list[Unit]:
     """The page's labelled evaluation units (cached on ``page.gold``).
 
     Returns ``page.gold.units`` when already set. Pages with an annotated copy
-    (``gold.extra["annotated"]``, L3S-GN1) are labelled from their spans;
-    every other page is segmented from its raw HTML and labelled by aligning
-    the units with ``gold.text``.
+    (``gold.extra["annotated"]``, L3S-GN1) are labelled from their spans, with
+    ``content_classes`` defaulting to the classes the reader used for the gold
+    text (``gold.extra["content_classes"]``), else sel1+sel2; every other page
+    is segmented from its raw HTML and labelled by aligning the units with
+    ``gold.text``.
     """
     gold = page.gold
     if gold.units is not None:
@@ -187,6 +196,8 @@ def gold_units(page: Page, content_classes: Sequence[str] = DEFAULT_CONTENT_CLAS
     if annotated is not None:
         from evalkit.data.l3s import span_units  # the span format belongs to its reader
 
+        if content_classes is None:
+            content_classes = gold.extra.get("content_classes") or DEFAULT_CONTENT_CLASSES
         units = span_units(annotated, content_classes=content_classes,
                            source=gold.extra.get("annotated_source", page.source or page.id))
         source = "spans"

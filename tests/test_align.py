@@ -138,6 +138,10 @@ def test_gold_units_from_l3s_spans():
     page2 = _page("<html><body>x</body></html>", "", annotated=annotated)
     assert [u.label for u in gold_units(page2, content_classes=("sel1", "sel2", "sel5"))][-1] \
         == CONTENT
+    # by default the classes the reader used for the gold text
+    page3 = _page("<html><body>x</body></html>", "", annotated=annotated,
+                  content_classes=["sel5"])
+    assert [u.label for u in gold_units(page3)] == [NOISE, NOISE, NOISE, NOISE, CONTENT]
 
 
 def test_l3s_alignment_agrees_with_span_labels(shared):

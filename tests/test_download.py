@@ -8,8 +8,16 @@ import zipfile
 
 import pytest
 
-from evalkit.data.download import (ChecksumError, DEFAULT_MANIFEST, SOURCES, download, main,
-                                   manifest_entry, tree_hash, write_manifest)
+from evalkit.data.download import (
+    DEFAULT_MANIFEST,
+    SOURCES,
+    ChecksumError,
+    download,
+    main,
+    manifest_entry,
+    tree_hash,
+    write_manifest,
+)
 from evalkit.data.pairs import PairsDataset
 
 # what a GitHub archive of MSVCode/ir-research-data looks like, in miniature

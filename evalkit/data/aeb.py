@@ -32,7 +32,7 @@ def read_ground_truth(path: Path) -> dict[str, dict]:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object mapping ids to records")
+        raise TypeError(f"{path}: expected a JSON object mapping ids to records")
     return data
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from evalkit.data.pairs import PairsDataset
 
-__all__ = ["CleanEvalDataset", "PORTAL_SITE_PATTERN"]
+__all__ = ["PORTAL_SITE_PATTERN", "CleanEvalDataset"]
 
 #: CleanPortalEval site group: the file stem without its trailing ``_<number>``
 PORTAL_SITE_PATTERN = r"^(?P<site>.+)_\d+$"

@@ -35,9 +35,21 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Source", "SOURCES", "ALIASES", "ChecksumError", "tree_hash", "count_files",
-           "manifest_entry", "write_manifest", "load_manifest", "download", "main",
-           "DEFAULT_MANIFEST", "DEFAULT_DEST"]
+__all__ = [
+    "ALIASES",
+    "DEFAULT_DEST",
+    "DEFAULT_MANIFEST",
+    "SOURCES",
+    "ChecksumError",
+    "Source",
+    "count_files",
+    "download",
+    "load_manifest",
+    "main",
+    "manifest_entry",
+    "tree_hash",
+    "write_manifest",
+]
 
 _ROOT = Path(__file__).resolve().parents[2]
 #: the committed manifest of expected file counts and tree hashes
@@ -182,7 +194,7 @@ def _canonical(name: str) -> str:
 def _fetch(url: str, into: Path) -> Path:
     """Download ``url`` (any urllib scheme, file:// included) to a file in ``into``."""
     target = into / "archive"
-    with urllib.request.urlopen(url) as response, open(target, "wb") as out:  # noqa: S310
+    with urllib.request.urlopen(url) as response, open(target, "wb") as out:
         shutil.copyfileobj(response, out, _CHUNK)
     return target
 

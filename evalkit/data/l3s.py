@@ -30,9 +30,17 @@ from urllib.parse import urlsplit
 from evalkit.data.base import Dataset
 from evalkit.method import param_names
 from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html
+from evalkit.units import segment
 
-__all__ = ["L3SGN1Dataset", "span_units", "span_label", "read_url_mapping", "host_of",
-           "DEFAULT_CONTENT_CLASSES", "L3S_CLASSES"]
+__all__ = [
+    "DEFAULT_CONTENT_CLASSES",
+    "L3S_CLASSES",
+    "L3SGN1Dataset",
+    "host_of",
+    "read_url_mapping",
+    "span_label",
+    "span_units",
+]
 
 #: headline + full text, the data set's conventional main content
 DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
@@ -48,8 +56,7 @@ def host_of(url: str | None) -> str | None:
     if not url:
         return None
     host = (urlsplit(url.strip()).hostname or "").lower()
-    if host.startswith("www."):
-        host = host[4:]
+    host = host.removeprefix("www.")
     return host or None
 
 
@@ -77,14 +84,12 @@ def span_label(el, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES):
 def span_units(annotated: bytes | str, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
                source: str = "<annotated>") -> list[Unit]:
     """Atomic text blocks of an annotated L3S-GN1 document, labelled from its spans."""
-    from evalkit.units import segment  # units imports visible/text only; kept local for speed
-
     classes = tuple(content_classes)
     root = parse_html(annotated, source=source)
     for el in list(root.iter()):
-        if isinstance(el.tag, str) and _INVISIBLE in (el.get("class") or "").split():
-            if el.getparent() is not None:
-                el.drop_tree()  # keeps the tail, which was visible
+        hidden = isinstance(el.tag, str) and _INVISIBLE in (el.get("class") or "").split()
+        if hidden and el.getparent() is not None:
+            el.drop_tree()  # keeps the tail, which was visible
     return segment(root, label_of=lambda el: span_label(el, classes))
 
 

@@ -41,7 +41,7 @@ from evalkit.method import param_names
 from evalkit.page import Gold, Page, PageError, parse_html
 from evalkit.text import strip_cleaneval_markup
 
-__all__ = ["PairsDataset", "decode_text", "gold_to_text", "GOLD_FORMATS", "HTML_SUFFIXES"]
+__all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold_to_text"]
 
 GOLD_FORMATS = ("text", "cleaneval", "html")
 #: page file suffixes, in order of preference when one stem has several
@@ -71,7 +71,7 @@ def gold_to_text(gold: str, gold_format: str, source: str = "<gold>") -> tuple[s
         url = None
         m = _URL_LINE.match(body)
         if m:
-            first, _, body = body.partition("\n")
+            body = body.partition("\n")[2]
             url = m.group(1) or None
             if url is None and re.match(r"\s*https?://", body):  # "URL:" then the URL alone
                 url, _, body = body.strip().partition("\n")
