@@ -26,7 +26,7 @@ from typing import Any
 from evalkit.method import Detector
 from evalkit.text import shingles, terms
 
-__all__ = ["Jaccard", "features", "jaccard", "DEFAULT_THRESHOLD", "DEFAULT_SHINGLE"]
+__all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
 
 #: duplicate iff J >= this (METHODS §2)
 DEFAULT_THRESHOLD = 0.8

@@ -30,7 +30,7 @@ import datasketch
 from baselines.jaccard import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
 from evalkit.method import Detector
 
-__all__ = ["MinHash", "DEFAULT_NUM_PERM", "DEFAULT_SEED"]
+__all__ = ["DEFAULT_NUM_PERM", "DEFAULT_SEED", "MinHash"]
 
 #: permutations per signature; the estimator's std is sqrt(J(1-J)/num_perm)
 DEFAULT_NUM_PERM = 128

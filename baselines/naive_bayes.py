@@ -50,17 +50,17 @@ from sklearn.naive_bayes import MultinomialNB
 from evalkit.metrics import kabir_standard_error, standard_error
 
 __all__ = [
-    "naive_bayes_accuracy",
-    "summarize_accuracy",
-    "kabir_standard_error",
-    "standard_error",
-    "case_standard_errors",
-    "n_test_pages",
-    "DEFAULT_TEST_FRACTIONS",
     "DEFAULT_REPEATS",
     "DEFAULT_SEED",
+    "DEFAULT_TEST_FRACTIONS",
     "FRAME_COLUMNS",
     "SUMMARY_COLUMNS",
+    "case_standard_errors",
+    "kabir_standard_error",
+    "n_test_pages",
+    "naive_bayes_accuracy",
+    "standard_error",
+    "summarize_accuracy",
 ]
 
 #: Table 4.3.1: 10..70 test pages of 500

@@ -27,7 +27,7 @@ from evalkit.method import Detector
 from evalkit.proposed import fingerprint, hamming
 from evalkit.text import terms
 
-__all__ = ["Simhash", "tf_weights", "DEFAULT_BITS", "DEFAULT_K"]
+__all__ = ["DEFAULT_BITS", "DEFAULT_K", "Simhash", "tf_weights"]
 
 #: fingerprint width; 32 and 128 use XXH32 and XXH3-128 (as the proposed detector)
 DEFAULT_BITS = 64

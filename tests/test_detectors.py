@@ -68,7 +68,7 @@ def synthetic_pairs(seed: int = 7, n_pairs: int = 300) -> list[tuple[str, str]]:
     for i in range(n_pairs):
         t = i / (n_pairs - 1)
         n = int(rng.integers(20, 121))
-        s = int(round(2 * n * t / (1 + t)))
+        s = round(2 * n * t / (1 + t))
         idx = rng.choice(len(vocab), size=2 * n - s, replace=False)
         a = [vocab[j] for j in idx[:n]]
         b = [vocab[j] for j in idx[:s]] + [vocab[j] for j in idx[n:]]
