@@ -203,6 +203,19 @@ def test_simhash_is_proposed_fingerprint_with_frequency_weights():
     assert Simhash(bits=32).fingerprint(CITY).bit_length() <= 32
 
 
+def test_simhash_and_modified_simhash_share_everything_but_the_weight():
+    try:
+        modified = DETECTORS.create("modified_simhash")
+    except (ImportError, AttributeError):
+        pytest.skip("evalkit.proposed.dedup.ModifiedSimhash not available yet")
+    assert modified.get_params() == Simhash().get_params()
+    texts = [CITY, CITY, CITY_REWORDED, STORM, "", NO_TERMS]
+    assert modified.find_duplicates(texts) == [None, 0, 0, None, None, None]
+    assert modified.fingerprint(CITY) == fingerprint(twc_pfm(terms(CITY)), 64)
+    # measured: the proximity weight does not rescue the one-term change either
+    assert hamming(modified.fingerprint(CITY), modified.fingerprint(CITY_DAY)) == 7
+
+
 @pytest.mark.parametrize("detector", [Jaccard(), MinHash(), Simhash()])
 def test_texts_without_terms_are_never_compared(detector):
     assert detector.fingerprint("") is None
