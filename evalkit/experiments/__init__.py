@@ -23,6 +23,7 @@ __all__ = ["EXPERIMENTS", "Context", "run_experiment"]
 
 EXPERIMENTS = Registry("experiment", {
     "extraction": "evalkit.experiments.extraction:run",
+    "units": "evalkit.experiments.units:run",
 })
 
 
