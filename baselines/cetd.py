@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import lxml.etree
 import lxml.html
 
 from evalkit.method import Extractor
@@ -157,9 +158,10 @@ def clean_tree(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 
     Their tails (the text after them) stay.
     """
-    for el in list(root.iter()):
-        if (not isinstance(el.tag, str) or el.tag.lower() in REMOVED_TAGS) \
-                and el.getparent() is not None:
+    # lxml filters by tag in C; the HTML parser gives lower-case tag names
+    doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction))
+    for el in doomed:
+        if el.getparent() is not None:
             el.drop_tree()
     return root
 
