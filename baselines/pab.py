@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import lxml.etree
 import lxml.html
 
 from baselines.cetd import kept_text  # iterative visible text: deep DOMs do not overflow
@@ -217,9 +218,8 @@ class PAB(Extractor):
             return Extraction(text="", info={"n_blocks": 0, "n_informative": 0, "n_noisy": 0,
                                              "n_merged": 0, "skipped": exc.reason})
         host = page_host(page.url, root)
-        for el in list(root.iter()):
-            if (not isinstance(el.tag, str) or _tag(el) in REMOVED_TAGS) \
-                    and el.getparent() is not None:
+        for el in list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction)):
+            if el.getparent() is not None:  # contents go, the text after the element stays
                 el.drop_tree()
 
         records: list[dict] = []  # one per block, in document order
