@@ -76,6 +76,7 @@ DEFAULT_N_SITES = 30  # the paper's experiment: 30 news sites ...
 DEFAULT_PAGES_PER_SITE = 10  # ... 10 pages each
 DEFAULT_N_TOPICS = 6
 GOLD_ATTR = "data-gold"
+_SPAN = ' colspan="2"'  # full-width rows of the table layout
 #: elements the proposed method separates into blocks (METHODS §1.1)
 SEPARATION_TAGS = frozenset({"div", "td"})
 
@@ -448,6 +449,7 @@ class _Site:
     year: int
     footer_links: list[str] = field(default_factory=list)
     legal_links: list[str] = field(default_factory=list)
+    header_background: bool = False  # a decorative background image (the paper's rule 1)
 
 
 def _site_template(index: int, key: str, rng: random.Random) -> _Site:
@@ -508,6 +510,7 @@ def _site_template(index: int, key: str, rng: random.Random) -> _Site:
         socials=socials, tagline=tagline, about=about, year=rng.randint(2016, 2020),
         footer_links=rng.sample(_FOOTER_LINKS, rng.randint(3, 6)),
         legal_links=rng.sample(_LEGAL_LINKS, rng.randint(3, 5)),
+        header_background=rng.random() < 0.4,
     )
 
 
@@ -604,18 +607,20 @@ def _links(items: list[tuple[str, str]], sep: str = "") -> str:
     return sep.join(f'<a href="{_attr(h)}">{_esc(t)}</a>' for t, h in items)
 
 
-def _header(r: _Render, tag: str) -> None:
+def _header(r: _Render, tag: str, more: str = "") -> None:
     s = r.site
-    r.open(tag, "header", r.name("header"))
+    if s.header_background:
+        more += f' style="background-image:url(http://{s.host}/static/masthead.jpg)"'
+    r.open(tag, "header", r.name("header") + more)
     r.add(f'<a href="/"><img src="http://{s.host}/static/logo.png" width="220" height="48" '
           f'alt="{_attr(s.title)}"></a><span class="name">{_esc(s.title)}</span> '
           f'<span class="tagline">{_esc(s.tagline)}</span>')
     r.close(tag)
 
 
-def _nav(r: _Render, tag: str) -> None:
+def _nav(r: _Render, tag: str, more: str = "") -> None:
     s = r.site
-    r.open(tag, "nav", r.name("nav"))
+    r.open(tag, "nav", r.name("nav") + more)
     items = "".join(f'<li><a href="/{x.lower()}/">{x}</a></li>' if x != "Home" else
                     '<li><a href="/">Home</a></li>' for x in s.sections)
     r.add(f"<ul>{items}</ul>")
@@ -630,10 +635,11 @@ def _search(r: _Render, tag: str = "div") -> None:
     r.close(tag)
 
 
-def _ad(r: _Render, slot: tuple[str, str, str, bool], rng: random.Random, tag: str = "div") -> dict:
+def _ad(r: _Render, slot: tuple[str, str, str, bool], rng: random.Random, tag: str = "div",
+        more: str = "") -> dict:
     """One ad slot; returns what was planted, for the counts in gold.extra."""
     placement, kind, cls, labelled = slot
-    r.open(tag, "ad", f'class="{_attr(cls)}"')
+    r.open(tag, "ad", f'class="{_attr(cls)}"' + more)
     if labelled:
         r.add('<span class="label">Advertisement</span>')
     n, m = rng.randint(10**6, 10**7), rng.randint(10**5, 10**6)
@@ -771,9 +777,9 @@ def _legal(r: _Render, tag: str = "div") -> None:
     r.close(tag)
 
 
-def _footer(r: _Render, tag: str) -> None:
+def _footer(r: _Render, tag: str, more: str = "") -> None:
     s = r.site
-    r.open(tag, "footer", r.name("footer"))
+    r.open(tag, "footer", r.name("footer") + more)
     r.add(_links([(t, "/" + t.lower().replace(" ", "-")) for t in s.footer_links], " · "))
     r.close(tag)
 
@@ -861,13 +867,13 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
 
     if table:
         r.add(f'<table {r.name("wrap")} width="100%" cellpadding="0" cellspacing="0">\n<tr>')
-        _header(r, "td")
+        _header(r, "td", _SPAN)
         r.add("</tr>\n<tr>")
-        _nav(r, "td")
+        _nav(r, "td", _SPAN)
         r.add("</tr>\n")
         if slots["top"]:
             r.add("<tr>")
-            ads.append(_ad(r, slots["top"][0], rng, "td"))
+            ads.append(_ad(r, slots["top"][0], rng, "td", _SPAN))
             r.add("</tr>\n")
         r.add(f'<tr><td {r.name("sidebar")} valign="top" width="200">\n')
         _search(r)
@@ -878,7 +884,7 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
         r.add("</td></tr>\n<tr><td colspan=\"2\">\n")
         bottom()
         r.add("</td></tr>\n<tr>")
-        _footer(r, "td")
+        _footer(r, "td", _SPAN)
         r.add("</tr>\n</table>\n")
     else:
         outer = "header" if html5 else "div"
@@ -929,10 +935,25 @@ def _site_keys(n_sites: int, seed: int) -> list[str]:
 class SyntheticDataset(Dataset):
     """Seeded annotated pages: ``n_sites`` x ``pages_per_site`` over ``n_topics`` topics.
 
-    Page ids are ``site07-p03`` (1-based). The same seed gives byte-identical
-    pages; every page of a site is generated before the first is yielded, so
-    ``gold.extra["template_blocks"]`` can list the blocks that repeat on all
-    of them. ``path`` is accepted for a uniform dataset signature and ignored.
+    Page ids are ``site07-p03`` (1-based), urls
+    ``http://www.<site>.example/<topic>/<slug>.html``, ``page.site`` the host
+    and ``gold.category`` the topic (page g of the sequence gets topic
+    g mod n_topics, so topics are balanced to within one page). The same seed
+    gives byte-identical pages. ``path`` is accepted for a uniform dataset
+    signature and ignored.
+
+    Gold, besides ``text``, ``units`` (``unit_source="planted"``, ``fine`` one of
+    :data:`FINE_CLASSES`) and ``duplicate_groups``:
+
+    - ``extra["blocks"]``: :func:`block_text` of the div/td blocks that are
+      headline, content or copies of content, in document order;
+      ``duplicate_groups`` index into it, original first.
+    - ``extra["near_edits"]``: ``{block index: words substituted}`` for each near
+      copy (exact copies are absent).
+    - ``extra["template_blocks"]``: block texts that occur on every page of the
+      site (every page of a site is generated before the first is yielded).
+    - ``extra["ads"]``: the planted ad slots (``kind`` image/iframe/adsense/native,
+      ``size``); ``extra["layout"]``, ``extra["naming"]``, ``extra["title"]``.
     """
 
     name = "synthetic"
