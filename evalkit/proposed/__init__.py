@@ -7,4 +7,4 @@
 
 from evalkit.proposed.dedup import fingerprint, hamming, twc_pfm
 
-__all__ = ["twc_pfm", "fingerprint", "hamming"]
+__all__ = ["fingerprint", "hamming", "twc_pfm"]

@@ -43,22 +43,32 @@ the paper's pairwise pointer walk, which is O(N_t^2 * N).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
+import numpy as np
 import xxhash
 
+from evalkit.method import Detector
+from evalkit.text import terms as text_terms
+
 __all__ = [
-    "twc_pfm",
-    "term_hash",
-    "fingerprint",
-    "hamming",
     "DEFAULT_BITS",
     "DEFAULT_K",
     "SUPPORTED_BITS",
+    "ModifiedSimhash",
+    "fingerprint",
+    "hamming",
+    "term_hash",
+    "twc_pfm",
 ]
 
+#: fingerprint width; 32 and 128 use XXH32 and XXH3-128
 DEFAULT_BITS = 64
+#: near duplicate iff Hamming distance <= k (the paper's k = 3, after Manku et al. 2007)
 DEFAULT_K = 3
 SUPPORTED_BITS = (32, 64, 128)
+# below this many terms the pure-Python pass beats numpy's fixed costs
+_NUMPY_MIN_TERMS = 200
 
 
 def twc_pfm(terms: list[str]) -> dict[str, float]:
@@ -68,11 +78,21 @@ def twc_pfm(terms: list[str]) -> dict[str, float]:
     occurrence p of a and every other term b, q is b's first occurrence
     after p, counted only when it comes before a's next occurrence.
 
-    One pass from left to right: keep the distinct terms in order of their
-    latest occurrence. At position q (term b) the terms seen more recently
-    than b's previous occurrence are exactly those whose current occurrence p
-    has q as the first b after it, before their own next occurrence; each of
-    them gets 1/(q - p). The work is the number of contributing pairs.
+    A pair of positions (p, q), p < q, contributes 1/(q - p) to the term at p
+    exactly when ``prev[q] < p`` and ``q < next[p]`` (prev/next: the previous
+    and next occurrence of the same term; -1 and N when there is none). The
+    work is the number of such pairs, not the paper's O(N_t^2 N) pointer walk.
+    """
+    if len(terms) < _NUMPY_MIN_TERMS:
+        return _twc_pfm_small(terms)
+    return _twc_pfm_numpy(terms)
+
+
+def _twc_pfm_small(terms: list[str]) -> dict[str, float]:
+    """One left-to-right pass with the distinct terms kept in order of latest occurrence.
+
+    At position q (term b) the terms seen more recently than b's previous
+    occurrence are exactly those whose current occurrence p pairs with q.
     """
     if not terms:
         return {}
@@ -92,6 +112,61 @@ def twc_pfm(terms: list[str]) -> dict[str, float]:
     return {t: (f + sums.get(t, 0.0)) / 2.0 / n_t for t, f in freq.items()}
 
 
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated ``arange(lo[i], hi[i])`` and, for each element, its ``i``."""
+    lens = np.maximum(hi - lo, 0)
+    owner = np.repeat(np.arange(len(lo)), lens)
+    starts = np.cumsum(lens) - lens
+    idx = np.arange(int(lens.sum())) - np.repeat(starts - lo, lens)
+    return owner, idx
+
+
+def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
+    """The same sums, with the contributing pairs enumerated in three vectorised groups.
+
+    (1) q is a term's first occurrence: every p < q with next[p] > q pairs
+    with it, i.e. the first occurrences inside p's window (p, next[p]).
+    (2) q repeats a term and p is its term's last occurrence: p ranges over the
+    last occurrences inside (prev[q], q). (3) q repeats and p is not a last
+    occurrence: the repeats inside p's window, filtered by prev[q] < p.
+    """
+    n = len(terms)
+    ids: dict[str, int] = {}
+    tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=n)
+    n_t = len(ids)
+    order = np.argsort(tid, kind="stable")
+    same = tid[order[1:]] == tid[order[:-1]]
+    prev = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(n, n, dtype=np.int64)
+    prev[order[1:][same]] = order[:-1][same]
+    nxt[order[:-1][same]] = order[1:][same]
+    pos = np.arange(n, dtype=np.int64)
+    is_first = prev < 0
+    is_last = nxt == n
+    firsts, repeats = pos[is_first], pos[~is_first]
+    lasts, inner = pos[is_last], pos[~is_last]
+    contrib = np.zeros(n)
+    # (1) first occurrences q in (p, next[p])
+    o, i = _ranges(np.searchsorted(firsts, pos, "right"), np.searchsorted(firsts, nxt, "left"))
+    contrib += np.bincount(o, weights=1.0 / (firsts[i] - o), minlength=n)
+    # (2) last occurrences p in (prev[q], q) for repeated q
+    o, i = _ranges(np.searchsorted(lasts, prev[repeats], "right"),
+                   np.searchsorted(lasts, repeats, "left"))
+    p = lasts[i]
+    contrib += np.bincount(p, weights=1.0 / (repeats[o] - p), minlength=n)
+    # (3) repeated q in (p, next[p]) for non-last p, keeping prev[q] < p
+    o, i = _ranges(np.searchsorted(repeats, inner, "right"),
+                   np.searchsorted(repeats, nxt[inner], "left"))
+    q, p = repeats[i], inner[o]
+    keep = prev[q] < p
+    p, q = p[keep], q[keep]
+    contrib += np.bincount(p, weights=1.0 / (q - p), minlength=n)
+    sums = np.bincount(tid, weights=contrib, minlength=n_t)
+    freq = np.bincount(tid, minlength=n_t)
+    weights = (freq + sums) / 2.0 / n_t
+    return dict(zip(ids, weights.tolist()))
+
+
 @lru_cache(maxsize=400_000)
 def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
@@ -105,25 +180,96 @@ def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
 
 
+_SHIFTS = np.arange(64, dtype=np.uint64)
+
+
+def _bit_signs(hashes: list[int], bits: int) -> np.ndarray:
+    """(terms x bits) matrix of +1 (hash bit k is 1) and -1 (bit k is 0)."""
+    words = []
+    for lo in range(0, bits, 64):
+        width = min(64, bits - lo)
+        h = np.array([(x >> lo) & 0xFFFFFFFFFFFFFFFF for x in hashes], dtype=np.uint64)
+        words.append((h[:, None] >> _SHIFTS[:width]) & np.uint64(1))
+    b = np.concatenate(words, axis=1).astype(np.float64)
+    return 2.0 * b - 1.0
+
+
 def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
-    """Weighted simhash of a block: bit k is 1 iff sum of +w (hash bit 1) / -w (bit 0) > 0."""
+    """Weighted simhash of a block: bit k is 1 iff sum of +w (hash bit 1) / -w (bit 0) > 0.
+
+    Terms are hashed with :func:`term_hash`; an empty block gives 0.
+    """
     if bits not in SUPPORTED_BITS:
         raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
-    counters = [0.0] * bits
-    for term, w in weights.items():
-        h = term_hash(term, bits)
-        for k in range(bits):
-            if (h >> k) & 1:
-                counters[k] += w
-            else:
-                counters[k] -= w
+    if not weights:
+        return 0
+    w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+    signs = _bit_signs([term_hash(t, bits) for t in weights], bits)
+    counters = w @ signs
     out = 0
-    for k, v in enumerate(counters):
-        if v > 0:
-            out |= 1 << k
+    for k in np.flatnonzero(counters > 0).tolist():
+        out |= 1 << k
     return out
 
 
 def hamming(a: int, b: int) -> int:
     """Number of differing bits between two fingerprints."""
     return (a ^ b).bit_count()
+
+
+class ModifiedSimhash(Detector):
+    """The proposed near-duplicate detector: simhash over TWC-PFM weights (METHODS §1.3).
+
+    Parameters
+    ----------
+    bits : int
+        Fingerprint width: 32, 64 (XXH64, the paper's) or 128.
+    k : int
+        Near duplicate iff the fingerprints differ in at most ``k`` bits.
+    stoplist, stemmer : str
+        Preprocessing (``evalkit.text.terms``): ``"english"`` and ``"porter"``.
+
+    ``fingerprint(text)`` is None for a text without terms, and such texts are
+    never compared. Fingerprints of different widths are not comparable:
+    ``similar`` raises ValueError when one does not fit in ``bits``.
+    """
+
+    name = "modified_simhash"
+
+    def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
+                 stoplist: str = "english", stemmer: str = "porter"):
+        self.bits = bits
+        self.k = k
+        self.stoplist = stoplist
+        self.stemmer = stemmer
+
+    def _validate(self) -> None:
+        if self.bits not in SUPPORTED_BITS:
+            raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {self.bits!r}")
+        if not isinstance(self.k, int) or self.k < 0:
+            raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
+
+    def terms(self, text: str) -> list[str]:
+        return text_terms(text, self.stoplist, self.stemmer)
+
+    def fingerprint_terms(self, block_terms: list[str]) -> int | None:
+        """Fingerprint of an already preprocessed term sequence (None when empty)."""
+        self._validate()
+        if not block_terms:
+            return None
+        return fingerprint(twc_pfm(block_terms), self.bits)
+
+    def fingerprint(self, text: str) -> int | None:
+        return self.fingerprint_terms(self.terms(text))
+
+    def distance(self, a: int, b: int) -> int:
+        for x in (a, b):
+            if not isinstance(x, int) or x < 0 or x.bit_length() > self.bits:
+                raise ValueError(f"{x!r} is not a {self.bits}-bit modified simhash fingerprint")
+        return hamming(a, b)
+
+    def similar(self, a: Any, b: Any) -> bool:
+        return self.distance(a, b) <= self.k
+
+    def versions(self) -> dict[str, str]:
+        return {"xxhash": xxhash.VERSION}

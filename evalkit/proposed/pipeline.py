@@ -1,0 +1,342 @@
+"""The proposed extractor: the four stages of Saravanan & Sathya Bama (2020) chained.
+
+Block separation (``blocks``, §1.1), primary noise removal by tag and DOM
+analysis (``primary_tags``, ``primary_dom``, §1.2), secondary noise removal
+with the modified simhash (``dedup``, §1.3) and weighted block scoring
+(``scoring``, §1.4); METHODS.md §1 is the specification and each module's
+docstring lists where it departs from the paper.
+
+Each stage can be switched off (``primary``, ``dedup``, ``scoring``), and
+each primary rule has its own switch (``rule_<name>``), so ablations are
+configurations (``configs/method/proposed_primary.yaml`` runs stages 1-2,
+``proposed_dedup.yaml`` stages 1-3). The extraction records, for every block,
+the stage and rule that removed it with a short reason, or its score and the
+threshold when it was kept.
+
+Site scope (``scope="site"``): the fingerprints of blocks that survive stage
+1.3 are remembered per site (``page.site``, else the registrable domain of
+``page.url``) in ``site_fingerprints_``, and later pages of the same site
+compare their blocks against them, which removes repeated template blocks.
+The result therefore depends on the order of the pages and on all pages of
+a site going through the same ``Proposed`` instance; the runner sends a
+site's pages in order to one worker. ``reset()`` forgets them. With page
+scope (the default) every page is independent.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from evalkit.method import Extractor
+from evalkit.page import Extraction, Page
+from evalkit.proposed import primary_dom, primary_tags, scoring
+from evalkit.proposed.blocks import (
+    BLOCK_TAGS,
+    Block,
+    block_anchor_text,
+    block_text,
+    drop_scripts,
+    separate_blocks,
+)
+from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS
+from evalkit.text import normalize_space, terms
+
+__all__ = ["RECORD_TEXT_CHARS", "SCOPES", "STAGES", "Proposed"]
+
+STAGES = ("primary", "dedup", "scoring")
+SCOPES = ("page", "site")
+#: characters of block text kept in each block record
+RECORD_TEXT_CHARS = 80
+
+
+class Proposed(Extractor):
+    """Saravanan & Sathya Bama (2020) noise removal and core-content extraction.
+
+    Parameters (METHODS §1; every one is a key of ``configs/method/proposed.yaml``)
+    ----------
+    primary, dedup, scoring : bool
+        Run stage 1.2, 1.3, 1.4. Block separation always runs.
+    rule_background, rule_offsite_image, rule_ad_marker, rule_iab_size, rule_plugin,
+    rule_utility_links, rule_min_subtree, rule_punctuation : bool
+        Switch each primary rule.
+    block_tags : list of str
+        Elements that delimit blocks (div, td).
+    background_removes_block : bool
+        False strips background images only; True drops the element (literal reading).
+    ad_tokens, ad_substrings, ad_hosts, social_hosts, legal_phrases : list of str
+        Word lists of the tag rules (see ``primary_tags``).
+    iab_sizes : list of [width, height]
+        Banner sizes removed by ``iab_size``.
+    ad_max_share, utility_link_share, utility_max_words, ad_container_chars
+        Limits of ``ad_marker``, ``utility_links`` and the ad-container check
+        (see ``primary_tags``).
+    min_subtree_coverage : float
+        Share of punctuation the content root must hold (0.8).
+    outside_subtree : {"remove", "keep"}
+        What happens to blocks outside the content root.
+    short_text_chars : int
+        Blocks shorter than this are merged with sibling blocks for the punctuation rule.
+    stoplist, stemmer : str
+        Term preprocessing for stages 1.3 and 1.4.
+    bits, k : int
+        Modified simhash width and Hamming threshold (used when ``detector`` is
+        ``modified_simhash``; ``detector_params`` may override them).
+    scope : {"page", "site"}
+        Compare blocks within a page, or also against earlier pages of the same site.
+    detector : str
+        Any name in ``evalkit.registry.DETECTORS``.
+    detector_params : dict
+        Keyword arguments for the detector.
+    alpha, beta, gamma : float
+        Eq. 4 weights (alpha <= beta <= gamma, sum 1).
+    content_denominator : {"block_distinct_sum", "page_distinct"}
+        D_content of Eq. 7 (see ``scoring``).
+    """
+
+    name = "proposed"
+
+    def __init__(
+        self,
+        primary: bool = True,
+        dedup: bool = True,
+        scoring: bool = True,
+        rule_background: bool = True,
+        rule_offsite_image: bool = True,
+        rule_ad_marker: bool = True,
+        rule_iab_size: bool = True,
+        rule_plugin: bool = True,
+        rule_utility_links: bool = True,
+        rule_min_subtree: bool = True,
+        rule_punctuation: bool = True,
+        block_tags: tuple[str, ...] = BLOCK_TAGS,
+        background_removes_block: bool = False,
+        ad_tokens: tuple[str, ...] = primary_tags.DEFAULT_AD_TOKENS,
+        ad_substrings: tuple[str, ...] = primary_tags.DEFAULT_AD_SUBSTRINGS,
+        ad_hosts: tuple[str, ...] = primary_tags.DEFAULT_AD_HOSTS,
+        social_hosts: tuple[str, ...] = primary_tags.DEFAULT_SOCIAL_HOSTS,
+        legal_phrases: tuple[str, ...] = primary_tags.DEFAULT_LEGAL_PHRASES,
+        iab_sizes: tuple[tuple[int, int], ...] = primary_tags.IAB_SIZES,
+        ad_max_share: float = primary_tags.DEFAULT_AD_MAX_SHARE,
+        utility_link_share: float = primary_tags.DEFAULT_UTILITY_LINK_SHARE,
+        utility_max_words: int = primary_tags.DEFAULT_UTILITY_MAX_WORDS,
+        ad_container_chars: int = primary_tags.DEFAULT_AD_CONTAINER_CHARS,
+        min_subtree_coverage: float = primary_dom.DEFAULT_MIN_SUBTREE_COVERAGE,
+        outside_subtree: str = "remove",
+        short_text_chars: int = primary_dom.DEFAULT_SHORT_TEXT_CHARS,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        scope: str = "page",
+        detector: str = "modified_simhash",
+        detector_params: dict[str, Any] | None = None,
+        alpha: float = scoring.DEFAULT_ALPHA,
+        beta: float = scoring.DEFAULT_BETA,
+        gamma: float = scoring.DEFAULT_GAMMA,
+        content_denominator: str = "block_distinct_sum",
+    ):
+        self.primary = primary
+        self.dedup = dedup
+        self.scoring = scoring
+        self.rule_background = rule_background
+        self.rule_offsite_image = rule_offsite_image
+        self.rule_ad_marker = rule_ad_marker
+        self.rule_iab_size = rule_iab_size
+        self.rule_plugin = rule_plugin
+        self.rule_utility_links = rule_utility_links
+        self.rule_min_subtree = rule_min_subtree
+        self.rule_punctuation = rule_punctuation
+        self.block_tags = block_tags
+        self.background_removes_block = background_removes_block
+        self.ad_tokens = ad_tokens
+        self.ad_substrings = ad_substrings
+        self.ad_hosts = ad_hosts
+        self.social_hosts = social_hosts
+        self.legal_phrases = legal_phrases
+        self.iab_sizes = iab_sizes
+        self.ad_max_share = ad_max_share
+        self.utility_link_share = utility_link_share
+        self.utility_max_words = utility_max_words
+        self.ad_container_chars = ad_container_chars
+        self.min_subtree_coverage = min_subtree_coverage
+        self.outside_subtree = outside_subtree
+        self.short_text_chars = short_text_chars
+        self.stoplist = stoplist
+        self.stemmer = stemmer
+        self.bits = bits
+        self.k = k
+        self.scope = scope
+        self.detector = detector
+        self.detector_params = detector_params
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.content_denominator = content_denominator
+
+    # -- validation and helpers -------------------------------------------------------
+
+    def _validate(self) -> None:
+        """Check parameter values; called before every use, never in ``__init__``."""
+        scoring.validate_weights(self.alpha, self.beta, self.gamma)
+        if self.content_denominator not in scoring.CONTENT_DENOMINATORS:
+            raise ValueError(f"content_denominator must be one of "
+                             f"{scoring.CONTENT_DENOMINATORS}, got {self.content_denominator!r}")
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}, got {self.scope!r}")
+        if self.outside_subtree not in primary_dom.OUTSIDE_SUBTREE:
+            raise ValueError(f"outside_subtree must be one of {primary_dom.OUTSIDE_SUBTREE}, "
+                             f"got {self.outside_subtree!r}")
+        if self.bits not in SUPPORTED_BITS:
+            raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {self.bits!r}")
+        if int(self.k) != self.k or self.k < 0:
+            raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
+        if not 0.5 < self.min_subtree_coverage <= 1.0:
+            raise ValueError(f"min_subtree_coverage must be in (0.5, 1], got "
+                             f"{self.min_subtree_coverage!r}")
+        if self.short_text_chars < 0:
+            raise ValueError(f"short_text_chars must be >= 0, got {self.short_text_chars!r}")
+        from evalkit.registry import DETECTORS
+
+        if self.detector not in DETECTORS:
+            DETECTORS.get(self.detector)  # raises with the list of known names
+
+    def _tag_rules(self) -> list[str]:
+        return [r for r in primary_tags.TAG_RULES if getattr(self, f"rule_{r}")]
+
+    def _make_detector(self):
+        """The near-duplicate detector (created once per parameter set, then reused)."""
+        from evalkit.registry import DETECTORS
+
+        params = dict(self.detector_params or {})
+        if self.detector == "modified_simhash":
+            params = {"bits": self.bits, "k": int(self.k), "stoplist": self.stoplist,
+                      "stemmer": self.stemmer, **params}
+        key = (self.detector, repr(sorted(params.items())))
+        cached = getattr(self, "detector_", None)
+        if cached is None or getattr(self, "detector_key_", None) != key:
+            self.detector_ = DETECTORS.create(self.detector, **params)
+            self.detector_key_ = key
+        return self.detector_
+
+    def _site_key(self, page: Page) -> str | None:
+        if page.site:
+            return page.site
+        return primary_tags.registrable_domain(page.url) if page.url else None
+
+    def reset(self) -> Proposed:
+        """Forget the fingerprints remembered for site scope."""
+        self.site_fingerprints_: dict[str, list[Any]] = {}
+        return self
+
+    # -- the extraction -----------------------------------------------------------------
+
+    def extract(self, page: Page) -> Extraction:
+        self._validate()
+        tags = tuple(t.lower() for t in self.block_tags)
+        info: dict[str, Any] = {}
+        t0 = time.perf_counter()
+        root = page.tree()
+        title_el = root.find(".//title")
+        title = normalize_space(title_el.text_content()) if title_el is not None else ""
+        drop_scripts(root)
+        blocks = separate_blocks(root, tags)
+        # block texts before later stages change the tree, for the records
+        first_text = {b.index: block_text(b, tags) for b in blocks}
+        info["n_blocks"] = len(blocks)
+        info["seconds_blocks"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        if self.primary:
+            info["primary_counts"] = self._primary(root, blocks, page, tags)
+        info["n_after_primary"] = sum(b.alive for b in blocks)
+        info["seconds_primary"] = time.perf_counter() - t0
+
+        # final texts of the survivors (tag rules may have removed parts of them)
+        texts = {b.index: block_text(b, tags) for b in blocks if b.alive}
+
+        t0 = time.perf_counter()
+        if self.dedup:
+            self._dedup([b for b in blocks if b.alive], texts, page)
+        info["n_after_dedup"] = sum(b.alive for b in blocks)
+        info["seconds_dedup"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        if self.scoring:
+            self._score([b for b in blocks if b.alive], texts, title, len(blocks), tags)
+        info["n_kept"] = sum(b.alive for b in blocks)
+        info["seconds_scoring"] = time.perf_counter() - t0
+
+        lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
+        records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
+        return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=info)
+
+    def _record(self, b: Block, text: str) -> dict[str, Any]:
+        flat = " ".join(text.split())
+        return {"block": b.index, "tag": b.tag, "path": b.path, "words": b.words,
+                "stage": b.stage, "rule": b.rule, "reason": b.reason, "score": b.score,
+                "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS]}
+
+    def _primary(self, root, blocks: list[Block], page: Page, tags) -> dict[str, int]:
+        counts = primary_tags.apply_tag_rules(
+            root, blocks, page_url=page.url, rules=self._tag_rules(),
+            background_removes_block=self.background_removes_block,
+            ad_tokens=self.ad_tokens, ad_substrings=self.ad_substrings,
+            ad_hosts=self.ad_hosts, ad_max_share=self.ad_max_share,
+            social_hosts=self.social_hosts, legal_phrases=self.legal_phrases,
+            iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
+            utility_max_words=self.utility_max_words,
+            ad_container_chars=self.ad_container_chars, block_tags=tags)
+        if self.rule_min_subtree:
+            _, inside = primary_dom.apply_min_subtree(
+                root, blocks, coverage=self.min_subtree_coverage,
+                outside_subtree=self.outside_subtree, block_tags=tags)
+        else:
+            inside = [b for b in blocks if b.alive]
+        counts["min_subtree"] = sum(b.rule == "min_subtree" for b in blocks)
+        if self.rule_punctuation:
+            counts["punctuation"] = primary_dom.apply_punctuation(
+                inside, short_text_chars=self.short_text_chars, block_tags=tags)
+        return counts
+
+    def _dedup(self, alive: list[Block], texts: dict[int, str], page: Page) -> None:
+        det = self._make_detector()
+        site = self._site_key(page) if self.scope == "site" else None
+        if not hasattr(self, "site_fingerprints_"):
+            self.reset()
+        seen = self.site_fingerprints_.get(site, []) if site is not None else None
+        block_texts = [texts[b.index] for b in alive]
+        matches = det.find_duplicates(block_texts, seen=seen)
+        for b, m in zip(alive, matches):
+            if m is None:
+                continue
+            if m >= 0:
+                b.remove("dedup", "near_duplicate",
+                         f"near duplicate of block b{alive[m].index} ({self.detector})")
+            else:
+                b.remove("dedup", "site_duplicate",
+                         f"near duplicate of a block kept earlier on {site} ({self.detector})")
+        if site is not None:
+            kept = [det.fingerprint(texts[b.index]) for b in alive if b.alive]
+            self.site_fingerprints_.setdefault(site, []).extend(f for f in kept if f is not None)
+
+    def _score(self, alive: list[Block], texts: dict[int, str], title: str, n_blocks: int,
+               tags) -> None:
+        title_terms = frozenset(terms(title, self.stoplist, self.stemmer))
+        counts, link_sets, content_sets = [], [], []
+        for b in alive:
+            c, links, content = scoring.count_block(
+                terms(texts[b.index], self.stoplist, self.stemmer),
+                terms(block_anchor_text(b, tags), self.stoplist, self.stemmer), title_terms)
+            counts.append(c)
+            link_sets.append(links)
+            content_sets.append(content)
+        d_title, d_link, d_content = scoring.denominators(
+            counts, len(title_terms), link_sets, content_sets, self.content_denominator)
+        scores = scoring.block_scores(counts, d_title, d_link, d_content,
+                                      self.alpha, self.beta, self.gamma)
+        t = scoring.threshold(len(alive), n_blocks)
+        for b, s in zip(alive, scores):
+            b.score, b.threshold = s, t
+            if not s > t:
+                b.remove("scoring", "low_score", f"score {s:.3f} <= threshold {t:.3f}")

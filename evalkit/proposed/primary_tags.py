@@ -1,0 +1,423 @@
+"""Stage 1.2, part one: primary noise removal by tag analysis.
+
+Saravanan & Sathya Bama (2020), §3.2 (rules) and §4 (the worked page);
+specification in METHODS.md §1.2 rules 1-6.
+
+The paper's rules, paraphrased: (1) td/tr/table/div/body elements that carry
+a ``background`` attribute or a ``background-image`` style only decorate the
+page; (2) images served from another domain than the page are usually
+advertisements, and so are elements that point to an ad provider or carry
+keywords such as Ad, Ads, adsbygoogle, banner, AdSense; (3) images with the
+standard IAB banner sizes (234x60, 468x60, 120x240, 745x100, ...) are
+advertisements; (4) plug-ins (embed, object, audio, video, iframe with src)
+are noise; (5) blocks with links to terms and conditions, disclaimers,
+copyright notices, search bars and social sites (facebook, twitter, google,
+pinterest, linkedin) are noise.
+
+Our reading and departures (each is a parameter of ``Proposed``):
+
+* **background** strips the background attribute/style and keeps the block:
+  the paper says the *tags* "can be removed", but dropping a ``<body>`` or a
+  content ``<td>`` for its background colour would drop the page, so the
+  literal reading is the option ``background_removes_block=True`` (which
+  never removes ``<body>``).
+* **offsite_image** compares registrable domains (last two host labels, three
+  under a known two-level suffix such as ``co.uk``; no public-suffix list,
+  no network). A relative or ``data:`` src is on the page's own host. The
+  rule is skipped when the page URL is unknown. Only the image goes; a block
+  left without text falls to the ``empty`` rule below.
+* **ad_marker** splits id/class/src/href values into alphanumeric tokens (and
+  at camelCase humps) and matches whole tokens, so ``header``, ``shadow``,
+  ``read`` or ``download`` never match ``ad``; a short list of unambiguous
+  substrings (``googlead`` for the paper's ``bottomgooglead`` and
+  ``rightgooglead`` classes, ``adsbygoogle``, ``doubleclick``) is matched
+  anywhere. A link or source on a known ad host matches too. Departure: an
+  ad-marked element that holds more than ``ad_max_share`` of the page's
+  words is kept (recorded in the counts), because a class such as
+  ``has-ads`` on a page wrapper would otherwise erase the whole page.
+* **iab_size** reads ``width``/``height`` attributes and ``width:``/
+  ``height:`` pixel styles of img, iframe, embed and object.
+* **utility_links** removes a block of at most ``utility_max_words`` own
+  words when more than ``utility_link_share`` of its own links go to social
+  hosts or are legal/utility links, when its own text carries a legal phrase
+  (copyright, terms of use, privacy policy, disclaimer, contact us, ...), or
+  when it holds a search box. The word limit is ours: without it an article
+  that mentions "privacy policy" or links one tweet would be dropped.
+* **empty**: a block with no text of its own after the rules above is
+  removed (the paper: a block left without content is no block).
+* Departure, the *ad container*: a block out of which offsite_image,
+  ad_marker, iab_size or plugin took an element, and which keeps less than
+  ``ad_container_chars`` (40) characters of text, is removed under that
+  rule's name. The paper removes "the tags" that carry an ad; on real pages
+  the ad's wrapper keeps a label such as "Advertisement" that would otherwise
+  survive as a block of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import lxml.html
+
+from evalkit.proposed.blocks import BLOCK_TAGS, Block, block_text, iter_own, own_text, owner_block
+
+__all__ = [
+    "DEFAULT_AD_CONTAINER_CHARS",
+    "DEFAULT_AD_HOSTS",
+    "DEFAULT_AD_MAX_SHARE",
+    "DEFAULT_AD_SUBSTRINGS",
+    "DEFAULT_AD_TOKENS",
+    "DEFAULT_LEGAL_PHRASES",
+    "DEFAULT_SOCIAL_HOSTS",
+    "DEFAULT_UTILITY_LINK_SHARE",
+    "DEFAULT_UTILITY_MAX_WORDS",
+    "IAB_SIZES",
+    "TAG_RULES",
+    "TWO_LEVEL_SUFFIXES",
+    "apply_tag_rules",
+    "attr_tokens",
+    "host_matches",
+    "iab_size",
+    "is_ad_marked",
+    "registrable_domain",
+    "url_host",
+]
+
+#: the tag-analysis rules in the order they run
+TAG_RULES = ("background", "offsite_image", "ad_marker", "iab_size", "plugin", "utility_links")
+
+DEFAULT_AD_TOKENS = (
+    "ad", "ads", "adv", "advert", "adverts", "advertisement", "advertisements", "advertising",
+    "adsbygoogle", "adsense", "adslot", "adunit", "adbox", "adspace", "adframe", "adblock",
+    "adcontainer", "adwrapper", "banner", "banners", "sponsor", "sponsored", "dfp",
+    "googlead", "googleads",
+)
+DEFAULT_AD_SUBSTRINGS = ("googlead", "adsbygoogle", "doubleclick")
+DEFAULT_AD_HOSTS = (
+    "doubleclick.net", "googlesyndication.com", "googleadservices.com", "adnxs.com",
+    "taboola.com", "outbrain.com", "criteo.com", "criteo.net", "amazon-adsystem.com",
+    "adform.net", "pubmatic.com", "rubiconproject.com", "openx.net", "advertising.com",
+    "media.net", "moatads.com", "adroll.com", "zedo.com", "revcontent.com", "mgid.com",
+    "adsrvr.org", "casalemedia.com", "smartadserver.com", "yieldmo.com",
+)
+DEFAULT_SOCIAL_HOSTS = (
+    "facebook.com", "fb.com", "twitter.com", "x.com", "plus.google.com", "pinterest.com",
+    "linkedin.com", "youtube.com", "instagram.com", "tumblr.com", "reddit.com",
+    "whatsapp.com", "t.me", "vk.com", "addthis.com", "sharethis.com",
+)
+DEFAULT_LEGAL_PHRASES = (
+    "terms of use", "terms of service", "terms and conditions", "terms & conditions",
+    "privacy policy", "privacy notice", "cookie policy", "cookies policy", "copyright",
+    "all rights reserved", "©", "disclaimer", "contact us", "about us", "sitemap", "site map",
+)
+#: standard IAB ad sizes (width, height), plus the paper's 745x100 head banner
+IAB_SIZES = (
+    (234, 60), (468, 60), (120, 240), (728, 90), (300, 250), (160, 600), (120, 600),
+    (336, 280), (300, 600), (970, 90), (320, 50), (125, 125), (88, 31), (745, 100),
+)
+#: a block is a utility block when more than this share of its own links are social/legal
+DEFAULT_UTILITY_LINK_SHARE = 0.5
+#: utility_links only looks at blocks with at most this many own words
+DEFAULT_UTILITY_MAX_WORDS = 60
+#: an ad-marked element holding more than this share of the page's words is kept
+DEFAULT_AD_MAX_SHARE = 0.5
+#: a block that lost an ad element and keeps less text than this is the ad's container
+DEFAULT_AD_CONTAINER_CHARS = 40
+
+#: two-label public suffixes under which a registrable domain has three labels
+TWO_LEVEL_SUFFIXES = frozenset({
+    "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
+    "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz", "net.nz",
+    "co.jp", "ne.jp", "or.jp", "ac.jp", "co.in", "org.in", "net.in", "gov.in", "ac.in",
+    "com.br", "com.cn", "net.cn", "org.cn", "com.hk", "com.sg", "com.my", "com.tw",
+    "co.za", "com.mx", "com.ar", "com.tr", "co.kr", "or.kr", "co.il", "com.pk", "com.ng",
+    "co.id", "com.ph", "com.vn", "com.ua", "com.pl", "com.es", "co.th",
+})
+
+_BACKGROUND_TAGS = frozenset({"td", "tr", "table", "div", "body"})
+_BG_STYLE = re.compile(r"background(?:-image)?\s*:[^;]*url\s*\(", re.IGNORECASE)
+_BG_DECL = re.compile(r"background(?:-image)?\s*:[^;]*url\s*\([^)]*\)[^;]*;?", re.IGNORECASE)
+# element-level rules whose removal marks the enclosing block as a possible ad container
+_AD_RULES = frozenset({"offsite_image", "ad_marker", "iab_size", "plugin"})
+_PLUGIN_TAGS = frozenset({"embed", "object", "applet", "audio", "video"})
+_SIZED_TAGS = frozenset({"img", "iframe", "embed", "object"})
+_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_PX = re.compile(r"^\s*(\d+)(?:\.0+)?\s*(?:px)?\s*$", re.IGNORECASE)
+_STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)(?:\.0+)?\s*px", re.IGNORECASE)
+_IP = re.compile(r"^[\d.]+$|:")
+_SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
+
+
+def url_host(url: str | None) -> str | None:
+    """Lower-case host of an absolute or protocol-relative URL; None for relative ones."""
+    if not url:
+        return None
+    url = url.strip()
+    if url.startswith("//"):
+        url = "http:" + url
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.lower().rstrip(".") if host else None
+
+
+def registrable_domain(url_or_host: str | None) -> str | None:
+    """The registrable domain of a URL or host (``news.bbc.co.uk`` -> ``bbc.co.uk``)."""
+    if not url_or_host:
+        return None
+    host = url_host(url_or_host) if "/" in url_or_host else url_or_host.lower().rstrip(".")
+    if not host:
+        return None
+    if _IP.search(host):  # IPv4/IPv6 literal: the address is the domain
+        return host
+    labels = host.split(".")
+    if len(labels) <= 2:
+        return host
+    n = 3 if ".".join(labels[-2:]) in TWO_LEVEL_SUFFIXES else 2
+    return ".".join(labels[-n:])
+
+
+def host_matches(host: str | None, hosts: Iterable[str]) -> bool:
+    """True when ``host`` is one of ``hosts`` or a subdomain of one."""
+    if not host:
+        return False
+    return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+def attr_tokens(value: str) -> list[str]:
+    """Lower-case alphanumeric tokens of an attribute value, split at camelCase humps too."""
+    return [t.lower() for t in _TOKEN.findall(value)]
+
+
+def _tag(el) -> str:
+    return el.tag.lower() if isinstance(el.tag, str) else ""
+
+
+def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
+                 ad_hosts: Iterable[str]) -> str | None:
+    """Why ``el`` looks like an advertisement (the matching attribute), else None."""
+    for attr in ("id", "class", "src", "href"):
+        value = el.get(attr)
+        if not value:
+            continue
+        low = value.lower()
+        if attr in ("src", "href") and host_matches(url_host(low), ad_hosts):
+            return f"{attr} on ad host {url_host(low)}"
+        hit = next((t for t in attr_tokens(value) if t in ad_tokens), None)
+        if hit is None:
+            hit = next((s for s in ad_substrings if s in low), None)
+        if hit is not None:
+            return f"{attr}={value[:60]!r} has ad token {hit!r}"
+    return None
+
+
+def _dim(el, name: str) -> int | None:
+    value = el.get(name)
+    if value:
+        m = _PX.match(value)
+        if m:
+            return int(m.group(1))
+    for key, num in _STYLE_DIM.findall(el.get("style") or ""):
+        if key.lower() == name:
+            return int(num)
+    return None
+
+
+def iab_size(el) -> tuple[int, int] | None:
+    """(width, height) of an element when both are given in pixels, else None."""
+    w, h = _dim(el, "width"), _dim(el, "height")
+    return (w, h) if w is not None and h is not None else None
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def apply_tag_rules(
+    root: lxml.html.HtmlElement,
+    blocks: list[Block],
+    *,
+    page_url: str | None = None,
+    rules: Iterable[str] = TAG_RULES,
+    background_removes_block: bool = False,
+    ad_tokens: Iterable[str] = DEFAULT_AD_TOKENS,
+    ad_substrings: Iterable[str] = DEFAULT_AD_SUBSTRINGS,
+    ad_hosts: Iterable[str] = DEFAULT_AD_HOSTS,
+    ad_max_share: float = DEFAULT_AD_MAX_SHARE,
+    social_hosts: Iterable[str] = DEFAULT_SOCIAL_HOSTS,
+    legal_phrases: Iterable[str] = DEFAULT_LEGAL_PHRASES,
+    iab_sizes: Iterable[tuple[int, int]] = IAB_SIZES,
+    utility_link_share: float = DEFAULT_UTILITY_LINK_SHARE,
+    utility_max_words: int = DEFAULT_UTILITY_MAX_WORDS,
+    ad_container_chars: int = DEFAULT_AD_CONTAINER_CHARS,
+    block_tags=BLOCK_TAGS,
+) -> dict[str, int]:
+    """Run the tag rules in place on ``root``; mark removed blocks. Returns counts per rule.
+
+    Element-level rules (offsite_image, ad_marker, iab_size, plugin) drop the
+    element with its subtree (keeping its tail text); every block inside a
+    dropped element is marked removed by that rule. utility_links and empty
+    remove whole blocks.
+    """
+    rules = set(rules)
+    unknown = rules - set(TAG_RULES)
+    if unknown:
+        raise ValueError(f"unknown tag rule(s) {sorted(unknown)}; known: {list(TAG_RULES)}")
+    body = root.find(".//body")
+    body = body if body is not None else root
+    by_el = {b.element: b for b in blocks}
+    had_text = {b.index: b.words > 0 for b in blocks}
+    counts = {r: 0 for r in TAG_RULES}
+    counts["empty"] = 0
+    counts["ad_container"] = 0
+    counts["ad_kept_large"] = 0
+    page_domain = registrable_domain(page_url) if page_url else None
+
+    lost: dict[int, str] = {}  # block index -> ad rule that took an element out of it
+
+    def drop(el, rule: str, reason: str) -> None:
+        for sub in el.iter():
+            b = by_el.get(sub)
+            if b is not None:
+                b.remove("primary", rule, reason)
+        if rule in _AD_RULES and el.getparent() is not None:
+            holder = owner_block(el.getparent(), block_tags)
+            if holder is not None and holder in by_el:
+                lost.setdefault(by_el[holder].index, rule)
+        if el.getparent() is not None:
+            el.drop_tree()
+        counts[rule] += 1
+
+    if "background" in rules:
+        for el in list(body.iter()):
+            tag = _tag(el)
+            if tag not in _BACKGROUND_TAGS:
+                continue
+            style = el.get("style") or ""
+            if el.get("background") is None and not _BG_STYLE.search(style):
+                continue
+            if background_removes_block and el is not body:
+                drop(el, "background", f"<{tag}> has a background image")
+                continue
+            el.attrib.pop("background", None)
+            if style:
+                el.set("style", _BG_DECL.sub("", style))
+            counts["background"] += 1
+
+    if "offsite_image" in rules and page_domain:
+        for el in list(body.iter("img")):
+            src = el.get("src") or ""
+            dom = registrable_domain(url_host(src)) if not src.startswith("data:") else None
+            if dom and dom != page_domain:
+                drop(el, "offsite_image", f"image from {dom}, page on {page_domain}")
+
+    if "ad_marker" in rules:
+        tokens = frozenset(t.lower() for t in ad_tokens)
+        subs = tuple(s.lower() for s in ad_substrings)
+        hosts = tuple(ad_hosts)
+        page_words = max(_words(own_text(body, ())), 1)
+        for el in list(body.iter()):
+            if el is body or not isinstance(el.tag, str) or el.getparent() is None:
+                continue
+            why = is_ad_marked(el, tokens, subs, hosts)
+            if why is None or not _attached(el, body):
+                continue
+            if _words(own_text(el, ())) > ad_max_share * page_words:
+                counts["ad_kept_large"] += 1
+                continue
+            drop(el, "ad_marker", why)
+
+    if "iab_size" in rules:
+        sizes = {tuple(int(x) for x in s) for s in iab_sizes}
+        for el in list(body.iter(*_SIZED_TAGS)):
+            wh = iab_size(el)
+            if wh in sizes and _attached(el, body):
+                drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
+
+    if "plugin" in rules:
+        for el in list(body.iter()):
+            tag = _tag(el)
+            if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and _attached(el, body):
+                drop(el, "plugin", f"plug-in <{tag}>")
+
+    if "utility_links" in rules:
+        phrases = tuple(p.lower() for p in legal_phrases)
+        social = tuple(social_hosts)
+        for b in blocks:
+            if not b.alive:
+                continue
+            text = block_text(b, block_tags)
+            n_words = _words(text)
+            if n_words > utility_max_words:
+                continue
+            why = _utility_reason(b, text, phrases, social, utility_link_share, block_tags)
+            if why:
+                b.remove("primary", "utility_links", why)
+                counts["utility_links"] += 1
+
+    for b in blocks:
+        if not b.alive:
+            continue
+        text = block_text(b, block_tags)
+        if not text:
+            b.remove("primary", "empty",
+                     "no text left after tag rules" if had_text[b.index] else "no text of its own")
+            counts["empty"] += 1
+        elif b.index in lost and len(" ".join(text.split())) < ad_container_chars:
+            b.remove("primary", lost[b.index],
+                     f"ad container: only {' '.join(text.split())[:40]!r} left after "
+                     f"{lost[b.index]}")
+            counts["ad_container"] += 1
+    return counts
+
+
+def _attached(el, body) -> bool:
+    """False when an ancestor of ``el`` was already dropped (lxml keeps the subtree alive)."""
+    node = el
+    while node is not None:
+        if node is body:
+            return True
+        node = node.getparent()
+    return False
+
+
+def _has_phrase(text: str, phrases: tuple[str, ...]) -> str | None:
+    for p in phrases:
+        if p.isalnum() or " " in p or "&" in p:
+            if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w)", text):
+                return p
+        elif p in text:
+            return p
+    return None
+
+
+def _utility_reason(b: Block, text: str, phrases, social, share: float, block_tags) -> str | None:
+    links = [el for el in iter_own(b.element, block_tags) if _tag(el) == "a" and el.get("href")]
+    if links:
+        n_social = n_legal = 0
+        for a in links:
+            if host_matches(url_host(a.get("href")), social):
+                n_social += 1
+            elif _has_phrase(normalize_lower(own_text(a, block_tags)), phrases):
+                n_legal += 1
+        if (n_social + n_legal) / len(links) > share:
+            return (f"{n_social} social and {n_legal} legal of {len(links)} links "
+                    f"(> {share:.0%})")
+    hit = _has_phrase(text.lower(), phrases)
+    if hit:
+        return f"legal/utility notice ({hit!r})"
+    for el in iter_own(b.element, block_tags):
+        tag = _tag(el)
+        if tag == "input" and ((el.get("type") or "").lower() == "search"
+                               or (el.get("name") or "").lower() in _SEARCH_NAMES):
+            return "search box"
+        if (el.get("role") or "").lower() == "search":
+            return "search box"
+    return None
+
+
+def normalize_lower(text: str) -> str:
+    return " ".join(text.lower().split())
