@@ -800,8 +800,8 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
     n = len(art.blocks)
     sequence: list[tuple[str, int, list[_Para], int]] = [("content", i, b, 0)
                                                           for i, b in enumerate(art.blocks)]
-    for fine_rate, near in ((EXACT_COPY_RATE, False), (NEAR_COPY_RATE, True)):
-        if rng.random() >= fine_rate:
+    for rate, near in ((EXACT_COPY_RATE, False), (NEAR_COPY_RATE, True)):
+        if rng.random() >= rate:
             continue
         orig = rng.randrange(n)
         paras, edits = (_near_copy(art.blocks[orig], art.topic, rng) if near
