@@ -42,7 +42,7 @@ class Registry:
         module, _, attr = self._entries[name].partition(":")
         return getattr(importlib.import_module(module), attr)
 
-    def create(self, name: str, **params: Any):
+    def create(self, name: str, /, **params: Any):
         """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""
         cls = self.get(name)
         try:
