@@ -44,6 +44,14 @@ never changes anything. The thesis intends the look-ahead to see the
 context-free classes. ``heading_pass_bug_compatible=False`` (the default)
 does that; ``True`` skips the pass, reproducing the package.
 
+Check against the package (``tests/test_justext_style.py -m slow``): with
+``heading_pass_bug_compatible=True`` the paragraph classes agree with
+justext 3.0.2 on 100 % of characters on the 181 ScrapingHub pages and on
+99.84 % on the 621 L3S-GN1 pages (one page evalkit's parser rejects, one
+nested-anchor page); shingle F1 0.7918 vs 0.7918 and 0.8087 vs 0.8091.
+With the thesis's first heading pass (the default) agreement is 99.93 % and
+99.75 %, F1 0.7911 and 0.8072.
+
 Where this departs from the paper(s)
 ------------------------------------
 - Thresholds compare with ``>=`` for stop-word density (as the jusText
