@@ -69,7 +69,7 @@ import lxml.html
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text
 
 __all__ = [
     "CETD",
@@ -83,7 +83,6 @@ __all__ = [
     "densities",
     "density_sums",
     "dom_stats",
-    "kept_text",
     "run_density",
     "select_content",
     "text_density",
@@ -316,37 +315,6 @@ def select_content(stats: DomStats, dens: list[float], sums: list[float]) -> tup
     return marks, root, threshold
 
 
-def kept_text(el: lxml.html.HtmlElement, drop) -> str:
-    """Visible text under ``el`` leaving out elements for which ``drop(el)`` is true.
-
-    Line breaks at block-level tags, as :func:`evalkit.visible.element_text`,
-    but iterative, so that DOMs deeper than Python's recursion limit work.
-    """
-    parts: list[str] = []
-    stack = [(el, False)]
-    while stack:
-        node, leaving = stack.pop()
-        tag = node.tag.lower() if isinstance(node.tag, str) else ""
-        if leaving:
-            if tag in BLOCK_TAGS:
-                parts.append("\n")
-            if node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        if not tag or tag in INVISIBLE_TAGS or (node is not el and drop(node)):
-            if node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        if tag in BLOCK_TAGS:
-            parts.append("\n")
-        if node.text:
-            parts.append(node.text)
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(node))
-    lines = (normalize_space(line) for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
-
-
 class CETD(Extractor):
     """Text-density content extraction (Sun, Song & Liao 2011).
 
@@ -379,7 +347,7 @@ class CETD(Extractor):
         sums = density_sums(stats, dens, kind)
         marks, content_root, threshold = select_content(stats, dens, sums)
         index = {el: i for i, el in enumerate(stats.nodes)}
-        text = kept_text(body, lambda el: marks[index[el]] == 0 if el in index else True)
+        text = element_text(body, lambda el: marks[index[el]] == 0 if el in index else True)
         return Extraction(text=text, info={
             "n_nodes": len(stats.nodes),
             "threshold": threshold,

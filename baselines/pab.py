@@ -49,10 +49,10 @@ from urllib.parse import urlsplit
 import lxml.etree
 import lxml.html
 
-from baselines.cetd import kept_text  # iterative visible text: deep DOMs do not overflow
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
+from evalkit.visible import element_text
 
 __all__ = [
     "DEFAULT_MAX_OUTER_LINK_SHARE",
@@ -243,11 +243,11 @@ class PAB(Extractor):
                 priority, reason = 0.0, "outer_links"
             records.append({"block": len(records), "tag": _tag(el), "priority": priority,
                             "outer_link_share": share, "n_links": n_links, "reason": reason})
-            texts.append(kept_text(el, _never))
+            texts.append(element_text(el, _never))
 
         if body is not None:
             chosen = set(blocks)
-            residual = kept_text(body, lambda e: e in chosen)
+            residual = element_text(body, lambda e: e in chosen)
             if residual:  # text outside every block: one block without any tag of the table
                 # (it holds no link: every <a> starts a block of its own)
                 records.append({"block": len(records), "tag": "#outside", "priority": 0.0,

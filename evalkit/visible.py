@@ -13,8 +13,7 @@ from evalkit.text import normalize_space
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text"]
 
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta",
-                            "link", "svg", "math", "iframe", "object", "embed", "select",
-                            "option", "textarea"})
+                            "link", "svg", "math", "iframe", "object", "embed"})
 BLOCK_TAGS = frozenset({
     "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
     "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
@@ -36,28 +35,31 @@ def drop_invisible(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 def element_text(el: lxml.html.HtmlElement, skip=None) -> str:
     """Text under ``el`` with a line break at block-level boundaries.
 
-    ``skip`` is an optional predicate; elements for which it returns True are
-    left out with their subtree (their tail text is kept).
+    ``skip`` is an optional predicate; descendants for which it returns True
+    are left out with their subtree (their tail text is kept). Iterative, so
+    DOMs deeper than Python's recursion limit work.
     """
     parts: list[str] = []
-
-    def walk(node):
+    stack = [(el, False)]
+    while stack:
+        node, leaving = stack.pop()
         tag = node.tag.lower() if isinstance(node.tag, str) else ""
-        if not tag or tag in INVISIBLE_TAGS or (skip is not None and skip(node)):
-            return
-        block = tag in BLOCK_TAGS
-        if block:
+        if leaving:
+            if tag in BLOCK_TAGS:
+                parts.append("\n")
+            if node is not el and node.tail:
+                parts.append(node.tail)
+            continue
+        if not tag or tag in INVISIBLE_TAGS or (node is not el and skip is not None and skip(node)):
+            if node is not el and node.tail:
+                parts.append(node.tail)
+            continue
+        if tag in BLOCK_TAGS:
             parts.append("\n")
         if node.text:
             parts.append(node.text)
-        for child in node:
-            walk(child)
-            if child.tail:
-                parts.append(child.tail)
-        if block:
-            parts.append("\n")
-
-    walk(el)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))
     lines = (normalize_space(line) for line in "".join(parts).split("\n"))
     return "\n".join(line for line in lines if line)
 

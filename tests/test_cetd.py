@@ -13,7 +13,6 @@ from baselines.cetd import (
     densities,
     density_sums,
     dom_stats,
-    kept_text,
     run_density,
     select_content,
     text_density,
@@ -181,12 +180,11 @@ def test_link_free_page_ctd_skips_run_terms():
     assert CETD().extract(_page(html)).text == "head words\naaaa bbbb\ncccc dddd"
 
 
-def test_kept_text_matches_element_text_and_survives_deep_trees():
-    root = parse_html(PAGE)
-    body = root.find(".//body")
-    assert kept_text(body, lambda el: False) == element_text(body)
+def test_element_text_survives_deep_trees():
     deep = parse_html("<body>" + "<div>" * 3000 + "deep text" + "</div>" * 3000 + "</body>")
-    assert kept_text(deep.find(".//body"), lambda el: False) == "deep text"
+    assert element_text(deep.find(".//body")) == "deep text"
+    assert CETD().extract(_page("<body>" + "<div>" * 3000 + "deep, text." + "</div>" * 3000
+                                + "</body>")).text == "deep, text."
 
 
 @pytest.mark.parametrize("html", [
