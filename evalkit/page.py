@@ -234,7 +234,16 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
 def _parse(html: str, source: str):
     parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True)
     try:
-        root = lxml.html.document_fromstring(html, parser=parser)
+        try:
+            root = lxml.html.document_fromstring(html, parser=parser)
+        except ValueError as exc:
+            if "encoding declaration" not in str(exc):
+                raise
+            # a malformed declaration our regex could not strip (e.g. never closed):
+            # hand lxml UTF-8 bytes with the encoding fixed, so the declaration is moot
+            parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True,
+                                          encoding="utf-8")
+            root = lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise PageError(source, f"lxml could not parse the document ({exc})") from exc
     if root is None:

@@ -50,3 +50,9 @@ def test_page_decodes_on_construction_and_hashes_bytes():
     page = Page(id="p", dataset="d", raw="<p>\u00e9</p>".encode(), gold=Gold(text="\u00e9"))
     assert page.html == "<p>\u00e9</p>" and page.encoding == "utf-8"
     assert page.sha256 == hashlib.sha256("<p>\u00e9</p>".encode()).hexdigest()
+
+
+def test_unclosed_xml_declaration_still_parses():
+    # as on L3S-GN1 page 43fb5dbe...: the declaration never ends with '?>'
+    root = parse_html('<?xml version="1.0" encoding="ilashack, <html><body><p>kept</p></body></html>')
+    assert root.findtext(".//p") == "kept"
