@@ -160,12 +160,15 @@ def _l3s_agreement(path, limit=None):
 def test_l3s_alignment_agrees_with_span_labels_first_100(shared):
     """Labels derived by alignment vs the annotators' spans, by words: first 100 pages."""
     n, agree, total = _l3s_agreement(shared("l3s-gn1"), limit=100)
-    assert (n, agree, total) == (100, 91196, 91248)  # 0.99943
+    # measured 91196/91248 = 0.99943 and, once <select>/<textarea> text counted as
+    # visible, 94735/94787 = 0.99945: the same 52 words disagree either way
+    assert n == 100 and total - agree <= 60
+    assert agree / total == pytest.approx(0.9994, abs=3e-4)
 
 
 @pytest.mark.slow
 def test_l3s_alignment_agrees_with_span_labels(shared):
-    """The same on all 621 pages: measured 0.99914 (10-25 s, two parses per page)."""
+    """The same on all 621 pages: measured 0.99914 (0.99916 with <select> text visible); 10-25 s."""
     n, agree, total = _l3s_agreement(shared("l3s-gn1"))
     assert n == 621
-    assert agree / total == pytest.approx(0.99914, abs=5e-5)
+    assert agree / total == pytest.approx(0.99914, abs=3e-4)
