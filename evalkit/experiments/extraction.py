@@ -4,6 +4,10 @@ Per page and method: shingle, word and LCS P/R/F1, the word-count confusion,
 unit P/R/F1/accuracy; per data set and method: averages with seeded
 bootstrap intervals, pages correct at a threshold, and a Holm-corrected
 paired test of each method against the reference method.
+
+Timings stay in ``per_page.csv`` only: ``summary.csv`` holds nothing that
+varies between two runs of the same config, so reruns can be compared byte
+for byte (the ``speed`` experiment is where time is measured).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ __all__ = ["run", "summarize", "TABLE_METRICS"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
-                 "unit_accuracy_micro_words", "pages_correct", "seconds_median"]
+                 "unit_accuracy_micro_words", "pages_correct"]
 
 
 def run(ctx: Context) -> pd.DataFrame:
@@ -102,9 +106,6 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
         f1 = ok["shingle_f1"].to_numpy(float)
         rows.append(_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
                          *boot((f1 >= thr).astype(float)), n))
-        secs = ok["seconds"].to_numpy(float) * 1000
-        rows.append(_row(dataset, method, "seconds_median", float(np.median(secs)) / 1000,
-                         *(x / 1000 for x in boot(secs, stat=np.median)), n))
     rows.extend(_paired_rows(per_page, dataset, opts, seed))
     return pd.DataFrame(rows)
 

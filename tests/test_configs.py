@@ -1,0 +1,66 @@
+"""Every config composes, every method/detector/dataset entry names a registry entry with
+valid parameters, and configuration mistakes give one clear line."""
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.cli import CONFIG_DIR, check_overrides
+from evalkit.config import method_specs, plain, register_resolvers
+from evalkit.method import param_names
+from evalkit.registry import DATASETS, DETECTORS, METHODS
+
+register_resolvers()
+
+
+def _options(group):
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+def _compose(overrides=()):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def test_default_config_composes_with_paths_from_the_project_root():
+    cfg = _compose()
+    root = Path(cfg.paths.root)
+    assert (root / "pyproject.toml").is_file()
+    assert Path(cfg.paths.results) == root / "results"
+    assert list(cfg.dataset) == ["synthetic"]
+
+
+@pytest.mark.parametrize("group", ["experiment", "study", "sweep", "runner"])
+def test_every_option_of_a_group_composes(group):
+    for option in _options(group):
+        _compose([f"{group}={option}"])
+
+
+@pytest.mark.parametrize("group, registry", [("method", METHODS), ("detector", DETECTORS),
+                                             ("dataset", DATASETS)])
+def test_every_entry_names_a_registered_class_and_its_parameters(group, registry):
+    options = _options(group)
+    assert options, f"configs/{group}/ is empty"
+    for option in options:
+        cfg = _compose([f"{group}={option}"])
+        for label, settings in plain(cfg[group]).items():
+            name = settings.pop("_name_", label)
+            cls = registry.get(name)
+            unknown = set(settings) - set(param_names(cls))
+            assert not unknown, f"configs/{group}/{option}.yaml: {name} has no {unknown}"
+
+
+def test_method_specs_keep_table_names_and_registry_names():
+    cfg = _compose(["method=[proposed,proposed_primary]"])
+    specs = method_specs(cfg.method)
+    assert [(s.label, s.registry) for s in specs] == [("proposed", "proposed"),
+                                                      ("proposed@primary", "proposed")]
+
+
+def test_config_mistakes_are_one_line_with_the_choices():
+    msg = check_overrides(["dataset=nosuch"])
+    assert msg.startswith("evalkit: unknown dataset nosuch; valid choices: ")
+    assert "aeb" in msg and "\n" not in msg
+    assert check_overrides(["method=[proposed,bogus]"]).startswith("evalkit: unknown method bogus")
+    assert check_overrides(["dataset=aeb", "seed=3"]) is None
