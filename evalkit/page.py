@@ -57,6 +57,9 @@ _ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "as
             "us-ascii": "cp1252", "x-sjis": "shift_jis", "gb2312": "gb18030", "gbk": "gb18030"}
 
 
+_SINGLE_BYTE = frozenset({"cp1252", "latin-1", "iso8859-15", "cp1250", "cp1251", "iso8859-2"})
+
+
 class PageError(ValueError):
     """A page that cannot be used, with the file (or page id) it came from."""
 
@@ -183,6 +186,13 @@ def decode_html(raw: bytes) -> tuple[str, str, str]:
         m = rx.search(head)
         if m:
             enc = _lookup(m.group(1))
+            if enc in _SINGLE_BYTE and not raw.isascii():
+                # every byte string "decodes" as cp1252, so a legacy declaration proves
+                # nothing; bytes that are valid UTF-8 are UTF-8 (31 L3S-GN1 pages)
+                try:
+                    return raw.decode("utf-8"), "utf-8", "utf-8-over-declared"
+                except UnicodeDecodeError:
+                    pass
             # utf-16 declared inside an ASCII-compatible head is a lie browsers ignore
             if enc and not enc.startswith("utf-16") and not enc.startswith("utf-32"):
                 try:
@@ -214,6 +224,7 @@ def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlEleme
     if isinstance(html, bytes):
         html = decode_html(html)[0]
     html = _XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")
+    html = _close_title(html)
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")
     root, parser = _parse(html, source)
@@ -229,6 +240,20 @@ MAX_DEPTH = 1000
 _TAG_OR_TEXT = re.compile(r"<(/?)([a-zA-Z][\w:-]*)[^>]*>|[^<]+|<")
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                    "param", "source", "track", "wbr"})
+
+
+_TITLE_OPEN = re.compile(r"<title[^>]*>", re.IGNORECASE)
+
+
+def _close_title(html: str) -> str:
+    """Close a ``<title>`` that never ends: the parser would read the whole page as title
+    text (crawls that lost bytes; 7 L3S-GN1 pages). The title ends at the next tag."""
+    m = _TITLE_OPEN.search(html)
+    if m is None or re.search(r"</title", html[m.end():], re.IGNORECASE):
+        return html
+    nxt = html.find("<", m.end())
+    nxt = len(html) if nxt < 0 else nxt
+    return html[:nxt] + "</title>" + html[nxt:]
 
 
 def _parse(html: str, source: str):

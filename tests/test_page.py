@@ -56,3 +56,15 @@ def test_unclosed_xml_declaration_still_parses():
     # as on L3S-GN1 page 43fb5dbe...: the declaration never ends with '?>'
     root = parse_html('<?xml version="1.0" encoding="ilashack, <html><body><p>kept</p></body></html>')
     assert root.findtext(".//p") == "kept"
+
+
+def test_utf8_bytes_under_a_legacy_declaration_are_read_as_utf8():
+    raw = '<meta charset="iso-8859-1"><p>It\u2019s caf\u00e9</p>'.encode("utf-8")
+    assert decode_html(raw) == ('<meta charset="iso-8859-1"><p>It\u2019s caf\u00e9</p>', "utf-8",
+                                "utf-8-over-declared")
+
+
+def test_a_title_that_never_closes_does_not_swallow_the_page():
+    root = parse_html("<html><head><title>Lost bytes<meta x=1></head><body><p>Body text."
+                      "</p></body></html>")
+    assert root.findtext(".//title") == "Lost bytes" and root.findtext(".//p") == "Body text."
