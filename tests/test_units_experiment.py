@@ -205,8 +205,10 @@ def test_reduced_run_on_l3s_gn1(shared, tmp_path):
         assert f1["tree_all"] > f1["zero_r"] + 0.1
         assert wide.loc["tree_all", f"f1_weighted_{task}"] > \
             wide.loc["zero_r", f"f1_weighted_{task}"] + 0.2
-    ci = summary[["ci_low", "ci_high"]]
-    assert (ci["ci_low"] <= ci["ci_high"]).all()
+    # the interval belongs to the reported value (the mean over folds)
+    eps = 1e-12
+    assert ((summary["ci_low"] <= summary["value"] + eps)
+            & (summary["value"] <= summary["ci_high"] + eps)).all()
     # ZeroR predicts content (the majority by words) on every unit: recall 1
     assert wide.loc["zero_r", "recall_any"] == 1.0
     for name in ("units_l3s_gn1_main.md", "units_l3s_gn1_any.csv", "units_l3s_gn1_paper.md",
@@ -217,3 +219,24 @@ def test_reduced_run_on_l3s_gn1(shared, tmp_path):
     assert len(table) == 9 and not table["f1_weighted ours"].eq("-").any()
     folds = pd.read_csv(tmp_path / "tables" / "units_l3s_gn1_folds.csv")
     assert set(folds["fold"]) == set(range(10))
+
+
+def test_summarize_interval_of_the_fold_mean():
+    # fold 0: three identical pages (6, 2, 3, 9); fold 1: three perfect pages. Resampling
+    # pages within a fold cannot change that fold's score, so the interval collapses on the mean.
+    pages = pd.DataFrame(
+        [{"task": "t", "method": "m", "page_id": f"a{i}", "fold": 0, "words_tp": 6,
+          "words_fp": 2, "words_fn": 3, "words_tn": 9} for i in range(3)]
+        + [{"task": "t", "method": "m", "page_id": f"b{i}", "fold": 1, "words_tp": 10,
+            "words_fp": 0, "words_fn": 0, "words_tn": 10} for i in range(3)])
+    fold_counts = {0: (18, 6, 9, 27), 1: (30, 0, 0, 30)}
+    folds = pd.DataFrame([{"task": "t", "method": "m", "fold": k,
+                           **{m: float(v) for m, v in U.word_scores(*c).items()}}
+                          for k, c in fold_counts.items()])
+    s = U.summarize(folds, pages, "d", n_boot=50).set_index("metric")
+    assert s.loc["f1_t", "value"] == pytest.approx((12 / 17 + 1) / 2)
+    assert s.loc["f1_t", "ci_low"] == pytest.approx(s.loc["f1_t", "value"])
+    assert s.loc["f1_t", "ci_high"] == pytest.approx(s.loc["f1_t", "value"])
+    assert (s["n_pages"] == 6).all()
+    with pytest.raises(ValueError, match="alpha"):
+        U.summarize(folds, pages, "d", alpha=1.5)

@@ -34,8 +34,8 @@ class, accuracy, and the class-weighted averages of precision, recall and F1
 over both classes (what Weka prints as "Weighted Avg." and what both papers
 report: their ZeroR row, 40.7 / 63.8 / 49.7, is exactly c², c and
 c·2c/(1+c) for a content share c = 0.638). The summary value is the mean
-over folds; its interval a seeded percentile bootstrap over pages of the
-pooled out-of-fold predictions.
+over folds; its interval a seeded percentile bootstrap of that mean, pages
+resampled within each test fold.
 
 Where this departs from the papers:
 
@@ -76,28 +76,28 @@ from evalkit.experiments import Context
 from evalkit.page import CONTENT, Page, Unit
 
 __all__ = [
-    "run",
-    "words_of",
-    "wrap_lines",
-    "text_density",
-    "unit_features",
-    "page_rows",
-    "OneR",
-    "paper_rows",
-    "paper_table",
-    "make_classifier",
-    "feature_columns",
-    "group_folds",
-    "cross_validate",
-    "word_scores",
-    "summarize",
     "BASE_FEATURES",
+    "DEFAULT_CLASSIFIERS",
+    "DEFAULT_FOLDS",
     "DEFAULT_LINE_WIDTH",
     "DEFAULT_MIN_SAMPLES_LEAF",
-    "DEFAULT_FOLDS",
     "DEFAULT_TASKS",
-    "DEFAULT_CLASSIFIERS",
     "SCORE_NAMES",
+    "OneR",
+    "cross_validate",
+    "feature_columns",
+    "group_folds",
+    "make_classifier",
+    "page_rows",
+    "paper_rows",
+    "paper_table",
+    "run",
+    "summarize",
+    "text_density",
+    "unit_features",
+    "word_scores",
+    "words_of",
+    "wrap_lines",
 ]
 
 #: wrapping width of the text-density feature, in characters (Kohlschütter et al.)
@@ -204,10 +204,12 @@ def page_rows(units: Sequence[Unit], page_id: str, by_span: bool,
         feats.append(f)
         labels = {f"y_{t}": int(u.fine in cls) if by_span else int(u.label == CONTENT)
                   for t, cls in tasks.items()}
-        meta.append({"page_id": page_id, "unit": u.index, "fine": u.fine, **labels})
+        # the gold class: the span class on L3S-GN1, else the aligned content/noise label
+        meta.append({"page_id": page_id, "unit": u.index, "by_span": by_span,
+                     "fine": u.fine if by_span else u.label, **labels})
     cols = list(BASE_FEATURES)
     if not feats:
-        return pd.DataFrame(columns=["page_id", "unit", "fine", *(f"y_{t}" for t in tasks),
+        return pd.DataFrame(columns=["page_id", "unit", "by_span", "fine", *(f"y_{t}" for t in tasks),
                                      "weight", *cols, *(f"prev_{c}" for c in cols),
                                      *(f"next_{c}" for c in cols)])
     x = pd.DataFrame(feats, columns=cols)
@@ -367,6 +369,8 @@ def cross_validate(rows: pd.DataFrame, classifiers: Mapping[str, Mapping[str, An
     w = rows["weight"].to_numpy(float)
     fit_w = w if train_weight == "words" else None
     page_codes, page_ids = pd.factorize(rows["page_id"])
+    page_fold = np.zeros(len(page_ids), dtype=int)
+    page_fold[page_codes] = fold  # one fold per page (group_folds guarantees it)
     fold_recs, page_recs = [], []
     for task in tasks:
         y = rows[f"y_{task}"].to_numpy(int)
@@ -387,8 +391,8 @@ def cross_validate(rows: pd.DataFrame, classifiers: Mapping[str, Mapping[str, An
             yes, no = y.astype(bool), ~y.astype(bool)
             per = np.stack([np.bincount(page_codes, weights=w * (a & b), minlength=len(page_ids))
                             for a, b in ((yes, hit), (no, hit), (yes, miss), (no, miss))], axis=1)
-            for pid, c in zip(page_ids, per):
-                page_recs.append({"task": task, "method": name, "page_id": pid,
+            for pid, k, c in zip(page_ids, page_fold, per):
+                page_recs.append({"task": task, "method": name, "page_id": pid, "fold": int(k),
                                   **dict(zip(_COUNTS, c))})
     return pd.DataFrame(fold_recs), pd.DataFrame(page_recs)
 
@@ -396,23 +400,30 @@ def cross_validate(rows: pd.DataFrame, classifiers: Mapping[str, Mapping[str, An
 def summarize(folds: pd.DataFrame, pages: pd.DataFrame, dataset: str,
               n_boot: int = DEFAULT_N_BOOT, alpha: float = DEFAULT_ALPHA,
               seed: int = 0) -> pd.DataFrame:
-    """Long summary rows: metric ``<score>_<task>``, value = mean over folds,
-    interval = percentile bootstrap over pages of the pooled out-of-fold counts."""
+    """Long summary rows, metric ``<score>_<task>``: the mean of the fold scores and its
+    percentile interval.
+
+    Each bootstrap replicate resamples the pages of every test fold (with
+    replacement, within the fold), scores each fold from its resampled word
+    counts and averages the folds, so the interval belongs to the reported mean.
+    """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     rows = []
     for (task, method), fdf in folds.groupby(["task", "method"], sort=False):
-        counts = pages[(pages["task"] == task) & (pages["method"] == method)][_COUNTS]
-        counts = counts.to_numpy(float)
-        n = len(counts)
+        sub = pages[(pages["task"] == task) & (pages["method"] == method)]
         rng = np.random.default_rng(seed)
-        boot = counts[rng.integers(0, n, size=(n_boot, n))].sum(axis=1)
-        bscores = word_scores(*boot.T)
+        per_fold = []
+        for _, fp in sub.groupby("fold", sort=True):
+            counts = fp[_COUNTS].to_numpy(float)
+            boot = counts[rng.integers(0, len(counts), size=(n_boot, len(counts)))].sum(axis=1)
+            per_fold.append(word_scores(*boot.T))
         for s in SCORE_NAMES:
-            lo, hi = np.quantile(bscores[s], [alpha / 2, 1 - alpha / 2])
+            stat = np.mean([b[s] for b in per_fold], axis=0)
+            lo, hi = np.quantile(stat, [alpha / 2, 1 - alpha / 2])
             rows.append({"dataset": dataset, "method": method, "metric": f"{s}_{task}",
                          "value": float(fdf[s].mean()), "ci_low": float(lo),
-                         "ci_high": float(hi), "n_pages": n})
+                         "ci_high": float(hi), "n_pages": len(sub)})
     return pd.DataFrame(rows)
 
 
@@ -433,9 +444,11 @@ def _class_table(rows: pd.DataFrame, tasks) -> pd.DataFrame:
     total = rows["weight"].sum()
     out = (rows.assign(fine=fine).groupby("fine", sort=True)
            .agg(units=("weight", "size"), words=("weight", "sum")).reset_index())
+    out["words"] = out["words"].astype(int)
     out["word_share"] = (out["words"] / total).round(4)
+    spans = rows["by_span"].any()
     for t, cls in tasks.items():
-        out[f"content_in_{t}"] = out["fine"].isin(list(cls))
+        out[f"content_in_{t}"] = out["fine"].isin(list(cls) if spans else [CONTENT])
     return out
 
 
@@ -453,8 +466,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
         rows = _features(ds, tasks, width, ctx.runner.get("n_jobs", 1))
         if rows.empty:
             continue
+        # without span classes every task has the same (aligned) labels: run the first only
+        ds_tasks = tasks if rows["by_span"].any() else dict(list(tasks.items())[:1])
         folds, pages = cross_validate(
-            rows, classifiers, list(tasks), n_folds=n_folds, seed=seed,
+            rows, classifiers, list(ds_tasks), n_folds=n_folds, seed=seed,
             min_samples_leaf=int(opts.get("min_samples_leaf", DEFAULT_MIN_SAMPLES_LEAF)),
             criterion=str(opts.get("criterion", "entropy")),
             train_weight=str(opts.get("train_weight", "words")))
@@ -466,14 +481,14 @@ def run(ctx: Context) -> pd.DataFrame | None:
         ctx.dataset_info[label]["units"] = {"n_pages": int(rows["page_id"].nunique()),
                                             "n_units": len(rows),
                                             "n_words": int(rows["weight"].sum())}
-        _outputs(ctx, label, rows, folds, summary, tasks, opts)
+        _outputs(ctx, label, rows, folds, summary, ds_tasks, opts)
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
 
 def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
     from evalkit.plots import bar_prf
-    from evalkit.tables import to_markdown, wide_table, write_table
     from evalkit.results import write_csv
+    from evalkit.tables import to_markdown, wide_table, write_table
 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     classes = _class_table(rows, tasks)
@@ -481,23 +496,25 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
                 caption=f"Units with at least one word on {label}, by gold class")
     write_csv(folds, tdir / f"units_{label}_folds.csv")
     ctx.report += [f"## Unit classification on {label}", "",
-                   f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
-                   f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
-                   f"cross-validation grouped by page; word-weighted scores, mean over folds "
-                   f"[95% page bootstrap].", "", to_markdown(classes)]
+                   (f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
+                    f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
+                    "cross-validation grouped by page; word-weighted scores, mean over folds "
+                    "[95% page bootstrap within folds]."), "", to_markdown(classes)]
+    spans = bool(rows["by_span"].any())
     for task, cls in tasks.items():
+        what = "+".join(cls) if spans else "units aligned with the gold text"
         metrics = [f"{s}_{task}" for s in SCORE_NAMES]
         table = wide_table(summary, metrics, dataset=label)
         table.columns = [c.removesuffix(f"_{task}") for c in table.columns]
-        caption = f"Unit classification on {label}, content = {'+'.join(cls)}"
+        caption = f"Unit classification on {label}, content = {what}"
         write_table(table, tdir / f"units_{label}_{task}", caption=caption)
         stem = f"units_{label}_{task}_prf"
         bar_prf(summary, fdir / stem, label, metrics=tuple(metrics[:3]),
-                title=f"{label}: content {'+'.join(cls)}, word-weighted P/R/F1")
+                title=f"{label}: content = {what}, word-weighted P/R/F1")
         ctx.report += [f"### {caption}", "", to_markdown(table), f"![P/R/F1](figures/{stem}.png)",
                        ""]
     paper = opts.get("paper")
-    if paper:
+    if paper and paper["task"] in tasks:
         long = paper_rows(summary, paper, label)
         table = paper_table(long)
         write_csv(long, tdir / f"units_{label}_paper_long.csv")
