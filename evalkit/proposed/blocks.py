@@ -45,6 +45,7 @@ __all__ = [
     "block_anchor_text",
     "block_text",
     "drop_scripts",
+    "element_paths",
     "iter_own",
     "own_text",
     "owner_block",
@@ -172,6 +173,35 @@ def block_anchor_text(block: Block, block_tags=BLOCK_TAGS) -> str:
     return normalize_space(" ".join(parts))
 
 
+def element_paths(top: lxml.html.HtmlElement, tags=None) -> dict:
+    """XPath of ``top`` and every element below it (only those in ``tags`` when given).
+
+    The same strings as lxml's ``getpath`` (``div[2]`` only when a parent has
+    several children with that tag), built in one pass: ``getpath`` walks to
+    the root for every element, which is quadratic on very deep pages.
+    """
+    start = top.getroottree().getpath(top)
+    out = {top: start} if tags is None or _tag(top) in tags else {}
+    stack = [(top, start)]
+    while stack:
+        el, path = stack.pop()
+        children = [c for c in el if isinstance(c.tag, str)]
+        if not children:
+            continue
+        totals: dict[str, int] = {}
+        for c in children:
+            totals[c.tag] = totals.get(c.tag, 0) + 1
+        seen: dict[str, int] = {}
+        for c in children:
+            seen[c.tag] = seen.get(c.tag, 0) + 1
+            step = c.tag if totals[c.tag] == 1 else f"{c.tag}[{seen[c.tag]}]"
+            child_path = f"{path}/{step}"
+            if tags is None or _tag(c) in tags:
+                out[c] = child_path
+            stack.append((c, child_path))
+    return out
+
+
 def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> list[Block]:
     """The blocks of a (script-free) document in document order, residual block first.
 
@@ -179,11 +209,11 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> list[
     because its text starts before, or around, every other block.
     """
     body = _body(root)
-    tree = root.getroottree()
     tags = tuple(t.lower() for t in block_tags)
+    paths = element_paths(body, frozenset(tags) | {_tag(body)})
     blocks: list[Block] = []
-    residual = Block(index=0, element=body, path=tree.getpath(body), tag=_tag(body) or "body",
-                     residual=True)
+    residual = Block(index=0, element=body, path=paths.get(body) or
+                     body.getroottree().getpath(body), tag=_tag(body) or "body", residual=True)
     text = block_text(residual, tags)
     if text:
         residual.words = len(text.split())
@@ -191,8 +221,7 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> list[
     for el in body.iter():
         tag = _tag(el)
         if tag in tags and el is not body:
-            b = Block(index=len(blocks), element=el, path=tree.getpath(el), tag=tag)
+            b = Block(index=len(blocks), element=el, path=paths[el], tag=tag)
             b.words = len(block_text(b, tags).split())
             blocks.append(b)
     return blocks
-
