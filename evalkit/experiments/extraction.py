@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.dask_runner import dispatch
 from evalkit.experiments import Context
 from evalkit.plots import bar_prf, pages_correct_curve
-from evalkit.runner import run_pages
 from evalkit.scoring import score_extraction
 from evalkit.tables import wide_table, write_table
 
@@ -45,7 +45,7 @@ def run(ctx: Context) -> pd.DataFrame:
                 hashes.append(page.sha256)
                 yield page
 
-        records = run_pages(pages(), ctx.specs, score=score, n_jobs=runner.get("n_jobs", 1),
+        records = dispatch(runner)(pages(), ctx.specs, score=score, n_jobs=runner.get("n_jobs", 1),
                             cache_root=ctx.cache_root, progress=runner.get("progress", True),
                             desc=f"extraction {label}")
         per_page = pd.DataFrame.from_records(records)
