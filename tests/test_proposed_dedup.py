@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from fractions import Fraction as F
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -59,14 +60,14 @@ def test_twc_pfm_paper_example_by_hand():
     want = {t: (f + s) / 2 / n_t for t, f, s in
             (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))}
     assert want == {"a": F(7, 6), "b": F(11, 12), "c": F(17, 24), "d": F(15, 32)}
-    got = twc_pfm("a b c d a b a c a b d".split())
+    got = twc_pfm(["a", "b", "c", "d", "a", "b", "a", "c", "a", "b", "d"])
     assert set(got) == set(want)
-    for t in want:
-        assert got[t] == pytest.approx(float(want[t]), rel=0, abs=1e-12)
+    for t, w in want.items():
+        assert got[t] == pytest.approx(float(w), rel=0, abs=1e-12)
     # the vectorised path gives the same numbers on the same input
-    fast = _twc_pfm_numpy("a b c d a b a c a b d".split())
-    for t in want:
-        assert fast[t] == pytest.approx(float(want[t]), rel=0, abs=1e-12)
+    fast = _twc_pfm_numpy(["a", "b", "c", "d", "a", "b", "a", "c", "a", "b", "d"])
+    for t, w in want.items():
+        assert fast[t] == pytest.approx(float(w), rel=0, abs=1e-12)
 
 
 def test_twc_pfm_edge_cases():
@@ -142,9 +143,8 @@ def test_identical_terms_give_distance_zero_and_empty_text_no_fingerprint():
 def test_fingerprints_stable_across_processes():
     # computed once with XXH64/XXH32/XXH3-128 seed 0; a change here changes every stored result
     want = (3726477295757376933, 3909256785, 70187104434594300163430201501454871884)
-    code = ("from evalkit.proposed.dedup import ModifiedSimhash as M; s = %r; "
-            "print(M().fingerprint(s), M(bits=32).fingerprint(s), M(bits=128).fingerprint(s))"
-            % SENTENCE)
+    code = (f"from evalkit.proposed.dedup import ModifiedSimhash as M; s = {SENTENCE!r}; "
+            "print(M().fingerprint(s), M(bits=32).fingerprint(s), M(bits=128).fingerprint(s))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, check=True).stdout.split()
     assert tuple(int(x) for x in out) == want
@@ -172,7 +172,7 @@ def test_distance_grows_with_edits():
         means.append(sum(dists) / len(dists))
     # measured: 0.0, 1.4, 2.475, 3.725, 5.675, 7.925 (means over 40 seeded blocks)
     assert means[0] == 0
-    assert all(x < y for x, y in zip(means, means[1:])), means
+    assert all(x < y for x, y in pairwise(means)), means
     assert means[-1] < 20  # still far below unrelated blocks (about 32 of 64 bits)
 
 

@@ -7,10 +7,19 @@ import pytest
 
 from evalkit.page import parse_html
 from evalkit.proposed.blocks import block_text, drop_scripts, separate_blocks
-from evalkit.proposed.primary_dom import (apply_min_subtree, apply_punctuation, content_root,
-                                          count_punctuation)
-from evalkit.proposed.primary_tags import (apply_tag_rules, attr_tokens, iab_size, is_ad_marked,
-                                           registrable_domain)
+from evalkit.proposed.primary_dom import (
+    apply_min_subtree,
+    apply_punctuation,
+    content_root,
+    count_punctuation,
+)
+from evalkit.proposed.primary_tags import (
+    apply_tag_rules,
+    attr_tokens,
+    iab_size,
+    is_ad_marked,
+    registrable_domain,
+)
 
 URL = "https://news.example.co.uk/world/story.html"
 PARA = "<p>The council met on Monday, and the vote passed: nine to four.</p>"
@@ -36,7 +45,7 @@ def state(blocks):
 
 
 def test_blocks_are_disjoint_and_residual_is_explicit():
-    root, blocks = prepared("lead <div>outer <table><tr><td>cell</td></tr></table>"
+    _, blocks = prepared("lead <div>outer <table><tr><td>cell</td></tr></table>"
                             "<div>inner</div> tail</div> end<script>var x;</script>")
     assert [(b.path, block_text(b)) for b in blocks] == [
         ("/html/body", "lead end"),
@@ -149,7 +158,7 @@ def test_ad_label_left_after_the_ad_goes_with_it():
 
 
 def test_iab_size():
-    root, blocks, counts = tag_rules(
+    root, _, counts = tag_rules(
         '<div><iframe src="https://x.example.co.uk/f" width="300" height="250"></iframe>'
         'Text stays, here.</div>'
         '<div><img src="/a.png" style="width:728px; height:90px">Leaderboard text.</div>'
@@ -248,7 +257,7 @@ def test_no_punctuation_keeps_body_as_root():
 
 
 def test_punctuation_rule_with_short_text_merging():
-    root, blocks = prepared(
+    _, blocks = prepared(
         '<div id="h">A headline without any marks at all</div>'       # short, next has marks
         '<div id="p">' + PARA + '</div>'
         '<div id="l">Home World Business Sport Science Technology Health Arts Travel Weather</div>'
@@ -261,13 +270,13 @@ def test_punctuation_rule_with_short_text_merging():
     assert got == {"h": "kept", "p": "kept", "l": "punctuation", "s1": "kept", "s2": "kept",
                    "q": "kept"}
     assert removed == 1
-    root, blocks = prepared('<div id="l">Home World Business Sport Science Technology Health Arts'
+    _, blocks = prepared('<div id="l">Home World Business Sport Science Technology Health Arts'
                             '</div><div id="s1">Tags</div><div id="s2">Politics</div>')
     apply_punctuation(blocks, short_text_chars=40)
     assert [b.rule for b in blocks] == ["punctuation"] * 3
     assert "merged with b0, b1, b2" in blocks[1].reason
     # the threshold moves the decision: at 30 characters the headline is judged alone
-    root, blocks = prepared('<div id="h">A headline without any marks at all</div>'
+    _, blocks = prepared('<div id="h">A headline without any marks at all</div>'
                             '<div id="p">' + PARA + '</div>')
     apply_punctuation(blocks, short_text_chars=30)
     assert [b.rule for b in blocks] == ["punctuation", None]
