@@ -88,6 +88,18 @@ def test_page_rows_context_and_labels():
     assert rows["y_main"].tolist() == [0, 1, 0]
 
 
+def test_units_inside_drop_down_lists_are_left_out():
+    html = PAGE.replace("</body>", "<form><select><option>United Kingdom</option>"
+                                   "<option>United States</option></select> Go</form></body>")
+    units = segment(parse_html(html))
+    assert [u.text for u in units[3:]] == ["United Kingdom", "United States", "Go"]
+    assert U.inside(units[3].path, ["select"]) and not U.inside(units[5].path, ["select"])
+    rows = U.page_rows(units, "p", by_span=False)
+    assert rows["n_words"].tolist() == [3.0, 24.0, 3.0, 1.0]  # "Go" (after the list) stays
+    assert rows["prev_n_words"].iloc[-1] == 3.0  # neighbours skip the dropped units
+    assert len(U.page_rows(units, "p", by_span=False, drop_inside=())) == 6
+
+
 def test_one_r_picks_the_cut_with_least_error():
     x = np.array([[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
     est = U.OneR().fit(x, [0, 0, 0, 1, 1, 1])
@@ -240,3 +252,17 @@ def test_summarize_interval_of_the_fold_mean():
     assert (s["n_pages"] == 6).all()
     with pytest.raises(ValueError, match="alpha"):
         U.summarize(folds, pages, "d", alpha=1.5)
+
+
+@pytest.mark.slow
+def test_content_share_of_all_l3s_gn1_matches_the_papers_zero_r(shared):
+    """The papers' ZeroR recall is the content share by words: 63.8 %; ours is 63.9 %."""
+    from evalkit.data.l3s import L3SGN1Dataset
+
+    ds = L3SGN1Dataset(path=str(shared("l3s-gn1")))
+    rows = U._features(ds, U.DEFAULT_TASKS, U.DEFAULT_LINE_WIDTH, U.DEFAULT_DROP_INSIDE, 1)
+    assert rows["page_id"].nunique() == 621
+    share = rows.loc[rows["y_any"] == 1, "weight"].sum() / rows["weight"].sum()
+    assert share == pytest.approx(0.638, abs=0.002)
+    main = rows.loc[rows["y_main"] == 1, "weight"].sum() / rows["weight"].sum()
+    assert main == pytest.approx(0.523, abs=0.002)  # headline + full text
