@@ -44,10 +44,11 @@ def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | Non
 
 
 @hydra.main(config_path=str(CONFIG_DIR), config_name="config", version_base="1.3")
-def _app(cfg: DictConfig) -> None:
+def _app(cfg: DictConfig) -> float | None:
     from evalkit.data.base import DatasetMissingError
     from evalkit.experiments import run_experiment
     from evalkit.registry import UnknownNameError
+    from evalkit.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir
     try:
@@ -61,6 +62,7 @@ def _app(cfg: DictConfig) -> None:
             sys.exit(2)
         raise
     print(f"evalkit: results in {out}")
+    return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
 
 def main() -> None:
