@@ -10,8 +10,9 @@ Each stage can be switched off (``primary``, ``dedup``, ``scoring``), and
 each primary rule has its own switch (``rule_<name>``), so ablations are
 configurations (``configs/method/proposed_primary.yaml`` runs stages 1-2,
 ``proposed_dedup.yaml`` stages 1-3). The extraction records, for every block,
-the stage and rule that removed it with a short reason, or its score and the
-threshold when it was kept.
+the stage and rule that removed it with a short reason, its score and the
+threshold when it reached stage 1.4, and ``duplicate_of`` (the earlier block
+it duplicates) when stage 1.3 removed it.
 
 Site scope (``scope="site"``): the fingerprints of blocks that survive stage
 1.3 are remembered per site (``page.site``, else the registrable domain of
@@ -275,7 +276,8 @@ class Proposed(Extractor):
         flat = " ".join(text.split())
         return {"block": b.index, "tag": b.tag, "path": b.path, "words": b.words,
                 "stage": b.stage, "rule": b.rule, "reason": b.reason, "score": b.score,
-                "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS]}
+                "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS],
+                "duplicate_of": b.extra.get("duplicate_of")}
 
     def _primary(self, root, blocks: list[Block], page: Page, tags) -> dict[str, int]:
         counts = primary_tags.apply_tag_rules(
@@ -313,6 +315,7 @@ class Proposed(Extractor):
             if m >= 0:
                 b.remove("dedup", "near_duplicate",
                          f"near duplicate of block b{alive[m].index} ({self.detector})")
+                b.extra["duplicate_of"] = alive[m].index
             else:
                 b.remove("dedup", "site_duplicate",
                          f"near duplicate of a block kept earlier on {site} ({self.detector})")

@@ -31,6 +31,11 @@ Our reading:
 * The threshold's "total number of blocks" is the block count of stage 1.1
   (14 in the paper's example), not the count after primary removal.
 
+* A consequence of Eq. 8 that we keep: when no block was removed before
+  scoring (all blocks distinct, e.g. a page with a single block, or stages
+  1.2 and 1.3 switched off without duplicates) the threshold is 1 and no
+  score can exceed it, so nothing is kept.
+
 Departures: the pseudocode prints the content weight as ``0.3 * 0.4 * w_c``;
 Eq. 4 and Table 4 use ``0.4 * w_c``, which we follow (the test checks every
 score of Table 4).
