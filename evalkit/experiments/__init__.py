@@ -27,6 +27,8 @@ EXPERIMENTS = Registry("experiment", {
     "dedup": "evalkit.experiments.dedup:run",
     "classification": "evalkit.experiments.classification:run",
     "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",
+    "kaur2017": "evalkit.experiments.kaur2017:run",
+    "kaur2015": "evalkit.experiments.kaur2015:run",
 })
 
 
