@@ -24,6 +24,7 @@ __all__ = ["EXPERIMENTS", "Context", "run_experiment"]
 EXPERIMENTS = Registry("experiment", {
     "extraction": "evalkit.experiments.extraction:run",
     "units": "evalkit.experiments.units:run",
+    "speed": "evalkit.experiments.speed:run",
     "dedup": "evalkit.experiments.dedup:run",
     "classification": "evalkit.experiments.classification:run",
     "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",

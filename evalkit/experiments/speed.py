@@ -1,0 +1,417 @@
+"""The ``speed`` experiment: time per page of every method against the lxml parse of the page.
+
+Issue "Fast and unbreakable" sets the targets: the proposed method, CETD, PAB
+and the jusText-style method each at most 3 x the median time lxml takes to
+parse the same pages, and TWC-PFM plus the fingerprint of a 5,000-term block
+in at most 20 ms. Parsing is the floor: every method parses the page once.
+
+What is measured, all in this one process (no worker processes, no cache,
+whatever ``runner`` says, so nothing but the method is timed):
+
+* per page, interleaved so that a change in machine load hits all alike:
+  ``evalkit.page.parse_html(page.html)`` and each method through
+  :func:`evalkit.runner.extract_one`; each method runs once on the first
+  page before timing starts (imports, lazily built tables, caches);
+* per method: median and 90th percentile ms/page, pages per second, the
+  ratio of its median to the median parse time, and the growth exponent
+  ``b`` of ``time ~ bytes^b`` (least squares on logs), each with a seeded
+  page-bootstrap interval;
+* the micro-benchmark: :func:`evalkit.proposed.twc_pfm` then
+  :func:`evalkit.proposed.fingerprint` on seeded Zipf-distributed blocks of
+  500 to 20,000 terms (best of ``repeat`` runs, term-hash cache cleared
+  before each so hashing is always paid), with its growth exponent;
+* the peak resident memory of the process (``getrusage`` maxrss).
+
+The clock is CPU time of the process by default (``speed.clock=cpu``): the
+machines this runs on are shared, and CPU time does not count the time
+another process holds the core; ``speed.clock=wall`` measures elapsed time.
+
+Unlike the ``extraction`` summary, this summary differs between two runs:
+it holds timings.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from collections.abc import Callable, Iterable
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from evalkit import metrics
+from evalkit.experiments import Context
+from evalkit.page import Page, PageError, parse_html
+from evalkit.plots import save
+from evalkit.runner import MethodSpec, extract_one, iter_tasks
+from evalkit.tables import to_markdown, wide_table, write_table
+
+__all__ = ["CLOCKS", "DEFAULT_LENGTHS", "DEFAULT_TARGETS", "MICRO_DATASET", "MICRO_METHOD",
+           "PARSE_LABEL", "TABLE_METRICS", "TWC_PFM_TARGET_MS", "TWC_PFM_TARGET_TERMS",
+           "growth_exponent", "peak_rss_mb", "run", "speed_table", "summarize", "time_pages",
+           "twc_pfm_benchmark", "zipf_terms"]
+
+#: clocks a timing can use: CPU time of this process, or elapsed time
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+#: block lengths (terms) of the TWC-PFM + fingerprint micro-benchmark
+DEFAULT_LENGTHS = (500, 1000, 2000, 5000, 10000, 20000)
+#: the issue's targets: method label -> largest allowed ratio of median time to median parse
+DEFAULT_TARGETS = {"proposed": 3.0, "cetd": 3.0, "pab": 3.0, "justext_style": 3.0}
+#: the issue's micro-benchmark target: this many terms in at most this many ms
+TWC_PFM_TARGET_TERMS = 5000
+TWC_PFM_TARGET_MS = 20.0
+#: the row label of the parse floor in the tables
+PARSE_LABEL = "lxml_parse"
+#: dataset and method labels of the micro-benchmark rows
+MICRO_DATASET = "twc_pfm_bench"
+MICRO_METHOD = "twc_pfm+fingerprint"
+TABLE_METRICS = ["ms_median", "ms_p90", "pages_per_s", "ratio_to_parse", "growth_exponent",
+                 "target_ratio", "meets_target"]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (maxrss is KiB on Linux, B on macOS)."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+
+
+def growth_exponent(sizes: Iterable[float], times: Iterable[float]) -> float:
+    """Slope ``b`` of the least-squares line through (log size, log time); NaN if undefined.
+
+    ``time ~ size^b``: 1 is linear growth, 2 quadratic. Pairs with a
+    non-positive size or time are left out (the log is undefined).
+    """
+    x = np.asarray(list(sizes), dtype=float)
+    y = np.asarray(list(times), dtype=float)
+    ok = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    return _slope(np.log(x[ok]), np.log(y[ok]))
+
+
+def _slope(lx: np.ndarray, ly: np.ndarray) -> float:
+    if lx.size < 2:
+        return float("nan")
+    dx = lx - lx.mean()
+    var = float(dx @ dx)
+    return float(dx @ (ly - ly.mean()) / var) if var > 0 else float("nan")
+
+
+def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
+               warmup: bool = True) -> pd.DataFrame:
+    """Per page and method: ms of the method, ms of the parse, page bytes, error.
+
+    Methods are built afresh for each site's run of pages, as the runner
+    builds them per task, so site-scope methods see the same history; the
+    building is not timed.
+    """
+    tick = CLOCKS[clock]
+    if warmup and pages:
+        parse_html(pages[0].html, source=pages[0].id)
+        for spec in specs:
+            _build_and(spec, lambda m: extract_one(m, pages[0]))
+    rows = []
+    for task in iter_tasks(pages):
+        methods = [(spec, _build_and(spec, lambda m: m)) for spec in specs]
+        for page in task:
+            t0 = tick()
+            try:
+                parse_html(page.html, source=page.source or page.id)
+                parse_ms = (tick() - t0) * 1000
+            except PageError:  # e.g. an empty file; the methods record their own error
+                parse_ms = float("nan")
+            for spec, method in methods:
+                if isinstance(method, str):  # the method could not be built
+                    ms, error = float("nan"), method
+                else:
+                    t0 = tick()
+                    ext = extract_one(method, page)
+                    ms, error = (tick() - t0) * 1000, ext.error
+                rows.append({"dataset": page.dataset, "page_id": page.id, "site": page.site,
+                             "method": spec.label, "n_bytes": len(page.raw), "ms": ms,
+                             "parse_ms": parse_ms, "error": error})
+    return pd.DataFrame(rows, columns=["dataset", "page_id", "site", "method", "n_bytes", "ms",
+                                       "parse_ms", "error"])
+
+
+def _build_and(spec: MethodSpec, then):
+    try:
+        method = spec.build()
+    except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
+        return f"{type(exc).__name__}: {exc}"
+    return then(method)
+
+
+def zipf_terms(n: int, vocabulary: int = 5000, exponent: float = 1.0,
+               seed: int = 0) -> list[str]:
+    """``n`` seeded terms drawn with P(rank r) proportional to r^-exponent (word-like frequencies)."""
+    rng = np.random.default_rng(seed)
+    p = np.arange(1, vocabulary + 1, dtype=float) ** -exponent
+    ranks = rng.choice(vocabulary, size=n, p=p / p.sum())
+    return [f"term{r}" for r in ranks.tolist()]
+
+
+def twc_pfm_benchmark(lengths: Iterable[int] = DEFAULT_LENGTHS, repeat: int = 5,
+                      vocabulary: int = 5000, exponent: float = 1.0, seed: int = 0,
+                      clock: str = "cpu") -> pd.DataFrame:
+    """Best-of-``repeat`` ms of ``fingerprint(twc_pfm(terms))`` for a seeded block of each length.
+
+    The best run is the estimate (the others include interference from
+    elsewhere); ``ms_worst`` is kept to show the spread.
+    """
+    from evalkit.proposed import fingerprint, twc_pfm
+    from evalkit.proposed.dedup import term_hash
+
+    tick = CLOCKS[clock]
+    fingerprint(twc_pfm(zipf_terms(300, vocabulary, exponent, seed)))  # warm up both code paths
+    rows = []
+    for n in lengths:
+        terms = zipf_terms(int(n), vocabulary, exponent, seed + int(n))
+        runs = []
+        for _ in range(repeat):
+            term_hash.cache_clear()  # pay for hashing every time, as a block of new terms would
+            t0 = tick()
+            fingerprint(twc_pfm(terms))
+            runs.append((tick() - t0) * 1000)
+        rows.append({"n_terms": int(n), "n_distinct": len(set(terms)), "ms": min(runs),
+                     "ms_worst": max(runs)})
+    return pd.DataFrame(rows)
+
+
+def _row(dataset, method, metric, value, lo=np.nan, hi=np.nan, n=0):
+    return {"dataset": dataset, "method": method, "metric": metric, "value": float(value),
+            "ci_low": float(lo), "ci_high": float(hi), "n_pages": int(n)}
+
+
+def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | None = None,
+              n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """Long-format rows per method (and the parse floor) of one data set's timings."""
+    targets = DEFAULT_TARGETS if targets is None else targets
+    boot = {"n_boot": n_boot, "alpha": alpha, "seed": seed}
+    rows = []
+    first = per_page.drop_duplicates("page_id")
+    parsed = first[first["parse_ms"].notna()]
+    series = [(PARSE_LABEL, parsed["parse_ms"].to_numpy(float), parsed["parse_ms"].to_numpy(float),
+               parsed["n_bytes"].to_numpy(float), len(first) - len(parsed))]
+    for method, df in per_page.groupby("method", sort=False):
+        # a page lxml cannot parse has no floor to compare with; methods fail on it anyway
+        ok = df[df["error"].isna() & df["ms"].notna() & df["parse_ms"].notna()]
+        series.append((method, ok["ms"].to_numpy(float), ok["parse_ms"].to_numpy(float),
+                       ok["n_bytes"].to_numpy(float), len(df) - len(ok)))
+    for method, ms, parse, size, failed in series:
+        n = len(ms)
+        rows.append(_row(dataset, method, "failures", failed, n=n + failed))
+        if n == 0:
+            continue
+        rows.append(_row(dataset, method, "ms_median", np.median(ms),
+                         *metrics.bootstrap_ci(ms, np.median, **boot), n))
+        rows.append(_row(dataset, method, "ms_p90", np.percentile(ms, 90),
+                         *metrics.bootstrap_ci(ms, lambda x: np.percentile(x, 90), **boot), n))
+        rows.append(_row(dataset, method, "ms_mean", ms.mean(), *metrics.bootstrap_ci(ms, **boot),
+                         n))
+        per_s = (lambda x: 1000.0 / x.mean() if x.sum() > 0 else np.nan)
+        rows.append(_row(dataset, method, "pages_per_s", per_s(ms),
+                         *metrics.bootstrap_ci(ms, per_s, **boot), n))
+        ratio = (lambda a, b: np.median(a) / np.median(b))
+        rows.append(_row(dataset, method, "ratio_to_parse", ratio(ms, parse),
+                         *metrics.bootstrap_ci_pages([ms, parse], ratio, **boot), n))
+        pos = (ms > 0) & (size > 0)
+        lx, ly = np.log(size[pos]), np.log(ms[pos])
+        rows.append(_row(dataset, method, "growth_exponent", _slope(lx, ly),
+                         *metrics.bootstrap_ci_pages([lx, ly], _slope, **boot), int(pos.sum())))
+        if method in targets:
+            rows.append(_row(dataset, method, "target_ratio", targets[method], n=n))
+            rows.append(_row(dataset, method, "meets_target",
+                             float(ratio(ms, parse) <= targets[method]), n=n))
+    return pd.DataFrame(rows)
+
+
+def _micro_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
+    rows = [_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{r.n_terms}", r.ms, n=repeat)
+            for r in bench.itertuples()]
+    b = growth_exponent(bench["n_terms"], bench["ms"])
+    at = bench.loc[bench["n_terms"] == TWC_PFM_TARGET_TERMS, "ms"]
+    if len(at):
+        value = float(at.iloc[0])
+    else:  # not measured at the target length: read it off the fitted power law
+        lx, ly = np.log(bench["n_terms"]), np.log(bench["ms"])
+        value = float(np.exp(ly.mean() + b * (np.log(TWC_PFM_TARGET_TERMS) - lx.mean())))
+    rows.append(_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{TWC_PFM_TARGET_TERMS}", value,
+                     n=repeat))
+    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "growth_exponent", b, n=len(bench)))
+    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "target_ms", TWC_PFM_TARGET_MS, n=repeat))
+    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "meets_target",
+                     float(value <= TWC_PFM_TARGET_MS), n=repeat))
+    # drop a duplicate row when the target length is also one of the lengths
+    seen, out = set(), []
+    for r in rows:
+        if r["metric"] not in seen:
+            seen.add(r["metric"])
+            out.append(r)
+    return out
+
+
+def run(ctx: Context) -> pd.DataFrame:
+    opts = ctx.section("speed")
+    clock = opts.get("clock", "cpu")
+    if clock not in CLOCKS:
+        raise ValueError(f"speed.clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+    targets = opts.get("targets") or {}
+    n_boot, alpha = int(opts.get("n_boot", 1000)), float(opts.get("alpha", 0.05))
+    summaries = []
+    for label, ds in ctx.datasets.items():
+        pages = list(ds.pages())
+        per_page = time_pages(pages, ctx.specs, clock=clock, warmup=opts.get("warmup", True))
+        if per_page.empty:
+            continue
+        per_page.insert(0, "experiment", "speed")
+        ctx.per_page.append(per_page)
+        for rec in per_page[per_page["error"].notna()].itertuples():
+            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
+                                 "error": rec.error})
+        summary = summarize(per_page, label, targets, n_boot, alpha, ctx.seed)
+        # maxrss never goes down: this is the peak up to and including this data set
+        summary = pd.concat([summary, pd.DataFrame([_row(label, "process", "peak_rss_mb",
+                                                         peak_rss_mb(), n=len(pages))])])
+        summaries.append(summary)
+        _dataset_outputs(ctx, summary, per_page, label, clock)
+    micro = opts.get("micro") or {}
+    if micro.get("enabled", True):
+        repeat = int(micro.get("repeat", 5))
+        bench = twc_pfm_benchmark(micro.get("lengths", DEFAULT_LENGTHS), repeat,
+                                  int(micro.get("vocabulary", 5000)),
+                                  float(micro.get("exponent", 1.0)),
+                                  int(micro.get("seed", ctx.seed)), clock)
+        rows = _micro_rows(bench, repeat)
+        rows.append(_row(MICRO_DATASET, MICRO_METHOD, "peak_rss_mb", peak_rss_mb(), n=repeat))
+        summaries.append(pd.DataFrame(rows))
+        _micro_outputs(ctx, bench, clock)
+    peaks = [r for r in pd.concat(summaries).itertuples() if r.metric == "peak_rss_mb"]
+    ctx.report += ["Peak resident memory of the process so far (getrusage maxrss): "
+                   + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + ".", ""]
+    return pd.concat(summaries, ignore_index=True)
+
+
+def speed_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """Rows = parse floor then methods; cells ``value [CI]``; the target check as yes/no."""
+    table = wide_table(summary, TABLE_METRICS, dataset=dataset, digits=2)
+    sub = summary[(summary["dataset"] == dataset) & (summary["metric"] == "meets_target")]
+    meets = dict(zip(sub["method"], sub["value"]))
+    table["meets_target"] = [("yes" if meets[m] else "no") if m in meets else "-"
+                             for m in table["method"]]
+    return table
+
+
+def _dataset_outputs(ctx: Context, summary, per_page, label, clock):
+    table = speed_table(summary, label)
+    unit = "CPU" if clock == "cpu" else "wall"
+    caption = (f"Speed on {label} ({unit} ms/page, one process): median, p90, pages/s, median "
+               f"over median parse, growth exponent of time ~ bytes^b [95% bootstrap CI]")
+    write_table(table, ctx.out / "tables" / f"speed_{label}", caption=caption)
+    _size_figure(per_page, summary, ctx.out / "figures" / f"speed_{label}_time_vs_size", label,
+                 unit)
+    _ratio_figure(summary, ctx.out / "figures" / f"speed_{label}_ratio", label)
+    ctx.report += [f"## Speed on {label}", "", f"**{caption}**", "", to_markdown(table),
+                   f"![time vs size](figures/speed_{label}_time_vs_size.png)",
+                   f"![ratio to parse](figures/speed_{label}_ratio.png)", ""]
+
+
+def _micro_outputs(ctx: Context, bench, clock):
+    b = growth_exponent(bench["n_terms"], bench["ms"])
+    # strings, so the markdown shows 5000 rather than 5000.0
+    table = pd.DataFrame({"n_terms": bench["n_terms"].map(str),
+                          "n_distinct": bench["n_distinct"].map(str),
+                          "ms": bench["ms"].map("{:.2f}".format),
+                          "ms_worst": bench["ms_worst"].map("{:.2f}".format)})
+    caption = (f"TWC-PFM + fingerprint ({'CPU' if clock == 'cpu' else 'wall'} ms, best of "
+               f"runs) by block length; growth exponent {b:.2f}; target <= "
+               f"{TWC_PFM_TARGET_MS:g} ms at {TWC_PFM_TARGET_TERMS} terms")
+    write_table(table, ctx.out / "tables" / "speed_twc_pfm", caption=caption)
+    _micro_figure(bench, b, ctx.out / "figures" / "speed_twc_pfm", clock)
+    ctx.report += ["## TWC-PFM + fingerprint micro-benchmark", "", f"**{caption}**", "",
+                   to_markdown(table), "![TWC-PFM](figures/speed_twc_pfm.png)", ""]
+
+
+def _size_figure(per_page, summary, stem, dataset, unit):
+    """Log-log scatter of ms against page bytes, one colour per method, fitted power laws."""
+    exps = summary[summary["metric"] == "growth_exponent"].set_index("method")
+    first = per_page.drop_duplicates("page_id")
+    series = [(PARSE_LABEL, first["n_bytes"], first["parse_ms"])]
+    for m, df in per_page[per_page["error"].isna()].groupby("method", sort=False):
+        series.append((m, df["n_bytes"], df["ms"]))
+    fig, ax = plt.subplots(figsize=(7.5, 5.0))
+    for m, x, y in series:
+        x, y = x.to_numpy(float), y.to_numpy(float)
+        ok = (x > 0) & (y > 0)
+        if not ok.any():
+            continue
+        pts = ax.scatter(x[ok], y[ok], s=6, alpha=0.35)
+        b = exps.loc[m, "value"] if m in exps.index else np.nan
+        label = m
+        if np.isfinite(b):
+            lo, hi = exps.loc[m, "ci_low"], exps.loc[m, "ci_high"]
+            label = f"{m}: b = {b:.2f} [{lo:.2f}, {hi:.2f}]"
+            lx, ly = np.log(x[ok]), np.log(y[ok])
+            grid = np.linspace(lx.min(), lx.max(), 20)
+            ax.plot(np.exp(grid), np.exp(ly.mean() + b * (grid - lx.mean())),
+                    color=pts.get_facecolor()[0][:3], lw=1.5)
+        pts.set_label(label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("page size (bytes, log scale)")
+    ax.set_ylabel(f"time per page ({unit} ms, log scale)")
+    ax.set_title(f"{dataset}: time per page vs page size (lines: fit of time ~ bytes^b)")
+    ax.grid(alpha=0.3, which="both")
+    leg = ax.legend(fontsize=7, title="method: growth exponent b [95% CI]", title_fontsize=7,
+                    loc="upper left", bbox_to_anchor=(1.01, 1.0), markerscale=2)
+    for h in leg.legend_handles:
+        h.set_alpha(1)
+    return save(fig, stem)
+
+
+def _ratio_figure(summary, stem, dataset):
+    """Bars of median time over median parse time with bootstrap CIs and the target line."""
+    df = summary[(summary["dataset"] == dataset) & (summary["metric"] == "ratio_to_parse")]
+    df = df[df["method"] != PARSE_LABEL]
+    targets = summary[(summary["dataset"] == dataset) & (summary["metric"] == "target_ratio")]
+    v = df["value"].to_numpy(float)
+    err = np.vstack([np.clip(v - df["ci_low"].to_numpy(float), 0, None),
+                     np.clip(df["ci_high"].to_numpy(float) - v, 0, None)])
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(df) + 2), 4.2))
+    x = np.arange(len(df))
+    ax.bar(x, v, yerr=np.nan_to_num(err), capsize=3, color="tab:blue",
+           label="median time / median parse time (95% CI)")
+    for t in sorted(set(targets["value"])):
+        ax.axhline(t, color="tab:red", ls="--", lw=1, label=f"target: <= {t:g} x parse")
+    ax.axhline(1, color="grey", lw=0.8, label="= parse time")
+    ax.set_xticks(x, df["method"], rotation=30, ha="right")
+    ax.set_yscale("log")
+    ax.set_xlabel("method")
+    ax.set_ylabel("median time / median lxml parse time (log scale)")
+    ax.set_title(f"{dataset}: cost relative to parsing the page")
+    ax.grid(axis="y", alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return save(fig, stem)
+
+
+def _micro_figure(bench, b, stem, clock):
+    x, y = bench["n_terms"].to_numpy(float), bench["ms"].to_numpy(float)
+    spread = np.vstack([np.zeros_like(y), bench["ms_worst"].to_numpy(float) - y])
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.errorbar(x, y, yerr=spread, fmt="o", capsize=3,
+                label="best of runs (bar: up to the slowest run)")
+    lx, ly = np.log(x), np.log(y)
+    grid = np.linspace(lx.min(), lx.max(), 20)
+    ax.plot(np.exp(grid), np.exp(ly.mean() + b * (grid - lx.mean())), "-",
+            label=f"fit: time ~ terms^{b:.2f}")
+    ax.plot([TWC_PFM_TARGET_TERMS], [TWC_PFM_TARGET_MS], "rv", ms=9,
+            label=f"target: <= {TWC_PFM_TARGET_MS:g} ms at {TWC_PFM_TARGET_TERMS} terms")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("block length (terms, log scale)")
+    ax.set_ylabel(f"TWC-PFM + fingerprint time ({'CPU' if clock == 'cpu' else 'wall'} ms, "
+                  "log scale)")
+    ax.set_title("TWC-PFM + fingerprint on seeded Zipf blocks")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return save(fig, stem)

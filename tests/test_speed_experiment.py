@@ -1,0 +1,138 @@
+"""The ``speed`` experiment: growth exponents and summaries worked by hand, a short real run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.cli import CONFIG_DIR
+from evalkit.config import register_resolvers
+from evalkit.experiments import EXPERIMENTS, run_experiment
+from evalkit.experiments import speed as S
+from evalkit.page import Gold, Page
+from evalkit.runner import MethodSpec
+
+register_resolvers()
+
+
+def test_registered():
+    assert EXPERIMENTS.get("speed") is S.run
+
+
+def test_growth_exponent_recovers_power_laws():
+    x = np.array([100.0, 1000.0, 10000.0])
+    assert S.growth_exponent(x, 3 * x) == pytest.approx(1.0)
+    assert S.growth_exponent(x, 0.5 * x ** 2) == pytest.approx(2.0)
+    # log x = 0, 1, 2 (base 10) and log y = 0, 0, 3: slope = 3 / 2 by least squares
+    assert S.growth_exponent([1, 10, 100], [1, 1, 1000]) == pytest.approx(1.5)
+    # non-positive times have no log: they are left out, not turned into -inf
+    assert S.growth_exponent([1, 10, 100, 1000], [1, 10, 0, 1000]) == pytest.approx(1.0)
+    assert np.isnan(S.growth_exponent([5], [2]))
+
+
+def test_zipf_terms_are_seeded_and_frequent_terms_come_first():
+    a = S.zipf_terms(2000, vocabulary=100, seed=3)
+    assert a == S.zipf_terms(2000, vocabulary=100, seed=3)
+    assert a != S.zipf_terms(2000, vocabulary=100, seed=4)
+    counts = pd.Series(a).value_counts()
+    # P(rank 1) / P(rank 2) = 2 under exponent 1: term0 about twice as common as term1
+    assert counts.index[0] == "term0"
+    assert 1.6 < counts["term0"] / counts["term1"] < 2.5
+
+
+def _per_page():
+    # three pages; method m takes exactly 2x, 4x, 6x the parse time; the error row is left out
+    rows = []
+    for i, (size, parse) in enumerate([(1000, 1.0), (2000, 2.0), (4000, 3.0)]):
+        rows.append({"dataset": "d", "page_id": f"p{i}", "site": None, "method": "m",
+                     "n_bytes": size, "ms": 2.0 * parse * (i + 1), "parse_ms": parse,
+                     "error": None})
+        rows.append({"dataset": "d", "page_id": f"p{i}", "site": None, "method": "bad",
+                     "n_bytes": size, "ms": 1.0, "parse_ms": parse,
+                     "error": "ValueError: x" if i == 0 else None})
+    return pd.DataFrame(rows)
+
+
+def test_summary_numbers_by_hand():
+    s = S.summarize(_per_page(), "d", targets={"m": 3.0, "bad": 3.0}, n_boot=50)
+    v = s.set_index(["method", "metric"])["value"]
+    # parse: 1, 2, 3 ms -> median 2, mean 2 -> 500 pages/s
+    assert v[("lxml_parse", "ms_median")] == 2.0
+    assert v[("lxml_parse", "pages_per_s")] == pytest.approx(500.0)
+    # m: 2, 8, 18 ms -> median 8, p90 = 8 + 0.8 * (18 - 8) = 16, mean 28/3
+    assert v[("m", "ms_median")] == 8.0
+    assert v[("m", "ms_p90")] == pytest.approx(16.0)
+    assert v[("m", "pages_per_s")] == pytest.approx(1000 / (28 / 3))
+    assert v[("m", "ratio_to_parse")] == 4.0  # median 8 over median parse 2
+    assert v[("m", "meets_target")] == 0.0 and v[("m", "target_ratio")] == 3.0
+    # m against bytes 1000, 2000, 4000: log-log slope of (2, 8, 18)
+    lx, ly = np.log([1000, 2000, 4000]), np.log([2, 8, 18])
+    assert v[("m", "growth_exponent")] == pytest.approx(np.polyfit(lx, ly, 1)[0])
+    # bad: the failing page is counted and left out of the timings: 1 ms on pages p1, p2
+    assert v[("bad", "failures")] == 1.0
+    assert v[("bad", "ms_median")] == 1.0
+    assert v[("bad", "ratio_to_parse")] == pytest.approx(1.0 / 2.5)
+    assert v[("bad", "meets_target")] == 1.0
+    lo, hi = s.set_index(["method", "metric"]).loc[("m", "ms_median"), ["ci_low", "ci_high"]]
+    assert 2.0 <= lo <= 8.0 <= hi <= 18.0
+    table = S.speed_table(s.assign(experiment="speed"), "d")
+    assert list(table["method"]) == ["lxml_parse", "m", "bad"]
+    assert list(table["meets_target"]) == ["-", "no", "yes"]
+
+
+def test_time_pages_times_every_method_and_records_failures():
+    pages = [Page(id=f"p{i}", dataset="t", raw=html.encode(), gold=Gold(text="x"))
+             for i, html in enumerate(["<html><body><p>One page.</p></body></html>", ""])]
+    specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("nope", "no_such_method")]
+    df = S.time_pages(pages, specs, clock="wall")
+    assert list(df["method"]) == ["fulltext", "nope", "fulltext", "nope"]
+    assert (df["ms"].iloc[[0, 2]] > 0).all() and (df["parse_ms"].iloc[:2] > 0).all()
+    assert df["parse_ms"].iloc[2:].isna().all()  # lxml has nothing to parse in an empty file
+    assert pd.isna(df["error"].iloc[0])
+    assert df["error"].iloc[2].startswith("PageError: p1: empty document")
+    assert df["error"].iloc[1].startswith("UnknownNameError") and np.isnan(df["ms"].iloc[1])
+    assert list(df["n_bytes"]) == [len(pages[0].raw)] * 2 + [0, 0]
+    v = S.summarize(df, "t", n_boot=10).set_index(["method", "metric"])["value"]
+    assert v[("lxml_parse", "failures")] == 1.0 and v[("fulltext", "failures")] == 1.0
+    assert v[("nope", "failures")] == 2.0 and ("nope", "ms_median") not in v.index
+
+
+def test_micro_benchmark_rows_and_target():
+    bench = S.twc_pfm_benchmark(lengths=(200, 1000), repeat=1)
+    assert list(bench["n_terms"]) == [200, 1000] and (bench["ms"] > 0).all()
+    rows = pd.DataFrame(S._micro_rows(bench, 1)).set_index("metric")["value"]
+    # 5,000 not measured: read off the fitted power law through the two points
+    b = np.log(bench["ms"][1] / bench["ms"][0]) / np.log(5)
+    assert rows["growth_exponent"] == pytest.approx(b)
+    assert rows["twc_pfm_ms_5000"] == pytest.approx(bench["ms"][1] * 5 ** b)
+    assert rows["meets_target"] == float(rows["twc_pfm_ms_5000"] <= S.TWC_PFM_TARGET_MS)
+
+
+def _compose(overrides):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=overrides)
+
+
+def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path):
+    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=6", "speed.n_boot=20",
+                    "method=[cetd,fulltext]", "speed.micro.lengths=[500,1000]",
+                    "speed.micro.repeat=1"])
+    out = run_experiment(cfg, tmp_path)
+    s = pd.read_csv(out / "summary.csv")
+    assert set(s["experiment"]) == {"speed"}
+    v = s.set_index(["dataset", "method", "metric"])["value"]
+    assert v[("synthetic", "cetd", "ms_median")] > 0
+    assert v[("synthetic", "cetd", "target_ratio")] == 3.0
+    assert ("synthetic", "fulltext", "target_ratio") not in v.index
+    assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "twc_pfm_ms_1000")] > 0
+    assert v[("synthetic", "process", "peak_rss_mb")] > 10
+    assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "peak_rss_mb")] >= v[("synthetic", "process", "peak_rss_mb")]
+    assert (s.loc[s["metric"] == "ms_median", "n_pages"] == 6).all()
+    for name in ["tables/speed_synthetic.md", "tables/speed_twc_pfm.tex",
+                 "figures/speed_synthetic_time_vs_size.png", "figures/speed_synthetic_ratio.png",
+                 "figures/speed_twc_pfm.svg"]:
+        assert (out / name).is_file(), name
+    per_page = pd.read_csv(out / "per_page.csv")
+    assert len(per_page) == 12 and set(per_page["method"]) == {"cetd", "fulltext"}
