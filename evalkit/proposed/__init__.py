@@ -1,10 +1,11 @@
 """The proposed method of Saravanan & Sathya Bama (2020): four stages, one module each.
 
-``blocks`` (1.1 block separation), ``primary`` (1.2 tag and DOM analysis),
+``blocks`` (1.1 block separation), ``primary_tags`` and ``primary_dom`` (1.2 tag
+and DOM analysis),
 ``dedup`` (1.3 modified simhash), ``scoring`` (1.4 weighted block scoring) and
 ``pipeline`` (the :class:`Proposed` extractor that chains them).
 """
 
-from evalkit.proposed.dedup import fingerprint, hamming, twc_pfm
+from evalkit.proposed.dedup import ModifiedSimhash, fingerprint, hamming, twc_pfm
 
-__all__ = ["fingerprint", "hamming", "twc_pfm"]
+__all__ = ["ModifiedSimhash", "fingerprint", "hamming", "twc_pfm"]

@@ -31,6 +31,13 @@ Our reading:
 * The threshold's "total number of blocks" is the block count of stage 1.1
   (14 in the paper's example), not the count after primary removal.
 
+* A consequence of Eq. 4 that we keep: the score falls as a block's content
+  words grow, and C_w exceeds 1 when one block holds more term occurrences
+  than D_content (always so when a single distinct block is left, since N_i
+  is at least its distinct count). The paper says scores lie in [0, 1]; on
+  real pages whose article sits in one large block, that block scores low or
+  negative and is dropped (measured on 30 CleanEval pages: word F1 0.90
+  after stage 1.3, 0.49 after stage 1.4, 7 pages empty).
 * A consequence of Eq. 8 that we keep: when no block was removed before
   scoring (all blocks distinct, e.g. a page with a single block, or stages
   1.2 and 1.3 switched off without duplicates) the threshold is 1 and no
