@@ -401,7 +401,7 @@ def _utility_reason(b: Block, text: str, phrases, social, share: float, block_ta
         for a in links:
             if host_matches(url_host(a.get("href")), social):
                 n_social += 1
-            elif _has_phrase(normalize_lower(own_text(a, block_tags)), phrases):
+            elif _has_phrase(_normalize_lower(own_text(a, block_tags)), phrases):
                 n_legal += 1
         if (n_social + n_legal) / len(links) > share:
             return (f"{n_social} social and {n_legal} legal of {len(links)} links "
@@ -419,5 +419,5 @@ def _utility_reason(b: Block, text: str, phrases, social, share: float, block_ta
     return None
 
 
-def normalize_lower(text: str) -> str:
+def _normalize_lower(text: str) -> str:
     return " ".join(text.lower().split())
