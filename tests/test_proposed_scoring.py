@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.proposed.scoring import (BlockCounts, block_scores, count_block, denominators,
-                                      threshold, validate_weights)
+from evalkit.proposed.scoring import (
+    BlockCounts,
+    block_scores,
+    count_block,
+    denominators,
+    threshold,
+    validate_weights,
+)
 
 # Table 4 (Saravanan & Sathya Bama 2020): block, total words, title words, link words,
 # distinct words; content words = total - title - link. Page: 12 distinct title words,
