@@ -78,3 +78,16 @@ def test_extraction_summary_is_byte_identical_to_the_local_runners(tmp_path):
     b = (dask / "summary.csv").read_bytes()
     assert a.count(b"\n") > 40  # 4 methods x many metrics: a real summary, not an empty one
     assert a == b
+
+
+def test_a_running_scheduler_is_used_by_address():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:
+        recs = run_pages_dask(PAGES, SPECS, score=_score, scheduler=cluster.scheduler_address,
+                              progress=False)
+        # that cluster ran the five tasks: sites a, b, c and the two site-less pages
+        counts = cluster.scheduler.task_prefixes["run_task"].state_counts
+        assert counts["memory"] == 5
+    assert recs == run_pages(PAGES, SPECS, score=_score, progress=False)
