@@ -292,8 +292,9 @@ def paper_tables(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[str
 
 
 def accuracy_figure(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[str, str],
-                    stem, dataset: str) -> None:
-    """Mean accuracy per case and method, error bars = 95 % bootstrap CI over repeats."""
+                    stem, dataset: str, paper: Mapping[str, Any] | None = None) -> None:
+    """Mean accuracy per case and method, error bars = 95 % bootstrap CI over repeats;
+    a paper's single-draw accuracies (``paper["rows"]``, percent) as dashed grey lines."""
     import matplotlib.pyplot as plt
 
     from evalkit.plots import save
@@ -312,15 +313,21 @@ def accuracy_figure(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[
         lows.append(np.nanmin(vals - err[0]))
         ax.errorbar(x + (j - (len(methods) - 1) / 2) * width, vals, yerr=err, marker="o",
                     markersize=4, capsize=2, linewidth=1, label=method)
+    for (method, cfg), marker in zip((paper or {}).get("rows", {}).items(), "xs^v+"):
+        acc = np.asarray(cfg.get("accuracy") or [], float)[:len(x)] / 100
+        ax.plot(x[:len(acc)], acc, linestyle="--", color="0.4", marker=marker, linewidth=1,
+                label=f"{cfg.get('row', method)} (paper, 1 draw)")
+        lows.append(float(acc.min()) if acc.size else 1.0)
     ax.set_xticks(x, [f"{k}\n({n})" for k, n in zip(x, cases["n_test"])])
-    ax.set_xlabel("case (test pages)")
+    ax.set_xlabel("case (our test pages)" + ("; the paper's cases test the same share of its pages"
+                                             if paper else ""))
     n_rep = int(draws["repeat"].nunique())
     ax.set_ylabel(f"accuracy (mean of {n_rep} draws, 95% CI)")
     bottom = min(lows) if lows else 0.0
     ax.set_ylim(max(0.0, np.floor(bottom * 20) / 20 - 0.05), 1.01)
     ax.set_title(f"{dataset}: Naive Bayes accuracy on each extractor's text")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right", ncol=2)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save(fig, stem)
 
 
@@ -344,7 +351,7 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
                    to_markdown(methods), ""]
     if len(draws):
         stem = f"classification_{label}_accuracy"
-        accuracy_figure(summary, draws, status, fdir / stem, label)
+        accuracy_figure(summary, draws, status, fdir / stem, label, opts.get("paper"))
         ctx.report += [f"![accuracy per case](figures/{stem}.png)", ""]
     paper = opts.get("paper")
     if paper:
