@@ -26,6 +26,7 @@ EXPERIMENTS = Registry("experiment", {
     "units": "evalkit.experiments.units:run",
     "speed": "evalkit.experiments.speed:run",
     "dedup": "evalkit.experiments.dedup:run",
+    "saravanan2020": "evalkit.experiments.saravanan2020:run",
     "classification": "evalkit.experiments.classification:run",
     "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",
     "kaur2017": "evalkit.experiments.kaur2017:run",
