@@ -26,12 +26,11 @@ Settings (each library's own defaults unless stated):
 from __future__ import annotations
 
 import importlib
-import re
 from importlib import metadata
 from types import ModuleType
 
 from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, parse_html
+from evalkit.page import Extraction, Page, parse_html, prepare_html
 from evalkit.visible import visible_text
 
 __all__ = [
@@ -49,8 +48,6 @@ __all__ = [
 ]
 
 INSTALL_HINT = "pip install evalkit[peers]"
-# Several libraries refuse a str that carries an XML declaration (lxml does); browsers ignore it.
-_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 
 
 class PeerUnavailable(RuntimeError):
@@ -65,7 +62,7 @@ class PeerUnavailable(RuntimeError):
 
 
 def _html_for_library(page: Page) -> str:
-    return _XML_DECL.sub("", page.html, count=1)
+    return prepare_html(page.html)
 
 
 class Peer(Extractor):

@@ -30,6 +30,7 @@ __all__ = [
     "Extraction",
     "decode_html",
     "parse_html",
+    "prepare_html",
     "page_id_from_bytes",
     "CONTENT",
     "NOISE",
@@ -214,6 +215,16 @@ def decode_html(raw: bytes) -> tuple[str, str, str]:
     return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
 
 
+def prepare_html(html: str) -> str:
+    """The repairs applied to decoded text before any parser sees it.
+
+    Drops an XML declaration (lxml refuses a ``str`` that carries one) and NUL
+    characters, and closes a ``<title>`` that never ends. Peer libraries get
+    the same repaired text, so comparisons with them stay fair.
+    """
+    return _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", ""))
+
+
 def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlElement:
     """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
 
@@ -223,8 +234,7 @@ def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlEleme
     """
     if isinstance(html, bytes):
         html = decode_html(html)[0]
-    html = _XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")
-    html = _close_title(html)
+    html = prepare_html(html)
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")
     root, parser = _parse(html, source)

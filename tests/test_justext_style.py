@@ -26,7 +26,7 @@ from baselines.justext_style import (
     resolve_stoplist,
     revise,
 )
-from evalkit.page import Gold, Page, PageError, parse_html
+from evalkit.page import Gold, Page, PageError, parse_html, prepare_html
 from evalkit.text import normalize_space
 
 STOP = frozenset({"the", "of", "and", "a", "to", "in", "is", "it"})
@@ -203,7 +203,6 @@ try:
 except ImportError:  # the package is the check; without it these tests skip
     justext = None
 needs_justext = pytest.mark.skipif(justext is None, reason="justext package not installed")
-_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 
 
 @needs_justext
@@ -275,8 +274,8 @@ def _l3s_pages(root, limit=None):
 def compare_with_justext(pages, heading_pass_bug_compatible=True):
     """Share of characters whose class agrees, and both shingle F1s, over ``pages``.
 
-    justext gets the same decoded text (its XML declaration removed, as
-    evalkit's parser does). Paragraphs are aligned by their text; characters
+    justext gets the same decoded and repaired text as evalkit's parser
+    (evalkit.page.prepare_html). Paragraphs are aligned by their text; characters
     of unmatched paragraphs count as disagreement; the denominator is the
     larger of the two character totals.
     """
@@ -286,7 +285,7 @@ def compare_with_justext(pages, heading_pass_bug_compatible=True):
     theirs_out, ours_out, failed = [], [], []
     for page in pages:
         theirs = [(normalize_space(p.text), p.class_type)
-                  for p in justext.justext(_XML_DECL.sub("", page.html, count=1), stop)
+                  for p in justext.justext(prepare_html(page.html), stop)
                   if p.text.strip()]
         try:
             ours = method.paragraphs(page)
