@@ -50,6 +50,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from evalkit.metrics import position_masks
 from evalkit.page import CONTENT, NOISE, Page, Unit
 
 __all__ = [
@@ -68,6 +69,8 @@ DEFAULT_MIN_SHARE = 0.5
 DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
 # rows of the LCS table kept per recomputed block during the traceback
 _CHECKPOINT = 256
+# above this many cells (unit words x text words) a common prefix/suffix is matched first
+_TRIM_ABOVE = 50_000_000
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -94,9 +97,19 @@ def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
     matched = [False] * m
     if m == 0 or not b:
         return matched
-    masks: dict[str, int] = {}
-    for i, w in enumerate(a):
-        masks[w] = masks.get(w, 0) | (1 << i)
+    if m * len(b) > _TRIM_ABOVE:
+        # long pages: match the common prefix and suffix first (they belong to some
+        # LCS), so a method that returns most of a huge page costs no bit loop
+        head = 0
+        while head < min(m, len(b)) and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < min(m, len(b)) - head and a[m - 1 - tail] == b[len(b) - 1 - tail]:
+            tail += 1
+        if head or tail:
+            inner = align_words(a[head:m - tail], b[head:len(b) - tail])
+            return [True] * head + inner + [True] * tail
+    masks = position_masks(a, only=set(b))
     full = (1 << m) - 1
     # text words absent from the units never change V: drop them up front
     seq = [masks[w] for w in b if w in masks]

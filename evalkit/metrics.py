@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -89,6 +89,7 @@ __all__ = [
     "paired_bootstrap_test",
     "paired_permutation_test",
     "pairs_from_groups",
+    "position_masks",
     "prf_from_counts",
     "shingle_counts",
     "shingle_prf",
@@ -255,12 +256,18 @@ def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """
     if len(a) < len(b):
         a, b = b, a
+    # a common prefix and suffix belong to some LCS: count them without the bit loop
+    head = 0
+    while head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(b) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    a, b = a[head:len(a) - tail], b[head:len(b) - tail]
     m = len(a)
     if m == 0 or not b:
-        return 0
-    match: dict[Hashable, int] = {}
-    for i, x in enumerate(a):
-        match[x] = match.get(x, 0) | (1 << i)
+        return head + tail
+    match = position_masks(a, only=set(b))
     full = (1 << m) - 1
     v = full
     for y in b:
@@ -269,7 +276,28 @@ def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
             continue  # U = 0 leaves V unchanged
         u = v & mask
         v = ((v + u) | (v - u)) & full
-    return m - v.bit_count()
+    return head + tail + m - v.bit_count()
+
+
+def position_masks(seq: Sequence[Hashable], only: Container | None = None) -> dict[Hashable, int]:
+    """Bit-parallel match masks: for each token, an int with bit ``i`` set where ``seq[i]`` is it.
+
+    ``only`` restricts the tokens (tokens of the other sequence are the only ones
+    an LCS can use). Built from position lists through a byte buffer, in time
+    linear in ``len(seq)`` plus the masks' sizes; OR-ing ``1 << i`` into an int
+    would copy the growing mask at every position, quadratic on long pages.
+    """
+    positions: dict[Hashable, list[int]] = {}
+    for i, x in enumerate(seq):
+        if only is None or x in only:
+            positions.setdefault(x, []).append(i)
+    masks = {}
+    for x, pos in positions.items():
+        buf = bytearray(pos[-1] // 8 + 1)
+        for i in pos:
+            buf[i >> 3] |= 1 << (i & 7)
+        masks[x] = int.from_bytes(buf, "little")
+    return masks
 
 
 def lcs_prf(pred: Tokens, gold: Tokens) -> PRF:
