@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     "parse_html",
     "prepare_html",
     "page_id_from_bytes",
+    "sniff_not_html",
     "CONTENT",
     "NOISE",
 ]
@@ -223,6 +225,46 @@ def prepare_html(html: str) -> str:
     the same repaired text, so comparisons with them stay fair.
     """
     return _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", ""))
+
+
+#: file signatures of formats that are sometimes saved under an .html name
+_MAGIC = ((b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (docx/xlsx/epub?)"),
+          (b"\x1f\x8b", "gzip-compressed data (decompress it first)"),
+          (b"\x89PNG", "a PNG image"), (b"GIF8", "a GIF image"), (b"\xff\xd8\xff", "a JPEG image"))
+#: control bytes (NUL..US and DEL, except tab, line ends, form feed and the ESC of ISO-2022)
+_CONTROL = bytes(b for b in [*range(32), 127] if b not in b"\t\n\x0b\x0c\r\x1b")
+#: share of control bytes in the head above which a file is binary (text has next to none)
+MAX_CONTROL_SHARE = 0.05
+
+
+def sniff_not_html(raw: bytes, html: str | None = None) -> str | None:
+    """Why ``raw`` is not an HTML page (a PDF, an image, binary data, JSON), or None.
+
+    Only clear cases are reported: a known file signature, more than
+    :data:`MAX_CONTROL_SHARE` control bytes in the first 4 KB (unless a
+    UTF-16/32 byte-order mark explains them), or a whole file that is valid
+    JSON. Plain text without tags is left to the parser, which wraps it.
+    """
+    head = raw[:_SNIFF_BYTES]
+    if any(head.startswith(bom) for bom, _ in _BOMS[1:]):
+        return None  # UTF-16/32 text is full of NUL bytes by design
+    stripped = head.lstrip()
+    for magic, what in _MAGIC:
+        if stripped.startswith(magic):
+            return f"not HTML: {what}"
+    if head:
+        share = sum(head.count(bytes([b])) for b in _CONTROL) / len(head)
+        if share > MAX_CONTROL_SHARE:
+            hint = "; UTF-16 without a byte-order mark?" if head.count(0) > len(head) // 4 else ""
+            return (f"not HTML: binary data ({share:.0%} control bytes in the first "
+                    f"{len(head)} bytes{hint})")
+    if stripped[:1] in (b"{", b"["):
+        try:
+            json.loads(html if html is not None else raw)
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return "not HTML: a JSON document"
+    return None
 
 
 def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlElement:

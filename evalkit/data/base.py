@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.page import Page
+from evalkit.page import Page, sniff_not_html
 
 __all__ = ["Dataset", "DatasetMissingError", "Skipped"]
 
@@ -54,10 +54,23 @@ class Dataset:
         self.skipped.append(Skipped(str(file), reason))
 
     def pages(self) -> Iterator[Page]:
+        """Pages in order; files that are not HTML and repeated page ids are skipped here,
+        for every reader, with the file named in the reason."""
         self.skipped = []
-        for n, page in enumerate(self._iter_pages()):
+        first: dict[str, str] = {}  # page id -> the file it came from
+        n = 0
+        for page in self._iter_pages():
             if self.limit is not None and n >= self.limit:
                 return
+            where = page.source or page.id
+            reason = sniff_not_html(page.raw, page.html)
+            if reason is None and page.id in first:
+                reason = f"duplicate page id {page.id!r} (first read from {first[page.id]})"
+            if reason is not None:
+                self.skip(where, reason)
+                continue
+            first[page.id] = where
+            n += 1
             yield page
 
     def _iter_pages(self) -> Iterator[Page]:  # pragma: no cover - interface
