@@ -132,7 +132,11 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                     ext = extract_one(method, page)
                 if ext.error is None and not stateful:
                     cache.put(key, ext)
-            rec = score(page, spec.label, ext)
+            try:
+                rec = score(page, spec.label, ext)
+            except Exception as exc:  # noqa: BLE001 - a page the scorer chokes on is a record too
+                rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label,
+                       "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
             rec["cached"] = cached
             records.append(rec)
         context.update(pkey.encode())
