@@ -146,3 +146,20 @@ def test_real_multirun_of_five_k_values_aggregates_into_five_rows(tmp_path):
     assert ((table["ci_low"] <= f1) & (f1 <= table["ci_high"])).all()
     assert 0.5 < f1.min() and f1.max() <= 1.0
     assert len(list(sweeps[0].glob("sweep_plot.png"))) == 1
+
+
+def test_optuna_search_space_keeps_k_within_0_to_8():
+    pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra_plugins.hydra_optuna_sweeper._impl import create_optuna_distribution_from_override
+
+    cfg = _compose(["sweep=proposed_optuna"])
+    params = plain(cfg.hydra.sweeper.params)
+    parser = OverridesParser.create()
+    dists = {k: create_optuna_distribution_from_override(parser.parse_override(f"{k}={v}"))
+             for k, v in params.items()}
+    # Optuna's integer range includes its end, the basic sweeper's does not
+    assert (dists["method.proposed.k"].low, dists["method.proposed.k"].high) == (0, 8)
+    cov = dists["method.proposed.min_subtree_coverage"]
+    assert 0.5 < cov.low and cov.high <= 1.0  # the method accepts (0.5, 1]
+    assert cfg.aggregate.method == "proposed" and cfg.hydra.sweeper.direction == "maximize"
