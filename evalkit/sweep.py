@@ -169,6 +169,8 @@ def _metric_name(metric: str) -> str:
 
 
 def _label(row: pd.Series, params: list[str]) -> str:
+    if len(params) == 1:  # the axis label names the one parameter
+        return _short(row[params[0]])
     return ", ".join(f"{p.rsplit('.', 1)[-1]}={_short(row[p])}" for p in params)
 
 
@@ -210,7 +212,8 @@ def plot_sweep(table: pd.DataFrame, params: list[str], metric: str, stem: str | 
         ax.set_xlabel(params[0])
     else:
         ax.set_xticks(range(len(combos)), combos, rotation=45, ha="right", fontsize=8)
-        ax.set_xlabel("parameters of the job" if params else "job")
+        ax.set_xlabel(params[0] if len(params) == 1 else "parameters of the job" if params
+                      else "job")
     ax.set_ylabel(f"{_metric_name(metric)} (95% bootstrap CI)")
     ax.set_title(title or f"{_metric_name(metric)} over the sweep")
     ax.grid(alpha=0.3)
