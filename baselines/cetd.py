@@ -31,8 +31,9 @@ For every element i under ``<body>``:
   stays. The output is the visible text of what is left, in document order.
 
 All counts come from one bottom-up pass over the elements (children before
-parents), so a page costs a few passes over its element list and no subtree
-text is extracted twice.
+parents), which also keeps each element's text and tail, so the output text
+is assembled from those lists: lxml is asked for each string once and no
+subtree text is extracted twice.
 
 Where evalkit departs from the paper and the reference code:
 
@@ -68,8 +69,7 @@ import lxml.html
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
-from evalkit.text import normalize_space
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
 __all__ = [
     "CETD",
@@ -83,6 +83,7 @@ __all__ = [
     "densities",
     "density_sums",
     "dom_stats",
+    "kept_text",
     "run_density",
     "select_content",
     "text_density",
@@ -101,6 +102,9 @@ _TOLERANCE = 1e-12
 # A text summary (ns, tok, first, last) lets the normalised length of a
 # concatenation be computed from its parts: ns non-space characters, tok
 # whitespace-separated tokens, and the kind of its first and last character.
+# Joining a then b adds both counts, less one token when a ends and b starts
+# with a word character (the token runs across the seam); an empty part
+# (no string at all) leaves the other unchanged.
 _EMPTY, _SPACE, _WORD = 0, 1, 2
 _NOTHING = (0, 0, _EMPTY, _EMPTY)
 
@@ -115,26 +119,14 @@ def _summary(text: str | None) -> tuple[int, int, int, int]:
             _SPACE if text[0].isspace() else _WORD, _SPACE if text[-1].isspace() else _WORD)
 
 
-def _join(a, b):
-    if a[2] == _EMPTY:
-        return b
-    if b[2] == _EMPTY:
-        return a
-    glued = 1 if (a[3] == _WORD and b[2] == _WORD) else 0  # a token runs across the seam
-    return (a[0] + b[0], a[1] + b[1] - glued, a[2], b[3])
-
-
-def _length(s) -> int:
-    """Length of the whitespace-normalised text a summary stands for."""
-    return s[0] + s[1] - 1 if s[1] else 0
-
-
 @dataclass
 class DomStats:
     """Per-element counts of one body, indexed by document (pre-)order; body is 0.
 
     ``runs[i]`` lists the normalised lengths of the non-empty text runs lying
-    directly in element i (its text and its children's tails).
+    directly in element i (its text and its children's tails); ``names[i]`` is
+    its lower-case tag, ``texts[i]`` and ``tails[i]`` its raw text and tail, read
+    once from lxml.
     """
 
     nodes: list = field(default_factory=list)
@@ -145,6 +137,9 @@ class DomStats:
     link_chars: list[int] = field(default_factory=list)
     link_tags: list[int] = field(default_factory=list)
     runs: list[list[int]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    texts: list[str | None] = field(default_factory=list)
+    tails: list[str | None] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
@@ -167,57 +162,101 @@ def clean_tree(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 
 def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
     """C, T, LC, LT and text runs of every element under ``body``, in one bottom-up pass."""
-    nodes = [el for el in body.iter() if isinstance(el.tag, str)]
+    nodes = list(body.iter(lxml.etree.Element))  # elements only, filtered in C
     n = len(nodes)
     index = {el: i for i, el in enumerate(nodes)}
     parent = [-1] * n
     children: list[list[int]] = [[] for _ in range(n)]
-    for i, el in enumerate(nodes):
-        for child in el:
-            j = index.get(child)
-            if j is not None:
-                children[i].append(j)
-                parent[j] = i
-    tag = [el.tag.lower() for el in nodes]
-    is_link = [t in LINK_TAGS for t in tag]
     chars, tags, lchars, ltags = [0] * n, [0] * n, [0] * n, [0] * n
+    is_link = [False] * n
     runs: list[list[int]] = [[] for _ in range(n)]
-    outer = [_NOTHING] * n  # the summary a parent sees (block elements are set off by spaces)
+    names: list[str] = [""] * n
+    texts: list[str | None] = [None] * n
+    tails: list[str | None] = [None] * n
+    # what a parent sees of each child: its summary (a block element is set off by
+    # spaces) joined with its tail's, and the normalised length of that tail
+    seen: list[tuple[int, int, int, int]] = [_NOTHING] * n
+    tail_run = [0] * n
+    block_tags, link_tags = BLOCK_TAGS, LINK_TAGS
+
+    for i in range(1, n):  # pre-order: appending keeps every child list in document order
+        p = index[nodes[i].getparent()]  # far cheaper in lxml than listing each element's children
+        parent[i] = p
+        children[p].append(i)
 
     for i in range(n - 1, -1, -1):  # reversed pre-order: every child before its parent
         el = nodes[i]
-        s = _summary(el.text)
-        own_runs = [_length(s)] if s[1] else []
+        text = texts[i] = el.text
+        # the running summary (ns, tok, first, last), unpacked: _join inlined for speed
+        ns = tok = 0
+        first = last = _EMPTY
+        own_runs = []
+        if text:
+            ns, tok, first, last = _summary(text)
+            if tok:
+                own_runs.append(ns + tok - 1)
         t = lc = lt = 0
         for j in children[i]:
-            s = _join(s, outer[j])
-            tail = _summary(nodes[j].tail)
-            if tail[1]:
-                own_runs.append(_length(tail))
-            s = _join(s, tail)
-            t += tags[j] + 1
+            part = seen[j]
+            if part[2] != _EMPTY:
+                if first == _EMPTY:
+                    ns, tok, first, last = part
+                else:
+                    ns += part[0]
+                    tok += part[1] - (last == _WORD and part[2] == _WORD)  # a token across the seam
+                    last = part[3]
+            if tail_run[j]:
+                own_runs.append(tail_run[j])
+            tj = tags[j]
+            t += tj + 1
             lc += lchars[j]
-            lt += ltags[j]
-            if is_link[j] or (ltags[j] and ltags[j] == tags[j] and lchars[j] == chars[j]):
+            ltj = ltags[j]
+            lt += ltj
+            if is_link[j] or (ltj and ltj == tj and lchars[j] == chars[j]):
                 lt += 1  # the child is a link, or a wrapper holding nothing but links
-        chars[i] = _length(s)
+        c = ns + tok - 1 if tok else 0
+        chars[i] = c
         tags[i] = t
         runs[i] = own_runs
-        if is_link[i]:
-            lchars[i], ltags[i] = chars[i], t
+        tag = names[i] = el.tag.lower()
+        if tag in link_tags:
+            is_link[i] = True
+            lchars[i], ltags[i] = c, t
         else:
             lchars[i], ltags[i] = lc, lt
-        outer[i] = (s[0], s[1], _SPACE, _SPACE) if tag[i] in BLOCK_TAGS else s
+        if tag in block_tags:
+            first = last = _SPACE
+        tail = tails[i] = el.tail
+        if tail and tail.isspace():  # the commonest tail: only white space between tags
+            if first == _EMPTY:
+                first = _SPACE
+            last = _SPACE
+        elif tail:
+            t_ns, t_tok, t_first, t_last = _summary(tail)
+            if t_tok:
+                tail_run[i] = t_ns + t_tok - 1
+            if first == _EMPTY:
+                ns, tok, first, last = t_ns, t_tok, t_first, t_last
+            elif t_first != _EMPTY:
+                ns += t_ns
+                tok += t_tok - (last == _WORD and t_first == _WORD)
+                last = t_last
+        seen[i] = (ns, tok, first, last)
 
-    # inside a link, everything is link text and every tag a link tag
-    in_link = [False] * n
-    for i in range(1, n):
-        p = parent[i]
-        in_link[i] = in_link[p] or is_link[p]
-        if in_link[i]:
-            lchars[i], ltags[i] = chars[i], tags[i]
+    # inside a link, everything is link text and every tag a link tag; a subtree is
+    # contiguous in pre-order, so a link's descendants are the next tags[i] elements
+    i = 0
+    while i < n:
+        if is_link[i]:
+            end = i + tags[i] + 1
+            lchars[i + 1:end] = chars[i + 1:end]
+            ltags[i + 1:end] = tags[i + 1:end]
+            i = end
+        else:
+            i += 1
     return DomStats(nodes=nodes, parent=parent, children=children, chars=chars, tags=tags,
-                    link_chars=lchars, link_tags=ltags, runs=runs)
+                    link_chars=lchars, link_tags=ltags, runs=runs, names=names, texts=texts,
+                    tails=tails)
 
 
 def text_density(c: int, t: int) -> float:
@@ -264,13 +303,18 @@ def densities(stats: DomStats, kind: str) -> list[float]:
 def density_sums(stats: DomStats, dens: list[float], kind: str) -> list[float]:
     """DensitySum of every element: children's densities plus its own text runs."""
     r = stats.ratio
+    child_sums: list[float] = [0] * len(dens)
+    parent = stats.parent
+    for i in range(1, len(dens)):  # pre-order: each parent adds its children left to right
+        child_sums[parent[i]] += dens[i]
     out = []
     for i, kids in enumerate(stats.children):
         if not kids:
             out.append(dens[i])
+        elif kind == "td":
+            out.append(child_sums[i] + sum(map(float, stats.runs[i])))
         else:
-            out.append(sum(dens[j] for j in kids)
-                       + sum(run_density(length, kind, r) for length in stats.runs[i]))
+            out.append(child_sums[i] + sum(run_density(length, kind, r) for length in stats.runs[i]))
     return out
 
 
@@ -315,6 +359,50 @@ def select_content(stats: DomStats, dens: list[float], sums: list[float]) -> tup
     return marks, root, threshold
 
 
+def kept_text(stats: DomStats, marks: list[int]) -> str:
+    """Visible text of the body without the elements marked 0 (their tails stay).
+
+    The same text as :func:`evalkit.visible.element_text` of the body skipping
+    those elements, built from the texts and tails ``dom_stats`` already read.
+    """
+    names, texts, tails, tags = stats.names, stats.texts, stats.tails, stats.tags
+    n = len(names)
+    if not n or names[0] in INVISIBLE_TAGS:
+        return ""
+    parts: list[str] = []
+    append = parts.append
+    open_: list[int] = []  # kept elements whose subtree the walk is inside, innermost last
+    i = 0
+    while i < n:
+        while open_ and open_[-1] + tags[open_[-1]] < i:  # left that subtree: close it
+            k = open_.pop()
+            if names[k] in BLOCK_TAGS:
+                append("\n")
+            if k and tails[k]:
+                append(tails[k])
+        name = names[i]
+        if i and (not marks[i] or name in INVISIBLE_TAGS):
+            if tails[i]:
+                append(tails[i])
+            i += tags[i] + 1  # a subtree is contiguous in pre-order
+            continue
+        if name in BLOCK_TAGS:
+            append("\n")
+        if texts[i]:
+            append(texts[i])
+        open_.append(i)
+        i += 1
+    while open_:
+        k = open_.pop()
+        if names[k] in BLOCK_TAGS:
+            append("\n")
+        if k and tails[k]:
+            append(tails[k])
+    # normalize_space per line: str.split() and the \s of re agree on what is white space
+    lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
 class CETD(Extractor):
     """Text-density content extraction (Sun, Song & Liao 2011).
 
@@ -346,8 +434,7 @@ class CETD(Extractor):
         dens = densities(stats, kind)
         sums = density_sums(stats, dens, kind)
         marks, content_root, threshold = select_content(stats, dens, sums)
-        index = {el: i for i, el in enumerate(stats.nodes)}
-        text = element_text(body, lambda el: marks[index[el]] == 0 if el in index else True)
+        text = kept_text(stats, marks)
         return Extraction(text=text, info={
             "n_nodes": len(stats.nodes),
             "threshold": threshold,
