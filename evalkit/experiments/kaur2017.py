@@ -20,8 +20,8 @@ Where this departs from the paper:
 * TN is every visible page word that is neither gold nor extracted (the
   multiset definition in :func:`evalkit.metrics.word_confusion`). The paper's
   TN column holds 0 to 4 words a page, so its accuracy is close to its
-  recall; ours counts the page's noise words, so accuracy here is dominated
-  by how much noise a page has and rarely falls below the recall.
+  recall; ours counts the page's noise words, so accuracy also rewards the
+  noise left out and can lie far from the recall on either side.
 * Per-page TP + FN in the paper does not always equal its "total words"
   (page 1: 299 + 1 vs 299); our counts satisfy TP + FN = gold words.
 """
