@@ -55,7 +55,8 @@ def bar_prf(summary: pd.DataFrame, stem, dataset: str,
     ax.set_ylabel("score (0-1, 95% bootstrap CI)")
     ax.set_xlabel("method")
     ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1")
-    ax.legend(loc="lower right", fontsize=8)
+    # outside the axes, so no bar is ever hidden behind it
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     return save(fig, stem)
 

@@ -8,14 +8,17 @@ no state leaks between tasks and results do not depend on scheduling.
 
 A method that raises on a page yields a record with ``error`` set; the run
 goes on. Extractions (not scores) are cached on disk keyed by method,
-parameters, page hash, site context and evalkit version, so a rerun or an
+parameters, page hash, site context, evalkit version and a hash of the
+source code, so a rerun or an
 interrupted run resumes, and re-scoring with a new metric needs no
 re-extraction.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import itertools
 import json
 import os
@@ -31,7 +34,24 @@ from typing import Any
 from evalkit import __version__
 from evalkit.page import Extraction, Page
 
-__all__ = ["MethodSpec", "ExtractionCache", "run_task", "iter_tasks", "run_pages", "extract_one"]
+__all__ = ["MethodSpec", "ExtractionCache", "code_fingerprint", "run_task", "iter_tasks",
+           "run_pages", "extract_one"]
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Hash of every source file of evalkit and baselines.
+
+    Part of every cache key, so that editing a method (or anything it calls)
+    can never let a rerun reuse extractions made by the old code.
+    """
+    h = hashlib.sha256()
+    for pkg in ("evalkit", "baselines"):
+        root = Path(importlib.import_module(pkg).__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -50,7 +70,8 @@ class MethodSpec:
         return reg.create(self.registry, **self.params)
 
     def key(self) -> str:
-        blob = json.dumps([self.registry, self.params, __version__], sort_keys=True, default=str)
+        blob = json.dumps([self.registry, self.params, __version__, code_fingerprint()],
+                          sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def __hash__(self):
