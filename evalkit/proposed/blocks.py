@@ -24,12 +24,19 @@ Our reading:
   computed at separation time, before later stages change the tree.
 
 Departures: none beyond making the residual block explicit.
+
+Speed: the text of a block is needed by several rules and stages; a
+:class:`TextCache` computes each block's own text once and again only after a
+change to the tree inside that block (``primary_tags`` tells it which block a
+dropped element came from). ``own_text`` is an explicit-stack walk that skips
+nested blocks and invisible elements before pushing them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import lxml.html
@@ -42,12 +49,14 @@ __all__ = [
     "BLOCK_TAGS",
     "DROP_TAGS",
     "Block",
+    "TextCache",
     "block_anchor_text",
     "block_text",
     "drop_scripts",
     "element_paths",
     "iter_own",
     "own_text",
+    "own_word_count",
     "owner_block",
     "separate_blocks",
 ]
@@ -95,10 +104,22 @@ def _tag(el) -> str:
 
 def drop_scripts(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Remove script/style/noscript/template elements (keeping tails), in place."""
-    for el in list(root.iter()):
+    _drop_scripts(root)
+    return root
+
+
+def _drop_scripts(root: lxml.html.HtmlElement) -> list:
+    """:func:`drop_scripts`, returning the elements left (held, their proxies stay alive).
+
+    lxml builds a Python proxy, through ``lxml.html``'s Python class lookup,
+    each time an element without a live proxy is visited; holding the list
+    for the whole extraction makes every later walk reuse them.
+    """
+    every = list(root.iter())
+    for el in every:
         if _tag(el) in DROP_TAGS and el.getparent() is not None:
             el.drop_tree()
-    return root
+    return list(root.iter())
 
 
 def _body(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -127,36 +148,84 @@ def owner_block(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> lxml.html.H
     return None
 
 
+@lru_cache(maxsize=64)
+def _skip_set(block_tags: tuple) -> frozenset:
+    """Children that own_text does not enter: invisible elements and nested blocks."""
+    return INVISIBLE_TAGS.union(block_tags)
+
+
+def _own_parts(el: lxml.html.HtmlElement, block_tags) -> list[str]:
+    """The text pieces of ``el`` minus nested blocks, with "\\n" around block-level elements."""
+    tag = _tag(el)
+    if not tag or tag in INVISIBLE_TAGS:
+        return []
+    skip = _skip_set(tuple(block_tags))
+    lines = _LINE_TAGS
+    parts: list[str] = []
+    append = parts.append
+    # stack items: an element to enter, or a string to emit on the way out
+    stack: list = [el]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node.__class__ is str:
+            append(node)
+            continue
+        line = node.tag.lower() in lines  # a str: only elements are pushed
+        if line:
+            append("\n")
+        if node.text:
+            append(node.text)
+        if line:
+            push("\n")
+        for child in reversed(node):
+            tail = child.tail
+            if tail:
+                push(tail)
+            ctag = child.tag
+            if ctag.__class__ is str and ctag.lower() not in skip:
+                push(child)
+    return parts
+
+
 def own_text(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> str:
     """Visible text under ``el`` minus nested blocks, a line per block-level element.
 
     The same rules as ``evalkit.visible.element_text`` but iterative, so that
     very deep documents do not exhaust the recursion limit.
     """
-    parts: list[str] = []
-    # stack items: an element to enter, or a string to emit on the way out
-    stack: list = [el]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            parts.append(node)
-            continue
-        tag = _tag(node)
-        if not tag or tag in INVISIBLE_TAGS or (node is not el and tag in block_tags):
-            continue
-        line = tag in _LINE_TAGS
-        if line:
-            parts.append("\n")
-        if node.text:
-            parts.append(node.text)
-        if line:
-            stack.append("\n")
-        for child in reversed(node):
-            if child.tail:
-                stack.append(child.tail)
-            stack.append(child)
-    lines = (normalize_space(x) for x in "".join(parts).split("\n"))
+    # " ".join(x.split()) is normalize_space: str.split and re's \s agree on every code point
+    lines = (" ".join(x.split()) for x in "".join(_own_parts(el, block_tags)).split("\n"))
     return "\n".join(x for x in lines if x)
+
+
+def own_word_count(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> int:
+    """``len(own_text(el, block_tags).split())`` without building the lines."""
+    return len("".join(_own_parts(el, block_tags)).split())
+
+
+class TextCache:
+    """Own text of each block of one page: computed once, recomputed after a change.
+
+    Whoever changes the tree inside a block calls :meth:`invalidate` for it
+    (``primary_tags.apply_tag_rules`` does for every element it drops).
+    """
+
+    def __init__(self, block_tags=BLOCK_TAGS):
+        self.block_tags = block_tags
+        self._texts: dict[int, str] = {}
+
+    def __getitem__(self, block: Block) -> str:
+        text = self._texts.get(block.index)
+        if text is None:
+            text = self._texts[block.index] = own_text(block.element, self.block_tags)
+        return text
+
+    def __setitem__(self, block: Block, text: str) -> None:
+        self._texts[block.index] = text
+
+    def invalidate(self, block: Block) -> None:
+        self._texts.pop(block.index, None)
 
 
 def block_text(block: Block, block_tags=BLOCK_TAGS) -> str:
@@ -202,26 +271,34 @@ def element_paths(top: lxml.html.HtmlElement, tags=None) -> dict:
     return out
 
 
-def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> list[Block]:
+def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
+                    texts: TextCache | None = None) -> list[Block]:
     """The blocks of a (script-free) document in document order, residual block first.
 
     The residual block (the body's own text outside every div/td) comes first
-    because its text starts before, or around, every other block.
+    because its text starts before, or around, every other block. ``texts``,
+    when given, receives every block's own text.
     """
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
-    paths = element_paths(body, frozenset(tags) | {_tag(body)})
+    tag_set = frozenset(tags)
+    paths = element_paths(body, tag_set | {_tag(body)})
     blocks: list[Block] = []
     residual = Block(index=0, element=body, path=paths.get(body) or
                      body.getroottree().getpath(body), tag=_tag(body) or "body", residual=True)
-    text = block_text(residual, tags)
+    text = own_text(body, tags)
     if text:
         residual.words = len(text.split())
         blocks.append(residual)
+        if texts is not None:
+            texts[residual] = text
     for el in body.iter():
         tag = _tag(el)
-        if tag in tags and el is not body:
+        if tag in tag_set and el is not body:
             b = Block(index=len(blocks), element=el, path=paths[el], tag=tag)
-            b.words = len(block_text(b, tags).split())
+            text = own_text(el, tags)
+            b.words = len(text.split())
             blocks.append(b)
+            if texts is not None:
+                texts[b] = text
     return blocks

@@ -35,9 +35,9 @@ from evalkit.proposed import primary_dom, primary_tags, scoring
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     Block,
+    TextCache,
+    _drop_scripts,
     block_anchor_text,
-    block_text,
-    drop_scripts,
     separate_blocks,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS
@@ -240,21 +240,23 @@ class Proposed(Extractor):
         root = page.tree()
         title_el = root.find(".//title")
         title = normalize_space(title_el.text_content()) if title_el is not None else ""
-        drop_scripts(root)
-        blocks = separate_blocks(root, tags)
+        # held to the end: every walk of the tree then reuses the elements' lxml proxies
+        elements = _drop_scripts(root)
+        cache = TextCache(tags)  # each block's own text, kept current by the tag rules
+        blocks = separate_blocks(root, tags, texts=cache)
         # block texts before later stages change the tree, for the records
-        first_text = {b.index: block_text(b, tags) for b in blocks}
+        first_text = {b.index: cache[b] for b in blocks}
         info["n_blocks"] = len(blocks)
         info["seconds_blocks"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         if self.primary:
-            info["primary_counts"] = self._primary(root, blocks, page, tags)
+            info["primary_counts"] = self._primary(root, blocks, page, tags, cache)
         info["n_after_primary"] = sum(b.alive for b in blocks)
         info["seconds_primary"] = time.perf_counter() - t0
 
         # final texts of the survivors (tag rules may have removed parts of them)
-        texts = {b.index: block_text(b, tags) for b in blocks if b.alive}
+        texts = {b.index: cache[b] for b in blocks if b.alive}
 
         t0 = time.perf_counter()
         if self.dedup:
@@ -270,6 +272,7 @@ class Proposed(Extractor):
 
         lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
         records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
+        del elements
         return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=info)
 
     def _record(self, b: Block, text: str) -> dict[str, Any]:
@@ -279,7 +282,8 @@ class Proposed(Extractor):
                 "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS],
                 "duplicate_of": b.extra.get("duplicate_of")}
 
-    def _primary(self, root, blocks: list[Block], page: Page, tags) -> dict[str, int]:
+    def _primary(self, root, blocks: list[Block], page: Page, tags,
+                 texts: TextCache) -> dict[str, int]:
         counts = primary_tags.apply_tag_rules(
             root, blocks, page_url=page.url, rules=self._tag_rules(),
             background_removes_block=self.background_removes_block,
@@ -288,7 +292,7 @@ class Proposed(Extractor):
             social_hosts=self.social_hosts, legal_phrases=self.legal_phrases,
             iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
             utility_max_words=self.utility_max_words,
-            ad_container_chars=self.ad_container_chars, block_tags=tags)
+            ad_container_chars=self.ad_container_chars, block_tags=tags, texts=texts)
         if self.rule_min_subtree:
             _, inside = primary_dom.apply_min_subtree(
                 root, blocks, coverage=self.min_subtree_coverage,
@@ -298,7 +302,7 @@ class Proposed(Extractor):
         counts["min_subtree"] = sum(b.rule == "min_subtree" for b in blocks)
         if self.rule_punctuation:
             counts["punctuation"] = primary_dom.apply_punctuation(
-                inside, short_text_chars=self.short_text_chars, block_tags=tags)
+                inside, short_text_chars=self.short_text_chars, block_tags=tags, texts=texts)
         return counts
 
     def _dedup(self, alive: list[Block], texts: dict[int, str], page: Page) -> None:

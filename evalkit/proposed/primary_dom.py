@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import lxml.html
 
-from evalkit.proposed.blocks import BLOCK_TAGS, Block, block_text, owner_block
+from evalkit.proposed.blocks import BLOCK_TAGS, Block, TextCache, block_text, owner_block
 from evalkit.visible import INVISIBLE_TAGS
 
 __all__ = [
@@ -171,13 +171,15 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[Block], *,
 
 def apply_punctuation(blocks: list[Block], *,
                       short_text_chars: int = DEFAULT_SHORT_TEXT_CHARS,
-                      block_tags=BLOCK_TAGS) -> int:
+                      block_tags=BLOCK_TAGS, texts: TextCache | None = None) -> int:
     """Remove blocks (or merged runs of short blocks) without punctuation.
 
     ``blocks`` are the candidates (alive blocks inside M) in document order.
-    Returns the number of blocks removed.
+    Returns the number of blocks removed. ``texts``, when given, supplies the
+    blocks' current own texts (``blocks.TextCache``).
     """
-    texts = [" ".join(block_text(b, block_tags).split("\n")) for b in blocks]
+    own = texts.__getitem__ if texts is not None else (lambda b: block_text(b, block_tags))
+    texts = [" ".join(own(b).split("\n")) for b in blocks]
     marks = [count_punctuation(t) for t in texts]
     short = [len(t) < short_text_chars for t in texts]
     removed = 0

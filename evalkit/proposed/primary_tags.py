@@ -57,11 +57,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import lxml.html
 
-from evalkit.proposed.blocks import BLOCK_TAGS, Block, block_text, iter_own, own_text, owner_block
+from evalkit.proposed.blocks import (
+    BLOCK_TAGS,
+    Block,
+    TextCache,
+    iter_own,
+    own_text,
+    own_word_count,
+    owner_block,
+)
 
 __all__ = [
     "DEFAULT_AD_CONTAINER_CHARS",
@@ -150,6 +159,12 @@ _IP = re.compile(r"^[\d.]+$|:")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
 
 
+@lru_cache(maxsize=65_536)
+def _url_host(url: str | None) -> str | None:
+    """:func:`url_host`, cached: pages repeat the same links and sources."""
+    return url_host(url)
+
+
 def url_host(url: str | None) -> str | None:
     """Lower-case host of an absolute or protocol-relative URL; None for relative ones."""
     if not url:
@@ -203,14 +218,9 @@ def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
         value = el.get(attr)
         if not value:
             continue
-        low = value.lower()
-        if attr in ("src", "href") and host_matches(url_host(low), ad_hosts):
-            return f"{attr} on ad host {url_host(low)}"
-        hit = next((t for t in attr_tokens(value) if t in ad_tokens), None)
-        if hit is None:
-            hit = next((s for s in ad_substrings if s in low), None)
-        if hit is not None:
-            return f"{attr}={value[:60]!r} has ad token {hit!r}"
+        why = _attr_ad_reason(attr, value, ad_tokens, ad_substrings, ad_hosts)
+        if why is not None:
+            return why
     return None
 
 
@@ -254,18 +264,22 @@ def apply_tag_rules(
     utility_max_words: int = DEFAULT_UTILITY_MAX_WORDS,
     ad_container_chars: int = DEFAULT_AD_CONTAINER_CHARS,
     block_tags=BLOCK_TAGS,
+    texts: TextCache | None = None,
 ) -> dict[str, int]:
     """Run the tag rules in place on ``root``; mark removed blocks. Returns counts per rule.
 
     Element-level rules (offsite_image, ad_marker, iab_size, plugin) drop the
     element with its subtree (keeping its tail text); every block inside a
     dropped element is marked removed by that rule. utility_links and empty
-    remove whole blocks.
+    remove whole blocks. ``texts``, when given, holds the blocks' current own
+    texts (``blocks.separate_blocks`` fills it); it is read and kept up to date.
     """
     rules = set(rules)
     unknown = rules - set(TAG_RULES)
     if unknown:
         raise ValueError(f"unknown tag rule(s) {sorted(unknown)}; known: {list(TAG_RULES)}")
+    if texts is None:
+        texts = TextCache(block_tags)
     body = root.find(".//body")
     body = body if body is not None else root
     by_el = {b.element: b for b in blocks}
@@ -277,30 +291,39 @@ def apply_tag_rules(
     page_domain = registrable_domain(page_url) if page_url else None
 
     lost: dict[int, str] = {}  # block index -> ad rule that took an element out of it
+    # Elements of the body in document order, taken once: the rules only drop
+    # subtrees (and edit style attributes), so the live tree at any point is
+    # this list minus ``gone``, and "attached to the body" is "not in gone".
+    elements = list(body.iter())
+    gone: set = set()
 
     def drop(el, rule: str, reason: str) -> None:
         for sub in el.iter():
+            gone.add(sub)
             b = by_el.get(sub)
             if b is not None:
                 b.remove("primary", rule, reason)
-        if rule in _AD_RULES and el.getparent() is not None:
-            holder = owner_block(el.getparent(), block_tags)
-            if holder is not None and holder in by_el:
+                texts.invalidate(b)
+        parent = el.getparent()
+        if parent is not None:
+            holder = owner_block(parent, block_tags)
+            if holder is not None and holder in by_el and rule in _AD_RULES:
                 lost.setdefault(by_el[holder].index, rule)
-        if el.getparent() is not None:
+            # the block whose own text loses the element's (the residual when no div/td holds it)
+            owner = by_el.get(holder if holder is not None else body)
+            if owner is not None:
+                texts.invalidate(owner)
             el.drop_tree()
         counts[rule] += 1
 
     if "background" in rules:
-        for el in list(body.iter()):
-            tag = _tag(el)
-            if tag not in _BACKGROUND_TAGS:
-                continue
+        # as before, an element inside one dropped earlier in this loop is still visited
+        for el in [e for e in elements if _tag(e) in _BACKGROUND_TAGS]:
             style = el.get("style") or ""
             if el.get("background") is None and not _BG_STYLE.search(style):
                 continue
             if background_removes_block and el is not body:
-                drop(el, "background", f"<{tag}> has a background image")
+                drop(el, "background", f"<{_tag(el)}> has a background image")
                 continue
             el.attrib.pop("background", None)
             if style:
@@ -308,9 +331,9 @@ def apply_tag_rules(
             counts["background"] += 1
 
     if "offsite_image" in rules and page_domain:
-        for el in list(body.iter("img")):
+        for el in [e for e in elements if e.tag == "img" and e not in gone]:
             src = el.get("src") or ""
-            dom = registrable_domain(url_host(src)) if not src.startswith("data:") else None
+            dom = registrable_domain(_url_host(src)) if not src.startswith("data:") else None
             if dom and dom != page_domain:
                 drop(el, "offsite_image", f"image from {dom}, page on {page_domain}")
 
@@ -318,38 +341,43 @@ def apply_tag_rules(
         tokens = frozenset(t.lower() for t in ad_tokens)
         subs = tuple(s.lower() for s in ad_substrings)
         hosts = tuple(ad_hosts)
-        page_words = max(_words(own_text(body, ())), 1)
-        for el in list(body.iter()):
-            if el is body or not isinstance(el.tag, str) or el.getparent() is None:
+        memo: dict = {}
+        page_words = None  # counted when first needed (after offsite_image, as before)
+        for el in elements:
+            if el is body or el in gone or not isinstance(el.tag, str):
                 continue
-            why = is_ad_marked(el, tokens, subs, hosts)
-            if why is None or not _attached(el, body):
+            why = _ad_reason(el, tokens, subs, hosts, memo)
+            if why is None:
                 continue
-            if _words(own_text(el, ())) > ad_max_share * page_words:
+            if page_words is None:
+                page_words = max(own_word_count(body, ()), 1)
+            if own_word_count(el, ()) > ad_max_share * page_words:
                 counts["ad_kept_large"] += 1
                 continue
             drop(el, "ad_marker", why)
 
     if "iab_size" in rules:
         sizes = {tuple(int(x) for x in s) for s in iab_sizes}
-        for el in list(body.iter(*_SIZED_TAGS)):
+        for el in [e for e in elements if e.tag in _SIZED_TAGS]:
+            if el in gone:
+                continue
             wh = iab_size(el)
-            if wh in sizes and _attached(el, body):
+            if wh in sizes:
                 drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
 
     if "plugin" in rules:
-        for el in list(body.iter()):
+        for el in elements:
             tag = _tag(el)
-            if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and _attached(el, body):
+            if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and el not in gone:
                 drop(el, "plugin", f"plug-in <{tag}>")
 
     if "utility_links" in rules:
-        phrases = tuple(p.lower() for p in legal_phrases)
+        phrases = _phrase_matcher(tuple(p.lower() for p in legal_phrases))
         social = tuple(social_hosts)
         for b in blocks:
             if not b.alive:
                 continue
-            text = block_text(b, block_tags)
+            text = texts[b]
             n_words = _words(text)
             if n_words > utility_max_words:
                 continue
@@ -361,7 +389,7 @@ def apply_tag_rules(
     for b in blocks:
         if not b.alive:
             continue
-        text = block_text(b, block_tags)
+        text = texts[b]
         if not text:
             b.remove("primary", "empty",
                      "no text left after tag rules" if had_text[b.index] else "no text of its own")
@@ -374,6 +402,35 @@ def apply_tag_rules(
     return counts
 
 
+def _ad_reason(el, tokens: frozenset[str], subs: tuple[str, ...], hosts: tuple[str, ...],
+               memo: dict) -> str | None:
+    """:func:`is_ad_marked` with each attribute value judged once per page (``memo``)."""
+    for attr in ("id", "class", "src", "href"):
+        value = el.get(attr)
+        if not value:
+            continue
+        key = (attr, value)
+        why = memo.get(key, key)
+        if why is key:
+            why = memo[key] = _attr_ad_reason(attr, value, tokens, subs, hosts)
+        if why is not None:
+            return why
+    return None
+
+
+def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -> str | None:
+    """The reason one attribute value marks an ad (the body of :func:`is_ad_marked`'s loop)."""
+    low = value.lower()
+    if attr in ("src", "href") and host_matches(_url_host(low), ad_hosts):
+        return f"{attr} on ad host {_url_host(low)}"
+    hit = next((t for t in attr_tokens(value) if t in ad_tokens), None)
+    if hit is None:
+        hit = next((s for s in ad_substrings if s in low), None)
+    if hit is not None:
+        return f"{attr}={value[:60]!r} has ad token {hit!r}"
+    return None
+
+
 def _attached(el, body) -> bool:
     """False when an ancestor of ``el`` was already dropped (lxml keeps the subtree alive)."""
     node = el
@@ -384,22 +441,42 @@ def _attached(el, body) -> bool:
     return False
 
 
-def _has_phrase(text: str, phrases: tuple[str, ...]) -> str | None:
-    for p in phrases:
-        if p.isalnum() or " " in p or "&" in p:
-            if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w)", text):
-                return p
-        elif p in text:
+@lru_cache(maxsize=32)
+def _phrase_matcher(phrases: tuple[str, ...]) -> tuple:
+    """Per phrase, in order: (phrase, compiled whole-word pattern or None for a plain substring)."""
+    return tuple((p, re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
+                  if p.isalnum() or " " in p or "&" in p else None) for p in phrases)
+
+
+def _has_phrase(text: str, phrases) -> str | None:
+    """The first phrase found in ``text``: whole words for word phrases, anywhere for symbols.
+
+    ``phrases`` is a tuple of lower-case phrases or a :func:`_phrase_matcher` result.
+    """
+    if phrases and isinstance(phrases[0], str):
+        phrases = _phrase_matcher(tuple(phrases))
+    for p, pattern in phrases:
+        # the substring test is necessary for a match and much cheaper than the search
+        if p in text and (pattern is None or pattern.search(text)):
             return p
     return None
 
 
 def _utility_reason(b: Block, text: str, phrases, social, share: float, block_tags) -> str | None:
-    links = [el for el in iter_own(b.element, block_tags) if _tag(el) == "a" and el.get("href")]
+    links = []
+    search = False
+    for el in iter_own(b.element, block_tags):
+        tag = _tag(el)
+        if tag == "a" and el.get("href"):
+            links.append(el)
+        if not search and ((tag == "input" and ((el.get("type") or "").lower() == "search"
+                                                or (el.get("name") or "").lower() in _SEARCH_NAMES))
+                           or (el.get("role") or "").lower() == "search"):
+            search = True
     if links:
         n_social = n_legal = 0
         for a in links:
-            if host_matches(url_host(a.get("href")), social):
+            if host_matches(_url_host(a.get("href")), social):
                 n_social += 1
             elif _has_phrase(_normalize_lower(own_text(a, block_tags)), phrases):
                 n_legal += 1
@@ -409,14 +486,7 @@ def _utility_reason(b: Block, text: str, phrases, social, share: float, block_ta
     hit = _has_phrase(text.lower(), phrases)
     if hit:
         return f"legal/utility notice ({hit!r})"
-    for el in iter_own(b.element, block_tags):
-        tag = _tag(el)
-        if tag == "input" and ((el.get("type") or "").lower() == "search"
-                               or (el.get("name") or "").lower() in _SEARCH_NAMES):
-            return "search box"
-        if (el.get("role") or "").lower() == "search":
-            return "search box"
-    return None
+    return "search box" if search else None
 
 
 def _normalize_lower(text: str) -> str:
