@@ -61,6 +61,11 @@ def _app(cfg: DictConfig) -> float | None:
             print(f"evalkit: {exc}", file=sys.stderr)
             sys.exit(2)
         raise
+    except KeyboardInterrupt:
+        # one line instead of a traceback; finished extractions are already on disk
+        print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
+              "resume from the extraction cache.", file=sys.stderr)
+        sys.exit(130)
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
