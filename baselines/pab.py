@@ -40,10 +40,18 @@ Readings the paper leaves open, stated here:
   takes part, so an ``<h1>`` equal to the title is merged into it.
 * An ``<img>`` scores 0.3 only with non-empty alt text; ``em`` and others
   outside the table score 0.
+
+Implementation: :func:`split_blocks` finds the blocks, their texts, priorities
+and links and the text outside them in one walk over the body; the separate
+functions (:func:`find_blocks`, :func:`block_priority`,
+:func:`outer_link_share`, :func:`evalkit.visible.element_text`) state the same
+rules one at a time and give the same results.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import lxml.etree
@@ -52,7 +60,7 @@ import lxml.html
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
-from evalkit.visible import element_text
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text
 
 __all__ = [
     "DEFAULT_MAX_OUTER_LINK_SHARE",
@@ -61,11 +69,13 @@ __all__ = [
     "REMOVED_TAGS",
     "TAG_PRIORITY",
     "TITLE_PRIORITY",
+    "Block",
     "block_priority",
     "find_blocks",
     "outer_link_share",
     "page_host",
     "registrable_domain",
+    "split_blocks",
     "tag_priority",
 ]
 
@@ -99,6 +109,15 @@ def tag_priority(el: lxml.html.HtmlElement) -> float:
     if tag == "img" and not (el.get("alt") or "").strip():
         return 0.0
     return TAG_PRIORITY.get(tag, 0.0)
+
+
+# what split_blocks needs to know of a tag, as bits: block-level (a line break),
+# invisible, may start a block (an img only with alt text), has a priority
+_BLOCK, _INVISIBLE, _STARTS, _PRIORITY = 1, 2, 4, 8
+_FLAGS = {tag: (_BLOCK * (tag in BLOCK_TAGS) | _INVISIBLE * (tag in INVISIBLE_TAGS)
+                | _STARTS * (tag in MEDIUM_TAGS or tag in TAG_PRIORITY)
+                | _PRIORITY * (tag in TAG_PRIORITY))
+          for tag in BLOCK_TAGS | INVISIBLE_TAGS | MEDIUM_TAGS | frozenset(TAG_PRIORITY)}
 
 
 def _starts_block(el) -> bool:
@@ -147,6 +166,38 @@ def page_host(url: str | None, root: lxml.html.HtmlElement | None = None) -> str
     return None
 
 
+# what an href is: not a followable link, a link within the site, a link to another site
+_NOT_A_LINK, _INNER, _OUTER = 0, 1, 2
+# http(s) with a host of ASCII letters, digits, dots and hyphens (no user, port or
+# brackets), then the end or a path, query or fragment: urlsplit's hostname is group 1
+_PLAIN_HTTP = re.compile(r"https?://([A-Za-z0-9.-]+)(?:[/?#]|$)")
+
+
+def _link_kind(href: str | None, site: str | None) -> int:
+    """Classify one ``href`` against the page's registrable domain ``site`` (None: unknown)."""
+    href = (href or "").strip()
+    if not href or href.startswith("#"):  # a jump within the page
+        return _NOT_A_LINK
+    # fast paths for the commonest forms, with urlsplit's answer: a path on this site,
+    # and http(s) with a plain host name
+    if href[0] == "/" and href[1:2] != "/":
+        return _INNER
+    m = _PLAIN_HTTP.match(href)
+    if m:
+        link_host = m.group(1).lower()
+        return _OUTER if site is None or registrable_domain(link_host) != site else _INNER
+    try:
+        parts = urlsplit(href)
+    except ValueError:  # unparseable (e.g. a broken IPv6 host): nothing to follow
+        return _NOT_A_LINK
+    if parts.scheme not in ("", "http", "https"):  # mailto:, javascript:, tel:, ...
+        return _NOT_A_LINK
+    link_host = parts.hostname
+    if link_host and (site is None or registrable_domain(link_host) != site):
+        return _OUTER
+    return _INNER
+
+
 def outer_link_share(el: lxml.html.HtmlElement, host: str | None) -> tuple[float, int]:
     """``(share of outer links, number of links)`` among the ``<a href>`` under ``el``.
 
@@ -154,21 +205,9 @@ def outer_link_share(el: lxml.html.HtmlElement, host: str | None) -> tuple[float
     domain differs from ``host``'s (always, when ``host`` is None).
     """
     site = registrable_domain(host) if host else None
-    total = outer = 0
-    for a in el.iter("a"):
-        href = (a.get("href") or "").strip()
-        if not href or href.startswith("#"):  # a jump within the page
-            continue
-        try:
-            parts = urlsplit(href)
-        except ValueError:  # unparseable (e.g. a broken IPv6 host): nothing to follow
-            continue
-        if parts.scheme not in ("", "http", "https"):  # mailto:, javascript:, tel:, ...
-            continue
-        total += 1
-        link_host = parts.hostname
-        if link_host and (site is None or registrable_domain(link_host) != site):
-            outer += 1
+    kinds = [_link_kind(a.get("href"), site) for a in el.iter("a")]
+    total = len(kinds) - kinds.count(_NOT_A_LINK)
+    outer = kinds.count(_OUTER)
     return (outer / total if total else 0.0), total
 
 
@@ -187,8 +226,134 @@ def find_blocks(body: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     return blocks
 
 
-def _never(el) -> bool:
-    return False
+def _lines(parts: list[str]) -> str:
+    """``parts`` joined and normalised as :func:`evalkit.visible.element_text` does."""
+    # normalize_space of each line, non-empty lines only, iterated in C; str.split() and
+    # the \s of re (normalize_space) agree on what is white space
+    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
+
+
+@dataclass
+class Block:
+    """One block found by :func:`split_blocks`: the element and what PAB needs of it."""
+
+    element: lxml.html.HtmlElement
+    text: str  # as evalkit.visible.element_text gives it
+    priority: float  # block_priority
+    outer_link_share: float  # outer_link_share, with n_links
+    n_links: int
+
+
+def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[list[Block], str]:
+    """The blocks of :func:`find_blocks` and the text outside every block, from one walk.
+
+    Each block carries what :func:`evalkit.visible.element_text`,
+    :func:`block_priority` and :func:`outer_link_share` give for it; the text
+    outside is ``element_text`` of the body skipping the blocks. One walk over
+    ``body`` gathers all of it, recording where each block's pieces of text
+    start and end, instead of walking every block again for each. The walk
+    also enters invisible elements, where blocks may start, without taking
+    their text.
+    """
+    site = registrable_domain(host) if host else None
+    kinds: dict[str | None, int] = {}  # href -> link kind: pages repeat their links
+    blocks: list[lxml.html.HtmlElement] = []
+    spans: list[list[int]] = []  # [start, end) of each block's pieces of text
+    sums: list[float] = []  # running priority sum of each block, in document order
+    links: list[list[int]] = []  # [followable links, outer links] of each block
+    hidden: list[int] = []  # blocks under an invisible element (the body's text skips them)
+    parts: list[str] = []
+    append = parts.append
+    block = -1  # the block the walk is in
+    quiet = None  # the invisible element the walk is under: no text taken below it
+    flags = _FLAGS
+    walker = lxml.etree.iterwalk(body, events=("start", "end"))
+    for event, node in walker:
+        tag = node.tag
+        tag = tag.lower() if isinstance(tag, str) else ""
+        f = flags.get(tag, 0)
+        if event == "start":
+            if block < 0:
+                if quiet is not None:  # under an invisible element: only look for blocks
+                    if f & _STARTS and (tag != "img" or (node.get("alt") or "").strip()):
+                        hidden.append(len(blocks))
+                        blocks.append(node)
+                        spans.append([0, 0])
+                        sums.append(0.0)
+                        links.append([0, 0])
+                        walker.skip_subtree()
+                    elif not tag:
+                        walker.skip_subtree()
+                    continue
+                if f & _STARTS and node is not body and \
+                        (tag != "img" or (node.get("alt") or "").strip()):  # _starts_block
+                    block = len(blocks)
+                    blocks.append(node)
+                    spans.append([len(parts), -1])
+                    sums.append(0.0)
+                    links.append([0, 0])
+                elif not tag:
+                    walker.skip_subtree()
+                    continue
+                elif f & _INVISIBLE:
+                    quiet = node
+                    continue
+            if block >= 0:
+                if not tag:
+                    walker.skip_subtree()
+                    continue
+                if f & _PRIORITY:  # block_priority and outer_link_share count it
+                    if tag != "img" or (node.get("alt") or "").strip():
+                        sums[block] += TAG_PRIORITY[tag]  # in document order, as block_priority
+                    if tag == "a":
+                        href = node.get("href")
+                        kind = kinds.get(href)
+                        if kind is None:
+                            kind = kinds[href] = _link_kind(href, site)
+                        if kind:
+                            links[block][0] += 1
+                            links[block][1] += kind == _OUTER
+                if quiet is not None:
+                    continue
+                if f & _INVISIBLE:
+                    quiet = node
+                    continue
+            if f & _BLOCK:
+                append("\n")
+            text = node.text
+            if text:
+                append(text)
+            continue
+        # end
+        if quiet is not None:
+            if node is quiet:
+                quiet = None
+                if node.tail:
+                    append(node.tail)
+            continue
+        if f & _BLOCK:
+            append("\n")
+        if block >= 0 and node is blocks[block]:  # a block's tail lies outside it
+            spans[block][1] = len(parts)
+            block = -1
+        if node is not body:
+            tail = node.tail
+            if tail:
+                append(tail)
+
+    out, outside, start = [], [], 0
+    hidden_set = set(hidden)
+    for i, (el, span, (n_links, n_outer)) in enumerate(zip(blocks, spans, links)):
+        if i in hidden_set:  # the walk did not enter it
+            share, n_links = outer_link_share(el, host)
+            out.append(Block(el, element_text(el), block_priority(el), share, n_links))
+            continue
+        out.append(Block(el, _lines(parts[span[0]:span[1]]), round(sums[i], 10),
+                         n_outer / n_links if n_links else 0.0, n_links))
+        outside.extend(parts[start:span[0]])
+        start = span[1]
+    outside.extend(parts[start:])
+    return out, _lines(outside)
 
 
 class PAB(Extractor):
@@ -234,25 +399,21 @@ class PAB(Extractor):
         body = root.find(".//body")
         if body is None:
             body = root.find(".//frameset")
-        blocks = find_blocks(body) if body is not None else []
-        for el in blocks:
-            share, n_links = outer_link_share(el, host)
-            priority = block_priority(el)
-            reason = None
-            if share > self.max_outer_link_share:
+        blocks, residual = split_blocks(body, host) if body is not None else ([], "")
+        for blk in blocks:
+            priority, reason = blk.priority, None
+            if blk.outer_link_share > self.max_outer_link_share:
                 priority, reason = 0.0, "outer_links"
-            records.append({"block": len(records), "tag": _tag(el), "priority": priority,
-                            "outer_link_share": share, "n_links": n_links, "reason": reason})
-            texts.append(element_text(el, _never))
+            records.append({"block": len(records), "tag": _tag(blk.element), "priority": priority,
+                            "outer_link_share": blk.outer_link_share, "n_links": blk.n_links,
+                            "reason": reason})
+            texts.append(blk.text)
 
-        if body is not None:
-            chosen = set(blocks)
-            residual = element_text(body, lambda e: e in chosen)
-            if residual:  # text outside every block: one block without any tag of the table
-                # (it holds no link: every <a> starts a block of its own)
-                records.append({"block": len(records), "tag": "#outside", "priority": 0.0,
-                                "outer_link_share": 0.0, "n_links": 0, "reason": "outside_blocks"})
-                texts.append(residual)
+        if residual:  # text outside every block: one block without any tag of the table
+            # (it holds no link: every <a> starts a block of its own)
+            records.append({"block": len(records), "tag": "#outside", "priority": 0.0,
+                            "outer_link_share": 0.0, "n_links": 0, "reason": "outside_blocks"})
+            texts.append(residual)
 
         seen: dict[str, int] = {}
         out: list[str] = []
@@ -264,7 +425,7 @@ class PAB(Extractor):
                 rec["reason"] = rec["reason"] or "priority_zero"
                 rec["kept"] = False
                 continue
-            key = normalize_space(text)
+            key = text.replace("\n", " ")  # = normalize_space(text): its lines are normalised
             if self.merge_duplicates and key and key in seen:
                 rec["kept"], rec["reason"], rec["duplicate_of"] = False, "duplicate", seen[key]
                 n_merged += 1
