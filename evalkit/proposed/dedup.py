@@ -40,7 +40,9 @@ O(N_t^2 * N); :func:`twc_pfm` computes the same sums from each position's
 previous and next occurrence (a recency-list pass for short blocks, an FFT
 plus a chunked pair enumeration for long ones; see ``_twc_pfm_numpy``).
 The long-block path rounds differently (about 1e-15 relative), which can
-only flip a fingerprint bit whose counter is within that of zero.
+only flip a fingerprint bit whose counter is within that of zero. The pairs
+are made in batches of 65,536 (``_pair_sums``): at 5,000 terms the 0.9
+million pairs as whole arrays cost more in page faults than in arithmetic.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ SUPPORTED_BITS = (32, 64, 128)
 _NUMPY_MIN_TERMS = 200
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
+# pairs made at a time by ``_pair_sums`` (about 0.5 MB per temporary)
+_PAIR_BATCH = 1 << 16
 
 
 def twc_pfm(terms: list[str]) -> dict[str, float]:
@@ -126,6 +130,35 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, idx
 
 
+def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
+               n: int, keep=None) -> np.ndarray:
+    """Per position p, the sum of 1/(q[k] - p) over p = p_at[j], start[k] <= j < end[k].
+
+    ``p_at`` None means p = j; ``keep(q, p)``, when given, selects the pairs
+    that count. The pairs are made ``_PAIR_BATCH`` at a time: the temporaries
+    then stay in the CPU cache and in memory the allocator already holds
+    (arrays of millions of pairs cost more in page faults than in arithmetic).
+    ``np.add.at`` adds in pair order, so the sums are bit for bit those of one
+    ``np.bincount`` over all pairs.
+    """
+    out = np.zeros(n)
+    lens = np.maximum(end - start, 0)
+    bounds = np.cumsum(lens)
+    total = int(bounds[-1]) if len(bounds) else 0
+    cuts = np.searchsorted(bounds, np.arange(_PAIR_BATCH, total, _PAIR_BATCH), "left") + 1
+    for k0, k1 in zip([0, *cuts.tolist()], [*cuts.tolist(), len(lens)]):
+        if k1 <= k0:
+            continue
+        owner, j = _ranges(start[k0:k1], end[k0:k1])
+        p = j if p_at is None else p_at[j]
+        qq = q[k0:k1][owner]
+        if keep is not None:
+            mask = keep(qq, p)
+            p, qq = p[mask], qq[mask]
+        np.add.at(out, p, 1.0 / (qq - p))
+    return out
+
+
 def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     """The same sums, vectorised; the work is bounded by the pairs that are not all-pairs.
 
@@ -171,16 +204,14 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     qi, chunk = _ranges(np.where(full, c_lo, 0), np.where(full, c_hi, 0))
     base = chunk * (n + 1)
     start = np.searchsorted(sorted_key, base + qi, "right")  # next[p] > q
-    end = np.where(is_first[qi], np.searchsorted(sorted_key, base + n, "left"),  # skip (A)
-                   np.minimum((chunk + 1) * _CHUNK, n))
-    o, i = _ranges(start, end)
-    p = by_key[i]
-    contrib += np.bincount(p, weights=1.0 / (qi[o] - p), minlength=n)
+    # a chunk's last occurrences (next = n) close its sorted run: skip them for (A)'s q
+    c_end = np.minimum((chunk + 1) * _CHUNK, n)
+    n_last = np.bincount(pos[is_last] // _CHUNK, minlength=-(-n // _CHUNK))
+    end = np.where(is_first[qi], c_end - n_last[chunk], c_end)
+    contrib += _pair_sums(qi, start, end, by_key, n)
     for a, b in ((lo, np.where(full, c_lo * _CHUNK, hi)), (np.where(full, c_hi * _CHUNK, hi), hi)):
-        q, p = _ranges(a, np.minimum(b, hi))
-        keep = (nxt[p] > q) & ~(is_first[q] & is_last[p])
-        p, q = p[keep], q[keep]
-        contrib += np.bincount(p, weights=1.0 / (q - p), minlength=n)
+        contrib += _pair_sums(pos, a, np.minimum(b, hi), None, n,
+                              keep=lambda q, p: (nxt[p] > q) & ~(is_first[q] & is_last[p]))
     sums = np.bincount(tid, weights=contrib, minlength=n_t)
     freq = np.bincount(tid, minlength=n_t)
     weights = (freq + sums) / 2.0 / n_t
