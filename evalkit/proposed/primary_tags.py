@@ -199,7 +199,21 @@ def host_matches(host: str | None, hosts: Iterable[str]) -> bool:
     """True when ``host`` is one of ``hosts`` or a subdomain of one."""
     if not host:
         return False
+    if isinstance(hosts, frozenset):
+        return _host_in(host, hosts)
     return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+def _host_in(host: str, hosts: frozenset[str]) -> bool:
+    """:func:`host_matches` for a set: ``host`` or one of its suffixes after a dot is in it."""
+    if host in hosts:
+        return True
+    i = host.find(".")
+    while i >= 0:
+        if host[i + 1:] in hosts:
+            return True
+        i = host.find(".", i + 1)
+    return False
 
 
 def attr_tokens(value: str) -> list[str]:
@@ -214,6 +228,8 @@ def _tag(el) -> str:
 def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
                  ad_hosts: Iterable[str]) -> str | None:
     """Why ``el`` looks like an advertisement (the matching attribute), else None."""
+    if not isinstance(ad_tokens, (set, frozenset)):
+        ad_tokens = frozenset(ad_tokens)
     for attr in ("id", "class", "src", "href"):
         value = el.get(attr)
         if not value:
@@ -340,7 +356,7 @@ def apply_tag_rules(
     if "ad_marker" in rules:
         tokens = frozenset(t.lower() for t in ad_tokens)
         subs = tuple(s.lower() for s in ad_substrings)
-        hosts = tuple(ad_hosts)
+        hosts = frozenset(ad_hosts)
         memo: dict = {}
         page_words = None  # counted when first needed (after offsite_image, as before)
         for el in elements:
@@ -373,7 +389,7 @@ def apply_tag_rules(
 
     if "utility_links" in rules:
         phrases = _phrase_matcher(tuple(p.lower() for p in legal_phrases))
-        social = tuple(social_hosts)
+        social = frozenset(social_hosts)
         for b in blocks:
             if not b.alive:
                 continue
@@ -423,7 +439,9 @@ def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -
     low = value.lower()
     if attr in ("src", "href") and host_matches(_url_host(low), ad_hosts):
         return f"{attr} on ad host {_url_host(low)}"
-    hit = next((t for t in attr_tokens(value) if t in ad_tokens), None)
+    # most values hold no ad token: test the set first, look for the first hit only on a match
+    words = attr_tokens(value)
+    hit = None if ad_tokens.isdisjoint(words) else next(t for t in words if t in ad_tokens)
     if hit is None:
         hit = next((s for s in ad_substrings if s in low), None)
     if hit is not None:
