@@ -358,11 +358,12 @@ def apply_tag_rules(
         subs = tuple(s.lower() for s in ad_substrings)
         hosts = frozenset(ad_hosts)
         memo: dict = {}
+        screen = _screen(tokens, subs, hosts)
         page_words = None  # counted when first needed (after offsite_image, as before)
         for el in elements:
             if el is body or el in gone or not isinstance(el.tag, str):
                 continue
-            why = _ad_reason(el, tokens, subs, hosts, memo)
+            why = _ad_reason(el, tokens, subs, hosts, memo, screen)
             if why is None:
                 continue
             if page_words is None:
@@ -418,9 +419,27 @@ def apply_tag_rules(
     return counts
 
 
-def _ad_reason(el, tokens: frozenset[str], subs: tuple[str, ...], hosts: tuple[str, ...],
-               memo: dict) -> str | None:
-    """:func:`is_ad_marked` with each attribute value judged once per page (``memo``)."""
+@lru_cache(maxsize=16)
+def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]):
+    """A pattern found in every lower-cased attribute value that can mark an ad.
+
+    An ad token is an ASCII run of the value, so it occurs in the lower-cased
+    value; so do the substrings; and a host (or its parent domain) on the ad
+    list occurs in the lower-cased URL. A value in which this finds nothing is
+    not an ad marker, whatever the full test would say.
+    """
+    if "" in subs:  # the empty substring is in every value: no screening possible
+        return None
+    needles = sorted({*tokens, *subs, *hosts} - {""}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, needles))) if needles else None
+
+
+def _ad_reason(el, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
+               memo: dict, screen=None) -> str | None:
+    """:func:`is_ad_marked` with each attribute value judged once per page (``memo``).
+
+    ``screen`` (:func:`_screen`) rules out most values with one regex search.
+    """
     for attr in ("id", "class", "src", "href"):
         value = el.get(attr)
         if not value:
@@ -428,7 +447,11 @@ def _ad_reason(el, tokens: frozenset[str], subs: tuple[str, ...], hosts: tuple[s
         key = (attr, value)
         why = memo.get(key, key)
         if why is key:
-            why = memo[key] = _attr_ad_reason(attr, value, tokens, subs, hosts)
+            if screen is None or screen.search(value.lower()):
+                why = _attr_ad_reason(attr, value, tokens, subs, hosts)
+            else:
+                why = None
+            memo[key] = why
         if why is not None:
             return why
     return None
