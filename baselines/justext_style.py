@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import lxml.etree
 import lxml.html
@@ -125,11 +126,17 @@ _DROP_WITH_CONTENT = frozenset({"head", "base", "script", "style", "applet", "bu
                                 "select", "textarea"})
 # Removed as tags; their text and children stay in place.
 _UNWRAP = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
-_HEADING_TAG = re.compile(r"h\d")
 _SPACE = re.compile(r"\s+")
 _COPYRIGHT = ("\u00a9", "&copy")
 
 GOOD, BAD, SHORT, NEARGOOD = "good", "bad", "short", "neargood"
+
+
+@lru_cache(maxsize=1024)  # few distinct tags; the cached call runs in C
+def _is_heading_tag(tag: str) -> bool:
+    """``h`` and one digit: what the regular expression ``h\\d`` matches in full
+    (``\\d`` is Unicode's decimal digits, as ``str.isdecimal``)."""
+    return len(tag) == 2 and tag[0] == "h" and tag[1].isdecimal()
 
 
 @dataclass
@@ -154,17 +161,19 @@ class Paragraph:
         tokens = self.text.split()
         if not tokens:
             return 0.0
-        return sum(t.lower() in stop for t in tokens) / len(tokens)
+        return sum(map(stop.__contains__, map(str.lower, tokens))) / len(tokens)
 
     @property
     def in_heading(self) -> bool:
-        return any(_HEADING_TAG.fullmatch(tag) for tag in self.path)
+        return any(map(_is_heading_tag, self.path))
 
 
 def preprocess(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Strip what jusText never classifies (see the module docstring), in place."""
     drop, unwrap = [], []
-    for el in root.iter():
+    # lxml picks the candidates in C (the HTML parser gives lower-case tag names)
+    for el in root.iter(*_DROP_WITH_CONTENT, *_UNWRAP, lxml.etree.Comment,
+                        lxml.etree.ProcessingInstruction, lxml.etree.Entity):
         tag = el.tag.lower() if isinstance(el.tag, str) else None
         if tag is None or tag in _DROP_WITH_CONTENT:  # comments and processing instructions
             drop.append(el)
@@ -179,70 +188,57 @@ def preprocess(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return root
 
 
-class _Builder:
-    """State of the paragraph split while walking the tree (one walk per page)."""
-
-    def __init__(self):
-        self.path: list[str] = []
-        self.out: list[Paragraph] = []
-        self.parts: list[str] = []
-        self.link_chars = 0
-        self.start_path: tuple[str, ...] = ()
-        self.links_open = 0
-        self.after_br = False  # the last thing seen was a <br> (white space aside)
-
-    def new_paragraph(self) -> None:
-        text = _SPACE.sub(" ", "".join(self.parts)).strip()
-        if text:
-            self.out.append(Paragraph(text=text, link_chars=self.link_chars, path=self.start_path))
-        self.parts, self.link_chars = [], 0
-        self.start_path = tuple(self.path)
-
-    def text(self, s: str | None) -> None:
-        if not s or s.isspace():
-            return
-        s = _SPACE.sub(" ", s)
-        self.parts.append(s)
-        if self.links_open:
-            self.link_chars += len(s)
-        self.after_br = False
-
-    def open(self, tag: str) -> None:
-        self.path.append(tag)
-        if tag in PARAGRAPH_TAGS or (tag == "br" and self.after_br):
-            self.new_paragraph()
-            return
-        self.after_br = tag == "br"
-        if self.after_br:
-            self.parts.append(" ")
-        elif tag == "a":
-            self.links_open += 1
-
-    def close(self, tag: str) -> None:
-        self.path.pop()
-        if tag in PARAGRAPH_TAGS:
-            self.new_paragraph()
-        if tag == "a" and self.links_open:
-            self.links_open -= 1
-
-
 def make_paragraphs(root: lxml.html.HtmlElement) -> list[Paragraph]:
     """Split a (preprocessed) tree into paragraphs, in document order; iterative walk."""
-    b = _Builder()
-    for event, el in lxml.etree.iterwalk(root, events=("start", "end")):
-        if not isinstance(el.tag, str):
-            if event == "end":
-                b.text(el.tail)
-            continue
-        tag = el.tag.lower()
+    out: list[Paragraph] = []
+    path: list[str] = []  # the open tags
+    parts: list[str] = []  # the current paragraph's pieces of text
+    link_chars = 0  # its characters inside <a>
+    start_path: tuple[str, ...] = ()  # the open tags where it started
+    links_open = 0
+    after_br = False  # the last thing seen was a <br> (white space aside)
+    paragraph_tags, sub = PARAGRAPH_TAGS, _SPACE.sub
+
+    push, pop = path.append, path.pop
+    # start and end events come for elements only (comments, processing instructions:
+    # other events), so an end event's tag is the one its start pushed
+    for event, el in lxml.etree.iterwalk(root, events=("start", "end"), tag=lxml.etree.Element):
         if event == "start":
-            b.open(tag)
-            b.text(el.text)
+            tag = el.tag.lower()
+            push(tag)
+            if tag in paragraph_tags or (tag == "br" and after_br):
+                boundary = True  # a paragraph ends and another starts here
+            else:
+                boundary = False
+                after_br = tag == "br"
+                if after_br:
+                    parts.append(" ")
+                elif tag == "a":
+                    links_open += 1
+            s = el.text
         else:
-            b.close(tag)
-            b.text(el.tail)
-    b.new_paragraph()
-    return b.out
+            tag = pop()
+            boundary = tag in paragraph_tags
+            if tag == "a" and links_open:
+                links_open -= 1
+            s = el.tail
+        if boundary:
+            if parts:  # no parts, no text (and no link characters)
+                text = " ".join("".join(parts).split())  # = _SPACE.sub(" ", ...).strip()
+                if text:
+                    out.append(Paragraph(text=text, link_chars=link_chars, path=start_path))
+                parts, link_chars = [], 0
+            start_path = tuple(path)
+        if not s or s.isspace():
+            continue
+        if links_open:  # link characters are counted with white space collapsed
+            link_chars += len(sub(" ", s))
+        parts.append(s)  # the paragraph's text is normalised as a whole
+        after_br = False
+    text = " ".join("".join(parts).split())
+    if text:
+        out.append(Paragraph(text=text, link_chars=link_chars, path=start_path))
+    return out
 
 
 def classify_context_free(paragraphs: list[Paragraph], stop: frozenset[str], *,
@@ -251,22 +247,30 @@ def classify_context_free(paragraphs: list[Paragraph], stop: frozenset[str], *,
                           stopwords_low: float = DEFAULT_STOPWORDS_LOW,
                           stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
                           max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
-                          no_headings: bool = False) -> None:
-    """Set ``cf_class`` (and ``heading``) of every paragraph: Algorithm 1 plus the © and select rules."""
-    for p in paragraphs:
+                          no_headings: bool = False,
+                          densities: list[float] | None = None) -> None:
+    """Set ``cf_class`` (and ``heading``) of every paragraph: Algorithm 1 plus the © and select rules.
+
+    ``densities``: the paragraphs' stop-word densities when the caller has them
+    already (else computed here, for the paragraphs that need them).
+    """
+    for i, p in enumerate(paragraphs):
         p.heading = not no_headings and p.in_heading
-        density = p.stopword_density(stop)
-        if p.link_density > max_link_density or any(mark in p.text for mark in _COPYRIGHT) or "select" in p.path:
+        text = p.text
+        if p.link_density > max_link_density or _COPYRIGHT[0] in text or _COPYRIGHT[1] in text \
+                or "select" in p.path:
             c = BAD
-        elif len(p) < length_low:
+        elif len(text) < length_low:
             # a short paragraph with any link text is navigation
             c = BAD if p.link_chars > 0 else SHORT
-        elif density >= stopwords_high:
-            c = GOOD if len(p) > length_high else NEARGOOD
-        elif density >= stopwords_low:
-            c = NEARGOOD
         else:
-            c = BAD
+            density = p.stopword_density(stop) if densities is None else densities[i]
+            if density >= stopwords_high:
+                c = GOOD if len(text) > length_high else NEARGOOD
+            elif density >= stopwords_low:
+                c = NEARGOOD
+            else:
+                c = BAD
         p.cf_class = c
 
 
@@ -403,33 +407,37 @@ class JustextStyle(Extractor):
 
     def paragraphs(self, page: Page) -> list[Paragraph]:
         """The page's paragraphs with ``cf_class`` and final ``cls`` set."""
+        return self._classified(page)[0]
+
+    def _classified(self, page: Page) -> tuple[list[Paragraph], list[float]]:
+        """The classified paragraphs and their stop-word densities (each computed once)."""
         self._check()
         root = preprocess(page.tree())
         paras = make_paragraphs(root)
         stop = stopwords(resolve_stoplist(self.stoplist))
+        densities = [p.stopword_density(stop) for p in paras]
         classify_context_free(paras, stop, length_low=self.length_low,
                               length_high=self.length_high, stopwords_low=self.stopwords_low,
                               stopwords_high=self.stopwords_high,
                               max_link_density=self.max_link_density,
-                              no_headings=self.no_headings)
+                              no_headings=self.no_headings, densities=densities)
         revise(paras, max_heading_distance=self.max_heading_distance,
                heading_pass_bug_compatible=self.heading_pass_bug_compatible)
-        return paras
+        return paras, densities
 
     def extract(self, page: Page) -> Extraction:
-        paras = self.paragraphs(page)
-        stop = stopwords(resolve_stoplist(self.stoplist))
+        paras, densities = self._classified(page)
         blocks = [{
             "block": i,
             "cf_class": p.cf_class,
             "class": p.cls,
             "chars": len(p),
             "link_density": round(p.link_density, 4),
-            "stopword_density": round(p.stopword_density(stop), 4),
+            "stopword_density": round(density, 4),
             "heading": p.heading,
             "kept": p.cls == GOOD,
             "text": p.text[:80],
-        } for i, p in enumerate(paras)]
+        } for i, (p, density) in enumerate(zip(paras, densities))]
         good = [p.text for p in paras if p.cls == GOOD]
         return Extraction(text="\n".join(good), blocks=blocks,
                           info={"paragraphs": len(paras), "good": len(good)})
