@@ -37,8 +37,9 @@ Our reading (METHODS §1.3):
 
 Departures: none in the arithmetic. The paper's pairwise pointer walk costs
 O(N_t^2 * N); :func:`twc_pfm` computes the same sums from each position's
-previous and next occurrence (a recency-list pass for short blocks, an FFT
-plus a chunked pair enumeration for long ones; see ``_twc_pfm_numpy``).
+previous and next occurrence (a recency-list pass for short blocks, the same
+sums vectorised bit for bit from 24 terms, an FFT plus a chunked pair
+enumeration from 200; see ``_twc_pfm_numpy``).
 The long-block path rounds differently (about 1e-15 relative), which can
 only flip a fingerprint bit whose counter is within that of zero. The pairs
 are made in batches of 65,536 (``_pair_sums``): at 5,000 terms the 0.9
@@ -73,6 +74,8 @@ DEFAULT_BITS = 64
 DEFAULT_K = 3
 SUPPORTED_BITS = (32, 64, 128)
 # below this many terms the pure-Python pass beats numpy's fixed costs
+_PAIRS_MIN_TERMS = 24
+# from here the FFT + chunked path (it rounds differently from the two exact paths below it)
 _NUMPY_MIN_TERMS = 200
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
@@ -92,8 +95,10 @@ def twc_pfm(terms: list[str]) -> dict[str, float]:
     and next occurrence of the same term; -1 and N when there is none). The
     work is the number of such pairs, not the paper's O(N_t^2 N) pointer walk.
     """
-    if len(terms) < _NUMPY_MIN_TERMS:
+    if len(terms) < _PAIRS_MIN_TERMS:
         return _twc_pfm_small(terms)
+    if len(terms) < _NUMPY_MIN_TERMS:
+        return _twc_pfm_pairs(terms)
     return _twc_pfm_numpy(terms)
 
 
@@ -119,6 +124,30 @@ def _twc_pfm_small(terms: list[str]) -> dict[str, float]:
         freq[b] = freq.get(b, 0) + 1
     n_t = len(freq)
     return {t: (f + sums.get(t, 0.0)) / 2.0 / n_t for t, f in freq.items()}
+
+
+def _twc_pfm_pairs(terms: list[str]) -> dict[str, float]:
+    """:func:`_twc_pfm_small` in numpy, bit for bit: every candidate p in (prev[q], q) is
+    enumerated, and ``np.add.at`` adds each term's 1/(q - p) in increasing q, the order of
+    the pure-Python pass. Faster from a few dozen terms; the candidates grow as N^2/2.
+    """
+    n = len(terms)
+    ids: dict[str, int] = {}
+    tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=n)
+    n_t = len(ids)
+    order = np.argsort(tid, kind="stable")
+    same = tid[order[1:]] == tid[order[:-1]]
+    prev = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(n, n, dtype=np.int64)
+    prev[order[1:][same]] = order[:-1][same]
+    nxt[order[:-1][same]] = order[1:][same]
+    q, p = _ranges(prev + 1, np.arange(n, dtype=np.int64))
+    keep = nxt[p] > q
+    q, p = q[keep], p[keep]
+    sums = np.zeros(n_t)
+    np.add.at(sums, tid[p], 1.0 / (q - p))
+    weights = (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
+    return dict(zip(ids, weights.tolist()))
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,6 +341,32 @@ class ModifiedSimhash(Detector):
 
     def fingerprint(self, text: str) -> int | None:
         return self.fingerprint_terms(self.terms(text))
+
+    def find_duplicates(self, texts: list[str], seen: list[Any] | None = None) -> list[int | None]:
+        """As :meth:`evalkit.method.Detector.find_duplicates`, comparing the page's own
+        fingerprints without re-validating them (they are this detector's, so always valid);
+        signatures in ``seen`` are still checked by :meth:`similar`."""
+        kept: list[tuple[int, int]] = []
+        out: list[int | None] = []
+        prior = list(seen or [])
+        k = self.k
+        for i, text in enumerate(texts):
+            fp = self.fingerprint(text)
+            match = None
+            if fp is not None:
+                for j, other in kept:
+                    if (fp ^ other).bit_count() <= k:
+                        match = j
+                        break
+                if match is None:
+                    for j, other in enumerate(prior):
+                        if self.similar(fp, other):
+                            match = -1 - j
+                            break
+            out.append(match)
+            if match is None and fp is not None:
+                kept.append((i, fp))
+        return out
 
     def distance(self, a: int, b: int) -> int:
         for x in (a, b):
