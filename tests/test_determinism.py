@@ -36,7 +36,8 @@ TIMED_FILES = re.compile(
 def _run(tmp: Path, *overrides: str) -> Path:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[
-            "dataset.synthetic.limit=20", "runner.cache=false", "runner.progress=false",
+            "dataset.synthetic.limit=20", "extraction.n_boot=200", "runner.cache=false",
+            "runner.progress=false",
             f"paths.results={tmp / 'results'}", *overrides])
     return run_experiment(cfg, tmp / "run")
 

@@ -25,7 +25,7 @@ from evalkit.visible import visible_text
 
 register_resolvers()
 
-DETERMINISTIC = settings(derandomize=True, database=None, deadline=None, max_examples=150)
+DETERMINISTIC = settings(derandomize=True, database=None, deadline=None, max_examples=100)
 
 # ---------------------------------------------------------------- generated HTML
 
