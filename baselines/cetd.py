@@ -107,6 +107,7 @@ _TOLERANCE = 1e-12
 # (no string at all) leaves the other unchanged.
 _EMPTY, _SPACE, _WORD = 0, 1, 2
 _NOTHING = (0, 0, _EMPTY, _EMPTY)
+_NO_CHILD = (0, 0, _EMPTY, _EMPTY, 0, 0, 0, 0)
 
 
 def _summary(text: str | None) -> tuple[int, int, int, int]:
@@ -173,10 +174,10 @@ def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
     names: list[str] = [""] * n
     texts: list[str | None] = [None] * n
     tails: list[str | None] = [None] * n
-    # what a parent sees of each child: its summary (a block element is set off by
-    # spaces) joined with its tail's, and the normalised length of that tail
-    seen: list[tuple[int, int, int, int]] = [_NOTHING] * n
-    tail_run = [0] * n
+    # what a parent needs of each child, in one tuple: the summary of the child's text
+    # (a block element set off by spaces) joined with its tail's, the normalised
+    # length of the tail, T + 1, LC, and LT + 1 if the child counts as a link tag
+    seen: list[tuple[int, int, int, int, int, int, int, int]] = [_NO_CHILD] * n
     block_tags, link_tags = BLOCK_TAGS, LINK_TAGS
 
     for i in range(1, n):  # pre-order: appending keeps every child list in document order
@@ -197,23 +198,19 @@ def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
                 own_runs.append(ns + tok - 1)
         t = lc = lt = 0
         for j in children[i]:
-            part = seen[j]
-            if part[2] != _EMPTY:
+            j_ns, j_tok, j_first, j_last, j_run, j_t, j_lc, j_lt = seen[j]
+            if j_first != _EMPTY:
                 if first == _EMPTY:
-                    ns, tok, first, last = part
+                    ns, tok, first, last = j_ns, j_tok, j_first, j_last
                 else:
-                    ns += part[0]
-                    tok += part[1] - (last == _WORD and part[2] == _WORD)  # a token across the seam
-                    last = part[3]
-            if tail_run[j]:
-                own_runs.append(tail_run[j])
-            tj = tags[j]
-            t += tj + 1
-            lc += lchars[j]
-            ltj = ltags[j]
-            lt += ltj
-            if is_link[j] or (ltj and ltj == tj and lchars[j] == chars[j]):
-                lt += 1  # the child is a link, or a wrapper holding nothing but links
+                    ns += j_ns
+                    tok += j_tok - (last == _WORD and j_first == _WORD)  # a token across the seam
+                    last = j_last
+            if j_run:
+                own_runs.append(j_run)
+            t += j_t
+            lc += j_lc
+            lt += j_lt
         c = ns + tok - 1 if tok else 0
         chars[i] = c
         tags[i] = t
@@ -221,12 +218,15 @@ def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
         tag = names[i] = el.tag.lower()
         if tag in link_tags:
             is_link[i] = True
-            lchars[i], ltags[i] = c, t
-        else:
-            lchars[i], ltags[i] = lc, lt
+            lc, lt = c, t
+            as_link = 1
+        else:  # a wrapper holding nothing but links counts as a link tag too
+            as_link = 1 if (lt and lt == t and lc == c) else 0
+        lchars[i], ltags[i] = lc, lt
         if tag in block_tags:
             first = last = _SPACE
         tail = tails[i] = el.tail
+        run = 0
         if tail and tail.isspace():  # the commonest tail: only white space between tags
             if first == _EMPTY:
                 first = _SPACE
@@ -234,14 +234,14 @@ def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
         elif tail:
             t_ns, t_tok, t_first, t_last = _summary(tail)
             if t_tok:
-                tail_run[i] = t_ns + t_tok - 1
+                run = t_ns + t_tok - 1
             if first == _EMPTY:
                 ns, tok, first, last = t_ns, t_tok, t_first, t_last
             elif t_first != _EMPTY:
                 ns += t_ns
                 tok += t_tok - (last == _WORD and t_first == _WORD)
                 last = t_last
-        seen[i] = (ns, tok, first, last)
+        seen[i] = (ns, tok, first, last, run, t + 1, lc, lt + as_link)
 
     # inside a link, everything is link text and every tag a link tag; a subtree is
     # contiguous in pre-order, so a link's descendants are the next tags[i] elements
@@ -294,9 +294,17 @@ def densities(stats: DomStats, kind: str) -> list[float]:
     if kind == "td":
         return [text_density(c, t) for c, t in zip(stats.chars, stats.tags)]
     if kind == "ctd":
-        r = stats.ratio
-        return [composite_text_density(c, t, lc, lt, r) for c, t, lc, lt in
-                zip(stats.chars, stats.tags, stats.link_chars, stats.link_tags)]
+        # composite_text_density inlined: a call per element costs as much as the arithmetic
+        ratio, log, e = stats.ratio, math.log, math.e
+        out = []
+        for c, t, lc, lt in zip(stats.chars, stats.tags, stats.link_chars, stats.link_tags):
+            if not c:
+                out.append(0.0)
+                continue
+            nlc = c - lc
+            t, lc, lt, nlc = t or 1, lc or 1, lt or 1, nlc or 1
+            out.append((c / t) * log((c / lc) * (t / lt)) / log(log((c / nlc) * lc + ratio * c + e)))
+        return out
     raise ValueError(f"unknown density {kind!r}; known: ['td', 'ctd']")
 
 
@@ -308,13 +316,15 @@ def density_sums(stats: DomStats, dens: list[float], kind: str) -> list[float]:
     for i in range(1, len(dens)):  # pre-order: each parent adds its children left to right
         child_sums[parent[i]] += dens[i]
     out = []
-    for i, kids in enumerate(stats.children):
+    for i, (kids, runs) in enumerate(zip(stats.children, stats.runs)):
         if not kids:
             out.append(dens[i])
+        elif not runs:  # adding sum([]) == 0 would change nothing
+            out.append(child_sums[i])
         elif kind == "td":
-            out.append(child_sums[i] + sum(map(float, stats.runs[i])))
+            out.append(child_sums[i] + sum(map(float, runs)))
         else:
-            out.append(child_sums[i] + sum(run_density(length, kind, r) for length in stats.runs[i]))
+            out.append(child_sums[i] + sum(run_density(length, kind, r) for length in runs))
     return out
 
 
@@ -398,9 +408,9 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
             append("\n")
         if k and tails[k]:
             append(tails[k])
-    # normalize_space per line: str.split() and the \s of re agree on what is white space
-    lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+    # normalize_space of each line, non-empty lines only, iterated in C; str.split() and
+    # the \s of re (normalize_space) agree on what is white space
+    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
 
 
 class CETD(Extractor):
