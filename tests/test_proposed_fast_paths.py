@@ -1,0 +1,140 @@
+"""The proposed method's fast paths give exactly what the plain computations give.
+
+Each shortcut (cached block texts, the ad-attribute screen, host suffix sets,
+batched and vectorised TWC-PFM, the detector's own duplicate loop) is checked
+against the straightforward computation it replaces, on inputs chosen to make
+the shortcut matter.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from evalkit.method import Detector
+from evalkit.page import parse_html
+from evalkit.proposed import dedup
+from evalkit.proposed.blocks import (
+    TextCache,
+    block_text,
+    drop_scripts,
+    own_text,
+    own_word_count,
+    separate_blocks,
+)
+from evalkit.proposed.dedup import ModifiedSimhash, _pair_sums, _twc_pfm_pairs, _twc_pfm_small
+from evalkit.proposed.primary_tags import (
+    DEFAULT_AD_HOSTS,
+    DEFAULT_AD_SUBSTRINGS,
+    DEFAULT_AD_TOKENS,
+    apply_tag_rules,
+    host_matches,
+    is_ad_marked,
+)
+
+PAGE = """<html><head><title>T</title></head><body>
+lead text <img src="https://cdn.other.com/x.png"><b class="ad">sponsored words</b> residual
+<div id="a">Story, with a comma. <span class="ad-label">Advertisement</span> more text.
+  <div class="inner">Inner block, its own text.</div> tail after inner
+  <p>A paragraph <iframe src="https://ads.example.net/f"></iframe> goes on.</p></div>
+<div class="sidebar"><div class="banner">Buy now</div> Related: <a href="/r">one</a></div>
+<td>cell <embed src="x.swf"> text</td>
+<div><a href="https://facebook.com/p">f</a> <a href="https://twitter.com/p">t</a></div>
+<div class="top-ad">only an ad here</div>
+</body></html>"""
+
+
+def test_text_cache_matches_fresh_texts_after_the_tag_rules():
+    # the cache is filled at separation and invalidated by every drop: it must equal a
+    # fresh computation of each surviving block's text after the rules changed the tree
+    root = drop_scripts(parse_html(PAGE))
+    texts = TextCache()
+    blocks = separate_blocks(root, texts=texts)
+    assert all(texts[b] == block_text(b) for b in blocks)
+    counts = apply_tag_rules(root, blocks, page_url="https://www.example.com/a", texts=texts)
+    assert counts["ad_marker"] >= 2 and counts["offsite_image"] == 1 and counts["plugin"] >= 1
+    alive = [b for b in blocks if b.alive]
+    assert alive and all(texts[b] == block_text(b) for b in alive)
+    # the residual block (text outside every div/td) lost the ad's words too
+    assert texts[blocks[0]] == "lead text residual"
+
+
+def test_own_word_count_is_the_word_count_of_own_text():
+    root = drop_scripts(parse_html(PAGE))
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for tags in ((), ("div", "td")):
+                assert own_word_count(el, tags) == len(own_text(el, tags).split())
+
+
+def test_host_sets_match_like_the_host_list():
+    hosts = ("doubleclick.net", "x.com", "plus.google.com", "t.me")
+    for host in ("doubleclick.net", "ad.doubleclick.net", "notdoubleclick.net", "x.com",
+                 "www.x.com", "xx.com", "google.com", "plus.google.com", "a.plus.google.com",
+                 "t.me", "at.me", "", None, "net", ".doubleclick.net"):
+        assert host_matches(host, frozenset(hosts)) == host_matches(host, hosts), host
+
+
+def test_ad_screen_changes_no_decision():
+    # every element of a page of random attribute values: the screened, memoised rule
+    # must drop exactly what is_ad_marked marks
+    rng = random.Random(3)
+    parts = ["ad", "Ad", "header", "read", "banner", "x", "topAd", "googlead", "main", "ads_box",
+             "https://doubleclick.net/a", "https://www.example.com/ad/1", "load", "shadow", "dfp"]
+    divs = []
+    for i in range(300):
+        attr = rng.choice(["id", "class", "href", "src"])
+        value = "-".join(rng.choice(parts) for _ in range(rng.randint(1, 3)))
+        tag = "a" if attr == "href" else ("img" if attr == "src" else "span")
+        divs.append(f'<div>w{i} <{tag} {attr}="{value}">t{i}</{tag}></div>')
+    root = drop_scripts(parse_html("<html><body>" + "".join(divs) + "</body></html>"))
+    tokens = frozenset(DEFAULT_AD_TOKENS)
+    marked = [el for el in root.iter() if el.tag not in ("html", "head", "body")
+              and is_ad_marked(el, tokens, DEFAULT_AD_SUBSTRINGS, DEFAULT_AD_HOSTS)]
+    assert 30 < len(marked) < 300
+    blocks = separate_blocks(root)
+    counts = apply_tag_rules(root, blocks, rules=["ad_marker"], ad_max_share=1.0)
+    assert counts["ad_marker"] == len(marked)
+    assert all(el.getparent() is None for el in marked)
+
+
+def test_pair_batches_sum_like_one_bincount(monkeypatch):
+    rng = np.random.default_rng(0)
+    n = 300
+    q = np.sort(rng.integers(1, n, 500))
+    start = rng.integers(0, n, 500)
+    end = start + rng.integers(-5, 40, 500)
+    end = np.minimum(end, n)
+    p_at = rng.permutation(n)
+    lens = np.maximum(end - start, 0)
+    owner = np.repeat(np.arange(len(q)), lens)
+    j = np.concatenate([np.arange(a, b) for a, b in zip(start, end) if b > a])
+    p = p_at[j]
+    ok = q[owner] != p
+    want = np.bincount(p[ok], weights=1.0 / (q[owner][ok] - p[ok]), minlength=n)
+    monkeypatch.setattr(dedup, "_PAIR_BATCH", 97)  # many batches, cut inside ranges' runs
+    got = _pair_sums(q, start, end, p_at, n, keep=lambda qq, pp: qq != pp)
+    assert np.array_equal(got, want)  # bit for bit
+
+
+@pytest.mark.parametrize("n", [24, 57, 120, 199])
+def test_vectorised_small_blocks_are_bit_identical(n):
+    rng = random.Random(n)
+    words = [f"w{int(rng.paretovariate(1.0))}" for _ in range(n)]
+    fast, slow = _twc_pfm_pairs(words), _twc_pfm_small(words)
+    assert list(fast) == list(slow)  # same terms in the same order (the fingerprint sums in it)
+    assert all(fast[t] == slow[t] for t in slow)
+
+
+def test_own_duplicate_loop_matches_the_generic_one():
+    det = ModifiedSimhash(k=3)
+    base = ("The council met on Monday and the vote passed nine to four after a long "
+            "debate about the budget for roads, schools and the new library downtown.")
+    texts = [base, "Home News Sport Weather", base.replace("Monday", "Tuesday"), "", base,
+             "Completely different words about football scores and league tables today."]
+    seen = [det.fingerprint("Home News Sport Weather")]
+    assert det.find_duplicates(texts, seen=seen) == Detector.find_duplicates(det, texts, seen=seen)
+    with pytest.raises(ValueError):
+        det.find_duplicates(texts, seen=[-1])  # outside signatures are still validated
