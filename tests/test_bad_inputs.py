@@ -64,8 +64,9 @@ def _write_pairs(root: Path, cases: dict) -> Path:
     return root
 
 
-def _run(data: Path, out: Path, methods: list[str] | None = None) -> Path:
-    overrides = ["experiment=extraction", f"paths.results={out / 'results'}", "runner.n_jobs=1",
+def _run(data: Path, out: Path, methods: list[str] | None = None,
+         experiment: tuple[str, ...] = ("experiment=extraction",)) -> Path:
+    overrides = [*experiment, f"paths.results={out / 'results'}", "runner.n_jobs=1",
                  "runner.progress=false", "extraction.n_boot=20"]
     if methods:
         overrides.append(f"method=[{','.join(methods)}]")
@@ -186,3 +187,16 @@ def test_a_10_mb_page_is_scored_in_seconds(tmp_path):
     assert per_page.loc["fulltext", "n_words_out"] > 1_900_000
     assert per_page.loc["fulltext", "word_recall"] == 1.0
     assert per_page.loc["fulltext", "unit_tp"] == 12  # the gold paragraph's unit, kept
+
+
+def test_the_dedup_and_units_experiments_also_take_the_bad_set(tmp_path):
+    root = _write_pairs(tmp_path / "data", CASES)
+    out = _run(root, tmp_path, experiment=("experiment=all", "experiment.parts=[dedup,units]"))
+    per_page = pd.read_csv(out / "per_page.csv")
+    assert set(per_page["experiment"]) == {"dedup", "units"}
+    assert set(per_page["page_id"]) == set(SCORED)
+    assert "error" not in per_page or per_page["error"].isna().all()
+    run = json.loads((out / "run.json").read_text())
+    assert run["n_failures"] == 0
+    summary = pd.read_csv(out / "summary.csv")
+    assert set(summary["experiment"]) == {"dedup", "units"}
