@@ -375,23 +375,26 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
     The same text as :func:`evalkit.visible.element_text` of the body skipping
     those elements, built from the texts and tails ``dom_stats`` already read.
     """
-    names, texts, tails, tags = stats.names, stats.texts, stats.tails, stats.tags
+    names, texts, tails, tags, parent = stats.names, stats.texts, stats.tails, stats.tags, stats.parent
     n = len(names)
     if not n or names[0] in INVISIBLE_TAGS:
         return ""
-    parts: list[str] = []
+    parts: list[str] = ["\n"] if names[0] in BLOCK_TAGS else []
     append = parts.append
-    open_: list[int] = []  # kept elements whose subtree the walk is inside, innermost last
-    i = 0
+    if texts[0]:
+        append(texts[0])
+    open_ = [0]  # kept elements whose subtree the walk is inside, innermost last
+    i = 1
     while i < n:
-        while open_ and open_[-1] + tags[open_[-1]] < i:  # left that subtree: close it
+        p = parent[i]
+        while open_[-1] != p:  # the walk left that element's subtree: close it
             k = open_.pop()
             if names[k] in BLOCK_TAGS:
                 append("\n")
-            if k and tails[k]:
+            if tails[k]:
                 append(tails[k])
         name = names[i]
-        if i and (not marks[i] or name in INVISIBLE_TAGS):
+        if not marks[i] or name in INVISIBLE_TAGS:
             if tails[i]:
                 append(tails[i])
             i += tags[i] + 1  # a subtree is contiguous in pre-order
