@@ -66,7 +66,6 @@ from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     Block,
     TextCache,
-    iter_own,
     own_text,
     own_word_count,
     owner_block,
@@ -157,6 +156,8 @@ _PX = re.compile(r"^\s*(\d+)(?:\.0+)?\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)(?:\.0+)?\s*px", re.IGNORECASE)
 _IP = re.compile(r"^[\d.]+$|:")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
+# the attributes ad_marker reads, in the order it reads them
+_AD_ATTRS = ("id", "class", "src", "href")
 
 
 @lru_cache(maxsize=65_536)
@@ -230,7 +231,7 @@ def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
     """Why ``el`` looks like an advertisement (the matching attribute), else None."""
     if not isinstance(ad_tokens, (set, frozenset)):
         ad_tokens = frozenset(ad_tokens)
-    for attr in ("id", "class", "src", "href"):
+    for attr in _AD_ATTRS:
         value = el.get(attr)
         if not value:
             continue
@@ -312,6 +313,36 @@ def apply_tag_rules(
     # this list minus ``gone``, and "attached to the body" is "not in gone".
     elements = list(body.iter())
     gone: set = set()
+    # one pass sorts out the candidates of every rule (tags and the id/class/src/href,
+    # type/name/role values the rules read are never changed by an earlier rule)
+    bg_els, img_els, sized_els, plugin_els = [], [], [], []
+    ad_els: list = []  # (element, [(attribute, value), ...]) in the order is_ad_marked reads
+    anchors: list = []  # <a href> elements and search boxes, for utility_links
+    searches: list = []
+    for el in elements:
+        tag = el.tag
+        if tag.__class__ is not str:
+            continue
+        low = tag.lower()
+        if low in _BACKGROUND_TAGS:
+            bg_els.append(el)
+        if tag == "img":
+            img_els.append(el)
+        if tag in _SIZED_TAGS:
+            sized_els.append(el)
+        if low in _PLUGIN_TAGS or low == "iframe":
+            plugin_els.append(el)
+        if not el.attrib:
+            continue
+        values = [(a, v) for a in _AD_ATTRS if (v := el.get(a))]
+        if values and el is not body:
+            ad_els.append((el, values))
+        if low == "a" and el.get("href"):
+            anchors.append(el)
+        if ((low == "input" and ((el.get("type") or "").lower() == "search"
+                                 or (el.get("name") or "").lower() in _SEARCH_NAMES))
+                or (el.get("role") or "").lower() == "search"):
+            searches.append(el)
 
     def drop(el, rule: str, reason: str) -> None:
         for sub in el.iter():
@@ -334,7 +365,7 @@ def apply_tag_rules(
 
     if "background" in rules:
         # as before, an element inside one dropped earlier in this loop is still visited
-        for el in [e for e in elements if _tag(e) in _BACKGROUND_TAGS]:
+        for el in bg_els:
             style = el.get("style") or ""
             if el.get("background") is None and not _BG_STYLE.search(style):
                 continue
@@ -347,7 +378,7 @@ def apply_tag_rules(
             counts["background"] += 1
 
     if "offsite_image" in rules and page_domain:
-        for el in [e for e in elements if e.tag == "img" and e not in gone]:
+        for el in [e for e in img_els if e not in gone]:
             src = el.get("src") or ""
             dom = registrable_domain(_url_host(src)) if not src.startswith("data:") else None
             if dom and dom != page_domain:
@@ -360,10 +391,10 @@ def apply_tag_rules(
         memo: dict = {}
         screen = _screen(tokens, subs, hosts)
         page_words = None  # counted when first needed (after offsite_image, as before)
-        for el in elements:
-            if el is body or el in gone or not isinstance(el.tag, str):
+        for el, values in ad_els:
+            if el in gone:
                 continue
-            why = _ad_reason(el, tokens, subs, hosts, memo, screen)
+            why = _ad_reason(values, tokens, subs, hosts, memo, screen)
             if why is None:
                 continue
             if page_words is None:
@@ -375,7 +406,7 @@ def apply_tag_rules(
 
     if "iab_size" in rules:
         sizes = {tuple(int(x) for x in s) for s in iab_sizes}
-        for el in [e for e in elements if e.tag in _SIZED_TAGS]:
+        for el in sized_els:
             if el in gone:
                 continue
             wh = iab_size(el)
@@ -383,7 +414,7 @@ def apply_tag_rules(
                 drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
 
     if "plugin" in rules:
-        for el in elements:
+        for el in plugin_els:
             tag = _tag(el)
             if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and el not in gone:
                 drop(el, "plugin", f"plug-in <{tag}>")
@@ -391,6 +422,16 @@ def apply_tag_rules(
     if "utility_links" in rules:
         phrases = _phrase_matcher(tuple(p.lower() for p in legal_phrases))
         social = frozenset(social_hosts)
+        # each link and search box still on the page, under the block that owns it (the
+        # residual block when no div/td does): what a walk of the block's own elements finds
+        links_of: dict = {}
+        search_in: set = set()
+        for el in anchors:
+            if el not in gone:
+                links_of.setdefault(_owner_el(el, body, block_tags), []).append(el)
+        for el in searches:
+            if el not in gone:
+                search_in.add(_owner_el(el, body, block_tags))
         for b in blocks:
             if not b.alive:
                 continue
@@ -398,7 +439,8 @@ def apply_tag_rules(
             n_words = _words(text)
             if n_words > utility_max_words:
                 continue
-            why = _utility_reason(b, text, phrases, social, utility_link_share, block_tags)
+            why = _utility_reason(links_of.get(b.element, ()), b.element in search_in, text,
+                                  phrases, social, utility_link_share, block_tags)
             if why:
                 b.remove("primary", "utility_links", why)
                 counts["utility_links"] += 1
@@ -434,17 +476,21 @@ def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]
     return re.compile("|".join(map(re.escape, needles))) if needles else None
 
 
-def _ad_reason(el, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
+def _owner_el(el, body, block_tags):
+    """The element of the block whose own elements include ``el`` (``body`` for the residual)."""
+    holder = owner_block(el, block_tags)
+    return holder if holder is not None else body
+
+
+def _ad_reason(values, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
                memo: dict, screen=None) -> str | None:
-    """:func:`is_ad_marked` with each attribute value judged once per page (``memo``).
+    """:func:`is_ad_marked` on an element's non-empty (attribute, value) pairs in
+    ``_AD_ATTRS`` order, each value judged once per page (``memo``).
 
     ``screen`` (:func:`_screen`) rules out most values with one regex search.
     """
-    for attr in ("id", "class", "src", "href"):
-        value = el.get(attr)
-        if not value:
-            continue
-        key = (attr, value)
+    for key in values:
+        attr, value = key
         why = memo.get(key, key)
         if why is key:
             if screen is None or screen.search(value.lower()):
@@ -503,17 +549,10 @@ def _has_phrase(text: str, phrases) -> str | None:
     return None
 
 
-def _utility_reason(b: Block, text: str, phrases, social, share: float, block_tags) -> str | None:
-    links = []
-    search = False
-    for el in iter_own(b.element, block_tags):
-        tag = _tag(el)
-        if tag == "a" and el.get("href"):
-            links.append(el)
-        if not search and ((tag == "input" and ((el.get("type") or "").lower() == "search"
-                                                or (el.get("name") or "").lower() in _SEARCH_NAMES))
-                           or (el.get("role") or "").lower() == "search"):
-            search = True
+def _utility_reason(links, search: bool, text: str, phrases, social, share: float,
+                    block_tags) -> str | None:
+    """Why a short block is a utility block: its own ``<a href>`` elements ``links``, whether
+    it holds a search box, its own text."""
     if links:
         n_social = n_legal = 0
         for a in links:
