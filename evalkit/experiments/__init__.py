@@ -87,11 +87,27 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
                    methods=methods, failures=ctx.failures,
                    extra={"experiment": str(cfg.experiment.name), "parts": parts})
     atomic_write_text(out / "report.md", _report(cfg, ctx))
+    skipped = _skipped(ctx)
+    if ctx.failures or skipped:
+        print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
+              f"skipped files, listed in {out / 'run.json'}")
     return out
 
 
+def _skipped(ctx: Context) -> list[dict[str, str]]:
+    return [s for info in ctx.dataset_info.values() for s in info.get("skipped", [])]
+
+
 def _report(cfg: DictConfig, ctx: Context) -> str:
+    skipped = _skipped(ctx)
     head = [f"# evalkit run: {cfg.experiment.name}", "",
             f"Datasets: {', '.join(ctx.datasets)}. Methods: {', '.join(s.label for s in ctx.specs)}."
-            f" Seed {ctx.seed}. Failures: {len(ctx.failures)}.", ""]
+            f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
+            f" Skipped files: {len(skipped)}.", ""]
+    if skipped:
+        head += ["| skipped file | reason |", "|---|---|"]
+        head += [f"| {s['file']} | {s['reason']} |" for s in skipped[:50]]
+        if len(skipped) > 50:
+            head.append(f"| ... | {len(skipped) - 50} more in run.json |")
+        head.append("")
     return "\n".join(head + ctx.report) + "\n"
