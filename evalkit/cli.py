@@ -14,7 +14,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from evalkit.config import project_root, register_resolvers
+from evalkit.config import ConfigError, project_root, register_resolvers
 
 __all__ = ["main", "check_overrides"]
 
@@ -53,14 +53,9 @@ def _app(cfg: DictConfig) -> float | None:
     out = HydraConfig.get().runtime.output_dir
     try:
         run_experiment(cfg, out)
-    except (UnknownNameError, DatasetMissingError) as exc:
+    except (UnknownNameError, DatasetMissingError, ConfigError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
         sys.exit(2)
-    except ValueError as exc:
-        if "parameter" in str(exc) or "alpha" in str(exc):
-            print(f"evalkit: {exc}", file=sys.stderr)
-            sys.exit(2)
-        raise
     except KeyboardInterrupt:
         # one line instead of a traceback; finished extractions are already on disk
         print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "

@@ -14,7 +14,12 @@ from omegaconf import DictConfig, OmegaConf
 
 from evalkit.runner import MethodSpec
 
-__all__ = ["project_root", "register_resolvers", "build_datasets", "method_specs", "plain"]
+__all__ = ["ConfigError", "project_root", "register_resolvers", "build_datasets",
+           "method_specs", "check_specs", "plain"]
+
+
+class ConfigError(ValueError):
+    """A configuration mistake found before any work starts (one line for the user)."""
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -79,3 +84,13 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
         reg.get(registry)  # unknown names fail now, listing the valid ones
         specs.append(MethodSpec(label=label, registry=registry, params=settings, kind=kind))
     return specs
+
+
+def check_specs(specs: list[MethodSpec]) -> None:
+    """Build every method once and check its parameters, so that a misspelt key or an
+    invalid value stops the run before any page is read, naming the method."""
+    for spec in specs:
+        try:
+            spec.build().validate()
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{spec.kind} {spec.label!r}: {exc}") from exc

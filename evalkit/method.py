@@ -40,6 +40,16 @@ class BaseMethod:
             setattr(self, k, v)
         return self
 
+    def validate(self) -> "BaseMethod":
+        """Check parameter values (scikit-learn checks at fit time, never in ``__init__``).
+
+        Calls the subclass's ``_validate`` when it has one; raises ``ValueError``.
+        """
+        check = getattr(self, "_validate", None)
+        if check is not None:
+            check()
+        return self
+
     def versions(self) -> dict[str, str]:
         """Versions of outside packages this method depends on (recorded in run.json)."""
         return {}

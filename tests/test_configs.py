@@ -64,3 +64,14 @@ def test_config_mistakes_are_one_line_with_the_choices():
     assert "aeb" in msg and "\n" not in msg
     assert check_overrides(["method=[proposed,bogus]"]).startswith("evalkit: unknown method bogus")
     assert check_overrides(["dataset=aeb", "seed=3"]) is None
+
+
+def test_bad_method_parameters_stop_before_any_page_naming_the_method():
+    from evalkit.config import ConfigError, check_specs
+
+    cfg = _compose(["method=proposed", "+method.proposed.kk=3"])
+    with pytest.raises(ConfigError, match=r"method 'proposed': .*no parameter\(s\) \['kk'\]"):
+        check_specs(method_specs(cfg.method))
+    cfg = _compose(["method=proposed", "method.proposed.alpha=0.5"])
+    with pytest.raises(ConfigError, match=r"alpha <= beta <= gamma .* alpha=0.5"):
+        check_specs(method_specs(cfg.method))

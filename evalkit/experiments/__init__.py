@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from evalkit.config import build_datasets, method_specs, plain, project_root
+from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root
 from evalkit.registry import Registry
 from evalkit.results import SUMMARY_COLUMNS, atomic_write_text, write_csv, write_run_json
 
@@ -68,8 +68,9 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     (out / "figures").mkdir(parents=True, exist_ok=True)
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
-    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=method_specs(cfg.method),
-                  seed=int(cfg.seed))
+    specs = method_specs(cfg.method)
+    check_specs(specs + method_specs(cfg.get("detector") or {}, kind="detector"))
+    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=specs, seed=int(cfg.seed))
     summaries = []
     for name, fn in zip(parts, runs):
         rows = fn(ctx)

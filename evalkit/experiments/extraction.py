@@ -139,6 +139,8 @@ def _paired_rows(per_page, dataset, opts, seed):
     """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
     ref = opts.get("reference", "proposed")
     ok = per_page[per_page["error"].isna()]
+    if "shingle_f1" not in ok.columns:
+        return []  # every page failed: nothing to compare
     wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
     if ref not in wide.columns:
         return []
