@@ -271,6 +271,45 @@ def element_paths(top: lxml.html.HtmlElement, tags=None) -> dict:
     return out
 
 
+def _child_steps(parent) -> dict:
+    """The last XPath step of each element child of ``parent``, as :func:`element_paths` writes it."""
+    children = [c for c in parent if isinstance(c.tag, str)]
+    totals: dict[str, int] = {}
+    for c in children:
+        totals[c.tag] = totals.get(c.tag, 0) + 1
+    seen: dict[str, int] = {}
+    steps = {}
+    for c in children:
+        seen[c.tag] = seen.get(c.tag, 0) + 1
+        steps[c] = c.tag if totals[c.tag] == 1 else f"{c.tag}[{seen[c.tag]}]"
+    return steps
+
+
+def _paths_of(targets, top: lxml.html.HtmlElement) -> dict:
+    """:func:`element_paths` for ``targets`` (elements below ``top``) and their ancestors only.
+
+    Each ancestor's path is built once and the siblings are counted only
+    under those ancestors, so a page's leaves (links, spans, list items) cost
+    nothing; iterative, so very deep pages are linear too.
+    """
+    known = {top: top.getroottree().getpath(top)}
+    steps_of: dict = {}
+    for el in targets:
+        chain = []
+        node = el
+        while node not in known:
+            chain.append(node)
+            node = node.getparent()
+        path = known[node]
+        for c in reversed(chain):
+            parent = c.getparent()
+            steps = steps_of.get(parent)
+            if steps is None:
+                steps = steps_of[parent] = _child_steps(parent)
+            path = known[c] = f"{path}/{steps[c]}"
+    return known
+
+
 def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
                     texts: TextCache | None = None) -> list[Block]:
     """The blocks of a (script-free) document in document order, residual block first.
@@ -282,7 +321,8 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
     tag_set = frozenset(tags)
-    paths = element_paths(body, tag_set | {_tag(body)})
+    block_els = [el for el in body.iter() if _tag(el) in tag_set and el is not body]
+    paths = _paths_of(block_els, body)
     blocks: list[Block] = []
     residual = Block(index=0, element=body, path=paths.get(body) or
                      body.getroottree().getpath(body), tag=_tag(body) or "body", residual=True)
@@ -292,13 +332,11 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
         blocks.append(residual)
         if texts is not None:
             texts[residual] = text
-    for el in body.iter():
-        tag = _tag(el)
-        if tag in tag_set and el is not body:
-            b = Block(index=len(blocks), element=el, path=paths[el], tag=tag)
-            text = own_text(el, tags)
-            b.words = len(text.split())
-            blocks.append(b)
-            if texts is not None:
-                texts[b] = text
+    for el in block_els:
+        b = Block(index=len(blocks), element=el, path=paths[el], tag=_tag(el))
+        text = own_text(el, tags)
+        b.words = len(text.split())
+        blocks.append(b)
+        if texts is not None:
+            texts[b] = text
     return blocks
