@@ -65,12 +65,11 @@ DEFAULT_MIN_SUBTREE_COVERAGE = 0.8
 DEFAULT_SHORT_TEXT_CHARS = 80
 OUTSIDE_SUBTREE = ("remove", "keep")
 
-_PUNCT_TABLE = {ord(c): None for c in PUNCTUATION}
 
 
 def count_punctuation(text: str) -> int:
     """Number of ``, . ; : ! ?`` characters in ``text``."""
-    return len(text) - len(text.translate(_PUNCT_TABLE))
+    return sum(map(text.count, PUNCTUATION))
 
 
 def _tag(el) -> str:
@@ -84,35 +83,40 @@ def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[Block],
     Returns ``(counts, total)``; ``counts`` maps element -> marks below it.
     Iterative, so very deep documents are fine.
     """
-    by_el = {b.element: b for b in blocks}
+    alive_of = {b.element: b.alive for b in blocks}
     residual_alive = any(b.residual and b.alive for b in blocks)
-    own: dict = {}
-    order: list = []
-    parent_of: dict = {}
-    # (element, alive flag of the block that owns its text)
-    stack = [(body, residual_alive)]
+    count = count_punctuation
+    counts: dict = {}
+    order: list = []  # (element, parent) in pre-order
+    # (element, alive flag of the block that owns its text, parent)
+    stack = [(body, residual_alive, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        el, alive = stack.pop()
+        el, alive, parent = pop()
         tag = _tag(el)
         if not tag or tag in INVISIBLE_TAGS:
             continue
-        b = by_el.get(el) if el is not body else None
-        if b is not None:
-            alive = b.alive
-        order.append(el)
-        n = count_punctuation(el.text) if (alive and el.text) else 0
-        for child in el:
-            if alive and child.tail:
-                n += count_punctuation(child.tail)
-            if isinstance(child.tag, str):
-                parent_of[child] = el
-                stack.append((child, alive))
-        own[el] = n
-    counts = dict(own)
-    for el in reversed(order):
-        p = parent_of.get(el)
-        if p is not None and p in counts:
-            counts[p] += counts[el]
+        if el is not body:
+            alive = alive_of.get(el, alive)
+        n = 0
+        if alive:
+            if el.text:
+                n = count(el.text)
+            for child in el:
+                tail = child.tail
+                if tail:
+                    n += count(tail)
+                if child.tag.__class__ is str:
+                    push((child, alive, el))
+        else:
+            for child in el:
+                if child.tag.__class__ is str:
+                    push((child, alive, el))
+        counts[el] = n
+        order.append((el, parent))
+    for el, parent in reversed(order):  # children come after their parent in pre-order
+        if parent is not None:
+            counts[parent] += counts[el]
     return counts, counts.get(body, 0)
 
 
