@@ -138,3 +138,40 @@ def test_own_duplicate_loop_matches_the_generic_one():
     assert det.find_duplicates(texts, seen=seen) == Detector.find_duplicates(det, texts, seen=seen)
     with pytest.raises(ValueError):
         det.find_duplicates(texts, seen=[-1])  # outside signatures are still validated
+
+
+@pytest.mark.parametrize("bits", [32, 64, 128])
+def test_bit_signs_are_the_hash_bits(bits):
+    rng = random.Random(bits)
+    hashes = [rng.getrandbits(bits) for _ in range(50)] + [0, (1 << bits) - 1]
+    signs = dedup._bit_signs(hashes, bits)
+    want = [[1.0 if (h >> k) & 1 else -1.0 for k in range(bits)] for h in hashes]
+    assert signs.dtype == np.float64 and signs.flags.c_contiguous
+    assert signs.tolist() == want
+
+
+def test_block_paths_are_lxml_paths():
+    html = ("<html><body><div><p>a</p><div>b</div><div>c<table><tr><td>x</td><td>y</td></tr>"
+            "</table></div></div><ul>" + "<li>i</li>" * 30 + "</ul><div><span><div>d</div>"
+            "</span></div><td>stray</td></body></html>")
+    root = drop_scripts(parse_html(html))
+    tree = root.getroottree()
+    blocks = separate_blocks(root)
+    assert len(blocks) >= 8
+    assert all(b.path == tree.getpath(b.element) for b in blocks)
+
+
+def test_punctuation_counts_are_subtree_sums():
+    from evalkit.proposed.primary_dom import count_punctuation, punctuation_counts
+
+    root = drop_scripts(parse_html(PAGE))
+    blocks = separate_blocks(root)
+    blocks[2].remove("primary", "test", "")  # a dead block's text does not count
+    body = root.find(".//body")
+    counts, total = punctuation_counts(body, blocks)
+    dead = blocks[2].element
+    assert total == counts[body] and total > 0
+    # by hand: the marks of every alive block's own text add up to the total
+    assert total == sum(count_punctuation(block_text(b)) for b in blocks if b.alive)
+    assert counts[dead] == sum(counts.get(c, 0) for c in dead)  # only nested blocks count
+    assert count_punctuation("a, b. c; d: e! f? g") == 6

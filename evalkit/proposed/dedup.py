@@ -260,16 +260,15 @@ def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
 
 
-_SHIFTS = np.arange(64, dtype=np.uint64)
-
-
 def _bit_signs(hashes: list[int], bits: int) -> np.ndarray:
     """(terms x bits) matrix of +1 (hash bit k is 1) and -1 (bit k is 0)."""
     words = []
     for lo in range(0, bits, 64):
         width = min(64, bits - lo)
-        h = np.array([(x >> lo) & 0xFFFFFFFFFFFFFFFF for x in hashes], dtype=np.uint64)
-        words.append((h[:, None] >> _SHIFTS[:width]) & np.uint64(1))
+        h = np.array([(x >> lo) & 0xFFFFFFFFFFFFFFFF for x in hashes], dtype="<u8")
+        # the 8 little-endian bytes of each hash, least significant bit first: bit k in column k
+        words.append(np.unpackbits(h.view(np.uint8).reshape(-1, 8), axis=1,
+                                   bitorder="little")[:, :width])
     b = np.concatenate(words, axis=1).astype(np.float64)
     return 2.0 * b - 1.0
 
