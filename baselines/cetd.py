@@ -188,7 +188,7 @@ def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
     for i in range(n - 1, -1, -1):  # reversed pre-order: every child before its parent
         el = nodes[i]
         text = texts[i] = el.text
-        # the running summary (ns, tok, first, last), unpacked: _join inlined for speed
+        # the running summary (ns, tok, first, last), unpacked; joins written out for speed
         ns = tok = 0
         first = last = _EMPTY
         own_runs = []
