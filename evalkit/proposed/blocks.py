@@ -58,6 +58,7 @@ __all__ = [
     "own_text",
     "own_word_count",
     "owner_block",
+    "script_free_elements",
     "separate_blocks",
 ]
 
@@ -104,11 +105,11 @@ def _tag(el) -> str:
 
 def drop_scripts(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Remove script/style/noscript/template elements (keeping tails), in place."""
-    _drop_scripts(root)
+    script_free_elements(root)
     return root
 
 
-def _drop_scripts(root: lxml.html.HtmlElement) -> list:
+def script_free_elements(root: lxml.html.HtmlElement) -> list:
     """:func:`drop_scripts`, returning the elements left (held, their proxies stay alive).
 
     lxml builds a Python proxy, through ``lxml.html``'s Python class lookup,

@@ -36,8 +36,8 @@ from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     Block,
     TextCache,
-    _drop_scripts,
     block_anchor_text,
+    script_free_elements,
     separate_blocks,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS
@@ -241,7 +241,7 @@ class Proposed(Extractor):
         title_el = root.find(".//title")
         title = normalize_space(title_el.text_content()) if title_el is not None else ""
         # held to the end: every walk of the tree then reuses the elements' lxml proxies
-        elements = _drop_scripts(root)
+        elements = script_free_elements(root)
         cache = TextCache(tags)  # each block's own text, kept current by the tag rules
         blocks = separate_blocks(root, tags, texts=cache)
         # block texts before later stages change the tree, for the records

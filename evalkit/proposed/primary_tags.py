@@ -51,6 +51,13 @@ Our reading and departures (each is a parameter of ``Proposed``):
   rule's name. The paper removes "the tags" that carry an ad; on real pages
   the ad's wrapper keeps a label such as "Advertisement" that would otherwise
   survive as a block of its own.
+
+Speed (no change to any decision): one pass over the body sorts out every
+rule's candidate elements; the live tree at any point is that list minus the
+subtrees dropped so far; attribute values are judged once per page, most of
+them ruled out by one regex screen; ``utility_links`` takes each block's links
+and search boxes from the same pass; block texts come from a ``TextCache``
+that every drop invalidates for the block that loses the element.
 """
 
 from __future__ import annotations
