@@ -13,7 +13,7 @@ import pandas as pd
 
 from evalkit.results import atomic_write_text, write_csv
 
-__all__ = ["wide_table", "format_cell", "write_table", "to_latex", "to_markdown"]
+__all__ = ["wide_table", "cross_table", "format_cell", "write_table", "to_latex", "to_markdown"]
 
 
 def format_cell(value: float, low: float | None = None, high: float | None = None,
@@ -54,6 +54,29 @@ def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = 
         row["n_pages"] = int(sub["n_pages"].max())
         rows.append(row)
     return pd.DataFrame(rows, columns=["method", *metrics, "n_pages"])
+
+
+def cross_table(summary: pd.DataFrame, metric: str, experiment: str | None = None,
+                digits: int = 3, with_ci: bool = False) -> pd.DataFrame:
+    """Rows = methods, columns = data sets, cells = one metric: the at-a-glance view
+    of a run over several sets (method and data set order as in the run)."""
+    df = summary[summary["metric"] == metric]
+    if experiment is not None:
+        df = df[df["experiment"] == experiment]
+    datasets = list(dict.fromkeys(df["dataset"]))
+    rows = []
+    for method in dict.fromkeys(df["method"]):
+        sub = df[df["method"] == method].set_index("dataset")
+        row = {"method": method}
+        for d in datasets:
+            if d in sub.index:
+                r = sub.loc[d]
+                row[d] = format_cell(r["value"], r["ci_low"] if with_ci else None,
+                                     r["ci_high"] if with_ci else None, digits)
+            else:
+                row[d] = "-"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["method", *datasets])
 
 
 def to_markdown(df: pd.DataFrame) -> str:

@@ -60,7 +60,20 @@ def run(ctx: Context) -> pd.DataFrame:
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)
+    if len(summaries) > 1:
+        _overview(ctx, pd.concat(summaries, ignore_index=True))
     return pd.concat(summaries, ignore_index=True) if summaries else None
+
+
+def _overview(ctx: Context, summary: pd.DataFrame) -> None:
+    """One method x data set table per headline metric when a run covers several sets."""
+    from evalkit.tables import cross_table, to_markdown
+
+    for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
+        table = cross_table(summary, metric)
+        write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
+                    caption=f"{metric} per method and data set")
+        ctx.report += [f"## Overview: {metric}", "", to_markdown(table), ""]
 
 
 def _dataset_info(ds, hashes) -> dict:
