@@ -101,21 +101,24 @@ def test_ad_screen_changes_no_decision():
 
 
 def test_pair_batches_sum_like_one_bincount(monkeypatch):
+    # as TWC-PFM uses it: positions permuted within chunks of 32, ranges inside one chunk,
+    # each range below its q
     rng = np.random.default_rng(0)
-    n = 300
-    q = np.sort(rng.integers(1, n, 500))
-    start = rng.integers(0, n, 500)
-    end = start + rng.integers(-5, 40, 500)
-    end = np.minimum(end, n)
-    p_at = rng.permutation(n)
+    n, c = 320, 32
+    p_at = np.concatenate([rng.permutation(np.arange(k, k + c)) for k in range(0, n, c)])
+    chunk = rng.integers(0, n // c, 600)
+    start = chunk * c + rng.integers(0, c, 600)
+    end = np.minimum(start + rng.integers(-3, c, 600), (chunk + 1) * c)
+    q = np.maximum((chunk + 1) * c + rng.integers(0, 50, 600), 1)
     lens = np.maximum(end - start, 0)
     owner = np.repeat(np.arange(len(q)), lens)
     j = np.concatenate([np.arange(a, b) for a, b in zip(start, end) if b > a])
     p = p_at[j]
-    ok = q[owner] != p
+    ok = (q[owner] - p) % 3 != 0
     want = np.bincount(p[ok], weights=1.0 / (q[owner][ok] - p[ok]), minlength=n)
     monkeypatch.setattr(dedup, "_PAIR_BATCH", 97)  # many batches, cut inside ranges' runs
-    got = _pair_sums(q, start, end, p_at, n, keep=lambda qq, pp: qq != pp)
+    got = _pair_sums(q, start, end, p_at, np.zeros(n), dedup._pair_buffers(),
+                     keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask))
     assert np.array_equal(got, want)  # bit for bit
 
 

@@ -79,8 +79,10 @@ _PAIRS_MIN_TERMS = 24
 _NUMPY_MIN_TERMS = 200
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
-# pairs made at a time by ``_pair_sums`` (about 0.5 MB per temporary)
-_PAIR_BATCH = 1 << 16
+# pairs made at a time by ``_pair_sums`` (256 KB per work array)
+_PAIR_BATCH = 1 << 15
+# (q, chunk) items made at a time by ``_twc_pfm_numpy``
+_ITEM_BATCH = 1 << 13
 
 
 def twc_pfm(terms: list[str]) -> dict[str, float]:
@@ -159,32 +161,59 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, idx
 
 
-def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
-               n: int, keep=None) -> np.ndarray:
-    """Per position p, the sum of 1/(q[k] - p) over p = p_at[j], start[k] <= j < end[k].
+def _pair_buffers() -> tuple[np.ndarray, ...]:
+    """Work arrays for :func:`_pair_sums`, allocated once per TWC-PFM call and reused."""
+    cap = _PAIR_BATCH + _CHUNK  # a batch may overrun by one range, at most _CHUNK long
+    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+            np.empty(cap), np.empty(cap, bool))
 
-    ``p_at`` None means p = j; ``keep(q, p)``, when given, selects the pairs
-    that count. The pairs are made ``_PAIR_BATCH`` at a time: the temporaries
-    then stay in the CPU cache and in memory the allocator already holds
-    (arrays of millions of pairs cost more in page faults than in arithmetic).
+
+def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
+               out: np.ndarray, bufs: tuple[np.ndarray, ...], keep=None) -> np.ndarray:
+    """Add 1/(q[k] - p) to ``out[p]`` for p = p_at[j], start[k] <= j < end[k] (ranges of at
+    most ``_CHUNK``, every p < q[k]; p = j when ``p_at`` is None); ``keep(q, p, mask)``
+    fills ``mask`` with the pairs that count (the others add +0.0, which changes no sum).
+
+    The pairs are made ``_PAIR_BATCH`` at a time in the reused ``bufs``: arrays of
+    millions of pairs, freshly allocated, cost more in page faults than in arithmetic.
     ``np.add.at`` adds in pair order, so the sums are bit for bit those of one
     ``np.bincount`` over all pairs.
     """
-    out = np.zeros(n)
-    lens = np.maximum(end - start, 0)
+    lens = end - start
+    ok = lens > 0
+    if not ok.all():
+        q, start, lens = q[ok], start[ok], lens[ok]
+    if not len(lens):
+        return out
     bounds = np.cumsum(lens)
-    total = int(bounds[-1]) if len(bounds) else 0
-    cuts = np.searchsorted(bounds, np.arange(_PAIR_BATCH, total, _PAIR_BATCH), "left") + 1
-    for k0, k1 in zip([0, *cuts.tolist()], [*cuts.tolist(), len(lens)]):
-        if k1 <= k0:
-            continue
-        owner, j = _ranges(start[k0:k1], end[k0:k1])
-        p = j if p_at is None else p_at[j]
-        qq = q[k0:k1][owner]
+    buf_j, buf_q, buf_p, buf_w, buf_m = bufs
+    k0, done, m = 0, 0, len(lens)
+    while k0 < m:
+        k1 = max(int(np.searchsorted(bounds, done + _PAIR_BATCH, "right")), k0 + 1)
+        total = int(bounds[k1 - 1]) - done
+        seg_len, seg_start, seg_q = lens[k0:k1], start[k0:k1], q[k0:k1]
+        heads = bounds[k0:k1 - 1] - done  # where ranges 2.. begin in the batch
+        j, qq = buf_j[:total], buf_q[:total]
+        # j runs start[k], start[k] + 1, ...: ones with a jump at each range head, summed up
+        j.fill(1)
+        j[0] = seg_start[0]
+        j[heads] = seg_start[1:] - seg_start[:-1] - seg_len[:-1] + 1
+        np.cumsum(j, out=j)
+        qq.fill(0)
+        qq[0] = seg_q[0]
+        qq[heads] = np.diff(seg_q)
+        np.cumsum(qq, out=qq)
+        p = j if p_at is None else np.take(p_at, j, out=buf_p[:total])
+        w = buf_w[:total]
+        np.subtract(qq, p, out=w)
+        np.divide(1.0, w, out=w)
         if keep is not None:
-            mask = keep(qq, p)
-            p, qq = p[mask], qq[mask]
-        np.add.at(out, p, 1.0 / (qq - p))
+            mask = buf_m[:total]
+            keep(qq, p, mask)
+            w *= mask
+        np.add.at(out, p, w)
+        done += total
+        k0 = k1
     return out
 
 
@@ -230,17 +259,31 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     lo, hi = prev + 1, pos
     c_lo, c_hi = -(-lo // _CHUNK), hi // _CHUNK  # chunks wholly inside [lo, hi)
     full = c_lo < c_hi
-    qi, chunk = _ranges(np.where(full, c_lo, 0), np.where(full, c_hi, 0))
-    base = chunk * (n + 1)
-    start = np.searchsorted(sorted_key, base + qi, "right")  # next[p] > q
-    # a chunk's last occurrences (next = n) close its sorted run: skip them for (A)'s q
-    c_end = np.minimum((chunk + 1) * _CHUNK, n)
+    c_first, c_stop = np.where(full, c_lo, 0), np.where(full, c_hi, 0)
     n_last = np.bincount(pos[is_last] // _CHUNK, minlength=-(-n // _CHUNK))
-    end = np.where(is_first[qi], c_end - n_last[chunk], c_end)
-    contrib += _pair_sums(qi, start, end, by_key, n)
+    bufs = _pair_buffers()
+    # the (q, chunk) items a few thousand at a time, in q order (bounded memory, same sums)
+    bounds = np.cumsum(c_stop - c_first)
+    cuts = np.searchsorted(bounds, np.arange(_ITEM_BATCH, int(bounds[-1]), _ITEM_BATCH)) + 1
+    whole = np.zeros(n)
+    for q0, q1 in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
+        if q1 <= q0:
+            continue
+        owner, chunk = _ranges(c_first[q0:q1], c_stop[q0:q1])
+        qi = owner + q0
+        start = np.searchsorted(sorted_key, chunk * (n + 1) + qi, "right")  # next[p] > q
+        # a chunk's last occurrences (next = n) close its sorted run: skip them for (A)'s q
+        c_end = np.minimum((chunk + 1) * _CHUNK, n)
+        end = np.where(is_first[qi], c_end - n_last[chunk], c_end)
+        _pair_sums(qi, start, end, by_key, whole, bufs)
+    contrib += whole
+
+    def keep(q, p, mask):  # next[p] > q, and not an (A) pair
+        np.greater(nxt[p], q, out=mask)
+        mask &= ~(is_first[q] & is_last[p])
+
     for a, b in ((lo, np.where(full, c_lo * _CHUNK, hi)), (np.where(full, c_hi * _CHUNK, hi), hi)):
-        contrib += _pair_sums(pos, a, np.minimum(b, hi), None, n,
-                              keep=lambda q, p: (nxt[p] > q) & ~(is_first[q] & is_last[p]))
+        contrib += _pair_sums(pos, a, np.minimum(b, hi), None, np.zeros(n), bufs, keep)
     sums = np.bincount(tid, weights=contrib, minlength=n_t)
     freq = np.bincount(tid, minlength=n_t)
     weights = (freq + sums) / 2.0 / n_t
