@@ -27,8 +27,8 @@ __all__ = ["ENTRIES", "SHARED_SETS", "OWN_METHODS", "PEERS", "run_entry", "main"
 
 SHARED_SETS = ["l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "aeb", "chaos",
                "big5_2017"]
-OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "pab", "justext_style",
-               "fulltext"]
+OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
+               "justext_style", "fulltext"]
 PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
          "html_text"]
 
