@@ -42,8 +42,9 @@ sums vectorised bit for bit from 24 terms, an FFT plus a chunked pair
 enumeration from 200; see ``_twc_pfm_numpy``).
 The long-block path rounds differently (about 1e-15 relative), which can
 only flip a fingerprint bit whose counter is within that of zero. The pairs
-are made in batches of 65,536 (``_pair_sums``): at 5,000 terms the 0.9
-million pairs as whole arrays cost more in page faults than in arithmetic.
+are made in batches of 32,768 in work arrays allocated once per call
+(``_pair_sums``): at 5,000 terms the 0.9 million pairs as whole, freshly
+allocated arrays cost more in page faults than in arithmetic.
 """
 
 from __future__ import annotations
