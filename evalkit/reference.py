@@ -1,10 +1,11 @@
 """Regenerate ``results/reference/``: every study and the extraction experiment on every shared set.
 
     python -m evalkit.reference            # all of it (about 20 minutes on 2 cores)
-    python -m evalkit.reference --only extraction_all speed_aeb
+    python -m evalkit.reference --only extraction_all,speed_aeb runner.n_jobs=2
     python -m evalkit.reference --list
 
-Each entry is an ordinary ``evalkit`` command; its run folder's tables,
+Extra ``key=value`` arguments are passed to every command. Each entry is an
+ordinary ``evalkit`` command; its run folder's tables,
 figures, ``summary.csv``, ``run.json`` and ``report.md`` are copied to
 ``results/reference/<entry>/`` (per-page records stay in the run folder, they
 are large and reproducible). ``results/reference/INDEX.md`` records the
@@ -80,7 +81,8 @@ def run_entry(name: str, dest_root: Path, extra: list[str] | None = None) -> Pat
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evalkit.reference", description=__doc__.split("\n")[0])
-    ap.add_argument("--only", nargs="+", choices=list(ENTRIES), help="run only these entries")
+    ap.add_argument("--only", default=None,
+                    help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")
     ap.add_argument("--list", action="store_true", help="print the entries and their commands")
     ap.add_argument("--dest", default=None, help="output folder (default results/reference)")
     args, extra = ap.parse_known_args(argv)
@@ -90,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     dest_root = Path(args.dest) if args.dest else Path(project_root()) / "results" / "reference"
     dest_root.mkdir(parents=True, exist_ok=True)
-    names = args.only or list(ENTRIES)
+    names = args.only.split(",") if args.only else list(ENTRIES)
+    unknown = [n for n in names if n not in ENTRIES]
+    if unknown:
+        ap.error(f"unknown entries {unknown}; known: {', '.join(ENTRIES)}")
     done = []
     for name in names:
         run_entry(name, dest_root, extra)
