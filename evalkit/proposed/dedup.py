@@ -386,15 +386,22 @@ class ModifiedSimhash(Detector):
         return self.fingerprint_terms(self.terms(text))
 
     def find_duplicates(self, texts: list[str], seen: list[Any] | None = None) -> list[int | None]:
-        """As :meth:`evalkit.method.Detector.find_duplicates`, comparing the page's own
-        fingerprints without re-validating them (they are this detector's, so always valid);
-        signatures in ``seen`` are still checked by :meth:`similar`."""
+        """As :meth:`evalkit.method.Detector.find_duplicates` (see :meth:`match_fingerprints`)."""
+        return self.match_fingerprints([self.fingerprint(t) for t in texts], seen)
+
+    def match_fingerprints(self, fps: list[int | None],
+                           seen: list[Any] | None = None) -> list[int | None]:
+        """The matching of :meth:`find_duplicates` on fingerprints already computed.
+
+        The page's own fingerprints are compared without re-validating them
+        (they are this detector's, so always valid); signatures in ``seen``
+        are still checked by :meth:`similar`.
+        """
         kept: list[tuple[int, int]] = []
         out: list[int | None] = []
         prior = list(seen or [])
         k = self.k
-        for i, text in enumerate(texts):
-            fp = self.fingerprint(text)
+        for i, fp in enumerate(fps):
             match = None
             if fp is not None:
                 for j, other in kept:

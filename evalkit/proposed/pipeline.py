@@ -40,7 +40,7 @@ from evalkit.proposed.blocks import (
     script_free_elements,
     separate_blocks,
 )
-from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS
+from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
 from evalkit.text import normalize_space, terms
 
 __all__ = ["RECORD_TEXT_CHARS", "SCOPES", "STAGES", "Proposed"]
@@ -259,14 +259,16 @@ class Proposed(Extractor):
         texts = {b.index: cache[b] for b in blocks if b.alive}
 
         t0 = time.perf_counter()
+        block_terms: dict[int, list[str]] = {}  # stage 1.3's terms, reused by stage 1.4
         if self.dedup:
-            self._dedup([b for b in blocks if b.alive], texts, page)
+            block_terms = self._dedup([b for b in blocks if b.alive], texts, page)
         info["n_after_dedup"] = sum(b.alive for b in blocks)
         info["seconds_dedup"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         if self.scoring:
-            self._score([b for b in blocks if b.alive], texts, title, len(blocks), tags)
+            self._score([b for b in blocks if b.alive], texts, title, len(blocks), tags,
+                        block_terms)
         info["n_kept"] = sum(b.alive for b in blocks)
         info["seconds_scoring"] = time.perf_counter() - t0
 
@@ -305,14 +307,25 @@ class Proposed(Extractor):
                 inside, short_text_chars=self.short_text_chars, block_tags=tags, texts=texts)
         return counts
 
-    def _dedup(self, alive: list[Block], texts: dict[int, str], page: Page) -> None:
+    def _dedup(self, alive: list[Block], texts: dict[int, str],
+               page: Page) -> dict[int, list[str]]:
+        """Stage 1.3; returns the blocks' terms when the detector made them as stage 1.4 does."""
         det = self._make_detector()
         site = self._site_key(page) if self.scope == "site" else None
         if not hasattr(self, "site_fingerprints_"):
             self.reset()
         seen = self.site_fingerprints_.get(site, []) if site is not None else None
-        block_texts = [texts[b.index] for b in alive]
-        matches = det.find_duplicates(block_texts, seen=seen)
+        block_terms: dict[int, list[str]] = {}
+        fps = None
+        if isinstance(det, ModifiedSimhash) and (det.stoplist, det.stemmer) == (self.stoplist,
+                                                                                 self.stemmer):
+            # the detector's terms are the scoring's: make them once
+            block_terms = {b.index: terms(texts[b.index], self.stoplist, self.stemmer)
+                           for b in alive}
+            fps = [det.fingerprint_terms(block_terms[b.index]) for b in alive]
+            matches = det.match_fingerprints(fps, seen=seen)
+        else:
+            matches = det.find_duplicates([texts[b.index] for b in alive], seen=seen)
         for b, m in zip(alive, matches):
             if m is None:
                 continue
@@ -324,16 +337,21 @@ class Proposed(Extractor):
                 b.remove("dedup", "site_duplicate",
                          f"near duplicate of a block kept earlier on {site} ({self.detector})")
         if site is not None:
-            kept = [det.fingerprint(texts[b.index]) for b in alive if b.alive]
+            if fps is not None:
+                kept = [f for b, f in zip(alive, fps) if b.alive]
+            else:
+                kept = [det.fingerprint(texts[b.index]) for b in alive if b.alive]
             self.site_fingerprints_.setdefault(site, []).extend(f for f in kept if f is not None)
+        return block_terms
 
     def _score(self, alive: list[Block], texts: dict[int, str], title: str, n_blocks: int,
-               tags) -> None:
+               tags, block_terms: dict[int, list[str]]) -> None:
         title_terms = frozenset(terms(title, self.stoplist, self.stemmer))
         counts, link_sets, content_sets = [], [], []
         for b in alive:
+            own = block_terms.get(b.index)
             c, links, content = scoring.count_block(
-                terms(texts[b.index], self.stoplist, self.stemmer),
+                own if own is not None else terms(texts[b.index], self.stoplist, self.stemmer),
                 terms(block_anchor_text(b, tags), self.stoplist, self.stemmer), title_terms)
             counts.append(c)
             link_sets.append(links)
