@@ -118,7 +118,8 @@ def script_free_elements(root: lxml.html.HtmlElement) -> list:
     """
     every = list(root.iter())
     for el in every:
-        if _tag(el) in DROP_TAGS and el.getparent() is not None:
+        tag = el.tag
+        if tag.__class__ is str and tag.lower() in DROP_TAGS and el.getparent() is not None:
             el.drop_tree()
     return list(root.iter())
 
