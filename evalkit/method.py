@@ -89,23 +89,33 @@ class Detector(BaseMethod):
         is an optional list of signatures kept earlier (site scope); a match
         against it is reported as ``-1 - i`` for its index ``i``.
         """
+        return self.match_signatures([self.fingerprint(t) for t in texts], seen)
+
+    def match_signatures(self, sigs: list[Any], seen: list[Any] | None = None,
+                         same=None) -> list[int | None]:
+        """The matching of :meth:`find_duplicates` on signatures already computed.
+
+        ``same`` optionally replaces :meth:`similar` for pairs of the page's own
+        signatures (a detector may skip re-validating what it just made);
+        signatures in ``seen`` always go through :meth:`similar`.
+        """
+        same = same or self.similar
         kept: list[tuple[int, Any]] = []
         out: list[int | None] = []
         prior = list(seen or [])
-        for i, text in enumerate(texts):
-            fp = self.fingerprint(text)
+        for i, sig in enumerate(sigs):
             match = None
-            if fp is not None:
+            if sig is not None:
                 for j, other in kept:
-                    if self.similar(fp, other):
+                    if same(sig, other):
                         match = j
                         break
                 if match is None:
                     for j, other in enumerate(prior):
-                        if self.similar(fp, other):
+                        if self.similar(sig, other):
                             match = -1 - j
                             break
             out.append(match)
-            if match is None and fp is not None:
-                kept.append((i, fp))
+            if match is None and sig is not None:
+                kept.append((i, sig))
         return out

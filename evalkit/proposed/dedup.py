@@ -129,21 +129,29 @@ def _twc_pfm_small(terms: list[str]) -> dict[str, float]:
     return {t: (f + sums.get(t, 0.0)) / 2.0 / n_t for t, f in freq.items()}
 
 
-def _twc_pfm_pairs(terms: list[str]) -> dict[str, float]:
-    """:func:`_twc_pfm_small` in numpy, bit for bit: every candidate p in (prev[q], q) is
-    enumerated, and ``np.add.at`` adds each term's 1/(q - p) in increasing q, the order of
-    the pure-Python pass. Faster from a few dozen terms; the candidates grow as N^2/2.
-    """
+def _occurrence_links(terms: list[str]):
+    """Term ids in order of first appearance, each position's term id, and the previous
+    and next position of the same term (-1 / len(terms) when there is none)."""
     n = len(terms)
     ids: dict[str, int] = {}
     tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=n)
-    n_t = len(ids)
     order = np.argsort(tid, kind="stable")
     same = tid[order[1:]] == tid[order[:-1]]
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, n, dtype=np.int64)
     prev[order[1:][same]] = order[:-1][same]
     nxt[order[:-1][same]] = order[1:][same]
+    return ids, tid, prev, nxt
+
+
+def _twc_pfm_pairs(terms: list[str]) -> dict[str, float]:
+    """:func:`_twc_pfm_small` in numpy, bit for bit: every candidate p in (prev[q], q) is
+    enumerated, and ``np.add.at`` adds each term's 1/(q - p) in increasing q, the order of
+    the pure-Python pass. Faster from a few dozen terms; the candidates grow as N^2/2.
+    """
+    n = len(terms)
+    ids, tid, prev, nxt = _occurrence_links(terms)
+    n_t = len(ids)
     q, p = _ranges(prev + 1, np.arange(n, dtype=np.int64))
     keep = nxt[p] > q
     q, p = q[keep], p[keep]
@@ -233,15 +241,8 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     Rounding differs from the direct sums by about 1e-15 relative.
     """
     n = len(terms)
-    ids: dict[str, int] = {}
-    tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=n)
+    ids, tid, prev, nxt = _occurrence_links(terms)
     n_t = len(ids)
-    order = np.argsort(tid, kind="stable")
-    same = tid[order[1:]] == tid[order[:-1]]
-    prev = np.full(n, -1, dtype=np.int64)
-    nxt = np.full(n, n, dtype=np.int64)
-    prev[order[1:][same]] = order[:-1][same]
-    nxt[order[:-1][same]] = order[1:][same]
     pos = np.arange(n, dtype=np.int64)
     is_first, is_last = prev < 0, nxt == n
     contrib = np.zeros(n)
@@ -385,38 +386,12 @@ class ModifiedSimhash(Detector):
     def fingerprint(self, text: str) -> int | None:
         return self.fingerprint_terms(self.terms(text))
 
-    def find_duplicates(self, texts: list[str], seen: list[Any] | None = None) -> list[int | None]:
-        """As :meth:`evalkit.method.Detector.find_duplicates` (see :meth:`match_fingerprints`)."""
-        return self.match_fingerprints([self.fingerprint(t) for t in texts], seen)
-
     def match_fingerprints(self, fps: list[int | None],
                            seen: list[Any] | None = None) -> list[int | None]:
-        """The matching of :meth:`find_duplicates` on fingerprints already computed.
-
-        The page's own fingerprints are compared without re-validating them
-        (they are this detector's, so always valid); signatures in ``seen``
-        are still checked by :meth:`similar`.
-        """
-        kept: list[tuple[int, int]] = []
-        out: list[int | None] = []
-        prior = list(seen or [])
+        """:meth:`match_signatures` with the page's own fingerprints compared without
+        re-validating them (they are this detector's, so always valid)."""
         k = self.k
-        for i, fp in enumerate(fps):
-            match = None
-            if fp is not None:
-                for j, other in kept:
-                    if (fp ^ other).bit_count() <= k:
-                        match = j
-                        break
-                if match is None:
-                    for j, other in enumerate(prior):
-                        if self.similar(fp, other):
-                            match = -1 - j
-                            break
-            out.append(match)
-            if match is None and fp is not None:
-                kept.append((i, fp))
-        return out
+        return self.match_signatures(fps, seen, same=lambda a, b: (a ^ b).bit_count() <= k)
 
     def distance(self, a: int, b: int) -> int:
         for x in (a, b):
