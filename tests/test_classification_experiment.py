@@ -10,7 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from baselines.naive_bayes import naive_bayes_accuracy
-from evalkit.data.base import Dataset
+from evalkit.data.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import classification as C
 from evalkit.page import Gold, Page
@@ -129,19 +129,6 @@ def test_paper_tables_put_the_paper_beside_ours():
     assert se.loc["peer", "kabir_se"] == "unavailable: missing"
 
 
-class _Pages(Dataset):
-    """A tiny in-memory data set."""
-
-    name = "tiny"
-
-    def __init__(self, pages):
-        super().__init__(path=None)
-        self._pages = pages
-
-    def _iter_pages(self):
-        yield from self._pages
-
-
 def _page(i, words, category):
     html = f"<html><body><div>menu home</div><p>{words}</p></body></html>"
     return Page(id=f"p{i:02d}", dataset="tiny", raw=html.encode(),
@@ -158,7 +145,8 @@ def _ctx(tmp_path, ds, specs, **opts):
 
 
 def test_a_page_without_category_is_a_clear_error(tmp_path):
-    ds = _Pages([_page(0, "apple pear", "fruit"), _page(1, "engine wheel", None)])
+    ds = InMemoryDataset([_page(0, "apple pear", "fruit"), _page(1, "engine wheel", None)],
+                         name="tiny")
     with pytest.raises(C.MissingCategoryError, match=r"data set 'tiny' has no category for "
                                                      r"page 'p01'"):
         C.run(_ctx(tmp_path, ds, []))
@@ -169,7 +157,7 @@ def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     pages = [_page(i, "apple pear plum" if i % 2 else "engine wheel brake",
                    "fruit" if i % 2 else "car") for i in range(12)]
     broken = MethodSpec("broken", "pab", {"max_outer_link_share": 5.0})  # fails to build
-    ctx = _ctx(tmp_path, _Pages(pages), [broken], test_fractions=[0.2, 0.5])
+    ctx = _ctx(tmp_path, InMemoryDataset(pages, name="tiny"), [broken], test_fractions=[0.2, 0.5])
     summary = C.run(ctx)
     wide = summary.pivot(index="method", columns="metric", values="value")
     assert list(dict.fromkeys(summary["method"])) == ["raw", "gold", "broken"]

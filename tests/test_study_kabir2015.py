@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from baselines.pab import PAB
-from evalkit.data.base import Dataset
+from evalkit.data.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
 from evalkit.metrics import kabir_standard_error
@@ -78,17 +78,6 @@ def test_block_table_and_summary_by_hand():
     assert (s.loc["blocks_per_page", "ci_low"], s.loc["blocks_per_page", "ci_high"]) == (10, 30)
 
 
-class _Pages(Dataset):
-    name = "tiny"
-
-    def __init__(self, pages):
-        super().__init__(path=None)
-        self._pages = pages
-
-    def _iter_pages(self):
-        yield from self._pages
-
-
 PAGE = """<html><head><title>Local news</title></head><body>
 <h1>Bridge reopens</h1><p>The old bridge reopened on <b>Monday</b> after repairs.</p>
 <div><a href="http://elsewhere.example/a">Ad one</a> <a href="http://other.example/b">Ad two</a></div>
@@ -100,7 +89,7 @@ def test_run_blocks_counts_what_pab_reports(tmp_path):
 
     pages = [Page(id=f"p{i}", dataset="tiny", raw=PAGE.encode(), url="http://news.example/x",
                   gold=Gold(text="", category="c")) for i in range(3)]
-    ds = _Pages(pages)
+    ds = InMemoryDataset(pages, name="tiny")
     ds.name = "tiny"
     cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": True, "progress": False},
                             "paths": {"cache": str(tmp_path / "cache")},

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from evalkit.page import Page, sniff_not_html
 
-__all__ = ["Dataset", "DatasetMissingError", "Skipped"]
+__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped"]
 
 
 class DatasetMissingError(FileNotFoundError):
@@ -78,3 +78,18 @@ class Dataset:
 
     def get_params(self) -> dict:
         return {"path": self.path, "limit": self.limit}
+
+
+class InMemoryDataset(Dataset):
+    """Pages already in memory (tests, notebooks, pages built by another tool)."""
+
+    name = "memory"
+
+    def __init__(self, pages: list[Page] | None = None, limit: int | None = None,
+                 name: str = "memory"):
+        super().__init__(path=None, limit=limit)
+        self.name = name
+        self.pages_ = list(pages or [])
+
+    def _iter_pages(self) -> Iterator[Page]:
+        yield from self.pages_
