@@ -6,7 +6,6 @@ tests call it directly with a composed config (DESIGN.md §10).
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +55,14 @@ class Context:
     def cache_root(self) -> str | None:
         return str(self.cfg.paths.cache) if self.runner.get("cache", True) else None
 
+    def record_pages(self, per_page: pd.DataFrame, dataset: str) -> None:
+        """Keep an experiment's per-page records for per_page.csv and list its failures
+        (page, method, error) for run.json."""
+        self.per_page.append(per_page)
+        for rec in per_page[per_page["error"].notna()].itertuples():
+            self.failures.append({"dataset": dataset, "page": rec.page_id, "method": rec.method,
+                                  "error": rec.error})
+
     def section(self, name: str) -> dict[str, Any]:
         return plain(self.cfg.get(name)) or {}
 
@@ -101,8 +108,9 @@ def _skipped(ctx: Context) -> list[dict[str, str]]:
 
 def _report(cfg: DictConfig, ctx: Context) -> str:
     skipped = _skipped(ctx)
+    methods = ", ".join(s.label for s in ctx.specs)
     head = [f"# evalkit run: {cfg.experiment.name}", "",
-            f"Datasets: {', '.join(ctx.datasets)}. Methods: {', '.join(s.label for s in ctx.specs)}."
+            f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
             f" Skipped files: {len(skipped)}.", ""]
     if skipped:

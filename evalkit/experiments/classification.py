@@ -190,10 +190,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
         n_pages = int(per_page["page_id"].nunique())
         draws, status = accuracy_draws(per_page, fractions, repeats, ctx.seed)
         failed = per_page[per_page["error"].notna()]
-        for rec in failed.itertuples():
-            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
-        ctx.per_page.append(per_page.drop(columns=["text"]).assign(experiment="classification"))
+        ctx.record_pages(per_page.drop(columns=["text"]).assign(experiment="classification"), label)
         summary = summarize(draws, status, failed.groupby("method").size().to_dict(), label,
                             n_pages, n_boot=n_boot, alpha=alpha, seed=ctx.seed)
         summaries.append(summary)

@@ -52,11 +52,8 @@ def run(ctx: Context) -> pd.DataFrame:
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "extraction")
-        ctx.per_page.append(per_page)
+        ctx.record_pages(per_page, label)
         ctx.dataset_info[label] = _dataset_info(ds, hashes)
-        for rec in per_page[per_page["error"].notna()].itertuples():
-            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)

@@ -149,10 +149,7 @@ def run_blocks(ctx: Context) -> pd.DataFrame | None:
         if len(ok) and ok["n_blocks"].isna().all():
             raise ValueError(f"method {label!r} ({spec.registry}) reports no block counts in "
                              f"Extraction.info; kabir_blocks needs {BLOCK_KEYS[:3]} (use pab)")
-        for rec in pages[pages["error"].notna()].itertuples():
-            ctx.failures.append({"dataset": name, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
-        ctx.per_page.append(pages.assign(experiment="kabir_blocks"))
+        ctx.record_pages(pages.assign(experiment="kabir_blocks"), name)
         summaries.append(summarize_blocks(pages, name, label, n_boot, alpha, ctx.seed))
         table = block_table(pages, name, label, paper_rows)
         first = _first_pages(pages, int(opts.get("first_pages", DEFAULT_FIRST_PAGES)))

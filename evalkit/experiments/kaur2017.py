@@ -133,10 +133,7 @@ def run(ctx: Context) -> pd.DataFrame:
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "kaur2017")
-        ctx.per_page.append(per_page)
-        for rec in per_page[per_page["error"].notna()].itertuples():
-            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
+        ctx.record_pages(per_page, label)
         summary = pd.DataFrame(_summary_rows(per_page, label, int(opts.get("n_boot", 1000)),
                                              float(opts.get("alpha", 0.05)), ctx.seed))
         rows.append(summary)

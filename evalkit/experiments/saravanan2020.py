@@ -288,10 +288,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
                             total=len(pages), desc=f"saravanan2020 {label}")
         per_page = pd.DataFrame.from_records(records)
         per_page.insert(0, "experiment", "saravanan2020")
-        ctx.per_page.append(per_page)
-        for rec in per_page[per_page["error"].notna()].itertuples():
-            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
+        ctx.record_pages(per_page, label)
         order = {p.id: i for i, p in enumerate(pages)}
         per_page["_pos"] = per_page["page_id"].map(order)
         usable = [n for n in counts if n <= len(pages)]

@@ -265,10 +265,7 @@ def run(ctx: Context) -> pd.DataFrame:
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "speed")
-        ctx.per_page.append(per_page)
-        for rec in per_page[per_page["error"].notna()].itertuples():
-            ctx.failures.append({"dataset": label, "page": rec.page_id, "method": rec.method,
-                                 "error": rec.error})
+        ctx.record_pages(per_page, label)
         summary = summarize(per_page, label, targets, n_boot, alpha, ctx.seed)
         # maxrss never goes down: this is the peak up to and including this data set
         summary = pd.concat([summary, pd.DataFrame([_row(label, "process", "peak_rss_mb",
