@@ -67,7 +67,7 @@ def _overview(ctx: Context, summary: pd.DataFrame) -> None:
     from evalkit.tables import cross_table, to_markdown
 
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
-        table = cross_table(summary, metric)
+        table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
         write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
                     caption=f"{metric} per method and data set")
         ctx.report += [f"## Overview: {metric}", "", to_markdown(table), ""]
