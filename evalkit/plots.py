@@ -73,19 +73,22 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     df = per_page[(per_page["dataset"] == dataset) & per_page["error"].isna()]
     methods = methods or list(dict.fromkeys(df["method"]))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for m in methods:
+    # more than ten methods would repeat tab10's colours: tab20 plus alternating dashes
+    colours = plt.get_cmap("tab20" if len(methods) > 10 else "tab10").colors
+    for i, m in enumerate(methods):
         f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
         if f1.size == 0:
             continue
         share = [(f1 >= t).mean() for t in thresholds]
         lo, hi = zip(*(bootstrap_ci((f1 >= t).astype(float), n_boot=n_boot, seed=seed)
                        for t in thresholds))
-        line, = ax.plot(thresholds, share, marker=".", label=m)
+        line, = ax.plot(thresholds, share, marker=".", label=m, color=colours[i % len(colours)],
+                        linestyle="-" if i % 2 == 0 or len(methods) <= 10 else "--")
         ax.fill_between(thresholds, lo, hi, color=line.get_color(), alpha=0.15)
     ax.set_xlabel(f"threshold on per-page {metric.replace('_', ' ')}")
     ax.set_ylabel("share of pages at or above (95% CI band)")
     ax.set_ylim(0, 1.02)
     ax.set_title(f"{dataset}: pages correctly extracted")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)

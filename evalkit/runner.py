@@ -43,15 +43,26 @@ def code_fingerprint() -> str:
     """Hash of every source file of evalkit and baselines.
 
     Part of every cache key, so that editing a method (or anything it calls)
-    can never let a rerun reuse extractions made by the old code.
+    can never let a rerun reuse extractions made by the old code. Modules that
+    only score, tabulate or plot are left out: the cache holds extractions only.
     """
     h = hashlib.sha256()
     for pkg in ("evalkit", "baselines"):
         root = Path(importlib.import_module(pkg).__file__).parent
         for path in sorted(root.rglob("*.py")):
-            h.update(str(path.relative_to(root)).encode())
+            rel = path.relative_to(root)
+            if pkg == "evalkit" and (rel.parts[0] == "experiments" or rel.name in _NOT_EXTRACTION):
+                continue
+            h.update(str(rel).encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+# modules that never touch an extraction (scoring, tables, figures, the shell):
+# editing them must not throw away the cache
+_NOT_EXTRACTION = frozenset({"plots.py", "tables.py", "results.py", "cli.py", "__main__.py",
+                             "reference.py", "sweep.py", "scoring.py", "metrics.py",
+                             "dask_runner.py", "config.py"})
 
 
 @dataclass(frozen=True)
