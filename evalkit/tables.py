@@ -27,6 +27,19 @@ def format_cell(value: float, low: float | None = None, high: float | None = Non
     return s
 
 
+def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> dict[str, str]:
+    """Formatted cells of the rows of ``sub`` (indexed by ``keys``' kind); '-' where missing."""
+    out = {}
+    for key in keys:
+        if key in sub.index:
+            r = sub.loc[key]
+            out[key] = format_cell(r["value"], r["ci_low"] if with_ci else None,
+                                   r["ci_high"] if with_ci else None, digits)
+        else:
+            out[key] = "-"
+    return out
+
+
 def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = None,
                experiment: str | None = None, with_ci: bool = True, digits: int = 3,
                method_order: list[str] | None = None) -> pd.DataFrame:
@@ -43,14 +56,7 @@ def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = 
         sub = df[df["method"] == m].set_index("metric")
         if sub.empty:
             continue
-        row = {"method": m}
-        for metric in metrics:
-            if metric in sub.index:
-                r = sub.loc[metric]
-                row[metric] = format_cell(r["value"], r["ci_low"] if with_ci else None,
-                                          r["ci_high"] if with_ci else None, digits)
-            else:
-                row[metric] = "-"
+        row = {"method": m, **_cells(sub, metrics, with_ci, digits)}
         row["n_pages"] = int(sub["n_pages"].max())
         rows.append(row)
     return pd.DataFrame(rows, columns=["method", *metrics, "n_pages"])
@@ -67,15 +73,7 @@ def cross_table(summary: pd.DataFrame, metric: str, experiment: str | None = Non
     rows = []
     for method in dict.fromkeys(df["method"]):
         sub = df[df["method"] == method].set_index("dataset")
-        row = {"method": method}
-        for d in datasets:
-            if d in sub.index:
-                r = sub.loc[d]
-                row[d] = format_cell(r["value"], r["ci_low"] if with_ci else None,
-                                     r["ci_high"] if with_ci else None, digits)
-            else:
-                row[d] = "-"
-        rows.append(row)
+        rows.append({"method": method, **_cells(sub, datasets, with_ci, digits)})
     return pd.DataFrame(rows, columns=["method", *datasets])
 
 
