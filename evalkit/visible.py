@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import lxml.html
 
-from evalkit.text import normalize_space
 
-__all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text"]
+__all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text",
+           "element_word_count"]
 
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta",
                             "link", "svg", "math", "iframe", "object", "embed"})
@@ -32,36 +32,59 @@ def drop_invisible(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return root
 
 
-def element_text(el: lxml.html.HtmlElement, skip=None) -> str:
+def _text_parts(el: lxml.html.HtmlElement, skip_tags=frozenset(), skip=None) -> list[str]:
+    """Text pieces under ``el`` in document order, ``"\\n"`` around block-level elements.
+
+    Descendants whose tag is invisible or in ``skip_tags``, or for which the
+    predicate ``skip`` is true, are left out with their subtree (their tails
+    are kept). Iterative: each element's tail is pushed before the element,
+    so the stack unwinds in document order and deep DOMs cannot overflow.
+    """
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if not tag or tag in INVISIBLE_TAGS:
+        return []
+    skip_tags = INVISIBLE_TAGS.union(skip_tags)
+    parts: list[str] = []
+    append = parts.append
+    stack: list = [el]  # an element to enter, or a string to emit on the way out
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node.__class__ is str:
+            append(node)
+            continue
+        line = node.tag.lower() in BLOCK_TAGS  # only elements are pushed
+        if line:
+            append("\n")
+        if node.text:
+            append(node.text)
+        if line:
+            push("\n")
+        for child in reversed(node):
+            if child.tail:
+                push(child.tail)
+            ctag = child.tag
+            if ctag.__class__ is str and ctag.lower() not in skip_tags and (
+                    skip is None or not skip(child)):
+                push(child)
+    return parts
+
+
+def element_text(el: lxml.html.HtmlElement, skip=None, skip_tags=frozenset()) -> str:
     """Text under ``el`` with a line break at block-level boundaries.
 
-    ``skip`` is an optional predicate; descendants for which it returns True
-    are left out with their subtree (their tail text is kept). Iterative, so
-    DOMs deeper than Python's recursion limit work.
+    Descendants whose tag is in ``skip_tags`` or for which the predicate
+    ``skip`` returns True are left out with their subtree (their tail text is
+    kept); a tag set is the fast way to say it.
     """
-    parts: list[str] = []
-    stack = [(el, False)]
-    while stack:
-        node, leaving = stack.pop()
-        tag = node.tag.lower() if isinstance(node.tag, str) else ""
-        if leaving:
-            if tag in BLOCK_TAGS:
-                parts.append("\n")
-            if node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        if not tag or tag in INVISIBLE_TAGS or (node is not el and skip is not None and skip(node)):
-            if node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        if tag in BLOCK_TAGS:
-            parts.append("\n")
-        if node.text:
-            parts.append(node.text)
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(node))
-    lines = (normalize_space(line) for line in "".join(parts).split("\n"))
+    # " ".join(x.split()) is normalize_space: str.split and re's \s agree on every code point
+    lines = (" ".join(x.split()) for x in "".join(_text_parts(el, skip_tags, skip)).split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def element_word_count(el: lxml.html.HtmlElement, skip_tags=frozenset()) -> int:
+    """``len(element_text(el, skip_tags=skip_tags).split())`` without building the lines."""
+    return len("".join(_text_parts(el, skip_tags)).split())
 
 
 def visible_text(root: lxml.html.HtmlElement) -> str:

@@ -326,8 +326,7 @@ _SCHEMES = ("readable", "readable", "bem", "opaque")
 
 def block_text(el: lxml.html.HtmlElement) -> str:
     """Visible text of a div/td block minus its nested div/td blocks (METHODS §1.1)."""
-    return element_text(el, skip=lambda n: n is not el and isinstance(n.tag, str)
-                        and n.tag.lower() in SEPARATION_TAGS)
+    return element_text(el, skip_tags=SEPARATION_TAGS)
 
 
 # ---------------------------------------------------------------------------- words

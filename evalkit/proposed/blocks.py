@@ -36,14 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import lxml.html
 
 from evalkit.text import normalize_space
-from evalkit.visible import BLOCK_TAGS as _LINE_TAGS
-from evalkit.visible import INVISIBLE_TAGS
+from evalkit.visible import element_text, element_word_count
 
 __all__ = [
     "BLOCK_TAGS",
@@ -150,60 +148,14 @@ def owner_block(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> lxml.html.H
     return None
 
 
-@lru_cache(maxsize=64)
-def _skip_set(block_tags: tuple) -> frozenset:
-    """Children that own_text does not enter: invisible elements and nested blocks."""
-    return INVISIBLE_TAGS.union(block_tags)
-
-
-def _own_parts(el: lxml.html.HtmlElement, block_tags) -> list[str]:
-    """The text pieces of ``el`` minus nested blocks, with "\\n" around block-level elements."""
-    tag = _tag(el)
-    if not tag or tag in INVISIBLE_TAGS:
-        return []
-    skip = _skip_set(tuple(block_tags))
-    lines = _LINE_TAGS
-    parts: list[str] = []
-    append = parts.append
-    # stack items: an element to enter, or a string to emit on the way out
-    stack: list = [el]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        if node.__class__ is str:
-            append(node)
-            continue
-        line = node.tag.lower() in lines  # a str: only elements are pushed
-        if line:
-            append("\n")
-        if node.text:
-            append(node.text)
-        if line:
-            push("\n")
-        for child in reversed(node):
-            tail = child.tail
-            if tail:
-                push(tail)
-            ctag = child.tag
-            if ctag.__class__ is str and ctag.lower() not in skip:
-                push(child)
-    return parts
-
-
 def own_text(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> str:
-    """Visible text under ``el`` minus nested blocks, a line per block-level element.
-
-    The same rules as ``evalkit.visible.element_text`` but iterative, so that
-    very deep documents do not exhaust the recursion limit.
-    """
-    # " ".join(x.split()) is normalize_space: str.split and re's \s agree on every code point
-    lines = (" ".join(x.split()) for x in "".join(_own_parts(el, block_tags)).split("\n"))
-    return "\n".join(x for x in lines if x)
+    """Visible text under ``el`` minus nested blocks, a line per block-level element."""
+    return element_text(el, skip_tags=block_tags)
 
 
 def own_word_count(el: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> int:
     """``len(own_text(el, block_tags).split())`` without building the lines."""
-    return len("".join(_own_parts(el, block_tags)).split())
+    return element_word_count(el, block_tags)
 
 
 class TextCache:
