@@ -18,6 +18,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -84,7 +85,7 @@ def package_versions(names: list[str]) -> dict[str, str | None]:
     return out
 
 
-def dataset_fingerprint(page_hashes: list[str]) -> str:
+def dataset_fingerprint(page_hashes: Iterable[str]) -> str:
     """Hash of the sorted page hashes: the same pages give the same fingerprint."""
     h = hashlib.sha256()
     for ph in sorted(page_hashes):

@@ -27,7 +27,9 @@ class Dataset:
     """Base reader. Subclasses set ``name`` and implement ``_iter_pages``.
 
     ``pages()`` streams pages in a stable (sorted) order and stops after
-    ``limit`` pages; every file passed over is appended to ``skipped``.
+    ``limit`` pages; every file passed over is appended to ``skipped``, and
+    every page handed out is remembered in ``seen_`` (id -> sha256), so the
+    run folder can fingerprint exactly the pages an experiment saw.
     """
 
     name: str = ""
@@ -38,6 +40,7 @@ class Dataset:
         self.path = path
         self.limit = limit
         self.skipped: list[Skipped] = []
+        self.seen_: dict[str, str] = {}
 
     def root(self) -> Path:
         """The data folder, or DatasetMissingError with the fetch hint."""
@@ -70,6 +73,7 @@ class Dataset:
                 self.skip(where, reason)
                 continue
             first[page.id] = where
+            self.seen_[page.id] = page.sha256
             n += 1
             yield page
 

@@ -16,7 +16,8 @@ from omegaconf import DictConfig
 
 from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root
 from evalkit.registry import Registry
-from evalkit.results import SUMMARY_COLUMNS, atomic_write_text, write_csv, write_run_json
+from evalkit.results import (SUMMARY_COLUMNS, atomic_write_text, dataset_fingerprint, write_csv,
+                             write_run_json)
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment"]
 
@@ -89,6 +90,8 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     write_csv(summary, out / "summary.csv")
     if ctx.per_page:
         write_csv(pd.concat(ctx.per_page, ignore_index=True), out / "per_page.csv")
+    for label, ds in ctx.datasets.items():
+        ctx.dataset_info.setdefault(label, {}).update(_describe(ds))
     methods = {s.label: {"registry": s.registry, "params": s.params} for s in ctx.specs}
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
@@ -100,6 +103,14 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
         print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
               f"skipped files, listed in {out / 'run.json'}")
     return out
+
+
+def _describe(ds) -> dict[str, Any]:
+    """What run.json records of a data set: reader, folder, the pages the experiments were
+    handed (count and fingerprint) and every file the reader skipped, with its reason."""
+    return {"reader": type(ds).__name__, "path": ds.path, "n_pages": len(ds.seen_),
+            "fingerprint": dataset_fingerprint(ds.seen_.values()),
+            "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped]}
 
 
 def _skipped(ctx: Context) -> list[dict[str, str]]:

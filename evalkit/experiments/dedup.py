@@ -355,7 +355,6 @@ def _sites(pages):
 
 def run(ctx: Context) -> pd.DataFrame | None:
     from evalkit.config import method_specs
-    from evalkit.experiments.extraction import _dataset_info
     from evalkit.tables import to_markdown, wide_table, write_table
 
     opts = ctx.section("dedup")
@@ -368,9 +367,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
     detectors = [(s.label, s.build()) for s in specs]
     summaries = []
     for label, ds in ctx.datasets.items():
-        hashes, pages = [], []
+        pages = []
         for page in ds.pages():
-            hashes.append(page.sha256)
             try:
                 pages.append(page_blocks(page, opts.get("truth", "auto")))
             except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
@@ -378,7 +376,6 @@ def run(ctx: Context) -> pd.DataFrame | None:
                                      "error": f"{type(exc).__name__}: {exc}"[:500]})
         if not pages:
             continue
-        ctx.dataset_info[label] = _dataset_info(ds, hashes)
         _warm_caches(pages)
         records = []
         for name, det in detectors:

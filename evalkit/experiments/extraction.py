@@ -38,22 +38,15 @@ def run(ctx: Context) -> pd.DataFrame:
     runner = ctx.runner
     summaries = []
     for label, ds in ctx.datasets.items():
-        hashes: list[str] = []
-
-        def pages(ds=ds, hashes=hashes):
-            for page in ds.pages():
-                hashes.append(page.sha256)
-                yield page
-
-        records = dispatch(runner)(pages(), ctx.specs, score=score, n_jobs=runner.get("n_jobs", 1),
-                            cache_root=ctx.cache_root, progress=runner.get("progress", True),
-                            desc=f"extraction {label}")
+        records = dispatch(runner)(ds.pages(), ctx.specs, score=score,
+                                   n_jobs=runner.get("n_jobs", 1), cache_root=ctx.cache_root,
+                                   progress=runner.get("progress", True),
+                                   desc=f"extraction {label}")
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "extraction")
         ctx.record_pages(per_page, label)
-        ctx.dataset_info[label] = _dataset_info(ds, hashes)
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)
@@ -71,14 +64,6 @@ def _overview(ctx: Context, summary: pd.DataFrame) -> None:
         write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
                     caption=f"{metric} per method and data set")
         ctx.report += [f"## Overview: {metric}", "", to_markdown(table), ""]
-
-
-def _dataset_info(ds, hashes) -> dict:
-    from evalkit.results import dataset_fingerprint
-
-    return {"reader": type(ds).__name__, "path": ds.path, "n_pages": len(hashes),
-            "fingerprint": dataset_fingerprint(hashes),
-            "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped]}
 
 
 def _row(dataset, method, metric, value, lo, hi, n):

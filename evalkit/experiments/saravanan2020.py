@@ -280,9 +280,6 @@ def run(ctx: Context) -> pd.DataFrame | None:
     runner = ctx.runner
     for label, ds in ctx.datasets.items():
         pages = list(islice(ds.pages(), counts[-1]))
-        from evalkit.experiments.extraction import _dataset_info
-
-        ctx.dataset_info[label] = _dataset_info(ds, [p.sha256 for p in pages])
         records = run_pages(iter(pages), specs, score=score, n_jobs=runner.get("n_jobs", 1),
                             cache_root=ctx.cache_root, progress=runner.get("progress", True),
                             total=len(pages), desc=f"saravanan2020 {label}")
