@@ -133,9 +133,12 @@ class Page:
     def category(self) -> str | None:
         return self.gold.category
 
-    def tree(self) -> lxml.html.HtmlElement:
-        """A fresh lxml tree of the page (each call parses again: never share trees)."""
-        return parse_html(self.html, source=self.source or self.id)
+    def tree(self, plain: bool = False) -> lxml.html.HtmlElement:
+        """A fresh lxml tree of the page (each call parses again: never share trees).
+
+        ``plain=True``: see :func:`parse_html`.
+        """
+        return parse_html(self.html, source=self.source or self.id, plain=plain)
 
 
 @dataclass
@@ -267,23 +270,30 @@ def sniff_not_html(raw: bytes, html: str | None = None) -> str | None:
     return None
 
 
-def parse_html(html: str | bytes, source: str = "<page>") -> lxml.html.HtmlElement:
+def parse_html(html: str | bytes, source: str = "<page>",
+               plain: bool = False) -> lxml.html.HtmlElement:
     """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
 
     XML declarations are stripped first (lxml refuses a ``str`` that carries
     one), NUL characters are dropped, and a document lxml cannot build a tree
     for (empty, only comments, binary) raises PageError naming ``source``.
+
+    ``plain=True`` gives the same libxml2 tree with plain ``lxml.etree``
+    elements instead of ``lxml.html`` ones: no ``drop_tree``/``text_content``
+    helpers, but lxml makes their Python proxies without calling back into
+    Python for the element class, which halves the cost of visiting every
+    element (methods that walk the whole tree use it).
     """
     if isinstance(html, bytes):
         html = decode_html(html)[0]
     html = prepare_html(html)
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")
-    root, parser = _parse(html, source)
+    root, parser = _parse(html, source, plain)
     if any("Excessive depth" in str(e) for e in parser.error_log):
         # libxml2 stops at its depth limit and drops everything after it; flatten the
         # excess nesting (its text is kept) and parse again rather than lose the page
-        root, _ = _parse(_cap_depth(html, MAX_DEPTH), source)
+        root, _ = _parse(_cap_depth(html, MAX_DEPTH), source, plain)
     return root
 
 
@@ -308,19 +318,27 @@ def _close_title(html: str) -> str:
     return html[:nxt] + "</title>" + html[nxt:]
 
 
-def _parse(html: str, source: str):
-    parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True)
+def _fromstring(html, parser):
+    """``lxml.html.document_fromstring`` for either parser class."""
+    root = lxml.etree.fromstring(html, parser)
+    if root is None:
+        raise lxml.etree.ParserError("Document is empty")
+    return root
+
+
+def _parse(html: str, source: str, plain: bool = False):
+    kind = lxml.etree.HTMLParser if plain else lxml.html.HTMLParser
+    parser = kind(remove_comments=True, huge_tree=True)
     try:
         try:
-            root = lxml.html.document_fromstring(html, parser=parser)
+            root = _fromstring(html, parser)
         except ValueError as exc:
             if "encoding declaration" not in str(exc):
                 raise
             # a malformed declaration our regex could not strip (e.g. never closed):
             # hand lxml UTF-8 bytes with the encoding fixed, so the declaration is moot
-            parser = lxml.html.HTMLParser(remove_comments=True, huge_tree=True,
-                                          encoding="utf-8")
-            root = lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=parser)
+            parser = kind(remove_comments=True, huge_tree=True, encoding="utf-8")
+            root = _fromstring(html.encode("utf-8", "replace"), parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise PageError(source, f"lxml could not parse the document ({exc})") from exc
     if root is None:

@@ -68,3 +68,20 @@ def test_a_title_that_never_closes_does_not_swallow_the_page():
     root = parse_html("<html><head><title>Lost bytes<meta x=1></head><body><p>Body text."
                       "</p></body></html>")
     assert root.findtext(".//title") == "Lost bytes" and root.findtext(".//p") == "Body text."
+
+
+def test_plain_parse_gives_the_same_tree_with_etree_elements():
+    import lxml.etree
+    import lxml.html
+
+    html = ('<?xml version="1.0"?><html><head><title>T</title></head><body><!-- c -->'
+            '<div class="a">one <b>two</b> three</div><td>x</td></body></html>')
+    fancy, plain = parse_html(html), parse_html(html, plain=True)
+    assert lxml.etree.tostring(plain) == lxml.etree.tostring(fancy)
+    assert b"<!--" not in lxml.etree.tostring(plain)  # comments removed as before
+    assert isinstance(fancy.find(".//div"), lxml.html.HtmlElement)
+    assert not isinstance(plain.find(".//div"), lxml.html.HtmlElement)
+    with pytest.raises(PageError, match="blank.html: empty document"):
+        parse_html("   ", source="blank.html", plain=True)
+    page = Page(id="p", dataset="d", raw=html.encode())
+    assert lxml.etree.tostring(page.tree(plain=True)) == lxml.etree.tostring(page.tree())
