@@ -83,5 +83,5 @@ def test_plain_parse_gives_the_same_tree_with_etree_elements():
     assert not isinstance(plain.find(".//div"), lxml.html.HtmlElement)
     with pytest.raises(PageError, match="blank.html: empty document"):
         parse_html("   ", source="blank.html", plain=True)
-    page = Page(id="p", dataset="d", raw=html.encode())
+    page = Page(id="p", dataset="d", raw=html.encode(), gold=Gold(text=""))
     assert lxml.etree.tostring(page.tree(plain=True)) == lxml.etree.tostring(page.tree())
