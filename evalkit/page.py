@@ -30,6 +30,7 @@ __all__ = [
     "Page",
     "Extraction",
     "decode_html",
+    "drop_tree",
     "parse_html",
     "prepare_html",
     "page_id_from_bytes",
@@ -316,6 +317,24 @@ def _close_title(html: str) -> str:
     nxt = html.find("<", m.end())
     nxt = len(html) if nxt < 0 else nxt
     return html[:nxt] + "</title>" + html[nxt:]
+
+
+def drop_tree(el) -> None:
+    """Remove ``el`` and its subtree, keeping its tail: ``HtmlElement.drop_tree`` for any element.
+
+    The tail joins the previous sibling's tail, or the parent's text when
+    ``el`` is the first child, exactly as lxml.html does it.
+    """
+    parent = el.getparent()
+    if parent is None:
+        raise ValueError(f"cannot drop the root element <{el.tag}>")
+    if el.tail:
+        previous = el.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    parent.remove(el)
 
 
 def _fromstring(html, parser):

@@ -25,11 +25,13 @@ Our reading:
 
 Departures: none beyond making the residual block explicit.
 
-Speed: the text of a block is needed by several rules and stages; a
-:class:`TextCache` computes each block's own text once and again only after a
-change to the tree inside that block (``primary_tags`` tells it which block a
-dropped element came from). ``own_text`` is an explicit-stack walk that skips
-nested blocks and invisible elements before pushing them.
+Speed: :func:`index_body` walks the body once and learns every block's own
+text, which block owns each element and the word count of the whole body;
+the later stages read these instead of walking the tree again (the pipeline
+parses with ``parse_html(plain=True)``, whose element proxies are cheaper to
+make). A :class:`TextCache` holds each block's own text and recomputes it
+only after a change to the tree inside that block (``primary_tags`` tells it
+which block a dropped element came from).
 """
 
 from __future__ import annotations
@@ -40,24 +42,29 @@ from typing import Any
 
 import lxml.html
 
+from evalkit.page import drop_tree
 from evalkit.text import normalize_space
-from evalkit.visible import element_text, element_word_count
+from evalkit.visible import BLOCK_TAGS as LINE_TAGS
+from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count
 
 __all__ = [
     "BLOCK_TAGS",
     "DROP_TAGS",
     "Block",
+    "BodyIndex",
     "TextCache",
     "block_anchor_text",
     "block_text",
     "drop_scripts",
     "element_paths",
+    "index_body",
     "iter_own",
     "own_text",
     "own_word_count",
     "owner_block",
     "script_free_elements",
     "separate_blocks",
+    "split_body",
 ]
 
 #: elements that delimit blocks (METHODS §1.1)
@@ -103,23 +110,16 @@ def _tag(el) -> str:
 
 def drop_scripts(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Remove script/style/noscript/template elements (keeping tails), in place."""
-    script_free_elements(root)
+    # lxml filters by name in C; libxml2's HTML parser gives lower-case names
+    for el in list(root.iter(*DROP_TAGS)):
+        if el.getparent() is not None:
+            drop_tree(el)
     return root
 
 
 def script_free_elements(root: lxml.html.HtmlElement) -> list:
-    """:func:`drop_scripts`, returning the elements left (held, their proxies stay alive).
-
-    lxml builds a Python proxy, through ``lxml.html``'s Python class lookup,
-    each time an element without a live proxy is visited; holding the list
-    for the whole extraction makes every later walk reuse them.
-    """
-    every = list(root.iter())
-    for el in every:
-        tag = el.tag
-        if tag.__class__ is str and tag.lower() in DROP_TAGS and el.getparent() is not None:
-            el.drop_tree()
-    return list(root.iter())
+    """:func:`drop_scripts`, returning the elements left (held, their proxies stay alive)."""
+    return list(drop_scripts(root).iter())
 
 
 def _body(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -180,6 +180,102 @@ class TextCache:
 
     def invalidate(self, block: Block) -> None:
         self._texts.pop(block.index, None)
+
+
+@dataclass
+class BodyIndex:
+    """What one walk of the body learns (:func:`index_body`); valid until the tree changes,
+    except that dropping subtrees (the only change the later stages make to the
+    structure) leaves ``owner`` true for what remains; droppers add to ``gone``.
+    """
+
+    body: lxml.html.HtmlElement
+    #: the body and every element below it in document order (holding them keeps their
+    #: lxml proxies alive for every later visit)
+    elements: list
+    #: element -> its nearest block-tag ancestor-or-self (``owner_block``; None: the residual)
+    owner: dict
+    #: block element (the body for the residual block) -> its own text (``own_text``)
+    texts: dict
+    #: words of the body's visible text with nothing but invisible elements skipped
+    #: (``own_word_count(body, ())``)
+    words: int
+    #: elements dropped from the tree since the walk
+    gone: set = field(default_factory=set)
+
+
+def _join_lines(parts: list[str]) -> str:
+    # element_text's layout: normalize_space per line, empty lines dropped
+    # (str.split and re's \s agree on every code point)
+    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
+
+
+def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
+    """One iterative walk of ``body``: every block's own text, each element's owner block, and
+    the word count of the whole visible body, as the per-block functions compute them.
+
+    Each text piece goes to the text of the block that owns it (a nested
+    block starts its own; an invisible element's text goes nowhere, though a
+    block inside it still has text of its own, as ``own_text`` gives it) and,
+    unless an invisible element holds it, to the body's whole text. A child's
+    tail belongs where its parent's text goes.
+    """
+    tag_set = frozenset(t.lower() for t in block_tags)
+    invisible, lines = INVISIBLE_TAGS, LINE_TAGS
+    start = owner_block(body, tag_set)
+    body_tag = _tag(body)
+    residual: list[str] | None = [] if body_tag and body_tag not in invisible else None
+    parts_of: dict = {body: residual}
+    whole: list[str] = []  # pieces of the body's visible text
+    owner: dict = {}
+    elements: list = []
+    keep, note = elements.append, whole.append
+    # entries: (element, owner, target list or None, visible) or (text, -, target, visible)
+    stack: list = [(body, start, residual, residual is not None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, own, target, vis = pop()
+        if node.__class__ is str:
+            if target is not None:
+                target.append(node)
+            if vis:
+                note(node)
+            continue
+        low = node.tag.lower()
+        if node is not body:
+            if low in tag_set:
+                own = node
+                target = parts_of[node] = [] if low not in invisible else None
+            elif low in invisible:
+                target = None
+            if low in invisible:
+                vis = False
+        owner[node] = own
+        keep(node)
+        if target is None and not vis:  # nothing of this subtree is text but nested blocks
+            for child in reversed(node):
+                if child.tag.__class__ is str:
+                    push((child, own, None, False))
+            continue
+        line = low in lines
+        text = node.text
+        if line or text:
+            piece = "\n" + text if line and text else ("\n" if line else text)
+            if target is not None:
+                target.append(piece)
+            if vis:
+                note(piece)
+        if line:
+            push(("\n", own, target, vis))
+        for child in reversed(node):
+            tail = child.tail
+            if tail:
+                push((tail, own, target, vis))
+            if child.tag.__class__ is str:
+                push((child, own, target, vis))
+    texts = {el: _join_lines(parts) if parts is not None else "" for el, parts in parts_of.items()}
+    return BodyIndex(body=body, elements=elements, owner=owner, texts=texts,
+                     words=len("".join(whole).split()))
 
 
 def block_text(block: Block, block_tags=BLOCK_TAGS) -> str:
@@ -272,25 +368,30 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     because its text starts before, or around, every other block. ``texts``,
     when given, receives every block's own text.
     """
+    return split_body(root, block_tags, texts)[0]
+
+
+def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
+               texts: TextCache | None = None) -> tuple[list[Block], BodyIndex]:
+    """:func:`separate_blocks` and the :class:`BodyIndex` of the walk that found the blocks."""
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
     tag_set = frozenset(tags)
-    block_els = [el for el in body.iter() if _tag(el) in tag_set and el is not body]
+    index = index_body(body, tags)
+    block_els = [el for el in index.elements if el.tag.lower() in tag_set and el is not body]
     paths = _paths_of(block_els, body)
+    own = index.texts
     blocks: list[Block] = []
-    residual = Block(index=0, element=body, path=paths.get(body) or
-                     body.getroottree().getpath(body), tag=_tag(body) or "body", residual=True)
-    text = own_text(body, tags)
+    text = own[body]
     if text:
-        residual.words = len(text.split())
-        blocks.append(residual)
-        if texts is not None:
-            texts[residual] = text
+        blocks.append(Block(index=0, element=body, path=paths.get(body) or
+                            body.getroottree().getpath(body), tag=_tag(body) or "body",
+                            residual=True, words=len(text.split())))
     for el in block_els:
-        b = Block(index=len(blocks), element=el, path=paths[el], tag=_tag(el))
-        text = own_text(el, tags)
-        b.words = len(text.split())
-        blocks.append(b)
-        if texts is not None:
-            texts[b] = text
-    return blocks
+        text = own[el]
+        blocks.append(Block(index=len(blocks), element=el, path=paths[el], tag=_tag(el),
+                            words=len(text.split())))
+    if texts is not None:
+        for b in blocks:
+            texts[b] = own[b.element]
+    return blocks, index

@@ -35,10 +35,12 @@ from evalkit.proposed import primary_dom, primary_tags, scoring
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     Block,
+    BodyIndex,
     TextCache,
     block_anchor_text,
-    script_free_elements,
-    separate_blocks,
+    drop_scripts,
+    own_text,
+    split_body,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
 from evalkit.text import normalize_space, terms
@@ -237,13 +239,13 @@ class Proposed(Extractor):
         tags = tuple(t.lower() for t in self.block_tags)
         info: dict[str, Any] = {}
         t0 = time.perf_counter()
-        root = page.tree()
+        root = page.tree(plain=True)  # no lxml.html helpers are needed: cheaper elements
         title_el = root.find(".//title")
-        title = normalize_space(title_el.text_content()) if title_el is not None else ""
-        # held to the end: every walk of the tree then reuses the elements' lxml proxies
-        elements = script_free_elements(root)
+        title = normalize_space(title_el.xpath("string()")) if title_el is not None else ""
+        drop_scripts(root)
         cache = TextCache(tags)  # each block's own text, kept current by the tag rules
-        blocks = separate_blocks(root, tags, texts=cache)
+        # the index holds every element of the body, so later visits reuse their proxies
+        blocks, index = split_body(root, tags, texts=cache)
         # block texts before later stages change the tree, for the records
         first_text = {b.index: cache[b] for b in blocks}
         info["n_blocks"] = len(blocks)
@@ -251,7 +253,7 @@ class Proposed(Extractor):
 
         t0 = time.perf_counter()
         if self.primary:
-            info["primary_counts"] = self._primary(root, blocks, page, tags, cache)
+            info["primary_counts"] = self._primary(root, blocks, page, tags, cache, index)
         info["n_after_primary"] = sum(b.alive for b in blocks)
         info["seconds_primary"] = time.perf_counter() - t0
 
@@ -268,13 +270,12 @@ class Proposed(Extractor):
         t0 = time.perf_counter()
         if self.scoring:
             self._score([b for b in blocks if b.alive], texts, title, len(blocks), tags,
-                        block_terms)
+                        block_terms, index)
         info["n_kept"] = sum(b.alive for b in blocks)
         info["seconds_scoring"] = time.perf_counter() - t0
 
         lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
         records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
-        del elements
         return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=info)
 
     def _record(self, b: Block, text: str) -> dict[str, Any]:
@@ -284,8 +285,8 @@ class Proposed(Extractor):
                 "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS],
                 "duplicate_of": b.extra.get("duplicate_of")}
 
-    def _primary(self, root, blocks: list[Block], page: Page, tags,
-                 texts: TextCache) -> dict[str, int]:
+    def _primary(self, root, blocks: list[Block], page: Page, tags, texts: TextCache,
+                 index: BodyIndex | None = None) -> dict[str, int]:
         counts = primary_tags.apply_tag_rules(
             root, blocks, page_url=page.url, rules=self._tag_rules(),
             background_removes_block=self.background_removes_block,
@@ -294,7 +295,8 @@ class Proposed(Extractor):
             social_hosts=self.social_hosts, legal_phrases=self.legal_phrases,
             iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
             utility_max_words=self.utility_max_words,
-            ad_container_chars=self.ad_container_chars, block_tags=tags, texts=texts)
+            ad_container_chars=self.ad_container_chars, block_tags=tags, texts=texts,
+            index=index)
         if self.rule_min_subtree:
             _, inside = primary_dom.apply_min_subtree(
                 root, blocks, coverage=self.min_subtree_coverage,
@@ -345,14 +347,17 @@ class Proposed(Extractor):
         return block_terms
 
     def _score(self, alive: list[Block], texts: dict[int, str], title: str, n_blocks: int,
-               tags, block_terms: dict[int, list[str]]) -> None:
+               tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None) -> None:
         title_terms = frozenset(terms(title, self.stoplist, self.stemmer))
+        anchors = _anchor_texts(alive, index, tags) if index is not None else None
         counts, link_sets, content_sets = [], [], []
         for b in alive:
             own = block_terms.get(b.index)
+            link_text = anchors.get(b.index, "") if anchors is not None else \
+                block_anchor_text(b, tags)
             c, links, content = scoring.count_block(
                 own if own is not None else terms(texts[b.index], self.stoplist, self.stemmer),
-                terms(block_anchor_text(b, tags), self.stoplist, self.stemmer), title_terms)
+                terms(link_text, self.stoplist, self.stemmer), title_terms)
             counts.append(c)
             link_sets.append(links)
             content_sets.append(content)
@@ -365,3 +370,21 @@ class Proposed(Extractor):
             b.score, b.threshold = s, t
             if not s > t:
                 b.remove("scoring", "low_score", f"score {s:.3f} <= threshold {t:.3f}")
+
+
+def _anchor_texts(alive: list[Block], index: BodyIndex, tags) -> dict[int, str]:
+    """``block_anchor_text`` of each alive block, from the index: the ``<a>`` elements still
+    in the tree, grouped by the block that owns them, each one's own text."""
+    by_el = {b.element: b.index for b in alive}
+    residual = next((b.index for b in alive if b.residual), None)
+    parts: dict[int, list[str]] = {}
+    owner, gone = index.owner, index.gone
+    for el in index.elements:
+        if el.tag != "a" or el in gone:  # libxml2's HTML parser gives lower-case names
+            continue
+        holder = owner[el]
+        i = by_el.get(holder) if holder is not None else residual
+        if i is not None:
+            parts.setdefault(i, []).append(own_text(el, tags) if len(el) else
+                                           " ".join((el.text or "").split()))
+    return {i: normalize_space(" ".join(p)) for i, p in parts.items()}

@@ -42,6 +42,7 @@ of the synthetic set; 80 keeps them and removes the same noise.
 
 from __future__ import annotations
 
+import lxml.etree
 import lxml.html
 
 from evalkit.proposed.blocks import BLOCK_TAGS, Block, TextCache, block_text, owner_block
@@ -120,23 +121,67 @@ def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[Block],
     return counts, counts.get(body, 0)
 
 
+#: the text nodes below an element that hold a punctuation mark, found by libxml2
+_PUNCTUATED = lxml.etree.XPath("descendant::text()[" + " or ".join(
+    f"contains(., '{c}')" for c in PUNCTUATION) + "]")
+
+
+def _counted_chain(holder, body, alive_of: dict, residual_alive: bool) -> list | None:
+    """The elements from ``body`` down to ``holder``, or None when :func:`punctuation_counts`
+    does not count ``holder``'s text: an invisible element on the way, or a dead owner."""
+    chain = [holder, *holder.iterancestors()]
+    chain = chain[:chain.index(body) + 1]
+    if any(x.tag.__class__ is str and x.tag.lower() in INVISIBLE_TAGS for x in chain):
+        return None  # the walk never enters an invisible element
+    # the block that owns the text: the nearest block element, else the residual
+    if not next((alive_of[x] for x in chain if x in alive_of), residual_alive):
+        return None
+    return chain[::-1]
+
+
 def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
                  coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
                  block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, int, int]:
     """The deepest element holding >= ``coverage`` of the alive punctuation.
 
-    Returns ``(M, marks under M, total marks)``.
+    Returns ``(M, marks under M, total marks)``, the numbers
+    :func:`punctuation_counts` gives; only the text nodes that hold a mark
+    (found in C) are visited, each with the chain of elements from ``body``
+    down to the element that holds it.
     """
-    counts, total = punctuation_counts(body, blocks, block_tags)
+    alive_of = {b.element: b.alive for b in blocks if b.element is not body}
+    residual_alive = any(b.residual and b.alive for b in blocks)
+    marked = []  # (chain body -> holder, marks)
+    total = 0
+    chains: dict = {}  # holder -> its chain, or None when its text is not counted
+    for t in _PUNCTUATED(body):
+        holder = t.getparent()
+        if t.is_tail:  # a tail counts where its element's parent's text does
+            holder = holder.getparent()
+        chain = chains.get(holder, False)
+        if chain is False:
+            chain = chains[holder] = _counted_chain(holder, body, alive_of, residual_alive)
+        if chain is not None:
+            n = count_punctuation(t)
+            marked.append((chain, n))
+            total += n
     node = body
     if total == 0:
         return node, 0, 0
     need = coverage * total
+    depth = 0
     while True:
-        nxt = next((c for c in node if counts.get(c, 0) >= need), None)
-        if nxt is None:
-            return node, counts[node], total
-        node = nxt
+        sums: dict = {}
+        for chain, n in marked:
+            if len(chain) > depth + 1:
+                sums[chain[depth + 1]] = sums.get(chain[depth + 1], 0) + n
+        ok = {c for c, v in sums.items() if v >= need}
+        if not ok:
+            return node, sum(n for _, n in marked), total
+        nxt = next(c for c in node if c in ok)  # the first in document order, as a walk finds it
+        marked = [(chain, n) for chain, n in marked if len(chain) > depth + 1
+                  and chain[depth + 1] is nxt]
+        node, depth = nxt, depth + 1
 
 
 def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[Block], *,

@@ -52,12 +52,14 @@ Our reading and departures (each is a parameter of ``Proposed``):
   the ad's wrapper keeps a label such as "Advertisement" that would otherwise
   survive as a block of its own.
 
-Speed (no change to any decision): one pass over the body sorts out every
-rule's candidate elements; the live tree at any point is that list minus the
-subtrees dropped so far; attribute values are judged once per page, most of
-them ruled out by one regex screen; ``utility_links`` takes each block's links
-and search boxes from the same pass; block texts come from a ``TextCache``
-that every drop invalidates for the block that loses the element.
+Speed (no change to any decision): lxml finds every rule's candidate
+elements in C (by tag name, and by XPath for the attribute values); the
+live tree at any point is the tree minus the subtrees dropped so far;
+attribute values are judged once per page, most of them ruled out by one
+regex screen; ``utility_links`` finds each block's links and search boxes
+through the owner map of the block walk (``blocks.BodyIndex``); block texts
+come from a ``TextCache`` that every drop invalidates for the block that
+loses the element.
 """
 
 from __future__ import annotations
@@ -69,9 +71,11 @@ from urllib.parse import urlsplit
 
 import lxml.html
 
+from evalkit.page import drop_tree
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     Block,
+    BodyIndex,
     TextCache,
     own_text,
     own_word_count,
@@ -289,6 +293,7 @@ def apply_tag_rules(
     ad_container_chars: int = DEFAULT_AD_CONTAINER_CHARS,
     block_tags=BLOCK_TAGS,
     texts: TextCache | None = None,
+    index: BodyIndex | None = None,
 ) -> dict[str, int]:
     """Run the tag rules in place on ``root``; mark removed blocks. Returns counts per rule.
 
@@ -297,6 +302,9 @@ def apply_tag_rules(
     dropped element is marked removed by that rule. utility_links and empty
     remove whole blocks. ``texts``, when given, holds the blocks' current own
     texts (``blocks.separate_blocks`` fills it); it is read and kept up to date.
+    ``index``, when given, is the :class:`BodyIndex` of the same, unchanged
+    tree (``blocks.split_body``): its element list and owner map replace walks
+    of the tree, and the elements dropped here are added to ``index.gone``.
     """
     rules = set(rules)
     unknown = rules - set(TAG_RULES)
@@ -315,41 +323,26 @@ def apply_tag_rules(
     page_domain = registrable_domain(page_url) if page_url else None
 
     lost: dict[int, str] = {}  # block index -> ad rule that took an element out of it
-    # Elements of the body in document order, taken once: the rules only drop
-    # subtrees (and edit style attributes), so the live tree at any point is
-    # this list minus ``gone``, and "attached to the body" is "not in gone".
-    elements = list(body.iter())
-    gone: set = set()
-    # one pass sorts out the candidates of every rule (tags and the id/class/src/href,
-    # type/name/role values the rules read are never changed by an earlier rule)
-    bg_els, img_els, sized_els, plugin_els = [], [], [], []
-    ad_els: list = []  # (element, [(attribute, value), ...]) in the order is_ad_marked reads
-    anchors: list = []  # <a href> elements and search boxes, for utility_links
-    searches: list = []
-    for el in elements:
-        tag = el.tag
-        if tag.__class__ is not str:
-            continue
-        low = tag.lower()
-        if low in _BACKGROUND_TAGS:
-            bg_els.append(el)
-        if tag == "img":
-            img_els.append(el)
-        if tag in _SIZED_TAGS:
-            sized_els.append(el)
-        if low in _PLUGIN_TAGS or low == "iframe":
-            plugin_els.append(el)
-        if not el.attrib:
-            continue
-        values = [(a, v) for a in _AD_ATTRS if (v := el.get(a))]
-        if values and el is not body:
-            ad_els.append((el, values))
-        if low == "a" and el.get("href"):
-            anchors.append(el)
-        if ((low == "input" and ((el.get("type") or "").lower() == "search"
-                                 or (el.get("name") or "").lower() in _SEARCH_NAMES))
-                or (el.get("role") or "").lower() == "search"):
-            searches.append(el)
+    # The rules only drop subtrees (and edit style attributes), so "still in the tree" is
+    # "not in gone"; the index, when given, says which block owns an element.
+    if index is not None and index.body is not body:
+        raise ValueError("index was made for another tree")
+    gone: set = index.gone if index is not None else set()
+    owner_of = index.owner if index is not None else {}
+
+    def holder_of(el):  # owner_block(el), from the index when it knows el
+        return owner_of[el] if el in owner_of else owner_block(el, block_tags)
+
+    # Every rule's candidates, taken before any rule runs (the tags and the id/class/src/
+    # href, type/name/role values the rules read are never changed by an earlier rule) and
+    # found by lxml in C: libxml2's HTML parser gives lower-case names.
+    bg_els = list(body.iter(*_BACKGROUND_TAGS))
+    img_els = list(body.iter("img"))
+    sized_els = list(body.iter(*_SIZED_TAGS))
+    plugin_els = list(body.iter(*_PLUGIN_TAGS, "iframe"))
+    ad_values = body.xpath(".//@id | .//@class | .//@src | .//@href")  # in document order
+    anchors = body.xpath(".//a[@href != '']")  # for utility_links
+    searches = [el for el in body.xpath("descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
 
     def drop(el, rule: str, reason: str) -> None:
         for sub in el.iter():
@@ -360,14 +353,14 @@ def apply_tag_rules(
                 texts.invalidate(b)
         parent = el.getparent()
         if parent is not None:
-            holder = owner_block(parent, block_tags)
+            holder = holder_of(parent)
             if holder is not None and holder in by_el and rule in _AD_RULES:
                 lost.setdefault(by_el[holder].index, rule)
             # the block whose own text loses the element's (the residual when no div/td holds it)
             owner = by_el.get(holder if holder is not None else body)
             if owner is not None:
                 texts.invalidate(owner)
-            el.drop_tree()
+            drop_tree(el)
         counts[rule] += 1
 
     if "background" in rules:
@@ -398,14 +391,18 @@ def apply_tag_rules(
         memo: dict = {}
         screen = _screen(tokens, subs, hosts)
         page_words = None  # counted when first needed (after offsite_image, as before)
-        for el, values in ad_els:
-            if el in gone:
+        for el in _ad_candidates(ad_values, body, screen):
+            values = [(a, v) for a in _AD_ATTRS if (v := el.get(a))]
+            if el in gone or not values:
                 continue
             why = _ad_reason(values, tokens, subs, hosts, memo, screen)
             if why is None:
                 continue
             if page_words is None:
-                page_words = max(own_word_count(body, ()), 1)
+                # dropped images hold no text: the walk's count stands unless the
+                # background rule dropped whole elements
+                same = index is not None and not (background_removes_block and gone)
+                page_words = max(index.words if same else own_word_count(body, ()), 1)
             if own_word_count(el, ()) > ad_max_share * page_words:
                 counts["ad_kept_large"] += 1
                 continue
@@ -435,10 +432,12 @@ def apply_tag_rules(
         search_in: set = set()
         for el in anchors:
             if el not in gone:
-                links_of.setdefault(_owner_el(el, body, block_tags), []).append(el)
+                holder = holder_of(el)
+                links_of.setdefault(body if holder is None else holder, []).append(el)
         for el in searches:
             if el not in gone:
-                search_in.add(_owner_el(el, body, block_tags))
+                holder = holder_of(el)
+                search_in.add(body if holder is None else holder)
         for b in blocks:
             if not b.alive:
                 continue
@@ -483,10 +482,27 @@ def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]
     return re.compile("|".join(map(re.escape, needles))) if needles else None
 
 
-def _owner_el(el, body, block_tags):
-    """The element of the block whose own elements include ``el`` (``body`` for the residual)."""
-    holder = owner_block(el, block_tags)
-    return holder if holder is not None else body
+def _ad_candidates(values, body, screen) -> list:
+    """The elements (never ``body``), in document order, with an id/class/src/href value in
+    which ``screen`` finds something (all of them without a screen); ``values`` are the
+    attribute values in document order, as lxml's XPath gives them."""
+    if screen is not None:
+        hits = {v for v in set(values) if screen.search(v.lower())}
+        values = [v for v in values if v in hits]
+    out, seen = [], {body}
+    for v in values:
+        el = v.getparent()
+        if el not in seen:
+            seen.add(el)
+            out.append(el)
+    return out
+
+
+def _is_search_box(el) -> bool:
+    """A search input (type search or a usual query name) or an element with role=search."""
+    return ((el.tag == "input" and ((el.get("type") or "").lower() == "search"
+                                    or (el.get("name") or "").lower() in _SEARCH_NAMES))
+            or (el.get("role") or "").lower() == "search")
 
 
 def _ad_reason(values, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
@@ -525,21 +541,14 @@ def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -
     return None
 
 
-def _attached(el, body) -> bool:
-    """False when an ancestor of ``el`` was already dropped (lxml keeps the subtree alive)."""
-    node = el
-    while node is not None:
-        if node is body:
-            return True
-        node = node.getparent()
-    return False
-
-
 @lru_cache(maxsize=32)
 def _phrase_matcher(phrases: tuple[str, ...]) -> tuple:
-    """Per phrase, in order: (phrase, compiled whole-word pattern or None for a plain substring)."""
-    return tuple((p, re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
-                  if p.isalnum() or " " in p or "&" in p else None) for p in phrases)
+    """``(screen, rules)``: a pattern that finds any phrase as a plain substring (or None),
+    and per phrase, in order, (phrase, whole-word pattern or None for a plain substring)."""
+    rules = tuple((p, re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
+                   if p.isalnum() or " " in p or "&" in p else None) for p in phrases)
+    screen = re.compile("|".join(map(re.escape, phrases))) if phrases and all(phrases) else None
+    return screen, rules
 
 
 def _has_phrase(text: str, phrases) -> str | None:
@@ -547,9 +556,15 @@ def _has_phrase(text: str, phrases) -> str | None:
 
     ``phrases`` is a tuple of lower-case phrases or a :func:`_phrase_matcher` result.
     """
-    if phrases and isinstance(phrases[0], str):
+    if not phrases:
+        return None
+    if isinstance(phrases[0], str):
         phrases = _phrase_matcher(tuple(phrases))
-    for p, pattern in phrases:
+    screen, rules = phrases
+    # one search finds whether any phrase occurs at all; most texts hold none
+    if screen is not None and screen.search(text) is None:
+        return None
+    for p, pattern in rules:
         # the substring test is necessary for a match and much cheaper than the search
         if p in text and (pattern is None or pattern.search(text)):
             return p
@@ -565,7 +580,7 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
         for a in links:
             if host_matches(_url_host(a.get("href")), social):
                 n_social += 1
-            elif _has_phrase(_normalize_lower(own_text(a, block_tags)), phrases):
+            elif _has_phrase(_link_words(a, block_tags), phrases):
                 n_legal += 1
         if (n_social + n_legal) / len(links) > share:
             return (f"{n_social} social and {n_legal} legal of {len(links)} links "
@@ -576,5 +591,8 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
     return "search box" if search else None
 
 
-def _normalize_lower(text: str) -> str:
-    return " ".join(text.lower().split())
+def _link_words(a, block_tags) -> str:
+    """The link's own text, lower case, white space collapsed (most links hold only text)."""
+    if len(a):
+        return " ".join(own_text(a, block_tags).lower().split())
+    return " ".join((a.text or "").lower().split())
