@@ -131,6 +131,42 @@ def test_vectorised_small_blocks_are_bit_identical(n):
     assert all(fast[t] == slow[t] for t in slow)
 
 
+def test_exact_weights_of_many_blocks_are_each_blocks_own():
+    rng = random.Random(11)
+    blocks = [[f"w{int(rng.paretovariate(1.0))}" for _ in range(rng.randint(1, 120))]
+              for _ in range(25)]
+    tid, start, n_t, names = [], [], [], []
+    for b in blocks:
+        distinct = list(dict.fromkeys(b))
+        index = {t: len(names) + i for i, t in enumerate(distinct)}
+        start += [len(tid)] * len(b)
+        tid += [index[t] for t in b]
+        n_t += [len(distinct)] * len(distinct)
+        names += distinct
+    got = dedup._exact_weights(np.array(tid), np.array(start), np.array(n_t)).tolist()
+    want = [w for b in blocks for w in _twc_pfm_small(b).values()]
+    assert got == want  # bit for bit, block by block
+
+
+@pytest.mark.parametrize("bits", [32, 64, 128])
+def test_fingerprint_many_is_fingerprint_terms_of_each_block(bits):
+    rng = random.Random(bits)
+    vocab = [f"t{i}" for i in range(400)]
+    lengths = [0, 1, 2, 5, 23, 24, 60, 0, 199, 200, 350, 3, 1200, 17, 0]
+    blocks = [rng.choices(vocab, weights=[1 / (i + 1) for i in range(400)], k=n)
+              for n in lengths]
+    blocks.append(["x", "y", "y", "x"])  # equal weights: counters of exactly 0 give bit 0
+    blocks.append(list(blocks[4]))  # the same terms twice on a page
+    det = ModifiedSimhash(bits=bits)
+    want = [det.fingerprint_terms(b) for b in blocks]
+    assert det.fingerprint_many(blocks) == want
+    assert det.fingerprint_many([]) == []
+    assert det.fingerprint_many([[], []]) == [None, None]
+    assert det.fingerprint_many(blocks[9:10]) == want[9:10]  # long blocks only
+    with pytest.raises(ValueError, match="bits"):
+        ModifiedSimhash(bits=48).fingerprint_many(blocks)
+
+
 def test_own_duplicate_loop_matches_the_generic_one():
     det = ModifiedSimhash(k=3)
     base = ("The council met on Monday and the vote passed nine to four after a long "

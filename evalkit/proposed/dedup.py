@@ -50,6 +50,7 @@ allocated arrays cost more in page faults than in arithmetic.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,7 @@ __all__ = [
     "SUPPORTED_BITS",
     "ModifiedSimhash",
     "fingerprint",
+    "fingerprints",
     "hamming",
     "term_hash",
     "twc_pfm",
@@ -129,36 +131,53 @@ def _twc_pfm_small(terms: list[str]) -> dict[str, float]:
     return {t: (f + sums.get(t, 0.0)) / 2.0 / n_t for t, f in freq.items()}
 
 
-def _occurrence_links(terms: list[str]):
-    """Term ids in order of first appearance, each position's term id, and the previous
-    and next position of the same term (-1 / len(terms) when there is none)."""
-    n = len(terms)
-    ids: dict[str, int] = {}
-    tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=n)
+def _intern(terms: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct terms in order of first appearance, and each position's index among them."""
+    distinct = list(dict.fromkeys(terms))
+    index = dict(zip(distinct, range(len(distinct))))
+    return distinct, np.fromiter(map(index.__getitem__, terms), dtype=np.int64, count=len(terms))
+
+
+def _links(tid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The previous and next position of the same term id (-1 / len(tid) when there is none)."""
+    n = len(tid)
     order = np.argsort(tid, kind="stable")
     same = tid[order[1:]] == tid[order[:-1]]
+    before, after = order[:-1][same], order[1:][same]
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, n, dtype=np.int64)
-    prev[order[1:][same]] = order[:-1][same]
-    nxt[order[:-1][same]] = order[1:][same]
-    return ids, tid, prev, nxt
+    prev[after] = before
+    nxt[before] = after
+    return prev, nxt
 
 
 def _twc_pfm_pairs(terms: list[str]) -> dict[str, float]:
-    """:func:`_twc_pfm_small` in numpy, bit for bit: every candidate p in (prev[q], q) is
-    enumerated, and ``np.add.at`` adds each term's 1/(q - p) in increasing q, the order of
-    the pure-Python pass. Faster from a few dozen terms; the candidates grow as N^2/2.
+    """:func:`_twc_pfm_small` in numpy, bit for bit (see :func:`_exact_weights`)."""
+    distinct, tid = _intern(terms)
+    n_t = len(distinct)
+    weights = _exact_weights(tid, np.zeros(len(terms), dtype=np.int64),
+                             np.full(n_t, n_t, dtype=np.int64))
+    return dict(zip(distinct, weights.tolist()))
+
+
+def _exact_weights(tid: np.ndarray, start: np.ndarray, n_t: np.ndarray) -> np.ndarray:
+    """TWC-PFM weights of one or many blocks laid end to end, bit for bit those of
+    :func:`_twc_pfm_small` on each block.
+
+    ``tid``: each position's term id, ids distinct between blocks and numbered
+    0, 1, ... in order of first appearance; ``start``: the first position of
+    each position's block; ``n_t``: each id's block's number of distinct terms.
+    Every candidate p in (prev[q], q) (from the block's start for a first
+    occurrence) is enumerated, and ``np.bincount`` adds each term's 1/(q - p)
+    in increasing q, the order of the pure-Python pass. The candidates grow as
+    N^2/2 per block.
     """
-    n = len(terms)
-    ids, tid, prev, nxt = _occurrence_links(terms)
-    n_t = len(ids)
-    q, p = _ranges(prev + 1, np.arange(n, dtype=np.int64))
+    prev, nxt = _links(tid)
+    q, p = _ranges(np.maximum(prev + 1, start), np.arange(len(tid), dtype=np.int64))
     keep = nxt[p] > q
     q, p = q[keep], p[keep]
-    sums = np.zeros(n_t)
-    np.add.at(sums, tid[p], 1.0 / (q - p))
-    weights = (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
-    return dict(zip(ids, weights.tolist()))
+    sums = np.bincount(tid[p], weights=1.0 / (q - p), minlength=len(n_t))
+    return (np.bincount(tid, minlength=len(n_t)) + sums) / 2.0 / n_t
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -240,9 +259,15 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     exactly), and only the two partial chunks at the ends are filtered.
     Rounding differs from the direct sums by about 1e-15 relative.
     """
-    n = len(terms)
-    ids, tid, prev, nxt = _occurrence_links(terms)
-    n_t = len(ids)
+    distinct, tid = _intern(terms)
+    return dict(zip(distinct, _fft_weights(tid, len(distinct)).tolist()))
+
+
+def _fft_weights(tid: np.ndarray, n_t: int) -> np.ndarray:
+    """:func:`_twc_pfm_numpy` on term ids (distinct terms numbered 0, 1, ... in order of first
+    appearance): the weights in that order."""
+    n = len(tid)
+    prev, nxt = _links(tid)
     pos = np.arange(n, dtype=np.int64)
     is_first, is_last = prev < 0, nxt == n
     contrib = np.zeros(n)
@@ -288,8 +313,7 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
         contrib += _pair_sums(pos, a, np.minimum(b, hi), None, np.zeros(n), bufs, keep)
     sums = np.bincount(tid, weights=contrib, minlength=n_t)
     freq = np.bincount(tid, minlength=n_t)
-    weights = (freq + sums) / 2.0 / n_t
-    return dict(zip(ids, weights.tolist()))
+    return (freq + sums) / 2.0 / n_t
 
 
 @lru_cache(maxsize=400_000)
@@ -305,17 +329,31 @@ def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
 
 
+# row b: the signs of the 8 bits of byte value b, least significant first (+1 for 1, -1 for 0)
+_BYTE_SIGNS = np.where(np.arange(256)[:, None] >> np.arange(8) & 1, 1.0, -1.0)
+
+
 def _bit_signs(hashes: list[int], bits: int) -> np.ndarray:
     """(terms x bits) matrix of +1 (hash bit k is 1) and -1 (bit k is 0)."""
-    words = []
-    for lo in range(0, bits, 64):
-        width = min(64, bits - lo)
-        h = np.array([(x >> lo) & 0xFFFFFFFFFFFFFFFF for x in hashes], dtype="<u8")
-        # the 8 little-endian bytes of each hash, least significant bit first: bit k in column k
-        words.append(np.unpackbits(h.view(np.uint8).reshape(-1, 8), axis=1,
-                                   bitorder="little")[:, :width])
-    b = np.concatenate(words, axis=1).astype(np.float64)
-    return 2.0 * b - 1.0
+    n = len(hashes)
+    if bits == 128:
+        lo = np.fromiter((h & 0xFFFFFFFFFFFFFFFF for h in hashes), dtype="<u8", count=n)
+        hi = np.fromiter((h >> 64 for h in hashes), dtype="<u8", count=n)
+        words = np.stack([lo, hi], axis=1)
+    else:
+        words = np.fromiter(hashes, dtype="<u8" if bits == 64 else "<u4", count=n)
+    # the little-endian bytes of each hash in order: bit k lands in column k
+    return _BYTE_SIGNS[words.view(np.uint8)].reshape(n, bits)
+
+
+def _weighted_bits(weights: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """The simhash counters: one matrix-vector product, as every fingerprint has summed them."""
+    return weights @ signs
+
+
+def _as_int(positive: np.ndarray) -> int:
+    """The fingerprint whose bit k is ``positive[k]``."""
+    return int.from_bytes(np.packbits(positive, bitorder="little").tobytes(), "little")
 
 
 def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
@@ -328,12 +366,58 @@ def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
     if not weights:
         return 0
     w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
-    signs = _bit_signs([term_hash(t, bits) for t in weights], bits)
-    counters = w @ signs
-    out = 0
-    for k in np.flatnonzero(counters > 0).tolist():
-        out |= 1 << k
-    return out
+    signs = _bit_signs(list(map(term_hash, weights, repeat(bits))), bits)
+    return _as_int(_weighted_bits(w, signs) > 0)
+
+
+def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[int | None]:
+    """``fingerprint(twc_pfm(t), bits)`` of every term sequence (None for an empty one), bit
+    for bit, for all the blocks of a page at once.
+
+    The blocks below ``_NUMPY_MIN_TERMS`` terms get their TWC-PFM weights in one
+    exact pass over all of them (:func:`_exact_weights`), the longer ones one
+    FFT pass each (:func:`_fft_weights`); the hashes' sign rows are made in one
+    go, and each block's counters are the same matrix-vector product as in
+    :func:`fingerprint`, on the same weights in the same order.
+    """
+    if bits not in SUPPORTED_BITS:
+        raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
+    keys: list[str] = []  # each block's distinct terms in order of first appearance, in turn
+    spans: list[tuple[int, int]] = []  # the block's slice of ``keys``
+    small_tid: list[int] = []  # ids (indices into ``keys``) of the short blocks' positions
+    small_start: list[int] = []  # for each such position the first position of its block
+    big: list[tuple[int, np.ndarray]] = []
+    for block in term_lists:
+        if not block:
+            continue
+        distinct = dict.fromkeys(block)
+        lo = len(keys)
+        keys.extend(distinct)
+        spans.append((lo, len(keys)))
+        index = dict(zip(distinct, range(lo, len(keys))))
+        if len(block) < _NUMPY_MIN_TERMS:
+            small_start.extend(repeat(len(small_tid), len(block)))
+            small_tid.extend(map(index.__getitem__, block))
+        else:
+            big.append((lo, np.fromiter(map(index.__getitem__, block), dtype=np.int64,
+                                        count=len(block)) - lo))
+    if not keys:
+        return [None] * len(term_lists)
+    n_t = np.repeat([b - a for a, b in spans], [b - a for a, b in spans])
+    weights = _exact_weights(np.array(small_tid, dtype=np.int64),
+                             np.array(small_start, dtype=np.int64), n_t)
+    for lo, tid in big:
+        n = int(n_t[lo])
+        weights[lo:lo + n] = _fft_weights(tid, n)
+    signs = _bit_signs(list(map(term_hash, keys, repeat(bits))), bits)
+    positive = np.empty((len(spans), bits), dtype=bool)
+    for row, (a, b) in enumerate(spans):
+        np.greater(_weighted_bits(weights[a:b], signs[a:b]), 0.0, out=positive[row])
+    n_bytes = bits // 8
+    packed = np.packbits(positive, axis=1, bitorder="little").tobytes()
+    found = iter([int.from_bytes(packed[i:i + n_bytes], "little")
+                  for i in range(0, len(packed), n_bytes)])
+    return [next(found) if block else None for block in term_lists]
 
 
 def hamming(a: int, b: int) -> int:
@@ -382,6 +466,12 @@ class ModifiedSimhash(Detector):
         if not block_terms:
             return None
         return fingerprint(twc_pfm(block_terms), self.bits)
+
+    def fingerprint_many(self, term_lists: list[list[str]]) -> list[int | None]:
+        """``[self.fingerprint_terms(t) for t in term_lists]``, all blocks of a page at once
+        (:func:`fingerprints`)."""
+        self._validate()
+        return fingerprints(term_lists, self.bits)
 
     def fingerprint(self, text: str) -> int | None:
         return self.fingerprint_terms(self.terms(text))
