@@ -120,6 +120,20 @@ def test_pair_batches_sum_like_one_bincount(monkeypatch):
     got = _pair_sums(q, start, end, p_at, np.zeros(n), dedup._pair_buffers(),
                      keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask))
     assert np.array_equal(got, want)  # bit for bit
+    direct = dedup._pair_sums_direct(q, start, end, p_at, n,
+                                     keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0,
+                                                                            out=mask))
+    assert np.array_equal(direct, want)
+
+
+@pytest.mark.parametrize("n", [250, 700, 2500])
+def test_long_blocks_sum_alike_at_once_and_in_batches(monkeypatch, n):
+    rng = random.Random(n)
+    words = [f"w{int(rng.paretovariate(0.8))}" for _ in range(n)]
+    at_once = dedup._twc_pfm_numpy(words)
+    monkeypatch.setattr(dedup, "_PAIR_BATCH", 97)
+    monkeypatch.setattr(dedup, "_ITEM_BATCH", 50)
+    assert dedup._twc_pfm_numpy(words) == at_once  # bit for bit
 
 
 @pytest.mark.parametrize("n", [24, 57, 120, 199])

@@ -44,7 +44,14 @@ The long-block path rounds differently (about 1e-15 relative), which can
 only flip a fingerprint bit whose counter is within that of zero. The pairs
 are made in batches of 32,768 in work arrays allocated once per call
 (``_pair_sums``): at 5,000 terms the 0.9 million pairs as whole, freshly
-allocated arrays cost more in page faults than in arithmetic.
+allocated arrays cost more in page faults than in arithmetic; fewer pairs are
+made at once (``_pair_sums_direct``), with the same sums.
+
+A page's blocks are fingerprinted together (:func:`fingerprints`,
+``ModifiedSimhash.fingerprint_many``): the short blocks' weights come from one
+exact pass over all of them, and each block's counters are still its own
+matrix-vector product, so every fingerprint is bit for bit the one the block
+gets alone.
 """
 
 from __future__ import annotations
@@ -169,14 +176,13 @@ def _exact_weights(tid: np.ndarray, start: np.ndarray, n_t: np.ndarray) -> np.nd
     each position's block; ``n_t``: each id's block's number of distinct terms.
     Every candidate p in (prev[q], q) (from the block's start for a first
     occurrence) is enumerated, and ``np.bincount`` adds each term's 1/(q - p)
-    in increasing q, the order of the pure-Python pass. The candidates grow as
-    N^2/2 per block.
+    in increasing q, the order of the pure-Python pass (at most one p of a term
+    pairs with a q). The candidates grow as N^2/2 per block.
     """
     prev, nxt = _links(tid)
     q, p = _ranges(np.maximum(prev + 1, start), np.arange(len(tid), dtype=np.int64))
-    keep = nxt[p] > q
-    q, p = q[keep], p[keep]
-    sums = np.bincount(tid[p], weights=1.0 / (q - p), minlength=len(n_t))
+    # a pair that does not count (next[p] < q) adds +0.0, which changes no sum
+    sums = np.bincount(tid[p], weights=(nxt[p] > q) / (q - p), minlength=len(n_t))
     return (np.bincount(tid, minlength=len(n_t)) + sums) / 2.0 / n_t
 
 
@@ -245,6 +251,21 @@ def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarr
     return out
 
 
+def _pair_sums_direct(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
+                      n: int, keep=None) -> np.ndarray:
+    """:func:`_pair_sums` into zeros of length ``n`` with all pairs made at once (for few
+    pairs: one ``np.bincount`` adds in the same order as the batches' ``np.add.at``)."""
+    owner, j = _ranges(start, end)
+    qq = q[owner]
+    p = j if p_at is None else p_at[j]
+    w = 1.0 / (qq - p)
+    if keep is not None:
+        mask = np.empty(len(p), dtype=bool)
+        keep(qq, p, mask)
+        w *= mask
+    return np.bincount(p, weights=w, minlength=n)
+
+
 def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     """The same sums, vectorised; the work is bounded by the pairs that are not all-pairs.
 
@@ -288,29 +309,43 @@ def _fft_weights(tid: np.ndarray, n_t: int) -> np.ndarray:
     full = c_lo < c_hi
     c_first, c_stop = np.where(full, c_lo, 0), np.where(full, c_hi, 0)
     n_last = np.bincount(pos[is_last] // _CHUNK, minlength=-(-n // _CHUNK))
-    bufs = _pair_buffers()
-    # the (q, chunk) items a few thousand at a time, in q order (bounded memory, same sums)
-    bounds = np.cumsum(c_stop - c_first)
-    cuts = np.searchsorted(bounds, np.arange(_ITEM_BATCH, int(bounds[-1]), _ITEM_BATCH)) + 1
-    whole = np.zeros(n)
-    for q0, q1 in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
-        if q1 <= q0:
-            continue
+    bufs = None
+
+    def pair_sums(q, start, end, p_at, keep=None):  # into fresh zeros, at once when few
+        nonlocal bufs
+        if int(np.maximum(end - start, 0).sum()) <= _PAIR_BATCH:
+            return _pair_sums_direct(q, start, end, p_at, n, keep)
+        if bufs is None:
+            bufs = _pair_buffers()
+        return _pair_sums(q, start, end, p_at, np.zeros(n), bufs, keep)
+
+    def items(q0, q1):  # the whole chunks of q0 <= q < q1: their qualifying ranges in by_key
         owner, chunk = _ranges(c_first[q0:q1], c_stop[q0:q1])
         qi = owner + q0
         start = np.searchsorted(sorted_key, chunk * (n + 1) + qi, "right")  # next[p] > q
         # a chunk's last occurrences (next = n) close its sorted run: skip them for (A)'s q
         c_end = np.minimum((chunk + 1) * _CHUNK, n)
-        end = np.where(is_first[qi], c_end - n_last[chunk], c_end)
-        _pair_sums(qi, start, end, by_key, whole, bufs)
-    contrib += whole
+        return qi, start, np.where(is_first[qi], c_end - n_last[chunk], c_end)
+
+    bounds = np.cumsum(c_stop - c_first)
+    if int(bounds[-1]) <= _ITEM_BATCH:
+        contrib += pair_sums(*items(0, n), by_key)
+    else:
+        # the (q, chunk) items a few thousand at a time, in q order (bounded memory, same sums)
+        cuts = np.searchsorted(bounds, np.arange(_ITEM_BATCH, int(bounds[-1]), _ITEM_BATCH)) + 1
+        bufs = _pair_buffers()
+        whole = np.zeros(n)
+        for q0, q1 in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
+            if q1 > q0:
+                _pair_sums(*items(q0, q1), by_key, whole, bufs)
+        contrib += whole
 
     def keep(q, p, mask):  # next[p] > q, and not an (A) pair
         np.greater(nxt[p], q, out=mask)
         mask &= ~(is_first[q] & is_last[p])
 
     for a, b in ((lo, np.where(full, c_lo * _CHUNK, hi)), (np.where(full, c_hi * _CHUNK, hi), hi)):
-        contrib += _pair_sums(pos, a, np.minimum(b, hi), None, np.zeros(n), bufs, keep)
+        contrib += pair_sums(pos, a, np.minimum(b, hi), None, keep)
     sums = np.bincount(tid, weights=contrib, minlength=n_t)
     freq = np.bincount(tid, minlength=n_t)
     return (freq + sums) / 2.0 / n_t
@@ -343,7 +378,7 @@ def _bit_signs(hashes: list[int], bits: int) -> np.ndarray:
     else:
         words = np.fromiter(hashes, dtype="<u8" if bits == 64 else "<u4", count=n)
     # the little-endian bytes of each hash in order: bit k lands in column k
-    return _BYTE_SIGNS[words.view(np.uint8)].reshape(n, bits)
+    return np.take(_BYTE_SIGNS, words.view(np.uint8), axis=0).reshape(n, bits)
 
 
 def _weighted_bits(weights: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -410,11 +445,11 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
         n = int(n_t[lo])
         weights[lo:lo + n] = _fft_weights(tid, n)
     signs = _bit_signs(list(map(term_hash, keys, repeat(bits))), bits)
-    positive = np.empty((len(spans), bits), dtype=bool)
+    counters = np.empty((len(spans), bits))
     for row, (a, b) in enumerate(spans):
-        np.greater(_weighted_bits(weights[a:b], signs[a:b]), 0.0, out=positive[row])
+        counters[row] = _weighted_bits(weights[a:b], signs[a:b])
     n_bytes = bits // 8
-    packed = np.packbits(positive, axis=1, bitorder="little").tobytes()
+    packed = np.packbits(counters > 0, axis=1, bitorder="little").tobytes()
     found = iter([int.from_bytes(packed[i:i + n_bytes], "little")
                   for i in range(0, len(packed), n_bytes)])
     return [next(found) if block else None for block in term_lists]
