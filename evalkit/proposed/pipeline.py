@@ -43,7 +43,7 @@ from evalkit.proposed.blocks import (
     split_body,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
-from evalkit.text import normalize_space, terms
+from evalkit.text import normalize_space, terms, terms_many
 
 __all__ = ["RECORD_TEXT_CHARS", "SCOPES", "STAGES", "Proposed"]
 
@@ -322,9 +322,9 @@ class Proposed(Extractor):
         if isinstance(det, ModifiedSimhash) and (det.stoplist, det.stemmer) == (self.stoplist,
                                                                                  self.stemmer):
             # the detector's terms are the scoring's: make them once
-            block_terms = {b.index: terms(texts[b.index], self.stoplist, self.stemmer)
-                           for b in alive}
-            fps = [det.fingerprint_terms(block_terms[b.index]) for b in alive]
+            lists = terms_many([texts[b.index] for b in alive], self.stoplist, self.stemmer)
+            block_terms = {b.index: t for b, t in zip(alive, lists)}
+            fps = det.fingerprint_many(lists)  # the page's blocks at once
             matches = det.match_fingerprints(fps, seen=seen)
         else:
             matches = det.find_duplicates([texts[b.index] for b in alive], seen=seen)

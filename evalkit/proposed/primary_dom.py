@@ -42,6 +42,8 @@ of the synthetic set; 80 keeps them and removes the same noise.
 
 from __future__ import annotations
 
+import re
+
 import lxml.etree
 import lxml.html
 
@@ -121,9 +123,10 @@ def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[Block],
     return counts, counts.get(body, 0)
 
 
-#: the text nodes below an element that hold a punctuation mark, found by libxml2
-_PUNCTUATED = lxml.etree.XPath("descendant::text()[" + " or ".join(
-    f"contains(., '{c}')" for c in PUNCTUATION) + "]")
+#: every text node below an element, in document order (libxml2 lists them in C; its string
+#: functions are slower than testing each text in Python)
+_TEXT_NODES = lxml.etree.XPath("descendant::text()")
+_HAS_MARK = re.compile("[" + re.escape(PUNCTUATION) + "]").search
 
 
 def _counted_chain(holder, body, alive_of: dict, residual_alive: bool) -> list | None:
@@ -154,7 +157,7 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
     marked = []  # (chain body -> holder, marks)
     total = 0
     chains: dict = {}  # holder -> its chain, or None when its text is not counted
-    for t in _PUNCTUATED(body):
+    for t in filter(_HAS_MARK, _TEXT_NODES(body)):
         holder = t.getparent()
         if t.is_tail:  # a tail counts where its element's parent's text does
             holder = holder.getparent()
