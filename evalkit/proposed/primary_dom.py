@@ -129,17 +129,24 @@ _TEXT_NODES = lxml.etree.XPath("descendant::text()")
 _HAS_MARK = re.compile("[" + re.escape(PUNCTUATION) + "]").search
 
 
-def _counted_chain(holder, body, alive_of: dict, residual_alive: bool) -> list | None:
-    """The elements from ``body`` down to ``holder``, or None when :func:`punctuation_counts`
-    does not count ``holder``'s text: an invisible element on the way, or a dead owner."""
-    chain = [holder, *holder.iterancestors()]
-    chain = chain[:chain.index(body) + 1]
-    if any(x.tag.__class__ is str and x.tag.lower() in INVISIBLE_TAGS for x in chain):
-        return None  # the walk never enters an invisible element
-    # the block that owns the text: the nearest block element, else the residual
-    if not next((alive_of[x] for x in chain if x in alive_of), residual_alive):
-        return None
-    return chain[::-1]
+def _enter(el, known: dict, alive_of: dict):
+    """``known[el]`` built from its nearest known ancestor: the chain from the body down to
+    ``el`` and whether the block owning its text (nearest block element, else the residual)
+    is alive; None below an invisible element."""
+    todo = []
+    while el not in known:
+        todo.append(el)
+        el = el.getparent()
+    state = known[el]
+    for x in reversed(todo):
+        if state is not None:
+            tag = x.tag
+            if tag.__class__ is str and tag.lower() in INVISIBLE_TAGS:
+                state = None
+            else:
+                state = (state[0] + [x], alive_of.get(x, state[1]))
+        known[x] = state
+    return state
 
 
 def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
@@ -154,19 +161,21 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
     """
     alive_of = {b.element: b.alive for b in blocks if b.element is not body}
     residual_alive = any(b.residual and b.alive for b in blocks)
+    # element -> (chain body..element, alive flag of the block owning its text), or None
+    # when the walk never enters it (an invisible element on the way); shared by subtrees
+    known: dict = {body: None if _tag(body) in INVISIBLE_TAGS else ([body], residual_alive)}
     marked = []  # (chain body -> holder, marks)
     total = 0
-    chains: dict = {}  # holder -> its chain, or None when its text is not counted
     for t in filter(_HAS_MARK, _TEXT_NODES(body)):
         holder = t.getparent()
         if t.is_tail:  # a tail counts where its element's parent's text does
             holder = holder.getparent()
-        chain = chains.get(holder, False)
-        if chain is False:
-            chain = chains[holder] = _counted_chain(holder, body, alive_of, residual_alive)
-        if chain is not None:
+        state = known.get(holder, False)
+        if state is False:
+            state = _enter(holder, known, alive_of)
+        if state is not None and state[1]:
             n = count_punctuation(t)
-            marked.append((chain, n))
+            marked.append((state[0], n))
             total += n
     node = body
     if total == 0:

@@ -316,8 +316,11 @@ def apply_tag_rules(
         raise ValueError(f"unknown tag rule(s) {sorted(unknown)}; known: {list(TAG_RULES)}")
     if texts is None:
         texts = TextCache(block_tags)
-    body = root.find(".//body")
-    body = body if body is not None else root
+    if index is not None:
+        body = index.body  # looking it up again would walk the head
+    else:
+        body = root.find(".//body")
+        body = body if body is not None else root
     by_el = {b.element: b for b in blocks}
     had_text = {b.index: b.words > 0 for b in blocks}
     counts = {r: 0 for r in TAG_RULES}
@@ -329,7 +332,7 @@ def apply_tag_rules(
     lost: dict[int, str] = {}  # block index -> ad rule that took an element out of it
     # The rules only drop subtrees (and edit style attributes), so "still in the tree" is
     # "not in gone"; the index, when given, says which block owns an element.
-    if index is not None and index.body is not body:
+    if index is not None and body.getroottree().getroot() is not root:
         raise ValueError("index was made for another tree")
     gone: set = index.gone if index is not None else set()
     owner_of = index.owner if index is not None else {}
