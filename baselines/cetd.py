@@ -65,7 +65,6 @@ import math
 from dataclasses import dataclass, field
 
 import lxml.etree
-import lxml.html
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
@@ -83,6 +82,7 @@ __all__ = [
     "densities",
     "density_sums",
     "dom_stats",
+    "drop_tree",
     "kept_text",
     "run_density",
     "select_content",
@@ -99,25 +99,22 @@ REMOVED_TAGS = frozenset({"script", "style", "noscript"})
 # densities are compared with this slack, as the reference does with DBL_EPSILON
 _TOLERANCE = 1e-12
 
-# A text summary (ns, tok, first, last) lets the normalised length of a
-# concatenation be computed from its parts: ns non-space characters, tok
-# whitespace-separated tokens, and the kind of its first and last character.
-# Joining a then b adds both counts, less one token when a ends and b starts
-# with a word character (the token runs across the seam); an empty part
-# (no string at all) leaves the other unchanged.
-_EMPTY, _SPACE, _WORD = 0, 1, 2
-_NOTHING = (0, 0, _EMPTY, _EMPTY)
-_NO_CHILD = (0, 0, _EMPTY, _EMPTY, 0, 0, 0, 0)
+# What a parent needs of a text piece (a text, a tail, or an element with its tail) is
+# m = non-space characters + whitespace-separated tokens (0 when it has no token) and
+# an edge code: two letters for the kind of its first ("a" space, "b" word) and last
+# ("c" space, "d" word) character, "" for no string at all. Joining pieces adds their
+# m, less one per "db" in the joined codes (a token running across the seam); an
+# empty code leaves its neighbours adjacent. The normalised length is then m - 1.
+_BLOCK_EDGE = "ac"  # a block element is set off by white space on both sides
+_EDGE = {(False, False): "bd", (False, True): "bc", (True, False): "ad", (True, True): "ac"}
 
 
-def _summary(text: str | None) -> tuple[int, int, int, int]:
-    if not text:
-        return _NOTHING
-    toks = text.split()
-    if not toks:
-        return (0, 0, _SPACE, _SPACE)
-    return (sum(map(len, toks)), len(toks),
-            _SPACE if text[0].isspace() else _WORD, _SPACE if text[-1].isspace() else _WORD)
+def _piece(text: str) -> tuple[int, str]:
+    """``(m, edge code)`` of a non-empty string (see above)."""
+    length = len(" ".join(text.split()))
+    if not length:
+        return 0, _BLOCK_EDGE
+    return length + 1, _EDGE[text[0].isspace(), text[-1].isspace()]
 
 
 @dataclass
@@ -148,112 +145,140 @@ class DomStats:
         return self.link_chars[0] / self.chars[0] if self.chars and self.chars[0] else 0.0
 
 
-def clean_tree(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+def drop_tree(el) -> None:
+    """Remove ``el`` with its subtree and keep its tail where ``lxml.html``'s
+    ``drop_tree`` puts it (the previous sibling's tail, else the parent's text);
+    for plain ``lxml.etree`` elements too."""
+    parent = el.getparent()
+    if el.tail:
+        previous = el.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    parent.remove(el)
+
+
+def clean_tree(root):
     """Remove script, style, noscript, comments and processing instructions in place.
 
-    Their tails (the text after them) stay.
+    Their tails (the text after them) stay. Works on ``lxml.html`` and plain
+    ``lxml.etree`` trees.
     """
     # lxml filters by tag in C; the HTML parser gives lower-case tag names
     doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction))
     for el in doomed:
         if el.getparent() is not None:
-            el.drop_tree()
+            drop_tree(el)
     return root
 
 
-def dom_stats(body: lxml.html.HtmlElement) -> DomStats:
+def dom_stats(body) -> DomStats:
     """C, T, LC, LT and text runs of every element under ``body``, in one bottom-up pass."""
     nodes = list(body.iter(lxml.etree.Element))  # elements only, filtered in C
     n = len(nodes)
-    index = {el: i for i, el in enumerate(nodes)}
+    n_kids = list(map(len, nodes))  # children of every kind, counted in C
+    if sum(n_kids) != n - 1:  # some child is no element (an entity?): count elements only
+        n_kids = [sum(1 for _ in el.iterchildren(lxml.etree.Element)) for el in nodes]
+    names = [el.tag.lower() for el in nodes]
+    texts = [el.text for el in nodes]
+    tails = [el.tail for el in nodes]
     parent = [-1] * n
-    children: list[list[int]] = [[] for _ in range(n)]
+    children: list[list[int]] = [None] * n  # type: ignore[list-item]
     chars, tags, lchars, ltags = [0] * n, [0] * n, [0] * n, [0] * n
-    is_link = [False] * n
-    runs: list[list[int]] = [[] for _ in range(n)]
-    names: list[str] = [""] * n
-    texts: list[str | None] = [None] * n
-    tails: list[str | None] = [None] * n
-    # what a parent needs of each child, in one tuple: the summary of the child's text
-    # (a block element set off by spaces) joined with its tail's, the normalised
-    # length of the tail, T + 1, LC, and LT + 1 if the child counts as a link tag
-    seen: list[tuple[int, int, int, int, int, int, int, int]] = [_NO_CHILD] * n
-    block_tags, link_tags = BLOCK_TAGS, LINK_TAGS
+    runs: list[list[int]] = [None] * n  # type: ignore[list-item]
+    # what a parent needs of each child: m and edge code of the child's text (a block
+    # element set off by spaces) joined with its tail's, the normalised length of the
+    # tail, T + 1, LC, and LT + 1 if the child counts as a link tag
+    seen_m, seen_edge, tail_run = [0] * n, [""] * n, [0] * n
+    t1, lt1 = [0] * n, [0] * n
+    block_tags, link_tags, piece, edge_kind = BLOCK_TAGS, LINK_TAGS, _piece, _EDGE
+    links = []
+    done: list[int] = []  # the elements whose parent is not reached yet, last first
 
-    for i in range(1, n):  # pre-order: appending keeps every child list in document order
-        p = index[nodes[i].getparent()]  # far cheaper in lxml than listing each element's children
-        parent[i] = p
-        children[p].append(i)
-
-    for i in range(n - 1, -1, -1):  # reversed pre-order: every child before its parent
-        el = nodes[i]
-        text = texts[i] = el.text
-        # the running summary (ns, tok, first, last), unpacked; joins written out for speed
-        ns = tok = 0
-        first = last = _EMPTY
+    # reversed pre-order: every child before its parent, and an element's children are
+    # the last ones still waiting
+    for i in range(n - 1, -1, -1):
+        text = texts[i]
         own_runs = []
-        if text:
-            ns, tok, first, last = _summary(text)
-            if tok:
-                own_runs.append(ns + tok - 1)
-        t = lc = lt = 0
-        for j in children[i]:
-            j_ns, j_tok, j_first, j_last, j_run, j_t, j_lc, j_lt = seen[j]
-            if j_first != _EMPTY:
-                if first == _EMPTY:
-                    ns, tok, first, last = j_ns, j_tok, j_first, j_last
-                else:
-                    ns += j_ns
-                    tok += j_tok - (last == _WORD and j_first == _WORD)  # a token across the seam
-                    last = j_last
-            if j_run:
-                own_runs.append(j_run)
-            t += j_t
-            lc += j_lc
-            lt += j_lt
-        c = ns + tok - 1 if tok else 0
-        chars[i] = c
-        tags[i] = t
+        if not text:
+            m, edge = 0, ""
+        elif text.isspace():  # the commonest text: only white space between tags
+            m, edge = 0, _BLOCK_EDGE
+        else:
+            m, edge = piece(text)
+            if m:
+                own_runs.append(m - 1)
+        k = n_kids[i]
+        if k == 1:
+            j = done.pop()
+            kids = [j]
+            parent[j] = i
+            m += seen_m[j]
+            edge += seen_edge[j]
+            if tail_run[j]:
+                own_runs.append(tail_run[j])
+            t, lc, lt = t1[j], lchars[j], lt1[j]
+        elif k:
+            kids = done[-k:]
+            del done[-k:]
+            kids.reverse()  # document order
+            t = lc = lt = 0
+            for j in kids:
+                parent[j] = i
+                m += seen_m[j]
+                edge += seen_edge[j]
+                if tail_run[j]:
+                    own_runs.append(tail_run[j])
+                t += t1[j]
+                lc += lchars[j]
+                lt += lt1[j]
+        else:
+            kids = []
+            t = lc = lt = 0
+        children[i] = kids
         runs[i] = own_runs
-        tag = names[i] = el.tag.lower()
+        if len(edge) > 2:  # a token across each seam
+            m -= edge.count("db")
+            edge = edge[::len(edge) - 1]
+        c = chars[i] = m - 1 if m else 0
+        tags[i] = t
+        tag = names[i]
         if tag in link_tags:
-            is_link[i] = True
+            links.append(i)
             lc, lt = c, t
             as_link = 1
         else:  # a wrapper holding nothing but links counts as a link tag too
             as_link = 1 if (lt and lt == t and lc == c) else 0
         lchars[i], ltags[i] = lc, lt
+        t1[i], lt1[i] = t + 1, lt + as_link
         if tag in block_tags:
-            first = last = _SPACE
-        tail = tails[i] = el.tail
-        run = 0
-        if tail and tail.isspace():  # the commonest tail: only white space between tags
-            if first == _EMPTY:
-                first = _SPACE
-            last = _SPACE
-        elif tail:
-            t_ns, t_tok, t_first, t_last = _summary(tail)
-            if t_tok:
-                run = t_ns + t_tok - 1
-            if first == _EMPTY:
-                ns, tok, first, last = t_ns, t_tok, t_first, t_last
-            elif t_first != _EMPTY:
-                ns += t_ns
-                tok += t_tok - (last == _WORD and t_first == _WORD)
-                last = t_last
-        seen[i] = (ns, tok, first, last, run, t + 1, lc, lt + as_link)
+            edge = _BLOCK_EDGE
+        tail = tails[i]
+        if tail:
+            if tail.isspace():
+                edge += _BLOCK_EDGE
+            else:
+                t_m, t_edge = piece(tail)
+                if t_m:
+                    tail_run[i] = t_m - 1
+                    m += t_m
+                edge += t_edge
+            if len(edge) > 2:
+                m -= edge.count("db")
+                edge = edge[::len(edge) - 1]
+        seen_m[i], seen_edge[i] = m, edge
+        done.append(i)
 
     # inside a link, everything is link text and every tag a link tag; a subtree is
     # contiguous in pre-order, so a link's descendants are the next tags[i] elements
-    i = 0
-    while i < n:
-        if is_link[i]:
-            end = i + tags[i] + 1
-            lchars[i + 1:end] = chars[i + 1:end]
-            ltags[i + 1:end] = tags[i + 1:end]
-            i = end
-        else:
-            i += 1
+    end = 0
+    for i in reversed(links):  # document order; links inside a link are covered already
+        if i < end:
+            continue
+        end = i + tags[i] + 1
+        lchars[i + 1:end] = chars[i + 1:end]
+        ltags[i + 1:end] = tags[i + 1:end]
     return DomStats(nodes=nodes, parent=parent, children=children, chars=chars, tags=tags,
                     link_chars=lchars, link_tags=ltags, runs=runs, names=names, texts=texts,
                     tails=tails)
@@ -434,7 +459,7 @@ class CETD(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         try:
-            root = page.tree()
+            root = page.tree(plain=True)  # no lxml.html helpers needed: cheaper element visits
         except PageError as exc:  # nothing to extract from an empty document
             return Extraction(text="", info={"n_nodes": 0, "threshold": None,
                                              "content_root": None, "skipped": exc.reason})
