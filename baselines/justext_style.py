@@ -84,7 +84,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import lxml.etree
-import lxml.html
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page
@@ -168,8 +167,46 @@ class Paragraph:
         return any(map(_is_heading_tag, self.path))
 
 
-def preprocess(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
-    """Strip what jusText never classifies (see the module docstring), in place."""
+def _drop_tree(el) -> None:
+    """``lxml.html``'s ``drop_tree`` for any element: remove ``el`` with its subtree;
+    its tail joins the previous sibling's tail, else the parent's text."""
+    parent = el.getparent()
+    if el.tail:
+        previous = el.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    parent.remove(el)
+
+
+def _drop_tag(el) -> None:
+    """``lxml.html``'s ``drop_tag`` for any element: remove the tag ``el``, keeping its
+    text, children and tail in place."""
+    parent = el.getparent()
+    previous = el.getprevious()
+    if el.text and isinstance(el.tag, str):  # not a comment or the like
+        if previous is None:
+            parent.text = (parent.text or "") + el.text
+        else:
+            previous.tail = (previous.tail or "") + el.text
+    if el.tail:
+        if len(el):
+            last = el[-1]
+            last.tail = (last.tail or "") + el.tail
+        elif previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    index = parent.index(el)
+    parent[index:index + 1] = el[:]
+
+
+def preprocess(root):
+    """Strip what jusText never classifies (see the module docstring), in place.
+
+    Works on ``lxml.html`` and plain ``lxml.etree`` trees.
+    """
     drop, unwrap = [], []
     # lxml picks the candidates in C (the HTML parser gives lower-case tag names)
     for el in root.iter(*_DROP_WITH_CONTENT, *_UNWRAP, lxml.etree.Comment,
@@ -181,14 +218,14 @@ def preprocess(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
             unwrap.append(el)
     for el in drop:
         if el.getparent() is not None:
-            el.drop_tree()
+            _drop_tree(el)
     for el in reversed(unwrap):  # innermost first so each parent is still attached
         if el.getparent() is not None:
-            el.drop_tag()
+            _drop_tag(el)
     return root
 
 
-def make_paragraphs(root: lxml.html.HtmlElement) -> list[Paragraph]:
+def make_paragraphs(root) -> list[Paragraph]:
     """Split a (preprocessed) tree into paragraphs, in document order; iterative walk."""
     out: list[Paragraph] = []
     path: list[str] = []  # the open tags
@@ -412,7 +449,7 @@ class JustextStyle(Extractor):
     def _classified(self, page: Page) -> tuple[list[Paragraph], list[float]]:
         """The classified paragraphs and their stop-word densities (each computed once)."""
         self._check()
-        root = preprocess(page.tree())
+        root = preprocess(page.tree(plain=True))  # no lxml.html helpers: cheaper element visits
         paras = make_paragraphs(root)
         stop = stopwords(resolve_stoplist(self.stoplist))
         densities = [p.stopword_density(stop) for p in paras]
