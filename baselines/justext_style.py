@@ -79,7 +79,6 @@ Where this departs from the paper(s)
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -125,7 +124,6 @@ _DROP_WITH_CONTENT = frozenset({"head", "base", "script", "style", "applet", "bu
                                 "select", "textarea"})
 # Removed as tags; their text and children stay in place.
 _UNWRAP = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
-_SPACE = re.compile(r"\s+")
 _COPYRIGHT = ("\u00a9", "&copy")
 
 GOOD, BAD, SHORT, NEARGOOD = "good", "bad", "short", "neargood"
@@ -136,6 +134,11 @@ def _is_heading_tag(tag: str) -> bool:
     """``h`` and one digit: what the regular expression ``h\\d`` matches in full
     (``\\d`` is Unicode's decimal digits, as ``str.isdecimal``)."""
     return len(tag) == 2 and tag[0] == "h" and tag[1].isdecimal()
+
+
+@lru_cache(maxsize=4096)  # a page's paragraphs share few paths; a hit costs one tuple hash
+def _has_heading(path: tuple[str, ...]) -> bool:
+    return any(map(_is_heading_tag, path))
 
 
 @dataclass
@@ -157,14 +160,16 @@ class Paragraph:
         return self.link_chars / len(self.text) if self.text else 0.0
 
     def stopword_density(self, stop: frozenset[str]) -> float:
-        tokens = self.text.split()
+        # lower-casing the whole text gives each token's lower case: white space is neither
+        # cased nor case-ignorable, so the final-sigma rule never looks across it
+        tokens = self.text.lower().split()
         if not tokens:
             return 0.0
-        return sum(map(stop.__contains__, map(str.lower, tokens))) / len(tokens)
+        return sum(map(stop.__contains__, tokens)) / len(tokens)
 
     @property
     def in_heading(self) -> bool:
-        return any(map(_is_heading_tag, self.path))
+        return _has_heading(self.path)
 
 
 def _drop_tree(el) -> None:
@@ -231,10 +236,14 @@ def make_paragraphs(root) -> list[Paragraph]:
     path: list[str] = []  # the open tags
     parts: list[str] = []  # the current paragraph's pieces of text
     link_chars = 0  # its characters inside <a>
-    start_path: tuple[str, ...] = ()  # the open tags where it started
+    # the open tags where the current paragraph started: start_path, or while that is
+    # None, path[:start_depth] (copied only once a tag of that prefix closes: most
+    # paragraph boundaries are followed by another one before any text)
+    start_path: tuple[str, ...] | None = ()
+    start_depth = 0
     links_open = 0
     after_br = False  # the last thing seen was a <br> (white space aside)
-    paragraph_tags, sub = PARAGRAPH_TAGS, _SPACE.sub
+    paragraph_tags, new = PARAGRAPH_TAGS, Paragraph
 
     push, pop = path.append, path.pop
     # start and end events come for elements only (comments, processing instructions:
@@ -254,27 +263,39 @@ def make_paragraphs(root) -> list[Paragraph]:
                     links_open += 1
             s = el.text
         else:
-            tag = pop()
+            tag = path[-1]
             boundary = tag in paragraph_tags
-            if tag == "a" and links_open:
-                links_open -= 1
+            if not boundary:
+                if start_path is None and len(path) == start_depth:
+                    start_path = tuple(path)
+                if tag == "a" and links_open:
+                    links_open -= 1
             s = el.tail
         if boundary:
             if parts:  # no parts, no text (and no link characters)
-                text = " ".join("".join(parts).split())  # = _SPACE.sub(" ", ...).strip()
+                text = " ".join("".join(parts).split())  # = re.sub(r"\s+", " ", ...).strip()
                 if text:
-                    out.append(Paragraph(text=text, link_chars=link_chars, path=start_path))
+                    if start_path is None:
+                        start_path = tuple(path[:start_depth])
+                    out.append(new(text, link_chars, start_path))  # positional: a cheaper call
                 parts, link_chars = [], 0
-            start_path = tuple(path)
+            if event == "end":
+                pop()
+            start_path, start_depth = None, len(path)
+        elif event == "end":
+            pop()
         if not s or s.isspace():
             continue
-        if links_open:  # link characters are counted with white space collapsed
-            link_chars += len(sub(" ", s))
+        if links_open:  # link characters: len(re.sub(r"\s+", " ", s)), a run at either end
+            # counting one (\s and str.split agree on what is white space)
+            link_chars += len(" ".join(s.split())) + s[0].isspace() + s[-1].isspace()
         parts.append(s)  # the paragraph's text is normalised as a whole
         after_br = False
     text = " ".join("".join(parts).split())
     if text:
-        out.append(Paragraph(text=text, link_chars=link_chars, path=start_path))
+        if start_path is None:
+            start_path = tuple(path[:start_depth])
+        out.append(new(text, link_chars, start_path))
     return out
 
 
@@ -464,17 +485,16 @@ class JustextStyle(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         paras, densities = self._classified(page)
-        blocks = [{
-            "block": i,
-            "cf_class": p.cf_class,
-            "class": p.cls,
-            "chars": len(p),
-            "link_density": round(p.link_density, 4),
-            "stopword_density": round(density, 4),
-            "heading": p.heading,
-            "kept": p.cls == GOOD,
-            "text": p.text[:80],
-        } for i, (p, density) in enumerate(zip(paras, densities))]
+        blocks = []
+        append = blocks.append
+        for i, (p, density) in enumerate(zip(paras, densities)):
+            text, cls = p.text, p.cls
+            chars = len(text)
+            append({"block": i, "cf_class": p.cf_class, "class": cls, "chars": chars,
+                    # Paragraph.link_density, written out
+                    "link_density": round(p.link_chars / chars if chars else 0.0, 4),
+                    "stopword_density": round(density, 4), "heading": p.heading,
+                    "kept": cls == GOOD, "text": text[:80]})
         good = [p.text for p in paras if p.cls == GOOD]
         return Extraction(text="\n".join(good), blocks=blocks,
                           info={"paragraphs": len(paras), "good": len(good)})
