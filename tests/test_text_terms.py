@@ -1,10 +1,11 @@
-"""Index terms (evalkit.text): the cached token map and the step-skipping Porter stemmer
-give exactly what the plain computations give."""
+"""Index terms (evalkit.text): the cached token map and the own Porter stemmer give exactly
+what the plain computations (regular expressions, NLTK's original-algorithm stemmer) give."""
 
 from __future__ import annotations
 
 import random
 import re
+import sys
 
 import pytest
 from nltk.stem.porter import PorterStemmer
@@ -59,6 +60,28 @@ def test_stem_is_nltk_original_porter():
     assert stem("Caresses", "none") == "Caresses"
     with pytest.raises(ValueError, match="stemmer"):
         stem("word", "snowball")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_own_porter_is_nltk_original_on_random_words(seed):
+    # roots of any letters (y runs, w/x endings, non-ASCII, digits) with suffix chains
+    rng = random.Random(seed)
+    pieces = ["", "s", "ss", "ies", "eed", "ed", "ing", "y", "ational", "ization", "abli",
+              "entli", "ousli", "iveness", "biliti", "icate", "ical", "ness", "ance", "ement",
+              "ion", "ou", "iti", "ize", "e", "ll", "at", "bl", "iz", "yy", "wy", "xe"]
+    letters = "abcdefghijklmnopqrstuvwxyzyyaeiouéñ_0Y"
+    for _ in range(20_000):
+        root = "".join(rng.choice(letters) for _ in range(rng.randint(0, 7)))
+        w = root + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))
+        assert text._porter_original(w) == NLTK_PORTER.stem(w, to_lowercase=False), w
+
+
+def test_letter_test_is_the_regex_on_every_word_character():
+    # a \w token holds a letter iff some character is neither a decimal digit nor _
+    word = re.compile(r"\w")
+    chars = [chr(i) for i in range(sys.maxunicode + 1) if word.match(chr(i))]
+    for c in chars + ["_", "__", "1_2", "a_1", "²", "٣", "x"]:
+        assert terms(c, "none", "none") == plain_terms(c, "none", "none"), c
 
 
 @pytest.mark.parametrize("stoplist", ["english", "none"])
