@@ -63,6 +63,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import compress
 
 import lxml.etree
 
@@ -121,28 +123,57 @@ def _piece(text: str) -> tuple[int, str]:
 class DomStats:
     """Per-element counts of one body, indexed by document (pre-)order; body is 0.
 
-    ``runs[i]`` lists the normalised lengths of the non-empty text runs lying
-    directly in element i (its text and its children's tails); ``names[i]`` is
-    its lower-case tag, ``texts[i]`` and ``tails[i]`` its raw text and tail, read
-    once from lxml.
+    A subtree is contiguous in that order: element i and its ``tags[i]``
+    descendants are ``i .. i + tags[i]``, so its children are ``i + 1``, then
+    each next one right after the previous one's subtree. ``text_runs[i]`` and
+    ``tail_runs[i]`` are the normalised lengths of element i's text and tail
+    (0 without a token); ``names[i]`` is its lower-case tag, ``texts[i]`` and
+    ``tails[i]`` its raw text and tail, read once from lxml.
     """
 
     nodes: list = field(default_factory=list)
     parent: list[int] = field(default_factory=list)
-    children: list[list[int]] = field(default_factory=list)
     chars: list[int] = field(default_factory=list)
     tags: list[int] = field(default_factory=list)
     link_chars: list[int] = field(default_factory=list)
     link_tags: list[int] = field(default_factory=list)
-    runs: list[list[int]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     texts: list[str | None] = field(default_factory=list)
     tails: list[str | None] = field(default_factory=list)
+    text_runs: list[int] = field(default_factory=list)
+    tail_runs: list[int] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
         """``LC_b / C_b``: the body's link-character share (0 for a body without text)."""
         return self.link_chars[0] / self.chars[0] if self.chars and self.chars[0] else 0.0
+
+    def child_list(self, i: int) -> list[int]:
+        """The children of element i, in document order."""
+        tags = self.tags
+        out, j, end = [], i + 1, i + tags[i] + 1
+        while j < end:
+            out.append(j)
+            j += tags[j] + 1
+        return out
+
+    @cached_property
+    def children(self) -> list[list[int]]:
+        """The children of every element, in document order."""
+        return [self.child_list(i) for i in range(len(self.tags))]
+
+    def run_list(self, i: int) -> list[int]:
+        """The normalised lengths of the non-empty text runs lying directly in element i
+        (its text and its children's tails), in document order."""
+        tail_runs = self.tail_runs
+        out = [self.text_runs[i]] if self.text_runs[i] else []
+        out += [tail_runs[j] for j in self.child_list(i) if tail_runs[j]]
+        return out
+
+    @cached_property
+    def runs(self) -> list[list[int]]:
+        """:meth:`run_list` of every element."""
+        return [self.run_list(i) for i in range(len(self.tags))]
 
 
 def drop_tree(el) -> None:
@@ -184,14 +215,12 @@ def dom_stats(body) -> DomStats:
     texts = [el.text for el in nodes]
     tails = [el.tail for el in nodes]
     parent = [-1] * n
-    children: list[list[int]] = [None] * n  # type: ignore[list-item]
     chars, tags, lchars, ltags = [0] * n, [0] * n, [0] * n, [0] * n
-    runs: list[list[int]] = [None] * n  # type: ignore[list-item]
-    # what a parent needs of each child: m and edge code of the child's text (a block
-    # element set off by spaces) joined with its tail's, the normalised length of the
-    # tail, T + 1, LC, and LT + 1 if the child counts as a link tag
-    seen_m, seen_edge, tail_run = [0] * n, [""] * n, [0] * n
-    t1, lt1 = [0] * n, [0] * n
+    text_runs, tail_runs = [0] * n, [0] * n
+    # what a parent needs of each child besides T, LC and the tail's run: m and edge code
+    # of the child's text (a block element set off by spaces) joined with its tail's,
+    # and LT + 1 if the child counts as a link tag
+    seen_m, seen_edge, lt1 = [0] * n, [""] * n, [0] * n
     block_tags, link_tags, piece, edge_kind = BLOCK_TAGS, LINK_TAGS, _piece, _EDGE
     links = []
     done: list[int] = []  # the elements whose parent is not reached yet, last first
@@ -200,73 +229,68 @@ def dom_stats(body) -> DomStats:
     # the last ones still waiting
     for i in range(n - 1, -1, -1):
         text = texts[i]
-        own_runs = []
         if not text:
             m, edge = 0, ""
         elif text.isspace():  # the commonest text: only white space between tags
             m, edge = 0, _BLOCK_EDGE
-        else:
-            m, edge = piece(text)
-            if m:
-                own_runs.append(m - 1)
+        else:  # _piece(text), written out
+            m = len(" ".join(text.split()))
+            text_runs[i] = m
+            m += 1
+            edge = edge_kind[text[0].isspace(), text[-1].isspace()]
         k = n_kids[i]
-        if k == 1:
-            j = done.pop()
-            kids = [j]
-            parent[j] = i
-            m += seen_m[j]
-            edge += seen_edge[j]
-            if tail_run[j]:
-                own_runs.append(tail_run[j])
-            t, lc, lt = t1[j], lchars[j], lt1[j]
-        elif k:
-            kids = done[-k:]
-            del done[-k:]
-            kids.reverse()  # document order
-            t = lc = lt = 0
-            for j in kids:
+        tag = names[i]
+        if not k:  # a leaf: T, LC and LT stay 0
+            if m:
+                chars[i] = m - 1
+            if tag in link_tags:
+                links.append(i)
+                lchars[i] = chars[i]
+                lt1[i] = 1
+        else:
+            if k == 1:
+                j = done.pop()
                 parent[j] = i
                 m += seen_m[j]
                 edge += seen_edge[j]
-                if tail_run[j]:
-                    own_runs.append(tail_run[j])
-                t += t1[j]
-                lc += lchars[j]
-                lt += lt1[j]
-        else:
-            kids = []
-            t = lc = lt = 0
-        children[i] = kids
-        runs[i] = own_runs
-        if len(edge) > 2:  # a token across each seam
-            m -= edge.count("db")
-            edge = edge[::len(edge) - 1]
-        c = chars[i] = m - 1 if m else 0
-        tags[i] = t
-        tag = names[i]
-        if tag in link_tags:
-            links.append(i)
-            lc, lt = c, t
-            as_link = 1
-        else:  # a wrapper holding nothing but links counts as a link tag too
-            as_link = 1 if (lt and lt == t and lc == c) else 0
-        lchars[i], ltags[i] = lc, lt
-        t1[i], lt1[i] = t + 1, lt + as_link
+                t, lc, lt = tags[j] + 1, lchars[j], lt1[j]
+            else:
+                kids = done[-k:]
+                del done[-k:]
+                t = lc = lt = 0
+                for j in reversed(kids):  # document order
+                    parent[j] = i
+                    m += seen_m[j]
+                    edge += seen_edge[j]
+                    t += tags[j] + 1
+                    lc += lchars[j]
+                    lt += lt1[j]
+            if len(edge) > 2:  # a token across each seam
+                m -= edge.count("db")
+                edge = edge[::len(edge) - 1]
+            c = chars[i] = m - 1 if m else 0
+            tags[i] = t
+            if tag in link_tags:
+                links.append(i)
+                lchars[i], ltags[i], lt1[i] = c, t, t + 1
+            else:
+                lchars[i], ltags[i] = lc, lt
+                # a wrapper holding nothing but links counts as a link tag too
+                lt1[i] = lt + 1 if (lt and lt == t and lc == c) else lt
         if tag in block_tags:
             edge = _BLOCK_EDGE
         tail = tails[i]
         if tail:
-            if tail.isspace():
-                edge += _BLOCK_EDGE
+            if tail.isspace():  # the commonest tail: no token, no seam
+                edge = edge[:1] + "c" if edge else _BLOCK_EDGE
             else:
                 t_m, t_edge = piece(tail)
-                if t_m:
-                    tail_run[i] = t_m - 1
-                    m += t_m
+                tail_runs[i] = t_m - 1
+                m += t_m
                 edge += t_edge
-            if len(edge) > 2:
-                m -= edge.count("db")
-                edge = edge[::len(edge) - 1]
+                if len(edge) > 2:
+                    m -= edge.count("db")
+                    edge = edge[::len(edge) - 1]
         seen_m[i], seen_edge[i] = m, edge
         done.append(i)
 
@@ -279,9 +303,9 @@ def dom_stats(body) -> DomStats:
         end = i + tags[i] + 1
         lchars[i + 1:end] = chars[i + 1:end]
         ltags[i + 1:end] = tags[i + 1:end]
-    return DomStats(nodes=nodes, parent=parent, children=children, chars=chars, tags=tags,
-                    link_chars=lchars, link_tags=ltags, runs=runs, names=names, texts=texts,
-                    tails=tails)
+    return DomStats(nodes=nodes, parent=parent, chars=chars, tags=tags, link_chars=lchars,
+                    link_tags=ltags, names=names, texts=texts, tails=tails, text_runs=text_runs,
+                    tail_runs=tail_runs)
 
 
 def text_density(c: int, t: int) -> float:
@@ -316,55 +340,95 @@ def run_density(length: int, kind: str, ratio: float) -> float:
 
 def densities(stats: DomStats, kind: str) -> list[float]:
     """The density (``td`` or ``ctd``) of every element."""
-    if kind == "td":
-        return [text_density(c, t) for c, t in zip(stats.chars, stats.tags)]
+    if kind == "td":  # text_density inlined
+        return [c / (t or 1) if c else 0.0 for c, t in zip(stats.chars, stats.tags)]
     if kind == "ctd":
-        # composite_text_density inlined: a call per element costs as much as the arithmetic
+        # composite_text_density inlined: a call per element costs as much as the
+        # arithmetic; elements often share their counts (wrappers of one text, empty
+        # cells), so each distinct (C, T, LC, LT) is worked out once
         ratio, log, e = stats.ratio, math.log, math.e
         out = []
-        for c, t, lc, lt in zip(stats.chars, stats.tags, stats.link_chars, stats.link_tags):
-            if not c:
-                out.append(0.0)
-                continue
-            nlc = c - lc
-            t, lc, lt, nlc = t or 1, lc or 1, lt or 1, nlc or 1
-            out.append((c / t) * log((c / lc) * (t / lt)) / log(log((c / nlc) * lc + ratio * c + e)))
+        append = out.append
+        seen: dict[tuple[int, int, int, int], float] = {}
+        for key in zip(stats.chars, stats.tags, stats.link_chars, stats.link_tags):
+            d = seen.get(key)
+            if d is None:
+                c, t, lc, lt = key
+                if c:
+                    nlc = c - lc
+                    t, lc, lt, nlc = t or 1, lc or 1, lt or 1, nlc or 1
+                    d = (c / t) * log((c / lc) * (t / lt)) / log(log((c / nlc) * lc + ratio * c + e))
+                else:
+                    d = 0.0
+                seen[key] = d
+            append(d)
         return out
     raise ValueError(f"unknown density {kind!r}; known: ['td', 'ctd']")
 
 
+def _sums_and_best(stats: DomStats, dens: list[float], kind: str) -> tuple[list[float], list[int]]:
+    """DensitySum of every element and the largest-DensitySum element of its subtree
+    (the first in document order on ties), in one pass from the leaves up."""
+    r = stats.ratio
+    tags, text_runs, tail_runs = stats.tags, stats.text_runs, stats.tail_runs
+    n = len(dens)
+    sums = list(dens)  # an element without children: its own density
+    best = list(range(n))
+    for i in reversed(list(compress(range(n), tags))):  # the elements with children
+        total = 0
+        has_runs = text_runs[i]
+        top = best[i + 1]  # the first child's
+        j, end = i + 1, i + tags[i] + 1
+        while j < end:  # the children, left to right
+            total += dens[j]
+            if tail_runs[j]:
+                has_runs = True
+            if sums[best[j]] > sums[top]:
+                top = best[j]
+            j += tags[j] + 1
+        if has_runs:
+            runs = stats.run_list(i)
+            if kind == "td":
+                total += sum(map(float, runs))
+            else:
+                total += sum(run_density(length, kind, r) for length in runs)
+        sums[i] = total
+        if sums[top] > total:
+            best[i] = top
+    return sums, best
+
+
 def density_sums(stats: DomStats, dens: list[float], kind: str) -> list[float]:
     """DensitySum of every element: children's densities plus its own text runs."""
-    r = stats.ratio
-    child_sums: list[float] = [0] * len(dens)
-    parent = stats.parent
-    for i in range(1, len(dens)):  # pre-order: each parent adds its children left to right
-        child_sums[parent[i]] += dens[i]
-    out = []
-    for i, (kids, runs) in enumerate(zip(stats.children, stats.runs)):
-        if not kids:
-            out.append(dens[i])
-        elif not runs:  # adding sum([]) == 0 would change nothing
-            out.append(child_sums[i])
-        elif kind == "td":
-            out.append(child_sums[i] + sum(map(float, runs)))
-        else:
-            out.append(child_sums[i] + sum(run_density(length, kind, r) for length in runs))
-    return out
+    return _sums_and_best(stats, dens, kind)[0]
 
 
-def select_content(stats: DomStats, dens: list[float], sums: list[float]) -> tuple[list[int], int, float]:
+def _best(stats: DomStats, sums: list[float]) -> list[int]:
+    """The largest-DensitySum element of each subtree (the first in document order on ties)."""
+    tags = stats.tags
+    best = list(range(len(sums)))
+    for i in reversed(list(compress(range(len(sums)), tags))):  # children before parents
+        b = i
+        j, end = i + 1, i + tags[i] + 1
+        while j < end:
+            if sums[best[j]] > sums[b]:
+                b = best[j]
+            j += tags[j] + 1
+        best[i] = b
+    return best
+
+
+def select_content(stats: DomStats, dens: list[float], sums: list[float],
+                   best: list[int] | None = None) -> tuple[list[int], int, float]:
     """Mark content: returns ``(marks, content_root, threshold)``.
 
     ``marks[i]`` is 1 for content (a marked element and its subtree), 2 for a
-    kept ancestor of content, 0 for dropped.
+    kept ancestor of content, 0 for dropped. ``best``: the largest-DensitySum
+    element of each subtree, when the caller has it already.
     """
     n = len(stats.nodes)
-    best = list(range(n))  # the largest-DensitySum element of each subtree
-    for i in range(n - 1, -1, -1):
-        for j in stats.children[i]:
-            if sums[best[j]] > sums[best[i]]:
-                best[i] = best[j]
+    if best is None:
+        best = _best(stats, sums)
     marks = [0] * n
 
     def mark(target: int) -> None:
@@ -390,7 +454,7 @@ def select_content(stats: DomStats, dens: list[float], sums: list[float]) -> tup
             continue
         if marks[best[i]] != 1:
             mark(best[i])
-        stack.extend(reversed(stats.children[i]))
+        stack.extend(reversed(stats.child_list(i)))
     return marks, root, threshold
 
 
@@ -470,8 +534,8 @@ class CETD(Extractor):
         kind = VARIANTS[self.variant]
         stats = dom_stats(body)
         dens = densities(stats, kind)
-        sums = density_sums(stats, dens, kind)
-        marks, content_root, threshold = select_content(stats, dens, sums)
+        sums, best = _sums_and_best(stats, dens, kind)
+        marks, content_root, threshold = select_content(stats, dens, sums, best)
         text = kept_text(stats, marks)
         return Extraction(text=text, info={
             "n_nodes": len(stats.nodes),
