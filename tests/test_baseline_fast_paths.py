@@ -1,7 +1,12 @@
 """The single-pass code of CETD, PAB and jusText-style gives what the rule-by-rule functions give.
 
 CETD's ``kept_text`` must equal ``element_text`` of the body skipping the
-dropped elements; PAB's ``split_blocks`` must find ``find_blocks``'s blocks
+dropped elements, its one-pass DensitySums and subtree bests the definitions, its
+children and runs (from pre-order contiguity) the parent links and texts; CETD's
+``clean_tree`` and jusText's ``preprocess`` on a plain ``lxml.etree`` tree must leave
+what ``lxml.html``'s ``drop_tree``/``drop_tag`` leave, and jusText's link characters
+and stop-word tokens what the regex and per-token lower-casing give.
+PAB's ``split_blocks`` must find ``find_blocks``'s blocks
 with ``element_text``, ``block_priority`` and ``outer_link_share`` of each and
 the text outside them; the href fast paths must agree with ``urlsplit``.
 Checked by hand on small pages and on real pages of two data sets.
@@ -18,14 +23,20 @@ import pytest
 
 from baselines import pab
 from baselines.cetd import (
+    _best,
+    _sums_and_best,
     clean_tree,
     densities,
     density_sums,
     dom_stats,
     kept_text,
+    run_density,
     select_content,
 )
 from baselines.justext_style import (
+    _DROP_WITH_CONTENT,
+    _UNWRAP,
+    Paragraph,
     _is_heading_tag,
     classify_context_free,
     make_paragraphs,
@@ -100,6 +111,98 @@ def test_kept_text_equals_element_text_on_real_pages(shared):
             body, lambda el, m=marks, ix=index: not m[ix[el]])
         n += 1
     assert n >= 40
+
+
+
+def _real_htmls(shared):
+    pages = list(AEBDataset(str(shared("scrapinghub-aeb")), limit=N_REAL).pages())
+    pages += list(PairsDataset(str(shared("chaos")), limit=N_REAL, html_dir="html",
+                               gold_dir="gold", gold_format="text").pages())
+    for page in pages:
+        try:
+            parse_html(page.html)
+        except PageError:
+            continue
+        yield page.html
+
+
+def _html_drop_clean(root):
+    """clean_tree as it was written with lxml.html's own drop_tree."""
+    for el in list(root.iter("script", "style", "noscript", lxml.etree.Comment,
+                             lxml.etree.ProcessingInstruction)):
+        if el.getparent() is not None:
+            el.drop_tree()
+    return root
+
+
+TAIL_CASES = [
+    "<div>a<script>x</script>b<p>c</p><style>y</style>d<noscript>z</noscript></div>",
+    "<div><script>x</script>first<p>c</p>tail<style>s</style></div><script>1</script>end",
+    "<p><noscript>n</noscript><noscript>m</noscript>two gone<?pi x?> after pi</p>",
+]
+
+
+@pytest.mark.parametrize("html", TAIL_CASES)
+def test_clean_tree_keeps_tails_where_lxml_html_does(html):
+    html = "<html><body>" + html + "</body></html>"
+    expected = lxml.etree.tostring(_html_drop_clean(parse_html(html)))
+    assert lxml.etree.tostring(clean_tree(parse_html(html, plain=True))) == expected
+    assert lxml.etree.tostring(clean_tree(parse_html(html))) == expected
+
+
+def test_clean_tree_plain_equals_lxml_html_on_real_pages(shared):
+    n = 0
+    for html in _real_htmls(shared):
+        assert lxml.etree.tostring(clean_tree(parse_html(html, plain=True))) == \
+            lxml.etree.tostring(_html_drop_clean(parse_html(html)))
+        n += 1
+    assert n >= 40
+
+
+def _body_stats(html):
+    root = clean_tree(parse_html(html, plain=True))
+    body = root.find(".//body")
+    return dom_stats(root if body is None else body)
+
+
+def _normalised_length(text):
+    return len(" ".join((text or "").split()))
+
+
+def test_children_and_runs_from_contiguity_on_real_pages(shared):
+    for html in _real_htmls(shared):
+        stats = _body_stats(html)
+        kids = [[] for _ in stats.nodes]
+        for j, p in enumerate(stats.parent):
+            if p >= 0:
+                kids[p].append(j)
+        assert stats.children == kids
+        assert stats.runs == [[r for r in [_normalised_length(stats.texts[i])]
+                               + [_normalised_length(stats.tails[j]) for j in kids[i]] if r]
+                              for i in range(len(stats.nodes))]
+
+
+def test_one_pass_sums_and_best_match_the_definitions_on_real_pages(shared):
+    for html in _real_htmls(shared):
+        stats = _body_stats(html)
+        r = stats.ratio
+        for kind in ("td", "ctd"):
+            dens = densities(stats, kind)
+            expected = []  # children's densities left to right, then the runs' terms
+            for i, (kids, runs) in enumerate(zip(stats.children, stats.runs)):
+                if not kids:
+                    expected.append(dens[i])
+                    continue
+                total = 0
+                for j in kids:
+                    total += dens[j]
+                if runs:
+                    total += sum(run_density(length, kind, r) for length in runs)
+                expected.append(total)
+            sums, best = _sums_and_best(stats, dens, kind)
+            assert sums == expected == density_sums(stats, dens, kind)
+            assert best == _best(stats, sums)
+            assert select_content(stats, dens, sums, best) == select_content(stats, dens, sums)
 
 
 # --- PAB --------------------------------------------------------------------------------
@@ -211,3 +314,63 @@ def test_given_densities_change_no_class(shared):
         dens = [p.stopword_density(stop) for p in paras]
         classify_context_free(paras, stop, densities=dens)
         assert [p.cf_class for p in paras] == expected
+
+
+
+def _html_preprocess(root):
+    """preprocess as it was written with lxml.html's own drop_tree and drop_tag."""
+    drop, unwrap = [], []
+    for el in root.iter(*_DROP_WITH_CONTENT, *_UNWRAP, lxml.etree.Comment,
+                        lxml.etree.ProcessingInstruction, lxml.etree.Entity):
+        tag = el.tag.lower() if isinstance(el.tag, str) else None
+        (drop if tag is None or tag in _DROP_WITH_CONTENT else unwrap).append(el)
+    for el in drop:
+        if el.getparent() is not None:
+            el.drop_tree()
+    for el in reversed(unwrap):
+        if el.getparent() is not None:
+            el.drop_tag()
+    return root
+
+
+UNWRAP_CASES = [
+    "<div>a<form>in<b>bold</b>form tail</form>after</div>",
+    "<div><form>first</form>tail<iframe>f</iframe></div>",
+    "<p>x<span>y</span><object>o<param>p</param></object>z<form></form>end</p>",
+    "<div><form><form>nested</form>mid</form>out<input>gone<button>b</button>t</div>",
+]
+
+
+@pytest.mark.parametrize("html", UNWRAP_CASES)
+def test_preprocess_moves_text_where_lxml_html_does(html):
+    html = "<html><head><title>t</title></head><body>" + html + "</body></html>"
+    expected = lxml.etree.tostring(_html_preprocess(parse_html(html)))
+    assert lxml.etree.tostring(preprocess(parse_html(html, plain=True))) == expected
+    assert lxml.etree.tostring(preprocess(parse_html(html))) == expected
+
+
+def test_preprocess_and_paragraphs_plain_equal_lxml_html_on_real_pages(shared):
+    n = 0
+    for html in _real_htmls(shared):
+        plain, html_tree = preprocess(parse_html(html, plain=True)), _html_preprocess(parse_html(html))
+        assert lxml.etree.tostring(plain) == lxml.etree.tostring(html_tree)
+        assert [(p.text, p.link_chars, p.path) for p in make_paragraphs(plain)] == \
+            [(p.text, p.link_chars, p.path) for p in make_paragraphs(html_tree)]
+        n += 1
+    assert n >= 40
+
+
+def test_link_characters_collapse_white_space_as_the_regex_does():
+    for link in ["Home", "  Home  ", "\n\tRead   more\u00a0 about it\n", "a\u2028b ", " x"]:
+        paras = make_paragraphs(preprocess(parse_html(f"<html><body><p>t <a>{link}</a></p>"
+                                                      "</body></html>", plain=True)))
+        assert paras[0].link_chars == len(re.sub(r"\s+", " ", link)), repr(link)
+
+
+def test_stopword_density_lowers_each_token_alike():
+    # lower-casing the whole text: final sigma, dotted capital I, no-break space
+    stop = frozenset({"the", "οδος", "σας", "i\u0307stanbul"})
+    for text in ["THE Road", "ΟΔΟΣ ΣΑΣ the", "ΟΔΟΣ\u00a0ΣΑΣ", "İstanbul the", "ΣΑΣ.ΟΔΟΣ x"]:
+        tokens = text.split()
+        expected = sum(t.lower() in stop for t in tokens) / len(tokens)
+        assert Paragraph(text=text, link_chars=0, path=()).stopword_density(stop) == expected

@@ -62,6 +62,10 @@ def test_counts_c_t_lc_lt():
     assert stats.ratio == pytest.approx(R)
     assert stats.runs[at["foot"]] == [8]  # "(c) 2020 " normalised
     assert stats.runs[at["nav"]] == []  # the space between the links is no run
+    # a subtree is contiguous in document order: children follow from the T counts
+    assert stats.children[0] == [at["nav"], at["main"], at["foot"]]
+    assert stats.child_list(at["main"]) == [at["p5"], at["p6"], at["p7"]]
+    assert stats.children[at["a9"]] == [] and stats.parent[at["a9"]] == at["foot"]
 
 
 def test_wrapper_of_only_links_counts_as_link_tag():
