@@ -223,10 +223,8 @@ def dom_stats(body) -> DomStats:
     seen_m, seen_edge, lt1 = [0] * n, [""] * n, [0] * n
     block_tags, link_tags, piece, edge_kind = BLOCK_TAGS, LINK_TAGS, _piece, _EDGE
     links = []
-    done: list[int] = []  # the elements whose parent is not reached yet, last first
 
-    # reversed pre-order: every child before its parent, and an element's children are
-    # the last ones still waiting
+    # reversed pre-order: every child before its parent
     for i in range(n - 1, -1, -1):
         text = texts[i]
         if not text:
@@ -247,24 +245,25 @@ def dom_stats(body) -> DomStats:
                 links.append(i)
                 lchars[i] = chars[i]
                 lt1[i] = 1
-        else:
+        else:  # the first child is i + 1, each next one right after the previous subtree
             if k == 1:
-                j = done.pop()
+                j = i + 1
                 parent[j] = i
                 m += seen_m[j]
                 edge += seen_edge[j]
                 t, lc, lt = tags[j] + 1, lchars[j], lt1[j]
             else:
-                kids = done[-k:]
-                del done[-k:]
+                j = i + 1
                 t = lc = lt = 0
-                for j in reversed(kids):  # document order
+                for _ in range(k):  # document order
                     parent[j] = i
                     m += seen_m[j]
                     edge += seen_edge[j]
-                    t += tags[j] + 1
+                    size = tags[j] + 1
+                    t += size
                     lc += lchars[j]
                     lt += lt1[j]
+                    j += size
             if len(edge) > 2:  # a token across each seam
                 m -= edge.count("db")
                 edge = edge[::len(edge) - 1]
@@ -292,7 +291,6 @@ def dom_stats(body) -> DomStats:
                     m -= edge.count("db")
                     edge = edge[::len(edge) - 1]
         seen_m[i], seen_edge[i] = m, edge
-        done.append(i)
 
     # inside a link, everything is link text and every tag a link tag; a subtree is
     # contiguous in pre-order, so a link's descendants are the next tags[i] elements
