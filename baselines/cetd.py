@@ -69,7 +69,7 @@ from itertools import compress
 import lxml.etree
 
 from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, PageError
+from evalkit.page import Extraction, Page, PageError, drop_tree
 from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
 __all__ = [
@@ -84,7 +84,6 @@ __all__ = [
     "densities",
     "density_sums",
     "dom_stats",
-    "drop_tree",
     "kept_text",
     "run_density",
     "select_content",
@@ -174,20 +173,6 @@ class DomStats:
     def runs(self) -> list[list[int]]:
         """:meth:`run_list` of every element."""
         return [self.run_list(i) for i in range(len(self.tags))]
-
-
-def drop_tree(el) -> None:
-    """Remove ``el`` with its subtree and keep its tail where ``lxml.html``'s
-    ``drop_tree`` puts it (the previous sibling's tail, else the parent's text);
-    for plain ``lxml.etree`` elements too."""
-    parent = el.getparent()
-    if el.tail:
-        previous = el.getprevious()
-        if previous is None:
-            parent.text = (parent.text or "") + el.tail
-        else:
-            previous.tail = (previous.tail or "") + el.tail
-    parent.remove(el)
 
 
 def clean_tree(root):

@@ -85,7 +85,7 @@ from functools import lru_cache
 import lxml.etree
 
 from evalkit.method import Extractor
-from evalkit.page import Extraction, Page
+from evalkit.page import Extraction, Page, drop_tree
 from evalkit.text import STOPLISTS, stopwords
 
 __all__ = [
@@ -172,19 +172,6 @@ class Paragraph:
         return _has_heading(self.path)
 
 
-def _drop_tree(el) -> None:
-    """``lxml.html``'s ``drop_tree`` for any element: remove ``el`` with its subtree;
-    its tail joins the previous sibling's tail, else the parent's text."""
-    parent = el.getparent()
-    if el.tail:
-        previous = el.getprevious()
-        if previous is None:
-            parent.text = (parent.text or "") + el.tail
-        else:
-            previous.tail = (previous.tail or "") + el.tail
-    parent.remove(el)
-
-
 def _drop_tag(el) -> None:
     """``lxml.html``'s ``drop_tag`` for any element: remove the tag ``el``, keeping its
     text, children and tail in place."""
@@ -223,7 +210,7 @@ def preprocess(root):
             unwrap.append(el)
     for el in drop:
         if el.getparent() is not None:
-            _drop_tree(el)
+            drop_tree(el)
     for el in reversed(unwrap):  # innermost first so each parent is still attached
         if el.getparent() is not None:
             _drop_tag(el)
