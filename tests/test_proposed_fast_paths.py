@@ -162,23 +162,70 @@ def test_exact_weights_of_many_blocks_are_each_blocks_own():
     assert got == want  # bit for bit, block by block
 
 
+def reference_fingerprint(block, bits=64):
+    """The definition: the pure-Python TWC-PFM weights, summed as fingerprint() sums them."""
+    return dedup.fingerprint(_twc_pfm_small(block), bits) if block else None
+
+
 @pytest.mark.parametrize("bits", [32, 64, 128])
 def test_fingerprint_many_is_fingerprint_terms_of_each_block(bits):
     rng = random.Random(bits)
     vocab = [f"t{i}" for i in range(400)]
-    lengths = [0, 1, 2, 5, 23, 24, 60, 0, 199, 200, 350, 3, 1200, 17, 0]
+    lengths = [0, 1, 2, 5, 23, 24, 60, 0, 159, 160, 199, 200, 350, 3, 1200, 1600, 17, 0]
     blocks = [rng.choices(vocab, weights=[1 / (i + 1) for i in range(400)], k=n)
               for n in lengths]
     blocks.append(["x", "y", "y", "x"])  # equal weights: counters of exactly 0 give bit 0
+    blocks.append(["x", "y", "y", "x"] * 60)  # the same, on the gap path
     blocks.append(list(blocks[4]))  # the same terms twice on a page
     det = ModifiedSimhash(bits=bits)
     want = [det.fingerprint_terms(b) for b in blocks]
+    assert want == [reference_fingerprint(b, bits) for b in blocks]
     assert det.fingerprint_many(blocks) == want
     assert det.fingerprint_many([]) == []
     assert det.fingerprint_many([[], []]) == [None, None]
-    assert det.fingerprint_many(blocks[9:10]) == want[9:10]  # long blocks only
+    assert det.fingerprint_many(blocks[11:12]) == want[11:12]  # long blocks only
     with pytest.raises(ValueError, match="bits"):
         ModifiedSimhash(bits=48).fingerprint_many(blocks)
+
+
+def test_near_ties_are_redone_by_the_reference(monkeypatch):
+    rng = random.Random(3)
+    blocks = [rng.choices("abcdefgh", k=n) for n in (1, 2, 3, 8, 30, 170, 400)]
+    blocks += [["x", "y", "y", "x"] * k for k in (1, 60)]  # exact ties, short and long
+    want = [reference_fingerprint(b) for b in blocks]
+    redone = []
+    monkeypatch.setattr(dedup, "_exact_twc_pfm",
+                        lambda t: redone.append(len(t)) or _twc_pfm_small(t))
+    assert dedup.fingerprints(blocks) == want
+    assert redone == [4, 240]  # only the ties
+    redone.clear()
+    monkeypatch.setattr(dedup, "_TIE_TOL", 1.0)  # every block is a near tie
+    assert dedup.fingerprints(blocks) == want
+    assert len(redone) == len(blocks)
+
+
+@pytest.mark.parametrize("n", [160, 400, 1500])
+def test_gap_weights_are_the_exact_weights(n):
+    rng = random.Random(n)
+    for kind in range(3):
+        words = ([f"w{int(rng.paretovariate(0.8))}" for _ in range(n)] if kind == 0 else
+                 [f"u{i}" for i in range(n)] if kind == 1 else rng.choices("ab", k=n))
+        distinct, tid = dedup._intern(words)
+        prev, nxt = dedup._links(tid)
+        # links as fingerprints() hands them over: offset, none below 0 or at n and beyond
+        got = dedup._gap_weights(tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n))
+        want = np.array(list(_twc_pfm_small(words).values()))
+        assert np.allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_term_table_is_bounded(monkeypatch):
+    monkeypatch.setattr(dedup, "_TABLES", {})
+    monkeypatch.setattr(dedup, "_TABLE_MAX", 50)
+    rng = random.Random(9)
+    for k in range(12):
+        blocks = [[f"v{rng.randrange(300)}" for _ in range(rng.randint(0, 30))] for _ in range(4)]
+        assert dedup.fingerprints(blocks) == [reference_fingerprint(b) for b in blocks]
+        assert len(dedup._TABLES[64]) <= 50 + 120
 
 
 def test_own_duplicate_loop_matches_the_generic_one():

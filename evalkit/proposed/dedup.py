@@ -48,16 +48,20 @@ allocated arrays cost more in page faults than in arithmetic; fewer pairs are
 made at once (``_pair_sums_direct``), with the same sums.
 
 A page's blocks are fingerprinted together (:func:`fingerprints`,
-``ModifiedSimhash.fingerprint_many``): the short blocks' weights come from one
-exact pass over all of them, and each block's counters are still its own
-matrix-vector product, so every fingerprint is bit for bit the one the block
-gets alone.
+``ModifiedSimhash.fingerprint_many``): one exact pass gives the weights of all
+the blocks below 160 terms, a gap pass (``_gap_weights``: the FFT part, then
+only the pairs inside the gaps between two occurrences of a term) each longer
+one, and all the counters are summed at once. Summation order and the long
+path's rounding can only decide a bit whose counter lies within rounding of
+zero; a block with a counter that close (exact ties included) is redone by the
+pure-Python reference, so every fingerprint is bit for bit the reference's:
+the weights of ``_twc_pfm_small`` summed as :func:`fingerprint` sums them.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -87,6 +91,9 @@ SUPPORTED_BITS = (32, 64, 128)
 _PAIRS_MIN_TERMS = 24
 # from here the FFT + chunked path (it rounds differently from the two exact paths below it)
 _NUMPY_MIN_TERMS = 200
+# fingerprints(): from here a block's weights come from _gap_weights, beyond the next _fft_weights
+_GAP_MIN_TERMS = 160
+_GAP_MAX_TERMS = 1500
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
 # pairs made at a time by ``_pair_sums`` (256 KB per work array)
@@ -351,9 +358,54 @@ def _fft_weights(tid: np.ndarray, n_t: int) -> np.ndarray:
     return (freq + sums) / 2.0 / n_t
 
 
-@lru_cache(maxsize=400_000)
-def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
-    """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
+# conj(rfft) of the kernel 1/d, d = 1 .. size/2 - 1, by FFT size (see _gap_weights)
+_SPECTRA: dict[int, np.ndarray] = {}
+
+
+def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """:func:`_fft_weights` for blocks of a few hundred terms, given each position's previous
+    and next occurrence (negative / at least ``len(tid)`` when there is none).
+
+    A pair (p, q) counts when ``prev[q] < p < q < next[p]``. (A) p a last and q a first
+    occurrence: every p < q, one FFT correlation (as in :func:`_fft_weights`). Every other
+    pair has q inside a gap (r, s) of a term, between two of its consecutive occurrences:
+    (B) q = s, p = m inside the gap, counting iff next[m] > s; (C) p = r, q = m inside the
+    gap, counting iff m is a first occurrence. So the work is the gaps' length, without
+    the chunked search of :func:`_fft_weights` (its fixed cost dominates at these sizes;
+    the gaps grow faster with the length). Rounding differs from the exact sums by about
+    1e-15 relative.
+    """
+    n = len(tid)
+    is_first, is_last = prev < 0, nxt >= n
+    size = 1 << (2 * n - 1).bit_length()
+    spectrum = _SPECTRA.get(size)
+    if spectrum is None:
+        # 1/d for 0 < d < size/2 and 0 beyond: for n <= size/2 no q <= p wraps onto a 1/d
+        kernel = np.zeros(size)
+        kernel[1:size // 2] = 1.0 / np.arange(1, size // 2)
+        spectrum = _SPECTRA[size] = np.conj(np.fft.rfft(kernel))
+    contrib = np.fft.irfft(np.fft.rfft(is_first, size) * spectrum, size)[:n]
+    contrib[~is_last] = 0.0
+    r = np.flatnonzero(~is_last)
+    s = nxt[r]
+    lens = s - r - 1
+    inner = lens > 0
+    if inner.any():
+        r, s, lens = r[inner], s[inner], lens[inner]
+        ends = np.cumsum(lens)
+        # m runs r + 1 .. s - 1 gap after gap: ones, with a jump at each gap's head, summed up
+        m = np.ones(int(ends[-1]), dtype=np.int64)
+        m[0] = r[0] + 1
+        m[ends[:-1]] = r[1:] - s[:-1] + 2
+        np.cumsum(m, out=m)
+        s_m = np.repeat(s, lens)
+        contrib += np.bincount(m, weights=(nxt[m] > s_m) / (s_m - m), minlength=n)
+        contrib[r] += np.add.reduceat(is_first[m] / (m - np.repeat(r, lens)), ends - lens)
+    sums = np.bincount(tid, weights=contrib, minlength=n_t)
+    return (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
+
+
+def _hash(term: str, bits: int) -> int:
     data = term.encode("utf-8")
     if bits == 64:
         return xxhash.xxh64_intdigest(data, seed=0)
@@ -362,6 +414,12 @@ def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     if bits == 128:
         return xxhash.xxh3_128_intdigest(data, seed=0)
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
+
+
+@lru_cache(maxsize=400_000)
+def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
+    """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
+    return _hash(term, bits)
 
 
 # row b: the signs of the 8 bits of byte value b, least significant first (+1 for 1, -1 for 0)
@@ -405,54 +463,135 @@ def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
     return _as_int(_weighted_bits(w, signs) > 0)
 
 
-def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[int | None]:
-    """``fingerprint(twc_pfm(t), bits)`` of every term sequence (None for an empty one), bit
-    for bit, for all the blocks of a page at once.
+# a counter within this share (times the block's distinct terms) of the block's weight
+# mass of zero may have its sign decided by rounding: such blocks are redone by the reference
+_TIE_TOL = 2.0 ** -32
+# the term table of :func:`fingerprints` is emptied when it grows past this many terms
+_TABLE_MAX = 400_000
 
-    The blocks below ``_NUMPY_MIN_TERMS`` terms get their TWC-PFM weights in one
-    exact pass over all of them (:func:`_exact_weights`), the longer ones one
-    FFT pass each (:func:`_fft_weights`); the hashes' sign rows are made in one
-    go, and each block's counters are the same matrix-vector product as in
-    :func:`fingerprint`, on the same weights in the same order.
+
+class _HashTable(dict):
+    """Ids of the terms :func:`fingerprints` has seen, kept across calls (term -> id), and
+    each id's hash as its little-endian bytes (row ``id`` of ``rows``: bit k is bit k % 8
+    of byte k // 8). A new term gets the next id when it is first looked up; its hash is
+    made after the lookup pass, with the other new terms'."""
+
+    def __init__(self, bits: int):
+        super().__init__()
+        self.bits = bits
+        self.rows = np.empty((1024, bits // 8), np.uint8)
+        self.new: list[str] = []
+
+    def __missing__(self, term: str) -> int:
+        self[term] = i = len(self)
+        self.new.append(term)
+        return i
+
+    def lookup(self, blocks: list[list[str]]) -> np.ndarray:
+        """The id of every term of the blocks, one after the other."""
+        if len(self) > _TABLE_MAX:
+            self.clear()
+        ids = np.array(list(map(self.__getitem__, chain.from_iterable(blocks))), dtype=np.int64)
+        if self.new:
+            new, self.new = self.new, []
+            hi, n_bytes = len(self), self.bits // 8
+            if hi > len(self.rows):
+                rows = np.empty((max(hi, 2 * len(self.rows)), n_bytes), np.uint8)
+                rows[:hi - len(new)] = self.rows[:hi - len(new)]
+                self.rows = rows
+            data = b"".join([h.to_bytes(n_bytes, "little") for h in map(_hash, new, repeat(self.bits))])
+            self.rows[hi - len(new):hi] = np.frombuffer(data, np.uint8).reshape(-1, n_bytes)
+        return ids
+
+
+_TABLES: dict[int, _HashTable] = {}
+
+
+def _exact_twc_pfm(terms: list[str]) -> dict[str, float]:
+    """The weights of the pure-Python pass, bit for bit (numpy for mid-sized blocks)."""
+    if _PAIRS_MIN_TERMS <= len(terms) <= 2000:
+        return _twc_pfm_pairs(terms)
+    return _twc_pfm_small(terms)
+
+
+def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[int | None]:
+    """``fingerprint(twc_pfm(t), bits)`` of every term sequence (None for an empty one), for
+    all the blocks of a page at once, bit for bit the exact reference: the pure-Python
+    TWC-PFM weights (:func:`_twc_pfm_small`) summed as :func:`fingerprint` sums them.
+
+    Every token gets a page-wide id of its block's term (one stable sort of block and
+    table id), which also links each position to its term's previous and next one. The
+    blocks below ``_GAP_MIN_TERMS`` terms get their weights in one exact pass over all
+    of them (as :func:`_exact_weights`), the longer ones one :func:`_gap_weights` pass
+    each (:func:`_fft_weights` beyond ``_GAP_MAX_TERMS``). All counters are summed at
+    once (``np.add.reduceat``), in another order than the per-block matrix-vector
+    product of :func:`fingerprint`; the order (and the long paths' rounding, about
+    1e-15) can only decide a bit whose counter is within rounding of zero, so a block
+    with a counter that close (``_TIE_TOL``, far above either error) is redone by the
+    reference itself. Exact ties (a counter of exactly 0 gives bit 0) are among them.
     """
     if bits not in SUPPORTED_BITS:
         raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
-    keys: list[str] = []  # each block's distinct terms in order of first appearance, in turn
-    spans: list[tuple[int, int]] = []  # the block's slice of ``keys``
-    small_tid: list[int] = []  # ids (indices into ``keys``) of the short blocks' positions
-    small_start: list[int] = []  # for each such position the first position of its block
-    big: list[tuple[int, np.ndarray]] = []
-    for block in term_lists:
-        if not block:
-            continue
-        distinct = dict.fromkeys(block)
-        lo = len(keys)
-        keys.extend(distinct)
-        spans.append((lo, len(keys)))
-        index = dict(zip(distinct, range(lo, len(keys))))
-        if len(block) < _NUMPY_MIN_TERMS:
-            small_start.extend(repeat(len(small_tid), len(block)))
-            small_tid.extend(map(index.__getitem__, block))
-        else:
-            big.append((lo, np.fromiter(map(index.__getitem__, block), dtype=np.int64,
-                                        count=len(block)) - lo))
-    if not keys:
+    blocks = [b for b in term_lists if b]
+    if not blocks:
         return [None] * len(term_lists)
-    n_t = np.repeat([b - a for a, b in spans], [b - a for a, b in spans])
-    weights = _exact_weights(np.array(small_tid, dtype=np.int64),
-                             np.array(small_start, dtype=np.int64), n_t)
-    for lo, tid in big:
-        n = int(n_t[lo])
-        weights[lo:lo + n] = _fft_weights(tid, n)
-    signs = _bit_signs(list(map(term_hash, keys, repeat(bits))), bits)
-    counters = np.empty((len(spans), bits))
-    for row, (a, b) in enumerate(spans):
-        counters[row] = _weighted_bits(weights[a:b], signs[a:b])
+    table = _TABLES.get(bits) or _TABLES.setdefault(bits, _HashTable(bits))
+    gid = table.lookup(blocks)
+    n, span = len(gid), len(table)
+    sizes = np.fromiter(map(len, blocks), np.int64, len(blocks))
+    tok_start = np.cumsum(sizes) - sizes
+    # ids of (block, term): sorted by block then table id; a stable sort keeps positions in order
+    key = np.repeat(np.arange(len(blocks)) * span, sizes) + gid
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    tid = np.empty(n, dtype=np.int64)
+    tid[order] = np.cumsum(new) - 1
+    same = ~new[1:]
+    before, after = order[:-1][same], order[1:][same]
+    prev = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(n, n, dtype=np.int64)
+    prev[after] = before
+    nxt[before] = after
+    id_key = sorted_key[new]
+    id_block = id_key // span
+    distinct = np.bincount(id_block, minlength=len(blocks))
+    id_start = np.cumsum(distinct) - distinct
+    n_t = distinct[id_block]
+    n_ids = len(id_key)
+    # the exact pass over the short blocks' positions q (see _exact_weights)
+    long = np.flatnonzero(sizes >= _GAP_MIN_TERMS).tolist()
+    start = np.repeat(tok_start, sizes)
+    if long:
+        q_at = np.flatnonzero(np.repeat(sizes < _GAP_MIN_TERMS, sizes))
+        owner, p = _ranges(np.maximum(prev[q_at] + 1, start[q_at]), q_at)
+        q = q_at[owner]
+    else:
+        q, p = _ranges(np.maximum(prev + 1, start), np.arange(n, dtype=np.int64))
+    sums = np.bincount(tid[p], weights=(nxt[p] > q) / (q - p), minlength=n_ids)
+    weights = (np.bincount(tid, minlength=n_ids) + sums) / 2.0 / n_t
+    for b in long:
+        lo, n_b = int(id_start[b]), int(distinct[b])
+        o, o_end = int(tok_start[b]), int(tok_start[b] + sizes[b])
+        if o_end - o <= _GAP_MAX_TERMS:
+            w = _gap_weights(tid[o:o_end] - lo, n_b, prev[o:o_end] - o, nxt[o:o_end] - o)
+        else:
+            w = _fft_weights(tid[o:o_end] - lo, n_b)
+        weights[lo:lo + n_b] = w
+    signs = np.take(_BYTE_SIGNS, table.rows[id_key - id_block * span].ravel(), axis=0)
+    signs = signs.reshape(n_ids, bits)
+    signs *= weights[:, None]
+    counters = np.add.reduceat(signs, id_start, axis=0)
+    close = np.abs(counters) <= (np.add.reduceat(weights, id_start) * distinct * _TIE_TOL)[:, None]
     n_bytes = bits // 8
     packed = np.packbits(counters > 0, axis=1, bitorder="little").tobytes()
-    found = iter([int.from_bytes(packed[i:i + n_bytes], "little")
-                  for i in range(0, len(packed), n_bytes)])
-    return [next(found) if block else None for block in term_lists]
+    found = [int.from_bytes(packed[i:i + n_bytes], "little") for i in range(0, len(packed), n_bytes)]
+    for b in np.flatnonzero(close.any(axis=1)).tolist():
+        found[b] = fingerprint(_exact_twc_pfm(blocks[b]), bits)
+    it = iter(found)
+    return [next(it) if b else None for b in term_lists]
 
 
 def hamming(a: int, b: int) -> int:
@@ -500,7 +639,9 @@ class ModifiedSimhash(Detector):
         self._validate()
         if not block_terms:
             return None
-        return fingerprint(twc_pfm(block_terms), self.bits)
+        if len(block_terms) < _NUMPY_MIN_TERMS:  # exact weights: the reference itself
+            return fingerprint(twc_pfm(block_terms), self.bits)
+        return fingerprints([block_terms], self.bits)[0]  # with the check for near ties
 
     def fingerprint_many(self, term_lists: list[list[str]]) -> list[int | None]:
         """``[self.fingerprint_terms(t) for t in term_lists]``, all blocks of a page at once
