@@ -405,7 +405,9 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -
     return (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
 
 
-def _hash(term: str, bits: int) -> int:
+@lru_cache(maxsize=400_000)
+def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
+    """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
     data = term.encode("utf-8")
     if bits == 64:
         return xxhash.xxh64_intdigest(data, seed=0)
@@ -414,12 +416,6 @@ def _hash(term: str, bits: int) -> int:
     if bits == 128:
         return xxhash.xxh3_128_intdigest(data, seed=0)
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
-
-
-@lru_cache(maxsize=400_000)
-def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
-    """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
-    return _hash(term, bits)
 
 
 # row b: the signs of the 8 bits of byte value b, least significant first (+1 for 1, -1 for 0)
@@ -499,7 +495,8 @@ class _HashTable(dict):
                 rows = np.empty((max(hi, 2 * len(self.rows)), n_bytes), np.uint8)
                 rows[:hi - len(new)] = self.rows[:hi - len(new)]
                 self.rows = rows
-            data = b"".join([h.to_bytes(n_bytes, "little") for h in map(_hash, new, repeat(self.bits))])
+            hashes = map(term_hash.__wrapped__, new, repeat(self.bits))  # the table keeps them
+            data = b"".join([h.to_bytes(n_bytes, "little") for h in hashes])
             self.rows[hi - len(new):hi] = np.frombuffer(data, np.uint8).reshape(-1, n_bytes)
         return ids
 
