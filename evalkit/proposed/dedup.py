@@ -495,13 +495,22 @@ class _HashTable(dict):
                 rows = np.empty((max(hi, 2 * len(self.rows)), n_bytes), np.uint8)
                 rows[:hi - len(new)] = self.rows[:hi - len(new)]
                 self.rows = rows
-            hashes = map(term_hash.__wrapped__, new, repeat(self.bits))  # the table keeps them
-            data = b"".join([h.to_bytes(n_bytes, "little") for h in hashes])
-            self.rows[hi - len(new):hi] = np.frombuffer(data, np.uint8).reshape(-1, n_bytes)
+            self.rows[hi - len(new):hi] = _hash_bytes(new, self.bits)
         return ids
 
 
 _TABLES: dict[int, _HashTable] = {}
+
+
+def _hash_bytes(terms: list[str], bits: int) -> np.ndarray:
+    """:func:`term_hash` of each term (uncached) as a row of its little-endian bytes."""
+    if bits == 128:
+        data = b"".join([h.to_bytes(16, "little") for h in map(term_hash.__wrapped__, terms,
+                                                                 repeat(128))])
+        return np.frombuffer(data, np.uint8).reshape(-1, 16)
+    digest, dtype = (xxhash.xxh64_intdigest, "<u8") if bits == 64 else (xxhash.xxh32_intdigest, "<u4")
+    words = np.fromiter(map(digest, map(str.encode, terms)), dtype=dtype, count=len(terms))
+    return words.view(np.uint8).reshape(-1, bits // 8)
 
 
 def _exact_twc_pfm(terms: list[str]) -> dict[str, float]:
