@@ -51,11 +51,12 @@ A page's blocks are fingerprinted together (:func:`fingerprints`,
 ``ModifiedSimhash.fingerprint_many``): one exact pass gives the weights of all
 the blocks below 160 terms, a gap pass (``_gap_weights``: the FFT part, then
 only the pairs inside the gaps between two occurrences of a term) each longer
-one, and all the counters are summed at once. Summation order and the long
-path's rounding can only decide a bit whose counter lies within rounding of
-zero; a block with a counter that close (exact ties included) is redone by the
-pure-Python reference, so every fingerprint is bit for bit the reference's:
-the weights of ``_twc_pfm_small`` summed as :func:`fingerprint` sums them.
+one, and all the counters are summed at once (by 4-bit nibble of the hash).
+Summation order and the long path's rounding can only decide a bit whose
+counter lies within rounding of zero; a block with a counter that close (exact
+ties included) is redone by the pure-Python reference, so every fingerprint is
+bit for bit the reference's: the weights of ``_twc_pfm_small`` summed as
+:func:`fingerprint` sums them.
 """
 
 from __future__ import annotations
@@ -418,6 +419,8 @@ def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
     raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
 
 
+# row v: the signs of the 4 bits of nibble value v, least significant first (+1 for 1, -1 for 0)
+_NIBBLE_SIGNS = np.where(np.arange(16)[:, None] >> np.arange(4) & 1, 1.0, -1.0)
 # row b: the signs of the 8 bits of byte value b, least significant first (+1 for 1, -1 for 0)
 _BYTE_SIGNS = np.where(np.arange(256)[:, None] >> np.arange(8) & 1, 1.0, -1.0)
 
@@ -487,7 +490,7 @@ class _HashTable(dict):
         """The id of every term of the blocks, one after the other."""
         if len(self) > _TABLE_MAX:
             self.clear()
-        ids = np.array(list(map(self.__getitem__, chain.from_iterable(blocks))), dtype=np.int64)
+        ids = np.fromiter(map(self.__getitem__, chain.from_iterable(blocks)), np.int64)
         if self.new:
             new, self.new = self.new, []
             hi, n_bytes = len(self), self.bits // 8
@@ -530,11 +533,13 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     blocks below ``_GAP_MIN_TERMS`` terms get their weights in one exact pass over all
     of them (as :func:`_exact_weights`), the longer ones one :func:`_gap_weights` pass
     each (:func:`_fft_weights` beyond ``_GAP_MAX_TERMS``). All counters are summed at
-    once (``np.add.reduceat``), in another order than the per-block matrix-vector
-    product of :func:`fingerprint`; the order (and the long paths' rounding, about
-    1e-15) can only decide a bit whose counter is within rounding of zero, so a block
-    with a counter that close (``_TIE_TOL``, far above either error) is redone by the
-    reference itself. Exact ties (a counter of exactly 0 gives bit 0) are among them.
+    once: the weight mass of each block on each value of each 4-bit nibble of the hash
+    (one bincount), times the 16 values' bit signs: another order than the per-block
+    matrix-vector product of :func:`fingerprint`. The order (and the long paths'
+    rounding, about 1e-15) can only decide a bit whose counter is within rounding of
+    zero, so a block with a counter that close (``_TIE_TOL``, far above either error)
+    is redone by the reference itself. Exact ties (a counter of exactly 0 gives bit 0)
+    are among them.
     """
     if bits not in SUPPORTED_BITS:
         raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
@@ -586,10 +591,17 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
         else:
             w = _fft_weights(tid[o:o_end] - lo, n_b)
         weights[lo:lo + n_b] = w
-    signs = np.take(_BYTE_SIGNS, table.rows[id_key - id_block * span].ravel(), axis=0)
-    signs = signs.reshape(n_ids, bits)
-    signs *= weights[:, None]
-    counters = np.add.reduceat(signs, id_start, axis=0)
+    # the counters: each block's weight mass on each value of each 4-bit nibble of the hash,
+    # times the values' bit signs (nibble j holds bits 4j .. 4j + 3)
+    rows = table.rows[id_key - id_block * span]
+    n_nib = bits // 4
+    nibbles = np.empty((n_ids, n_nib), dtype=np.intp)
+    np.bitwise_and(rows, 15, out=nibbles[:, 0::2])
+    np.right_shift(rows, 4, out=nibbles[:, 1::2])
+    nibbles += (id_block * (n_nib * 16))[:, None] + np.arange(0, n_nib * 16, 16)
+    mass = np.bincount(nibbles.ravel(), weights=np.repeat(weights, n_nib),
+                       minlength=len(blocks) * n_nib * 16)
+    counters = (mass.reshape(-1, 16) @ _NIBBLE_SIGNS).reshape(len(blocks), bits)
     close = np.abs(counters) <= (np.add.reduceat(weights, id_start) * distinct * _TIE_TOL)[:, None]
     n_bytes = bits // 8
     packed = np.packbits(counters > 0, axis=1, bitorder="little").tobytes()
