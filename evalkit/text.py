@@ -28,6 +28,9 @@ __all__ = [
 _SPACE = re.compile(r"\s+")
 # \w+ runs; terms additionally need one letter (METHODS §1.3)
 _WORD = re.compile(r"\w+", re.UNICODE)
+# on ASCII, \w is [A-Za-z0-9_]: lower case it and make every other character a space
+_ASCII_WORDS = str.maketrans({chr(i): chr(i).lower() if chr(i).isalnum() or chr(i) == "_" else " "
+                              for i in range(128)})
 _CLEANEVAL_MARK = re.compile(r"^\s*<(?:p|h|l)>\s*", re.IGNORECASE | re.MULTILINE)
 
 
@@ -225,6 +228,13 @@ def _term_map(stoplist: str, stemmer: str) -> _TermMap:
     return m
 
 
+def _tokens(text: str) -> list[str]:
+    """``\\w+`` runs of the lower-cased text (an ASCII text by a translation and a split)."""
+    if text.isascii():
+        return text.translate(_ASCII_WORDS).split()
+    return _WORD.findall(text.lower())
+
+
 def terms(text: str, stoplist: str = "english", stemmer: str = "porter") -> list[str]:
     """Index terms of a text, in order: lowercase ``\\w+`` words holding a letter,
     stop words dropped, then stemmed (METHODS §1.3).
@@ -232,15 +242,14 @@ def terms(text: str, stoplist: str = "english", stemmer: str = "porter") -> list
     Every token is decided once per process (:class:`_TermMap`); after that a
     token costs one dict lookup.
     """
-    return [t for t in map(_term_map(stoplist, stemmer).__getitem__, _WORD.findall(text.lower()))
-            if t is not None]
+    return [t for t in map(_term_map(stoplist, stemmer).__getitem__, _tokens(text)) if t is not None]
 
 
 def terms_many(texts: list[str], stoplist: str = "english",
                stemmer: str = "porter") -> list[list[str]]:
     """``[terms(t, stoplist, stemmer) for t in texts]``."""
-    get, findall = _term_map(stoplist, stemmer).__getitem__, _WORD.findall
-    return [[t for t in map(get, findall(text.lower())) if t is not None] for text in texts]
+    get = _term_map(stoplist, stemmer).__getitem__
+    return [[t for t in map(get, _tokens(text)) if t is not None] for text in texts]
 
 
 def shingles(tokens: list[str], n: int = 4) -> Counter:

@@ -84,6 +84,16 @@ def test_letter_test_is_the_regex_on_every_word_character():
         assert terms(c, "none", "none") == plain_terms(c, "none", "none"), c
 
 
+def test_ascii_tokens_are_the_regex_tokens():
+    rng = random.Random(4)
+    ascii_chars = "".join(map(chr, range(128)))
+    texts = [ascii_chars, ascii_chars[::-1], "Hello_World 12ab,CD;x\x1cy\x1fz\x0b"] + [
+        "".join(rng.choices(ascii_chars + "aaaeeeAZz09_   ", k=rng.randint(0, 200)))
+        for _ in range(500)]
+    for s in texts + ["naïve Ünïcode ﬁne", "’quoted’ text"]:
+        assert text._tokens(s) == re.findall(r"\w+", s.lower()), s
+
+
 @pytest.mark.parametrize("stoplist", ["english", "none"])
 @pytest.mark.parametrize("stemmer", ["porter", "none"])
 def test_terms_match_the_plain_definition(stoplist, stemmer):
