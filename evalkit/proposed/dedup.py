@@ -159,8 +159,10 @@ def _links(tid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(tid, kind="stable")
     same = tid[order[1:]] == tid[order[:-1]]
     before, after = order[:-1][same], order[1:][same]
-    prev = np.full(n, -1, dtype=np.int64)
-    nxt = np.full(n, n, dtype=np.int64)
+    prev = np.empty(n, dtype=np.int64)
+    prev.fill(-1)
+    nxt = np.empty(n, dtype=np.int64)
+    nxt.fill(n)
     prev[after] = before
     nxt[before] = after
     return prev, nxt
@@ -197,9 +199,9 @@ def _exact_weights(tid: np.ndarray, start: np.ndarray, n_t: np.ndarray) -> np.nd
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Concatenated ``arange(lo[i], hi[i])`` (empty when hi <= lo) and, for each element, its ``i``."""
     lens = np.maximum(hi - lo, 0)
-    owner = np.repeat(np.arange(len(lo)), lens)
-    starts = np.cumsum(lens) - lens
-    idx = np.arange(int(lens.sum())) - np.repeat(starts - lo, lens)
+    owner = np.arange(len(lo)).repeat(lens)
+    starts = lens.cumsum() - lens
+    idx = np.arange(int(lens.sum())) - (starts - lo).repeat(lens)
     return owner, idx
 
 
@@ -387,21 +389,22 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -
         spectrum = _SPECTRA[size] = np.conj(np.fft.rfft(kernel))
     contrib = np.fft.irfft(np.fft.rfft(is_first, size) * spectrum, size)[:n]
     contrib[~is_last] = 0.0
-    r = np.flatnonzero(~is_last)
+    r = (~is_last).nonzero()[0]
     s = nxt[r]
     lens = s - r - 1
     inner = lens > 0
     if inner.any():
         r, s, lens = r[inner], s[inner], lens[inner]
-        ends = np.cumsum(lens)
+        ends = lens.cumsum()
         # m runs r + 1 .. s - 1 gap after gap: ones, with a jump at each gap's head, summed up
-        m = np.ones(int(ends[-1]), dtype=np.int64)
+        m = np.empty(int(ends[-1]), dtype=np.int64)
+        m.fill(1)
         m[0] = r[0] + 1
         m[ends[:-1]] = r[1:] - s[:-1] + 2
-        np.cumsum(m, out=m)
-        s_m = np.repeat(s, lens)
+        m.cumsum(out=m)
+        s_m = s.repeat(lens)
         contrib += np.bincount(m, weights=(nxt[m] > s_m) / (s_m - m), minlength=n)
-        contrib[r] += np.add.reduceat(is_first[m] / (m - np.repeat(r, lens)), ends - lens)
+        contrib[r] += np.add.reduceat(is_first[m] / (m - r.repeat(lens)), ends - lens)
     sums = np.bincount(tid, weights=contrib, minlength=n_t)
     return (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
 
@@ -550,33 +553,35 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     gid = table.lookup(blocks)
     n, span = len(gid), len(table)
     sizes = np.fromiter(map(len, blocks), np.int64, len(blocks))
-    tok_start = np.cumsum(sizes) - sizes
+    tok_start = sizes.cumsum() - sizes
     # ids of (block, term): sorted by block then table id; a stable sort keeps positions in order
-    key = np.repeat(np.arange(len(blocks)) * span, sizes) + gid
-    order = np.argsort(key, kind="stable")
+    key = (np.arange(len(blocks)) * span).repeat(sizes) + gid
+    order = key.argsort(kind="stable")
     sorted_key = key[order]
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
     tid = np.empty(n, dtype=np.int64)
-    tid[order] = np.cumsum(new) - 1
+    tid[order] = new.cumsum() - 1
     same = ~new[1:]
     before, after = order[:-1][same], order[1:][same]
-    prev = np.full(n, -1, dtype=np.int64)
-    nxt = np.full(n, n, dtype=np.int64)
+    prev = np.empty(n, dtype=np.int64)
+    prev.fill(-1)
+    nxt = np.empty(n, dtype=np.int64)
+    nxt.fill(n)
     prev[after] = before
     nxt[before] = after
     id_key = sorted_key[new]
     id_block = id_key // span
     distinct = np.bincount(id_block, minlength=len(blocks))
-    id_start = np.cumsum(distinct) - distinct
+    id_start = distinct.cumsum() - distinct
     n_t = distinct[id_block]
     n_ids = len(id_key)
     # the exact pass over the short blocks' positions q (see _exact_weights)
-    long = np.flatnonzero(sizes >= _GAP_MIN_TERMS).tolist()
-    start = np.repeat(tok_start, sizes)
+    long = (sizes >= _GAP_MIN_TERMS).nonzero()[0].tolist()
+    start = tok_start.repeat(sizes)
     if long:
-        q_at = np.flatnonzero(np.repeat(sizes < _GAP_MIN_TERMS, sizes))
+        q_at = (sizes < _GAP_MIN_TERMS).repeat(sizes).nonzero()[0]
         owner, p = _ranges(np.maximum(prev[q_at] + 1, start[q_at]), q_at)
         q = q_at[owner]
     else:
@@ -599,14 +604,14 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     np.bitwise_and(rows, 15, out=nibbles[:, 0::2])
     np.right_shift(rows, 4, out=nibbles[:, 1::2])
     nibbles += (id_block * (n_nib * 16))[:, None] + np.arange(0, n_nib * 16, 16)
-    mass = np.bincount(nibbles.ravel(), weights=np.repeat(weights, n_nib),
+    mass = np.bincount(nibbles.ravel(), weights=weights.repeat(n_nib),
                        minlength=len(blocks) * n_nib * 16)
     counters = (mass.reshape(-1, 16) @ _NIBBLE_SIGNS).reshape(len(blocks), bits)
     close = np.abs(counters) <= (np.add.reduceat(weights, id_start) * distinct * _TIE_TOL)[:, None]
     n_bytes = bits // 8
     packed = np.packbits(counters > 0, axis=1, bitorder="little").tobytes()
     found = [int.from_bytes(packed[i:i + n_bytes], "little") for i in range(0, len(packed), n_bytes)]
-    for b in np.flatnonzero(close.any(axis=1)).tolist():
+    for b in close.any(axis=1).nonzero()[0].tolist():
         found[b] = fingerprint(_exact_twc_pfm(blocks[b]), bits)
     it = iter(found)
     return [next(it) if b else None for b in term_lists]
