@@ -205,7 +205,8 @@ def test_near_ties_are_redone_by_the_reference(monkeypatch):
 
 
 @pytest.mark.parametrize("n", [160, 400, 1500])
-def test_gap_weights_are_the_exact_weights(n):
+def test_gap_weights_are_the_exact_weights(monkeypatch, n):
+    monkeypatch.setattr(dedup, "_GAP_MAX_PAIRS", 10**7)
     rng = random.Random(n)
     for kind in range(3):
         words = ([f"w{int(rng.paretovariate(0.8))}" for _ in range(n)] if kind == 0 else
@@ -216,6 +217,16 @@ def test_gap_weights_are_the_exact_weights(n):
         got = dedup._gap_weights(tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n))
         want = np.array(list(_twc_pfm_small(words).values()))
         assert np.allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_long_gaps_go_to_the_fft_path():
+    words = ["a", "b"] * 400  # gaps of one position each: 798
+    tid = dedup._intern(words)[1]
+    assert dedup._gap_weights(tid, 2, *dedup._links(tid)) is not None
+    words = [f"u{i % 300}" for i in range(900)]  # 600 gaps of 299 positions
+    tid = dedup._intern(words)[1]
+    assert dedup._gap_weights(tid, 300, *dedup._links(tid)) is None
+    assert dedup.fingerprints([words]) == [reference_fingerprint(words)]
 
 
 def test_term_table_is_bounded(monkeypatch):

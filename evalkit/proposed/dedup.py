@@ -92,9 +92,10 @@ SUPPORTED_BITS = (32, 64, 128)
 _PAIRS_MIN_TERMS = 24
 # from here the FFT + chunked path (it rounds differently from the two exact paths below it)
 _NUMPY_MIN_TERMS = 200
-# fingerprints(): from here a block's weights come from _gap_weights, beyond the next _fft_weights
+# fingerprints(): from here a block's weights come from _gap_weights, unless its gaps hold
+# more positions than the next (arrays past 512 KB cost more in page faults than _fft_weights)
 _GAP_MIN_TERMS = 160
-_GAP_MAX_TERMS = 1500
+_GAP_MAX_PAIRS = 1 << 16
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
 # pairs made at a time by ``_pair_sums`` (256 KB per work array)
@@ -365,9 +366,11 @@ def _fft_weights(tid: np.ndarray, n_t: int) -> np.ndarray:
 _SPECTRA: dict[int, np.ndarray] = {}
 
 
-def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray,
+                 nxt: np.ndarray) -> np.ndarray | None:
     """:func:`_fft_weights` for blocks of a few hundred terms, given each position's previous
-    and next occurrence (negative / at least ``len(tid)`` when there is none).
+    and next occurrence (negative / at least ``len(tid)`` when there is none); None when
+    the gaps hold more than ``_GAP_MAX_PAIRS`` positions.
 
     A pair (p, q) counts when ``prev[q] < p < q < next[p]``. (A) p a last and q a first
     occurrence: every p < q, one FFT correlation (as in :func:`_fft_weights`). Every other
@@ -380,6 +383,14 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -
     """
     n = len(tid)
     is_first, is_last = prev < 0, nxt >= n
+    r = (~is_last).nonzero()[0]
+    s = nxt[r]
+    lens = s - r - 1
+    inner = lens > 0
+    r, s, lens = r[inner], s[inner], lens[inner]
+    ends = lens.cumsum()
+    if len(ends) and ends[-1] > _GAP_MAX_PAIRS:
+        return None
     size = 1 << (2 * n - 1).bit_length()
     spectrum = _SPECTRA.get(size)
     if spectrum is None:
@@ -389,13 +400,7 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -
         spectrum = _SPECTRA[size] = np.conj(np.fft.rfft(kernel))
     contrib = np.fft.irfft(np.fft.rfft(is_first, size) * spectrum, size)[:n]
     contrib[~is_last] = 0.0
-    r = (~is_last).nonzero()[0]
-    s = nxt[r]
-    lens = s - r - 1
-    inner = lens > 0
-    if inner.any():
-        r, s, lens = r[inner], s[inner], lens[inner]
-        ends = lens.cumsum()
+    if len(ends):
         # m runs r + 1 .. s - 1 gap after gap: ones, with a jump at each gap's head, summed up
         m = np.empty(int(ends[-1]), dtype=np.int64)
         m.fill(1)
@@ -535,7 +540,7 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     table id), which also links each position to its term's previous and next one. The
     blocks below ``_GAP_MIN_TERMS`` terms get their weights in one exact pass over all
     of them (as :func:`_exact_weights`), the longer ones one :func:`_gap_weights` pass
-    each (:func:`_fft_weights` beyond ``_GAP_MAX_TERMS``). All counters are summed at
+    each (:func:`_fft_weights` when its gaps are too long). All counters are summed at
     once: the weight mass of each block on each value of each 4-bit nibble of the hash
     (one bincount), times the 16 values' bit signs: another order than the per-block
     matrix-vector product of :func:`fingerprint`. The order (and the long paths'
@@ -591,11 +596,8 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     for b in long:
         lo, n_b = int(id_start[b]), int(distinct[b])
         o, o_end = int(tok_start[b]), int(tok_start[b] + sizes[b])
-        if o_end - o <= _GAP_MAX_TERMS:
-            w = _gap_weights(tid[o:o_end] - lo, n_b, prev[o:o_end] - o, nxt[o:o_end] - o)
-        else:
-            w = _fft_weights(tid[o:o_end] - lo, n_b)
-        weights[lo:lo + n_b] = w
+        w = _gap_weights(tid[o:o_end] - lo, n_b, prev[o:o_end] - o, nxt[o:o_end] - o)
+        weights[lo:lo + n_b] = _fft_weights(tid[o:o_end] - lo, n_b) if w is None else w
     # the counters: each block's weight mass on each value of each 4-bit nibble of the hash,
     # times the values' bit signs (nibble j holds bits 4j .. 4j + 3)
     rows = table.rows[id_key - id_block * span]
