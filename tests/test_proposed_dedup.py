@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from evalkit.proposed import fingerprint, hamming, twc_pfm
+from evalkit.proposed import dedup, fingerprint, hamming, twc_pfm
 from evalkit.proposed.dedup import ModifiedSimhash, _twc_pfm_numpy, _twc_pfm_small, term_hash
 from evalkit.registry import DETECTORS
 
@@ -40,6 +40,12 @@ def naive_twc_pfm(terms: list[str]) -> dict[str, float]:
                     total += 1.0 / (q - p)
         out[a] = total / 2 / n_t
     return out
+
+
+def fft_only(terms: list[str]) -> dict[str, float]:
+    """The chunked FFT path, whatever the gaps (``_twc_pfm_numpy`` may take the gap pass)."""
+    distinct, tid = dedup._intern(terms)
+    return dict(zip(distinct, dedup._fft_weights(tid, len(distinct)).tolist()))
 
 
 def test_twc_pfm_paper_example_by_hand():
@@ -84,7 +90,7 @@ def test_twc_pfm_matches_naive_on_random_inputs(seed):
     vocab = [f"t{i}" for i in range(rng.choice((3, 10, 40, 150)))]
     terms = rng.choices(vocab, k=rng.randint(1, 400))
     want = naive_twc_pfm(terms)
-    for impl in (_twc_pfm_small, _twc_pfm_numpy, twc_pfm):
+    for impl in (_twc_pfm_small, _twc_pfm_numpy, twc_pfm, fft_only):
         got = impl(terms)
         assert set(got) == set(want)
         for t in want:

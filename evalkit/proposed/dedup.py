@@ -93,9 +93,9 @@ _PAIRS_MIN_TERMS = 24
 # from here the FFT + chunked path (it rounds differently from the two exact paths below it)
 _NUMPY_MIN_TERMS = 200
 # fingerprints(): from here a block's weights come from _gap_weights, unless its gaps hold
-# more positions than the next (arrays past 512 KB cost more in page faults than _fft_weights)
+# more positions than the next (arrays past 256 KB cost more in page faults than _fft_weights)
 _GAP_MIN_TERMS = 160
-_GAP_MAX_PAIRS = 1 << 16
+_GAP_MAX_PAIRS = 1 << 15
 # chunk length of the vectorised pair enumeration (measured best of 16/32/64)
 _CHUNK = 32
 # pairs made at a time by ``_pair_sums`` (256 KB per work array)
@@ -288,18 +288,25 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     next[p] > q: positions are cut into chunks of ``_CHUNK`` and sorted by
     next[p] inside each chunk, so for the chunks that lie wholly inside the
     range the qualifying p are a suffix found by binary search (enumerated
-    exactly), and only the two partial chunks at the ends are filtered.
+    exactly), and only the two partial chunks at the ends are filtered
+    (:func:`_fft_weights`). While the gaps between a term's occurrences hold
+    few positions, :func:`_gap_weights` enumerates (B) through them instead.
     Rounding differs from the direct sums by about 1e-15 relative.
     """
     distinct, tid = _intern(terms)
-    return dict(zip(distinct, _fft_weights(tid, len(distinct)).tolist()))
+    links = _links(tid)
+    weights = _gap_weights(tid, len(distinct), *links)
+    if weights is None:
+        weights = _fft_weights(tid, len(distinct), links)
+    return dict(zip(distinct, weights.tolist()))
 
 
-def _fft_weights(tid: np.ndarray, n_t: int) -> np.ndarray:
+def _fft_weights(tid: np.ndarray, n_t: int,
+                 links: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """:func:`_twc_pfm_numpy` on term ids (distinct terms numbered 0, 1, ... in order of first
-    appearance): the weights in that order."""
+    appearance): the weights in that order. ``links``: ``_links(tid)`` when already made."""
     n = len(tid)
-    prev, nxt = _links(tid)
+    prev, nxt = _links(tid) if links is None else links
     pos = np.arange(n, dtype=np.int64)
     is_first, is_last = prev < 0, nxt == n
     contrib = np.zeros(n)
