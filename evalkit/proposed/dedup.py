@@ -38,8 +38,9 @@ Our reading (METHODS §1.3):
 Departures: none in the arithmetic. The paper's pairwise pointer walk costs
 O(N_t^2 * N); :func:`twc_pfm` computes the same sums from each position's
 previous and next occurrence (a recency-list pass for short blocks, the same
-sums vectorised bit for bit from 24 terms, an FFT plus a chunked pair
-enumeration from 200; see ``_twc_pfm_numpy``).
+sums vectorised bit for bit from 24 terms, an FFT plus the pairs inside the
+gaps between a term's occurrences from 200, or an FFT plus a chunked pair
+enumeration when those gaps are long; see ``_twc_pfm_numpy``).
 The long-block path rounds differently (about 1e-15 relative), which can
 only flip a fingerprint bit whose counter is within that of zero. The pairs
 are made in batches of 32,768 in work arrays allocated once per call
