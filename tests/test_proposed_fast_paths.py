@@ -230,6 +230,15 @@ def test_long_gaps_go_to_the_fft_path():
     assert dedup.fingerprints([words]) == [reference_fingerprint(words)]
 
 
+def test_term_table_forgets_terms_it_cannot_hash(monkeypatch):
+    monkeypatch.setattr(dedup, "_TABLES", {})
+    with pytest.raises(UnicodeEncodeError):
+        dedup.fingerprints([["alpha", "bad\ud800"]])
+    blocks = [["alpha", "beta", "alpha"], ["gamma"]]
+    assert dedup.fingerprints(blocks) == [reference_fingerprint(b) for b in blocks]
+    assert "bad\ud800" not in dedup._TABLES[64]
+
+
 def test_term_table_is_bounded(monkeypatch):
     monkeypatch.setattr(dedup, "_TABLES", {})
     monkeypatch.setattr(dedup, "_TABLE_MAX", 50)

@@ -506,15 +506,22 @@ class _HashTable(dict):
         """The id of every term of the blocks, one after the other."""
         if len(self) > _TABLE_MAX:
             self.clear()
+            self.new.clear()
         ids = np.fromiter(map(self.__getitem__, chain.from_iterable(blocks)), np.int64)
         if self.new:
             new, self.new = self.new, []
+            try:
+                data = _hash_bytes(new, self.bits)
+            except BaseException:  # e.g. a term UTF-8 cannot encode: forget the new ids
+                for term in new:
+                    del self[term]
+                raise
             hi, n_bytes = len(self), self.bits // 8
             if hi > len(self.rows):
                 rows = np.empty((max(hi, 2 * len(self.rows)), n_bytes), np.uint8)
                 rows[:hi - len(new)] = self.rows[:hi - len(new)]
                 self.rows = rows
-            self.rows[hi - len(new):hi] = _hash_bytes(new, self.bits)
+            self.rows[hi - len(new):hi] = data
         return ids
 
 
