@@ -40,7 +40,7 @@ __all__ = [
 SUMMARY_COLUMNS = ["experiment", "dataset", "method", "metric", "value", "ci_low", "ci_high",
                    "n_pages"]
 CORE_PACKAGES = ["hydra-core", "omegaconf", "pandas", "numpy", "scipy", "scikit-learn",
-                 "matplotlib", "lxml", "xxhash", "datasketch", "nltk", "charset-normalizer",
+                 "matplotlib", "lxml", "xxhash", "datasketch", "charset-normalizer",
                  "joblib"]
 
 
