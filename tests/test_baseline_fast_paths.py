@@ -142,12 +142,16 @@ TAIL_CASES = [
 ]
 
 
+def _assert_like_lxml_html(fast, reference, html):
+    """``fast`` leaves, on a plain and on an lxml.html tree, what ``reference`` leaves."""
+    expected = lxml.etree.tostring(reference(parse_html(html)))
+    assert lxml.etree.tostring(fast(parse_html(html, plain=True))) == expected
+    assert lxml.etree.tostring(fast(parse_html(html))) == expected
+
+
 @pytest.mark.parametrize("html", TAIL_CASES)
 def test_clean_tree_keeps_tails_where_lxml_html_does(html):
-    html = "<html><body>" + html + "</body></html>"
-    expected = lxml.etree.tostring(_html_drop_clean(parse_html(html)))
-    assert lxml.etree.tostring(clean_tree(parse_html(html, plain=True))) == expected
-    assert lxml.etree.tostring(clean_tree(parse_html(html))) == expected
+    _assert_like_lxml_html(clean_tree, _html_drop_clean, "<html><body>" + html + "</body></html>")
 
 
 def test_clean_tree_plain_equals_lxml_html_on_real_pages(shared):
@@ -343,10 +347,8 @@ UNWRAP_CASES = [
 
 @pytest.mark.parametrize("html", UNWRAP_CASES)
 def test_preprocess_moves_text_where_lxml_html_does(html):
-    html = "<html><head><title>t</title></head><body>" + html + "</body></html>"
-    expected = lxml.etree.tostring(_html_preprocess(parse_html(html)))
-    assert lxml.etree.tostring(preprocess(parse_html(html, plain=True))) == expected
-    assert lxml.etree.tostring(preprocess(parse_html(html))) == expected
+    _assert_like_lxml_html(preprocess, _html_preprocess,
+                           "<html><head><title>t</title></head><body>" + html + "</body></html>")
 
 
 def test_preprocess_and_paragraphs_plain_equal_lxml_html_on_real_pages(shared):

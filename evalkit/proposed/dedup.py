@@ -157,9 +157,14 @@ def _intern(terms: list[str]) -> tuple[list[str], np.ndarray]:
 
 def _links(tid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The previous and next position of the same term id (-1 / len(tid) when there is none)."""
-    n = len(tid)
     order = np.argsort(tid, kind="stable")
-    same = tid[order[1:]] == tid[order[:-1]]
+    return _linked(order, tid[order[1:]] == tid[order[:-1]])
+
+
+def _linked(order: np.ndarray, same: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Previous and next positions from a stable sort ``order`` of the positions by term and
+    ``same`` (neighbours in that order hold the same term); -1 / n where there is none."""
+    n = len(order)
     before, after = order[:-1][same], order[1:][same]
     prev = np.empty(n, dtype=np.int64)
     prev.fill(-1)
@@ -583,14 +588,7 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
     tid = np.empty(n, dtype=np.int64)
     tid[order] = new.cumsum() - 1
-    same = ~new[1:]
-    before, after = order[:-1][same], order[1:][same]
-    prev = np.empty(n, dtype=np.int64)
-    prev.fill(-1)
-    nxt = np.empty(n, dtype=np.int64)
-    nxt.fill(n)
-    prev[after] = before
-    nxt[before] = after
+    prev, nxt = _linked(order, ~new[1:])
     id_key = sorted_key[new]
     id_block = id_key // span
     distinct = np.bincount(id_block, minlength=len(blocks))
