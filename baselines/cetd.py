@@ -70,7 +70,7 @@ import lxml.etree
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError, drop_tree
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 
 __all__ = [
     "CETD",
@@ -483,9 +483,7 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
             append("\n")
         if k and tails[k]:
             append(tails[k])
-    # normalize_space of each line, non-empty lines only, iterated in C; str.split() and
-    # the \s of re (normalize_space) agree on what is white space
-    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
+    return join_lines(parts)
 
 
 class CETD(Extractor):

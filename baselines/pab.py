@@ -60,7 +60,7 @@ import lxml.html
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines
 
 __all__ = [
     "DEFAULT_MAX_OUTER_LINK_SHARE",
@@ -226,13 +226,6 @@ def find_blocks(body: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     return blocks
 
 
-def _lines(parts: list[str]) -> str:
-    """``parts`` joined and normalised as :func:`evalkit.visible.element_text` does."""
-    # normalize_space of each line, non-empty lines only, iterated in C; str.split() and
-    # the \s of re (normalize_space) agree on what is white space
-    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
-
-
 @dataclass
 class Block:
     """One block found by :func:`split_blocks`: the element and what PAB needs of it."""
@@ -348,12 +341,12 @@ def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[
             share, n_links = outer_link_share(el, host)
             out.append(Block(el, element_text(el), block_priority(el), share, n_links))
             continue
-        out.append(Block(el, _lines(parts[span[0]:span[1]]), round(sums[i], 10),
+        out.append(Block(el, join_lines(parts[span[0]:span[1]]), round(sums[i], 10),
                          n_outer / n_links if n_links else 0.0, n_links))
         outside.extend(parts[start:span[0]])
         start = span[1]
     outside.extend(parts[start:])
-    return out, _lines(outside)
+    return out, join_lines(outside)
 
 
 class PAB(Extractor):

@@ -10,7 +10,7 @@ import lxml.html
 
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text",
-           "element_word_count"]
+           "element_word_count", "join_lines"]
 
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta",
                             "link", "svg", "math", "iframe", "object", "embed"})
@@ -77,9 +77,15 @@ def element_text(el: lxml.html.HtmlElement, skip=None, skip_tags=frozenset()) ->
     ``skip`` returns True are left out with their subtree (their tail text is
     kept); a tag set is the fast way to say it.
     """
-    # " ".join(x.split()) is normalize_space: str.split and re's \s agree on every code point
-    lines = (" ".join(x.split()) for x in "".join(_text_parts(el, skip_tags, skip)).split("\n"))
-    return "\n".join(line for line in lines if line)
+    return join_lines(_text_parts(el, skip_tags, skip))
+
+
+def join_lines(parts: list[str]) -> str:
+    """Text pieces (``"\\n"`` at block boundaries) joined as :func:`element_text` lays them
+    out: white space collapsed in each line, empty lines dropped."""
+    # " ".join(x.split()) is normalize_space (str.split and re's \s agree on every code
+    # point), iterated in C
+    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
 
 
 def element_word_count(el: lxml.html.HtmlElement, skip_tags=frozenset()) -> int:

@@ -45,7 +45,7 @@ import lxml.html
 from evalkit.page import drop_tree
 from evalkit.text import normalize_space
 from evalkit.visible import BLOCK_TAGS as LINE_TAGS
-from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count
+from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count, join_lines
 
 __all__ = [
     "BLOCK_TAGS",
@@ -62,7 +62,6 @@ __all__ = [
     "own_text",
     "own_word_count",
     "owner_block",
-    "script_free_elements",
     "separate_blocks",
     "split_body",
 ]
@@ -115,11 +114,6 @@ def drop_scripts(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
         if el.getparent() is not None:
             drop_tree(el)
     return root
-
-
-def script_free_elements(root: lxml.html.HtmlElement) -> list:
-    """:func:`drop_scripts`, returning the elements left (held, their proxies stay alive)."""
-    return list(drop_scripts(root).iter())
 
 
 def _body(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -204,12 +198,6 @@ class BodyIndex:
     gone: set = field(default_factory=set)
 
 
-def _join_lines(parts: list[str]) -> str:
-    # element_text's layout: normalize_space per line, empty lines dropped
-    # (str.split and re's \s agree on every code point)
-    return "\n".join(filter(None, map(" ".join, map(str.split, "".join(parts).split("\n")))))
-
-
 def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
     """One iterative walk of ``body``: every block's own text, each element's owner block, and
     the word count of the whole visible body, as the per-block functions compute them.
@@ -273,7 +261,7 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
                 push((tail, own, target, vis))
             if child.tag.__class__ is str:
                 push((child, own, target, vis))
-    texts = {el: _join_lines(parts) if parts is not None else "" for el, parts in parts_of.items()}
+    texts = {el: join_lines(parts) if parts is not None else "" for el, parts in parts_of.items()}
     return BodyIndex(body=body, elements=elements, owner=owner, texts=texts,
                      words=len("".join(whole).split()))
 
