@@ -59,6 +59,7 @@ __all__ = [
     "element_paths",
     "index_body",
     "iter_own",
+    "link_words",
     "own_text",
     "own_word_count",
     "owner_block",
@@ -271,12 +272,18 @@ def block_text(block: Block, block_tags=BLOCK_TAGS) -> str:
     return own_text(block.element, block_tags)
 
 
+def link_words(a: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> str:
+    """``own_text`` of a link with its white space collapsed to single spaces; a link that
+    holds only text (the usual case) needs no walk."""
+    return " ".join((own_text(a, block_tags) if len(a) else a.text or "").split())
+
+
 def block_anchor_text(block: Block, block_tags=BLOCK_TAGS) -> str:
     """Text of the ``<a>`` elements the block owns, space separated."""
     parts = []
     for node in iter_own(block.element, block_tags):
         if _tag(node) == "a":
-            parts.append(own_text(node, block_tags))
+            parts.append(link_words(node, block_tags))
     return normalize_space(" ".join(parts))
 
 

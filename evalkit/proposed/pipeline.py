@@ -39,7 +39,7 @@ from evalkit.proposed.blocks import (
     TextCache,
     block_anchor_text,
     drop_scripts,
-    own_text,
+    link_words,
     split_body,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
@@ -385,6 +385,5 @@ def _anchor_texts(alive: list[Block], index: BodyIndex, tags) -> dict[int, str]:
         holder = owner[el]
         i = by_el.get(holder) if holder is not None else residual
         if i is not None:
-            parts.setdefault(i, []).append(own_text(el, tags) if len(el) else
-                                           " ".join((el.text or "").split()))
+            parts.setdefault(i, []).append(link_words(el, tags))
     return {i: normalize_space(" ".join(p)) for i, p in parts.items()}

@@ -80,7 +80,7 @@ from evalkit.proposed.blocks import (
     Block,
     BodyIndex,
     TextCache,
-    own_text,
+    link_words,
     own_word_count,
     owner_block,
 )
@@ -596,7 +596,7 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
         for a in links:
             if host_matches(_url_host(a.get("href")), social):
                 n_social += 1
-            elif _has_phrase(_link_words(a, block_tags), phrases):
+            elif _has_phrase(link_words(a, block_tags).lower(), phrases):
                 n_legal += 1
         if (n_social + n_legal) / len(links) > share:
             return (f"{n_social} social and {n_legal} legal of {len(links)} links "
@@ -605,10 +605,3 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
     if hit:
         return f"legal/utility notice ({hit!r})"
     return "search box" if search else None
-
-
-def _link_words(a, block_tags) -> str:
-    """The link's own text, lower case, white space collapsed (most links hold only text)."""
-    if len(a):
-        return " ".join(own_text(a, block_tags).lower().split())
-    return " ".join((a.text or "").lower().split())
