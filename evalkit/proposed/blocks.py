@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import lxml.etree
 import lxml.html
 
 from evalkit.page import drop_tree
@@ -71,6 +72,7 @@ __all__ = [
 BLOCK_TAGS = ("div", "td")
 #: removed with their subtree (tails kept) before block separation
 DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
+_WALK_EVENTS = ("start", "end", "comment", "pi")
 
 
 @dataclass
@@ -211,7 +213,7 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
     """
     tag_set = frozenset(t.lower() for t in block_tags)
     invisible, lines = INVISIBLE_TAGS, LINE_TAGS
-    start = owner_block(body, tag_set)
+    own = owner_block(body, tag_set)
     body_tag = _tag(body)
     residual: list[str] | None = [] if body_tag and body_tag not in invisible else None
     parts_of: dict = {body: residual}
@@ -219,49 +221,58 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
     owner: dict = {}
     elements: list = []
     keep, note = elements.append, whole.append
-    # entries: (element, owner, target list or None, visible) or (text, -, target, visible)
-    stack: list = [(body, start, residual, residual is not None)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, own, target, vis = pop()
-        if node.__class__ is str:
-            if target is not None:
-                target.append(node)
-            if vis:
-                note(node)
+    # where text goes now: the owning block's pieces (None: nowhere) and whether it is visible
+    target, vis = residual, residual is not None
+    # per open element, what its parent had: (owner, target, visible, closes a line)
+    stack: list = []
+    push, pop = stack.append, stack.pop
+    # lxml walks the tree in C; comments and processing instructions come as their own
+    # events, so that their tails are not lost
+    for event, node in lxml.etree.iterwalk(body, events=_WALK_EVENTS):
+        if event == "start":
+            low = node.tag.lower()
+            state = (own, target, vis, False)
+            if node is not body:
+                if low in tag_set:
+                    own = node
+                    target = parts_of[node] = [] if low not in invisible else None
+                elif low in invisible:
+                    target = None
+                if low in invisible:
+                    vis = False
+            owner[node] = own
+            keep(node)
+            if target is None and not vis:  # nothing of this subtree is text but nested blocks
+                push(state)
+                continue
+            line = low in lines
+            push((state[0], state[1], state[2], line))
+            text = node.text
+            if line or text:
+                piece = "\n" + text if line and text else ("\n" if line else text)
+                if target is not None:
+                    target.append(piece)
+                if vis:
+                    note(piece)
             continue
-        low = node.tag.lower()
-        if node is not body:
-            if low in tag_set:
-                own = node
-                target = parts_of[node] = [] if low not in invisible else None
-            elif low in invisible:
-                target = None
-            if low in invisible:
-                vis = False
-        owner[node] = own
-        keep(node)
-        if target is None and not vis:  # nothing of this subtree is text but nested blocks
-            for child in reversed(node):
-                if child.tag.__class__ is str:
-                    push((child, own, None, False))
-            continue
-        line = low in lines
-        text = node.text
-        if line or text:
-            piece = "\n" + text if line and text else ("\n" if line else text)
+        if event == "end":
+            if not stack:  # never: the walk ends with the body's own end event
+                break
+            own, p_target, p_vis, line = pop()
+            if line:  # the element's line closes with its own target
+                if target is not None:
+                    target.append("\n")
+                if vis:
+                    note("\n")
+            target, vis = p_target, p_vis
+            if node is body:  # the body's tail is outside the body
+                break
+        tail = node.tail  # an element's, comment's or processing instruction's
+        if tail:
             if target is not None:
-                target.append(piece)
+                target.append(tail)
             if vis:
-                note(piece)
-        if line:
-            push(("\n", own, target, vis))
-        for child in reversed(node):
-            tail = child.tail
-            if tail:
-                push((tail, own, target, vis))
-            if child.tag.__class__ is str:
-                push((child, own, target, vis))
+                note(tail)
     texts = {el: join_lines(parts) if parts is not None else "" for el, parts in parts_of.items()}
     return BodyIndex(body=body, elements=elements, owner=owner, texts=texts,
                      words=len("".join(whole).split()))
