@@ -169,10 +169,11 @@ _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PX = re.compile(r"^\s*(\d+)(?:\.0+)?\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)(?:\.0+)?\s*px", re.IGNORECASE)
 _IP = re.compile(r"^[\d.]+$|:")
+# urlsplit's scheme (a letter, then letters, digits, + - .) and the netloc that follows "//"
+_NETLOC = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
 # the attributes ad_marker reads, in the order it reads them
 _AD_ATTRS = ("id", "class", "src", "href")
-_AD_ATTR_VALUES = tuple(lxml.etree.XPath(f"descendant-or-self::*/@{a}") for a in _AD_ATTRS)
 
 
 @lru_cache(maxsize=65_536)
@@ -188,6 +189,15 @@ def url_host(url: str | None) -> str | None:
     url = url.strip()
     if url.startswith("//"):
         url = "http:" + url
+    if url.isascii() and url.isprintable() and "[" not in url and "]" not in url:
+        # the common case read directly, as urlsplit reads it: an optional scheme, then the
+        # netloc after "//" up to / ? or #, less user info and port (urlsplit costs ~10x)
+        m = _NETLOC.match(url)
+        if m is None:
+            return None
+        host = m.group(1).rpartition("@")[2].partition(":")[0]
+        if "%" not in host:  # an IPv6 zone would keep its case: left to urlsplit
+            return host.lower().rstrip(".") if host else None
     try:
         host = urlsplit(url).hostname
     except ValueError:
@@ -347,8 +357,8 @@ def apply_tag_rules(
     img_els = list(body.iter("img"))
     sized_els = list(body.iter(*_SIZED_TAGS))
     plugin_els = list(body.iter(*_PLUGIN_TAGS, "iframe"))
-    # one list per attribute: a union of the four would make libxml2 sort them (slower)
-    ad_values = [v for find in _AD_ATTR_VALUES for v in find(body)]
+    # the body's elements in document order (the index holds their proxies already)
+    elements = index.elements if index is not None else list(body.iter(lxml.etree.Element))
     anchors = body.xpath(".//a[@href != '']")  # for utility_links
     searches = [el for el in body.xpath("descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
 
@@ -399,10 +409,8 @@ def apply_tag_rules(
         memo: dict = {}
         screen = _screen(tokens, subs, hosts)
         page_words = None  # counted when first needed (after offsite_image, as before)
-        order = index.elements if index is not None else body.iter()
-        for el in _ad_candidates(ad_values, body, screen, order):
-            values = [(a, v) for a in _AD_ATTRS if (v := el.get(a))]
-            if el in gone or not values:
+        for el, values in _ad_candidates(elements, body, screen):
+            if el in gone:
                 continue
             why = _ad_reason(values, tokens, subs, hosts, memo, screen)
             if why is None:
@@ -495,23 +503,29 @@ def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]
     return re.compile("|".join(map(re.escape, needles))) if needles else None
 
 
-def _ad_candidates(values, body, screen, order) -> list:
-    """The elements (never ``body``) with an id/class/src/href value in which ``screen``
-    finds something (all of them without a screen), in the order of ``order`` (the body's
-    elements in document order); ``values`` are the attribute values as lxml's XPath gives
-    them, each knowing its element."""
+def _ad_candidates(elements, body, screen) -> list:
+    """``(element, its non-empty (attribute, value) pairs in _AD_ATTRS order)`` for the
+    elements other than ``body`` with an id/class/src/href value in which ``screen`` finds
+    something (every such element without a screen), in the order of ``elements``.
+
+    Reading the four attributes of each element is cheaper than asking libxml2's XPath
+    for them (it builds and sorts node sets, and a proxy for each value's element).
+    """
+    rows = []
+    for el in elements:
+        i, c, s, h = el.get("id"), el.get("class"), el.get("src"), el.get("href")
+        if (i or c or s or h) and el is not body:
+            rows.append((el, i, c, s, h))
     if screen is not None:
-        distinct = list(set(values))
+        distinct = list({v for row in rows for v in row[1:] if v})
         # one search over all distinct values, lower-cased one by one (lower() may change a
         # length) and joined by NULs, which no needle holds, so no match spans two values
         lows = [v.lower() for v in distinct]
         starts = list(accumulate((len(x) + 1 for x in lows), initial=0))
         hits = {distinct[bisect_right(starts, m.start()) - 1]
                 for m in screen.finditer("\x00".join(lows))}
-        values = [v for v in values if v in hits]
-    found = {v.getparent() for v in values}
-    found.discard(body)
-    return [el for el in order if el in found] if found else []
+        rows = [row for row in rows if not hits.isdisjoint(row[1:])]
+    return [(row[0], [(a, v) for a, v in zip(_AD_ATTRS, row[1:]) if v]) for row in rows]
 
 
 def _is_search_box(el) -> bool:
