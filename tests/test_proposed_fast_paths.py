@@ -344,3 +344,13 @@ def test_url_host_matches_urlsplit_on_generated_urls():
         assert url_host(url) == _url_host_by_urlsplit(url)
 
     check()
+
+
+def test_needle_hits_finds_each_text_holding_a_needle_and_no_match_across_two():
+    from evalkit.proposed.primary_tags import _needle_hits
+
+    texts = ["xad", "a", "d", "bannerad", "", "ad", "ba", "nner", "sponsored by ad"]
+    needles = ("ad", "banner", "sponsor")
+    assert _needle_hits(texts, needles) == {i for i, t in enumerate(texts)
+                                            if any(n in t for n in needles)} == {0, 3, 5, 8}
+    assert _needle_hits([], needles) == set() and _needle_hits(texts, ()) == set()
