@@ -32,9 +32,10 @@ Readings the paper leaves open, stated here:
   host, absolute links count as outer (nothing shows them to be local).
   Only http(s) and relative hrefs are links; ``mailto:``, ``javascript:`` and
   bare ``#`` fragments are not counted.
-* The registrable domain is the last two labels of the host, or three under
-  a two-letter country code whose second level is a generic one (co.uk,
-  com.au, ...): a heuristic without the public-suffix list.
+* The registrable domain is ``evalkit.domains.registrable_domain``, the
+  proposed method's: the last two labels of the host, or three under a
+  two-level suffix (co.uk, com.au, ...), an IP address as it is; a heuristic
+  without the public-suffix list.
 * Duplicates are exact matches of whitespace-normalised block text; blocks
   without text (an image with alt text) are never merged. The title block
   takes part, so an ``<h1>`` equal to the title is merged into it.
@@ -57,6 +58,7 @@ from urllib.parse import urlsplit
 import lxml.etree
 import lxml.html
 
+from evalkit.domains import registrable_domain
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
@@ -74,7 +76,6 @@ __all__ = [
     "find_blocks",
     "outer_link_share",
     "page_host",
-    "registrable_domain",
     "split_blocks",
     "tag_priority",
 ]
@@ -93,9 +94,6 @@ TITLE_PRIORITY = 1.0
 #: a block with a larger share of outer links is noise (§3.1.2)
 DEFAULT_MAX_OUTER_LINK_SHARE = 0.5
 
-# second-level labels under which sites register (co.uk, com.au, ac.jp, ...)
-_GENERIC_SLD = frozenset({"co", "com", "net", "org", "ac", "gov", "edu", "or", "ne", "go",
-                          "gv", "mil", "nic", "ltd", "plc", "sch", "nhs", "gob", "nom", "info"})
 _RECORD_TEXT_CHARS = 80
 
 
@@ -131,15 +129,6 @@ def block_priority(el: lxml.html.HtmlElement) -> float:
     Rounded to 10 decimals so that 0.1 + 0.2 + 4 x 0.2 reads 1.1.
     """
     return round(sum(tag_priority(d) for d in el.iter() if isinstance(d.tag, str)), 10)
-
-
-def registrable_domain(host: str) -> str:
-    """The site part of a host name: last two labels, or three under ``co.uk``-like suffixes."""
-    host = host.lower().strip(".")
-    labels = host.split(".")
-    if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _GENERIC_SLD:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
 
 
 def _host(url: str | None) -> str | None:

@@ -43,6 +43,7 @@ from baselines.justext_style import (
     preprocess,
 )
 from evalkit.data.aeb import AEBDataset
+from evalkit.domains import registrable_domain
 from evalkit.data.pairs import PairsDataset
 from evalkit.page import PageError, parse_html
 from evalkit.text import stopwords
@@ -268,7 +269,7 @@ def _link_kind_by_urlsplit(href, site):
     if parts.scheme not in ("", "http", "https"):
         return pab._NOT_A_LINK
     host = parts.hostname
-    if host and (site is None or pab.registrable_domain(host) != site):
+    if host and (site is None or registrable_domain(host) != site):
         return pab._OUTER
     return pab._INNER
 

@@ -10,7 +10,6 @@ from baselines.pab import (
     find_blocks,
     outer_link_share,
     page_host,
-    registrable_domain,
 )
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
@@ -94,12 +93,6 @@ def test_outer_links_without_page_url():
     odd = parse_html('<body><p><a href="mailto:a@b.c">m</a><a href="javascript:void(0)">j</a>'
                      '<a href="#top">t</a><a>no href</a></p></body>').find(".//p")
     assert outer_link_share(odd, None) == (0.0, 0)
-
-
-def test_registrable_domain():
-    assert registrable_domain("www.bbc.co.uk") == registrable_domain("news.bbc.co.uk") == "bbc.co.uk"
-    assert registrable_domain("edition.cnn.com") == "cnn.com"
-    assert registrable_domain("example.com") == "example.com"
 
 
 def test_title_block_and_text_outside_blocks():

@@ -13,6 +13,7 @@ import random
 import numpy as np
 import pytest
 
+from evalkit.domains import host_matches
 from evalkit.method import Detector
 from evalkit.page import parse_html
 from evalkit.proposed import dedup
@@ -30,7 +31,6 @@ from evalkit.proposed.primary_tags import (
     DEFAULT_AD_SUBSTRINGS,
     DEFAULT_AD_TOKENS,
     apply_tag_rules,
-    host_matches,
     is_ad_marked,
 )
 
@@ -296,54 +296,6 @@ def test_punctuation_counts_are_subtree_sums():
     assert total == sum(count_punctuation(block_text(b)) for b in blocks if b.alive)
     assert counts[dead] == sum(counts.get(c, 0) for c in dead)  # only nested blocks count
     assert count_punctuation("a, b. c; d: e! f? g") == 6
-
-
-def _url_host_by_urlsplit(url):
-    """url_host as urlsplit computes it: the reference for the direct netloc reading."""
-    from urllib.parse import urlsplit
-
-    if not url:
-        return None
-    url = url.strip()
-    if url.startswith("//"):
-        url = "http:" + url
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    return host.lower().rstrip(".") if host else None
-
-
-@pytest.mark.parametrize("url", [
-    "https://www.Example.COM/a?b#c", "//cdn.x.net/i.png", "HTTP://u:p@Host.com:8080/x",
-    "mailto:a@b.com", "/relative/path", "a://x", "1http://x", "http:x//y", "http:/x",
-    "foo/bar:baz//x", "http://host.com./", "http://./", "http://:80/", "http://[::1]:80/",
-    "http://[bad/", "http://a b.com/", "http://h%41.com/", "http://xn--bcher-kva.ch/",
-    "http://bücher.ch/", "http://ex\tample.com/", "http://\x00x.com", " http://pad.com/ ",
-    "javascript:void(0)", "https://user@a.b.c.co.uk", "http://?q", "http://#f", "#top",
-])
-def test_url_host_reads_the_netloc_as_urlsplit_does(url):
-    from evalkit.proposed.primary_tags import url_host
-
-    assert url_host(url) == _url_host_by_urlsplit(url)
-
-
-def test_url_host_matches_urlsplit_on_generated_urls():
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    from evalkit.proposed.primary_tags import url_host
-
-    parts = st.sampled_from(["http", "HTTPS", "a+b-c.d", "1x", "", ":", "//", "/", "?", "#",
-                             "@", "u:p@", "[", "]", "%", ".", " ", "\t", "ü", "Host.COM",
-                             "80", "x.co.uk", "\x7f", "\x01"])
-
-    @settings(max_examples=2000, derandomize=True, deadline=None)
-    @given(st.lists(parts, max_size=8).map("".join))
-    def check(url):
-        assert url_host(url) == _url_host_by_urlsplit(url)
-
-    check()
 
 
 def test_needle_hits_finds_each_text_holding_a_needle_and_no_match_across_two():

@@ -18,7 +18,6 @@ from evalkit.proposed.primary_tags import (
     attr_tokens,
     iab_size,
     is_ad_marked,
-    registrable_domain,
 )
 
 URL = "https://news.example.co.uk/world/story.html"
@@ -74,20 +73,7 @@ def test_very_deep_document_does_not_recurse():
     assert content_root(root.find(".//body"), blocks)[0] is el
 
 
-# -- registrable domains and tokens ------------------------------------------------------
-
-
-@pytest.mark.parametrize("url,want", [
-    ("https://news.example.co.uk/a", "example.co.uk"),
-    ("http://www.bbc.com/news", "bbc.com"),
-    ("//cdn.site.com.au/x.png", "site.com.au"),
-    ("example.org", "example.org"),
-    ("http://192.168.1.4/x", "192.168.1.4"),
-    ("/relative/path.png", None),
-    (None, None),
-])
-def test_registrable_domain(url, want):
-    assert registrable_domain(url) == want
+# -- ad tokens ------------------------------------------------------
 
 
 def test_ad_tokens_are_whole_tokens():

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from evalkit.domains import registrable_domain
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page
 from evalkit.proposed import primary_dom, primary_tags, scoring
@@ -225,7 +226,7 @@ class Proposed(Extractor):
     def _site_key(self, page: Page) -> str | None:
         if page.site:
             return page.site
-        return primary_tags.registrable_domain(page.url) if page.url else None
+        return registrable_domain(page.url) if page.url else None
 
     def reset(self) -> Proposed:
         """Forget the fingerprints remembered for site scope."""

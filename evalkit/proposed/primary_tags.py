@@ -21,9 +21,9 @@ Our reading and departures (each is a parameter of ``Proposed``):
   content ``<td>`` for its background colour would drop the page, so the
   literal reading is the option ``background_removes_block=True`` (which
   never removes ``<body>``).
-* **offsite_image** compares registrable domains (last two host labels, three
-  under a known two-level suffix such as ``co.uk``; no public-suffix list,
-  no network). A relative or ``data:`` src is on the page's own host. The
+* **offsite_image** compares registrable domains (``evalkit.domains``: last
+  two host labels, three under a two-level suffix such as ``co.uk``; no
+  public-suffix list, no network). A relative or ``data:`` src is on the page's own host. The
   rule is skipped when the page URL is unknown. Only the image goes; a block
   left without text falls to the ``empty`` rule below.
 * **ad_marker** splits id/class/src/href values into alphanumeric tokens (and
@@ -69,11 +69,11 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
-from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
 
+from evalkit.domains import host_matches, registrable_domain, url_host
 from evalkit.page import drop_tree
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
@@ -97,14 +97,10 @@ __all__ = [
     "DEFAULT_UTILITY_MAX_WORDS",
     "IAB_SIZES",
     "TAG_RULES",
-    "TWO_LEVEL_SUFFIXES",
     "apply_tag_rules",
     "attr_tokens",
-    "host_matches",
     "iab_size",
     "is_ad_marked",
-    "registrable_domain",
-    "url_host",
 ]
 
 #: the tag-analysis rules in the order they run
@@ -148,16 +144,6 @@ DEFAULT_AD_MAX_SHARE = 0.5
 #: a block that lost an ad element and keeps less text than this is the ad's container
 DEFAULT_AD_CONTAINER_CHARS = 40
 
-#: two-label public suffixes under which a registrable domain has three labels
-TWO_LEVEL_SUFFIXES = frozenset({
-    "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
-    "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz", "net.nz",
-    "co.jp", "ne.jp", "or.jp", "ac.jp", "co.in", "org.in", "net.in", "gov.in", "ac.in",
-    "com.br", "com.cn", "net.cn", "org.cn", "com.hk", "com.sg", "com.my", "com.tw",
-    "co.za", "com.mx", "com.ar", "com.tr", "co.kr", "or.kr", "co.il", "com.pk", "com.ng",
-    "co.id", "com.ph", "com.vn", "com.ua", "com.pl", "com.es", "co.th",
-})
-
 _BACKGROUND_TAGS = frozenset({"td", "tr", "table", "div", "body"})
 _BG_STYLE = re.compile(r"background(?:-image)?\s*:[^;]*url\s*\(", re.IGNORECASE)
 _BG_DECL = re.compile(r"background(?:-image)?\s*:[^;]*url\s*\([^)]*\)[^;]*;?", re.IGNORECASE)
@@ -168,9 +154,6 @@ _SIZED_TAGS = frozenset({"img", "iframe", "embed", "object"})
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PX = re.compile(r"^\s*(\d+)(?:\.0+)?\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)(?:\.0+)?\s*px", re.IGNORECASE)
-_IP = re.compile(r"^[\d.]+$|:")
-# urlsplit's scheme (a letter, then letters, digits, + - .) and the netloc that follows "//"
-_NETLOC = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
 # the attributes ad_marker reads, in the order it reads them
 _AD_ATTRS = ("id", "class", "src", "href")
@@ -180,66 +163,6 @@ _AD_ATTRS = ("id", "class", "src", "href")
 def _url_host(url: str | None) -> str | None:
     """:func:`url_host`, cached: pages repeat the same links and sources."""
     return url_host(url)
-
-
-def url_host(url: str | None) -> str | None:
-    """Lower-case host of an absolute or protocol-relative URL; None for relative ones."""
-    if not url:
-        return None
-    url = url.strip()
-    if url.startswith("//"):
-        url = "http:" + url
-    if url.isascii() and url.isprintable() and "[" not in url and "]" not in url:
-        # the common case read directly, as urlsplit reads it: an optional scheme, then the
-        # netloc after "//" up to / ? or #, less user info and port (urlsplit costs ~10x)
-        m = _NETLOC.match(url)
-        if m is None:
-            return None
-        host = m.group(1).rpartition("@")[2].partition(":")[0]
-        if "%" not in host:  # an IPv6 zone would keep its case: left to urlsplit
-            return host.lower().rstrip(".") if host else None
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    return host.lower().rstrip(".") if host else None
-
-
-def registrable_domain(url_or_host: str | None) -> str | None:
-    """The registrable domain of a URL or host (``news.bbc.co.uk`` -> ``bbc.co.uk``)."""
-    if not url_or_host:
-        return None
-    host = url_host(url_or_host) if "/" in url_or_host else url_or_host.lower().rstrip(".")
-    if not host:
-        return None
-    if _IP.search(host):  # IPv4/IPv6 literal: the address is the domain
-        return host
-    labels = host.split(".")
-    if len(labels) <= 2:
-        return host
-    n = 3 if ".".join(labels[-2:]) in TWO_LEVEL_SUFFIXES else 2
-    return ".".join(labels[-n:])
-
-
-def host_matches(host: str | None, hosts: Iterable[str]) -> bool:
-    """True when ``host`` is one of ``hosts`` or a subdomain of one."""
-    if not host:
-        return False
-    if isinstance(hosts, frozenset):
-        return _host_in(host, hosts)
-    return any(host == h or host.endswith("." + h) for h in hosts)
-
-
-def _host_in(host: str, hosts: frozenset[str]) -> bool:
-    """:func:`host_matches` for a set: ``host`` or one of its suffixes after a dot is in it."""
-    if host in hosts:
-        return True
-    i = host.find(".")
-    while i >= 0:
-        if host[i + 1:] in hosts:
-            return True
-        i = host.find(".", i + 1)
-    return False
 
 
 def attr_tokens(value: str) -> list[str]:
