@@ -203,7 +203,7 @@ def _site_key(page) -> str:
     if page.site:
         return page.site
     if page.url:
-        from evalkit.proposed.primary_tags import registrable_domain
+        from evalkit.domains import registrable_domain
 
         host = registrable_domain(page.url)
         if host:
@@ -376,7 +376,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
                                      "error": f"{type(exc).__name__}: {exc}"[:500]})
         if not pages:
             continue
-        _warm_caches(pages)
+        _warm_caches(pages, detectors)
         records = []
         for name, det in detectors:
             for scope in scopes:
@@ -413,15 +413,20 @@ def run(ctx: Context) -> pd.DataFrame | None:
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
 
-def _warm_caches(pages: list[PageBlocks]) -> None:
+def _warm_caches(pages: list[PageBlocks], detectors) -> None:
     """Fill the stemming and term-hash caches once, so no detector pays for them in its
-    timing (whichever ran first would otherwise)."""
-    from evalkit.proposed.dedup import term_hash
+    timing (whichever ran first would otherwise): the modified simhash hashes a short
+    block's terms through ``term_hash`` and a long block's through the term table of
+    ``fingerprints``, each per fingerprint width."""
+    from evalkit.proposed.dedup import ModifiedSimhash, fingerprints, term_hash
 
+    widths = sorted({d.bits for _, d in detectors if isinstance(d, ModifiedSimhash)} or {64})
     for pb in pages:
-        for text in itertools.chain(pb.texts, pb.template):
-            for t in terms(text):
-                term_hash(t)
+        lists = [terms(text) for text in itertools.chain(pb.texts, pb.template)]
+        for bits in widths:
+            for t in itertools.chain.from_iterable(lists):
+                term_hash(t, bits)
+            fingerprints(lists, bits)
 
 
 def _bars(summary: pd.DataFrame, stem, dataset: str, cols: list[str], title: str) -> None:
