@@ -163,3 +163,30 @@ def test_optuna_search_space_keeps_k_within_0_to_8():
     cov = dists["method.proposed.min_subtree_coverage"]
     assert 0.5 < cov.low and cov.high <= 1.0  # the method accepts (0.5, 1]
     assert cfg.aggregate.method == "proposed" and cfg.hydra.sweeper.direction == "maximize"
+
+
+@pytest.mark.slow
+def test_joblib_and_submitit_launchers_run_the_jobs_the_basic_launcher_runs(tmp_path):
+    # the same two-job sweep through Hydra's basic launcher, the joblib launcher (parallel
+    # processes) and submitit's local executor (what SLURM runs, without a cluster): each
+    # job's summary.csv must be byte-identical across the three
+    sweep = ["-m", "experiment=extraction", "method=[cetd]", "method.cetd.variant=cetd_ds,cectd_ds",
+             "dataset.synthetic.limit=12", "extraction.n_boot=100", "runner.n_jobs=1",
+             "runner.progress=false"]
+    launchers = {"basic": [], "joblib": ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"],
+                 "submitit": ["hydra/launcher=submitit_local", "hydra.launcher.timeout_min=10"]}
+    summaries = {}
+    for name, extra in launchers.items():
+        out = tmp_path / name
+        done = subprocess.run([sys.executable, "-m", "evalkit", *sweep, *extra,
+                               f"paths.results={out}"], check=False, capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, (name, done.stderr[-2000:])
+        (folder,) = (out / "sweeps" / "extraction").iterdir()
+        summaries[name] = [(folder / str(j) / "summary.csv").read_bytes() for j in (0, 1)]
+        variants = [yaml.safe_load((folder / str(j) / ".hydra" / "overrides.yaml").read_text())
+                    for j in (0, 1)]
+        assert [[o for o in v if o.startswith("method.cetd.variant=")] for v in variants] == \
+            [["method.cetd.variant=cetd_ds"], ["method.cetd.variant=cectd_ds"]], variants
+    assert summaries["basic"][0] != summaries["basic"][1]  # the two variants differ
+    assert summaries["joblib"] == summaries["basic"] == summaries["submitit"]
