@@ -20,6 +20,18 @@ def shared_dataset(name: str) -> Path:
 
 
 @pytest.fixture
+def shared_root() -> Path:
+    """The folder that holds the shared data sets (it may be absent)."""
+    return SHARED
+
+
+@pytest.fixture
 def shared():
     """Callable fixture: ``shared("l3s-gn1")`` -> Path, or skip when absent."""
     return shared_dataset
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden_outputs.json from the current code "
+                          "(tests/test_golden_outputs.py)")

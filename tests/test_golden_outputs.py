@@ -1,0 +1,100 @@
+"""Every own method gives, page for page, the outputs recorded in ``golden_outputs.json``.
+
+A regression guard for work that must not change results (speed work above all):
+the first 12 pages of each shared set and of the synthetic set, each own method
+and the proposed method's ablations and site scope, hashed as text plus every
+block record (floats rounded to 9 digits, so a last-bit difference of another
+BLAS is no change). A change that is meant to alter outputs regenerates the file
+with ``pytest tests/test_golden_outputs.py --update-golden`` and says why in
+its commit. The hashes depend on the parser, so they are checked only under the
+lxml and libxml2 versions they were recorded with (the test skips, saying so,
+under others).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import lxml.etree
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.cli import CONFIG_DIR
+from evalkit.config import build_datasets, method_specs, register_resolvers
+from evalkit.registry import METHODS
+
+register_resolvers()
+
+GOLDEN = Path(__file__).with_name("golden_outputs.json")
+SETS = ["synthetic", "aeb", "big5_2017", "chaos", "cleaneval_dev", "cleanportaleval", "l3s_gn1",
+        "readability"]
+METHOD_NAMES = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
+                "justext_style", "fulltext"]
+PAGES_PER_SET = 12
+
+
+def _versions() -> dict[str, str]:
+    return {"lxml": ".".join(map(str, lxml.etree.LXML_VERSION)),
+            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
+
+
+def _rounded(value):
+    if isinstance(value, float):
+        return round(value, 9)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def _digest(ext) -> str:
+    record = {"text": ext.text, "blocks": _rounded(ext.blocks), "error": ext.error}
+    return hashlib.md5(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _config(label: str, shared_root: Path):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=[
+            f"dataset={label}", f"dataset.{label}.limit={PAGES_PER_SET}",
+            f"paths.shared_data={shared_root}", f"method=[{','.join(METHOD_NAMES)}]"])
+
+
+def _outputs(cfg) -> dict[str, dict[str, str]]:
+    """page id -> method -> digest, for the first pages of one set (in reader order)."""
+    (ds,) = build_datasets(cfg).values()
+    methods = {spec.label: spec.build() for spec in method_specs(cfg.method)}
+    # site scope carries fingerprints from page to page: one instance, pages in order
+    methods["proposed@site"] = METHODS.create("proposed", scope="site")
+    out: dict[str, dict[str, str]] = {}
+    for page in ds.pages():
+        out[page.id] = {name: _digest(m.extract(page)) for name, m in methods.items()}
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("label", SETS)
+def test_outputs_match_the_recorded_ones(label, request, shared, shared_root):
+    cfg = _config(label, shared_root)
+    if label != "synthetic":
+        shared(Path(cfg.dataset[label].path).name)  # skips, saying why, when it is absent
+    got = _outputs(cfg)
+    assert len(got) == PAGES_PER_SET
+    if request.config.getoption("--update-golden"):
+        data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+        if data.get("versions") != _versions():
+            data = {"versions": _versions(), "sets": {}}
+        data["sets"][label] = got
+        GOLDEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        pytest.skip(f"recorded the outputs of {label} in {GOLDEN.name}")
+    data = json.loads(GOLDEN.read_text())
+    if data["versions"] != _versions():
+        pytest.skip(f"golden outputs were recorded with {data['versions']}, this is "
+                    f"{_versions()}: regenerate with --update-golden")
+    want = data["sets"][label]
+    assert sorted(got) == sorted(want)
+    changed = [(page, name) for page in want for name in want[page]
+               if got[page].get(name) != want[page][name]]
+    assert not changed, f"outputs changed on {len(changed)} (page, method): {changed[:8]}"
