@@ -420,7 +420,7 @@ def _warm_caches(pages: list[PageBlocks], detectors) -> None:
     ``fingerprints``, each per fingerprint width."""
     from evalkit.proposed.dedup import ModifiedSimhash, fingerprints, term_hash
 
-    widths = sorted({d.bits for _, d in detectors if isinstance(d, ModifiedSimhash)} or {64})
+    widths = sorted({d.bits for _, d in detectors if isinstance(d, ModifiedSimhash)})
     for pb in pages:
         lists = [terms(text) for text in itertools.chain(pb.texts, pb.template)]
         for bits in widths:

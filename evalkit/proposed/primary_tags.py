@@ -23,9 +23,9 @@ Our reading and departures (each is a parameter of ``Proposed``):
   never removes ``<body>``).
 * **offsite_image** compares registrable domains (``evalkit.domains``: last
   two host labels, three under a two-level suffix such as ``co.uk``; no
-  public-suffix list, no network). A relative or ``data:`` src is on the page's own host. The
-  rule is skipped when the page URL is unknown. Only the image goes; a block
-  left without text falls to the ``empty`` rule below.
+  public-suffix list, no network). A relative or ``data:`` src is on the
+  page's own host. The rule is skipped when the page URL is unknown. Only the
+  image goes; a block left without text falls to the ``empty`` rule below.
 * **ad_marker** splits id/class/src/href values into alphanumeric tokens (and
   at camelCase humps) and matches whole tokens, so ``header``, ``shadow``,
   ``read`` or ``download`` never match ``ad``; a short list of unambiguous
@@ -382,9 +382,9 @@ def apply_tag_rules(
                  if b.alive and _words(text := texts[b]) <= utility_max_words]
         # a block without links or a search box is a utility block only when its text holds
         # a phrase: one search over all the short texts finds the few that may
-        plain = tuple(p for p, _ in phrases[1])
-        maybe = (_needle_hits([t.lower() for _, t in short], plain)
-                 if phrases[0] is not None and not any("\x00" in p for p in plain)
+        phrase_list = tuple(p for p, _ in phrases[1])
+        maybe = (_needle_hits([t.lower() for _, t in short], phrase_list)
+                 if phrases[0] is not None and not any("\x00" in p for p in phrase_list)
                  else range(len(short)))
         for k, (b, text) in enumerate(short):
             links, search = links_of.get(b.element, ()), b.element in search_in
