@@ -43,8 +43,8 @@ from baselines.justext_style import (
     preprocess,
 )
 from evalkit.data.aeb import AEBDataset
-from evalkit.domains import registrable_domain
 from evalkit.data.pairs import PairsDataset
+from evalkit.domains import registrable_domain
 from evalkit.page import PageError, parse_html
 from evalkit.text import stopwords
 from evalkit.visible import element_text
