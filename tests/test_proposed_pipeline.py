@@ -29,8 +29,9 @@ PAGE = f"""<html><head><title>Data mining evaluation</title></head><body>
 </body></html>"""
 RECORD_KEYS = {"block", "tag", "path", "words", "stage", "rule", "reason", "score", "threshold",
                "kept", "text", "duplicate_of"}
-INFO_KEYS = {"n_blocks", "n_after_primary", "n_after_dedup", "n_kept", "seconds_blocks",
-             "seconds_primary", "seconds_dedup", "seconds_scoring"}
+INFO_KEYS = {"n_blocks", "n_after_primary", "n_after_dedup", "n_kept", "seconds_parse",
+             "seconds_blocks", "seconds_primary", "seconds_dedup", "seconds_scoring",
+             "seconds_output"}
 
 
 def page(html: str = PAGE, url: str | None = "https://www.example.com/a", site=None, pid="p"):

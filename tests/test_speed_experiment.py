@@ -99,6 +99,40 @@ def test_time_pages_times_every_method_and_records_failures():
     assert v[("nope", "failures")] == 2.0 and ("nope", "ms_median") not in v.index
 
 
+def test_step_table_by_hand():
+    # "m" timed two steps on three pages (the failed page is left out); "n" timed none
+    df = pd.DataFrame({
+        "page_id": ["p0", "p1", "p2", "p0", "p1"], "method": ["m", "m", "m", "n", "n"],
+        "error": [None, None, "boom", None, None], "ms": [4.0, 8.0, 1.0, 1.0, 1.0],
+        "parse_ms": [1.0, 2.0, 3.0, 1.0, 2.0], "n_bytes": [1000, 2000, 4000, 1000, 2000],
+        "dataset": "d", "site": None,
+        "step_parse": [1.0, 2.0, 99.0, np.nan, np.nan],
+        "step_work": [3.0, 5.0, 99.0, np.nan, np.nan]})
+    steps = S.step_table(df)
+    assert list(steps["method"]) == ["m", "m"] and list(steps["step"]) == ["parse", "work"]
+    assert list(steps["ms_mean"]) == [1.5, 4.0] and list(steps["ms_median"]) == [1.5, 4.0]
+    assert list(steps["share"]) == pytest.approx([1.5 / 5.5, 4.0 / 5.5])
+    v = S.summarize(df, "d", n_boot=20).set_index(["method", "metric"])
+    assert v.loc[("m", "step_work_ms_mean"), "value"] == 4.0
+    assert v.loc[("m", "step_work_ms_mean"), "n_pages"] == 2
+    assert 3.0 <= v.loc[("m", "step_work_ms_mean"), "ci_low"] <= 4.0
+    assert ("n", "step_work_ms_mean") not in v.index
+
+
+def test_time_pages_keeps_the_steps_the_proposed_method_times():
+    page = Page(id="p", dataset="t", raw=b"<html><body><div><p>Some text, here.</p></div>"
+                b"</body></html>", gold=Gold(text="x"))
+    df = S.time_pages([page], [MethodSpec("proposed", "proposed"),
+                               MethodSpec("fulltext", "fulltext")], clock="wall")
+    names = ["parse", "blocks", "primary", "dedup", "scoring", "output"]
+    assert [c for c in df.columns if c.startswith(S.STEP_PREFIX)] == \
+        [S.STEP_PREFIX + n for n in names]
+    steps = df.set_index("method").loc["proposed", [S.STEP_PREFIX + n for n in names]]
+    assert (steps > 0).all() and steps.sum() <= df.set_index("method").loc["proposed", "ms"]
+    assert df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"] != \
+        df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"]  # NaN: not timed
+
+
 def test_micro_benchmark_rows_and_target():
     bench = S.twc_pfm_benchmark(lengths=(200, 1000), repeat=1)
     assert list(bench["n_terms"]) == [200, 1000] and (bench["ms"] > 0).all()
@@ -130,9 +164,25 @@ def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path
     assert v[("synthetic", "process", "peak_rss_mb")] > 10
     assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "peak_rss_mb")] >= v[("synthetic", "process", "peak_rss_mb")]
     assert (s.loc[s["metric"] == "ms_median", "n_pages"] == 6).all()
+    assert not (out / "tables" / "speed_synthetic_steps.md").exists()  # no method timed steps
     for name in ["tables/speed_synthetic.md", "tables/speed_twc_pfm.tex",
                  "figures/speed_synthetic_time_vs_size.png", "figures/speed_synthetic_ratio.png",
                  "figures/speed_twc_pfm.svg"]:
         assert (out / name).is_file(), name
     per_page = pd.read_csv(out / "per_page.csv")
     assert len(per_page) == 12 and set(per_page["method"]) == {"cetd", "fulltext"}
+
+
+def test_speed_run_breaks_down_the_proposed_methods_steps(tmp_path):
+    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=4", "speed.n_boot=20",
+                    "method=[proposed]", "speed.micro.enabled=false"])
+    out = run_experiment(cfg, tmp_path)
+    steps = pd.read_csv(out / "tables" / "speed_synthetic_steps.csv")
+    assert list(steps["step"]) == ["parse", "blocks", "primary", "dedup", "scoring", "output"]
+    assert set(steps["method"]) == {"proposed"}
+    shares = steps["share"].str.rstrip("%").astype(float)
+    assert shares.sum() == pytest.approx(100.0, abs=0.5)
+    assert (out / "figures" / "speed_synthetic_steps.png").is_file()
+    assert "## Where the time goes on synthetic" in (out / "report.md").read_text()
+    s = pd.read_csv(out / "summary.csv").set_index(["method", "metric"])
+    assert s.loc[("proposed", "step_primary_ms_mean"), "n_pages"] == 4

@@ -20,7 +20,12 @@ whatever ``runner`` says, so nothing but the method is timed):
   :func:`evalkit.proposed.fingerprint` on seeded Zipf-distributed blocks of
   500 to 20,000 terms (best of ``repeat`` runs, term-hash cache cleared
   before each so hashing is always paid), with its growth exponent;
-* the peak resident memory of the process (``getrusage`` maxrss).
+* the peak resident memory of the process (``getrusage`` maxrss);
+* where the time goes, for methods that time their own steps (the proposed
+  method's ``info["seconds_<step>"]``: parse, blocks, primary, dedup,
+  scoring, output): mean and median ms per step and its share of the
+  method's steps, as a table, summary rows ``step_<name>_ms_mean`` and a
+  stacked-bar figure. The methods time their steps with the wall clock.
 
 The clock is CPU time of the process by default (``speed.clock=cpu``): the
 machines this runs on are shared, and CPU time does not count the time
@@ -49,9 +54,9 @@ from evalkit.runner import MethodSpec, extract_one, iter_tasks
 from evalkit.tables import to_markdown, wide_table, write_table
 
 __all__ = ["CLOCKS", "DEFAULT_LENGTHS", "DEFAULT_TARGETS", "MICRO_DATASET", "MICRO_METHOD",
-           "PARSE_LABEL", "TABLE_METRICS", "TWC_PFM_TARGET_MS", "TWC_PFM_TARGET_TERMS",
-           "growth_exponent", "peak_rss_mb", "run", "speed_table", "summarize", "time_pages",
-           "twc_pfm_benchmark", "zipf_terms"]
+           "PARSE_LABEL", "STEP_PREFIX", "TABLE_METRICS", "TWC_PFM_TARGET_MS",
+           "TWC_PFM_TARGET_TERMS", "growth_exponent", "peak_rss_mb", "run", "speed_table",
+           "step_table", "summarize", "time_pages", "twc_pfm_benchmark", "zipf_terms"]
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -69,6 +74,8 @@ MICRO_DATASET = "twc_pfm_bench"
 MICRO_METHOD = "twc_pfm+fingerprint"
 TABLE_METRICS = ["ms_median", "ms_p90", "pages_per_s", "ratio_to_parse", "growth_exponent",
                  "target_ratio", "meets_target"]
+#: per-page columns of the steps a method times itself (``info["seconds_<step>"]``), in ms
+STEP_PREFIX = "step_"
 
 
 def peak_rss_mb() -> float:
@@ -99,7 +106,8 @@ def _slope(lx: np.ndarray, ly: np.ndarray) -> float:
 
 def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
                warmup: bool = True) -> pd.DataFrame:
-    """Per page and method: ms of the method, ms of the parse, page bytes, error.
+    """Per page and method: ms of the method, ms of the parse, page bytes, error, and the
+    ms of each step the method timed itself (columns ``step_<name>``).
 
     Methods are built afresh for each site's run of pages, as the runner
     builds them per task, so site-scope methods see the same history; the
@@ -121,17 +129,22 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
             except PageError:  # e.g. an empty file; the methods record their own error
                 parse_ms = float("nan")
             for spec, method in methods:
+                steps = {}
                 if isinstance(method, str):  # the method could not be built
                     ms, error = float("nan"), method
                 else:
                     t0 = tick()
                     ext = extract_one(method, page)
                     ms, error = (tick() - t0) * 1000, ext.error
+                    steps = {f"{STEP_PREFIX}{k[len('seconds_'):]}": v * 1000
+                             for k, v in ext.info.items()
+                             if k.startswith("seconds_") and isinstance(v, (int, float))}
                 rows.append({"dataset": page.dataset, "page_id": page.id, "site": page.site,
                              "method": spec.label, "n_bytes": len(page.raw), "ms": ms,
-                             "parse_ms": parse_ms, "error": error})
-    return pd.DataFrame(rows, columns=["dataset", "page_id", "site", "method", "n_bytes", "ms",
-                                       "parse_ms", "error"])
+                             "parse_ms": parse_ms, "error": error, **steps})
+    columns = ["dataset", "page_id", "site", "method", "n_bytes", "ms", "parse_ms", "error"]
+    columns += list(dict.fromkeys(k for r in rows for k in r if k.startswith(STEP_PREFIX)))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _build_and(spec: MethodSpec, then):
@@ -223,7 +236,30 @@ def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | 
             rows.append(_row(dataset, method, "target_ratio", targets[method], n=n))
             rows.append(_row(dataset, method, "meets_target",
                              float(ratio(ms, parse) <= targets[method]), n=n))
+    steps = step_table(per_page)
+    for r in steps.itertuples():
+        ok = per_page[(per_page["method"] == r.method) & per_page["error"].isna()]
+        values = ok[f"{STEP_PREFIX}{r.step}"].dropna().to_numpy(float)
+        rows.append(_row(dataset, r.method, f"{STEP_PREFIX}{r.step}_ms_mean", r.ms_mean,
+                         *metrics.bootstrap_ci(values, **boot), len(values)))
     return pd.DataFrame(rows)
+
+
+def step_table(per_page: pd.DataFrame) -> pd.DataFrame:
+    """Where the time goes: per method that times its own steps and per step (in the order
+    the method reports them), mean and median ms over the pages it did not fail on, and
+    the step's share of the sum of its steps' means."""
+    cols = [c for c in per_page.columns if c.startswith(STEP_PREFIX)]
+    out = []
+    ok = per_page[per_page["error"].isna()]
+    for method, df in ok.groupby("method", sort=False):
+        means = {c: df[c].mean() for c in cols if df[c].notna().any()}
+        total = sum(means.values())
+        for c, mean in means.items():
+            out.append({"method": method, "step": c[len(STEP_PREFIX):], "ms_mean": mean,
+                        "ms_median": df[c].median(),
+                        "share": mean / total if total > 0 else float("nan")})
+    return pd.DataFrame(out, columns=["method", "step", "ms_mean", "ms_median", "share"])
 
 
 def _micro_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
@@ -272,6 +308,7 @@ def run(ctx: Context) -> pd.DataFrame:
                                                          peak_rss_mb(), n=len(pages))])])
         summaries.append(summary)
         _dataset_outputs(ctx, summary, per_page, label, clock)
+        _steps_outputs(ctx, per_page, label)
     micro = opts.get("micro") or {}
     if micro.get("enabled", True):
         repeat = int(micro.get("repeat", 5))
@@ -411,4 +448,47 @@ def _micro_figure(bench, b, stem, clock):
     ax.set_title("TWC-PFM + fingerprint on seeded Zipf blocks")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
+    return save(fig, stem)
+
+
+def _steps_outputs(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
+    """The step table and its stacked bars, when some method timed its steps."""
+    steps = step_table(per_page)
+    if steps.empty:
+        return
+    parse = per_page.drop_duplicates("page_id")["parse_ms"].median()
+    table = steps.assign(ms_mean=steps["ms_mean"].map("{:.3f}".format),
+                         ms_median=steps["ms_median"].map("{:.3f}".format),
+                         share=steps["share"].map("{:.1%}".format))
+    caption = (f"Where the time goes on {label}: each step the method times itself (wall ms "
+               f"per page, mean and median; share of its steps' summed means); median lxml "
+               f"parse {parse:.2f} ms")
+    write_table(table, ctx.out / "tables" / f"speed_{label}_steps", caption=caption)
+    _steps_figure(steps, parse, ctx.out / "figures" / f"speed_{label}_steps", label)
+    ctx.report += [f"## Where the time goes on {label}", "", f"**{caption}**", "",
+                   to_markdown(table), f"![steps](figures/speed_{label}_steps.png)", ""]
+
+
+def _steps_figure(steps: pd.DataFrame, parse_ms: float, stem, dataset: str):
+    """One horizontal bar per method, stacked by step (mean ms), with the parse time and
+    three times it marked."""
+    methods = list(dict.fromkeys(steps["method"]))
+    names = list(dict.fromkeys(steps["step"]))
+    colours = plt.get_cmap("tab10")
+    fig, ax = plt.subplots(figsize=(8.0, 1.0 + 0.6 * len(methods)))
+    left = np.zeros(len(methods))
+    for j, name in enumerate(names):
+        sub = steps[steps["step"] == name].set_index("method").reindex(methods)
+        width = sub["ms_mean"].fillna(0.0).to_numpy(float)
+        ax.barh(np.arange(len(methods)), width, left=left, color=colours(j % 10), label=name)
+        left += width
+    if np.isfinite(parse_ms):
+        ax.axvline(parse_ms, color="grey", lw=1, ls=":", label=f"median parse ({parse_ms:.2f} ms)")
+        ax.axvline(3 * parse_ms, color="tab:red", lw=1, ls="--", label="3 x median parse")
+    ax.set_yticks(np.arange(len(methods)), methods)
+    ax.invert_yaxis()
+    ax.set_xlabel("mean wall ms per page, stacked by step")
+    ax.set_title(f"{dataset}: where the time goes")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
