@@ -88,10 +88,16 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     summary = (pd.concat(summaries, ignore_index=True) if summaries
                else pd.DataFrame(columns=SUMMARY_COLUMNS))
     write_csv(summary, out / "summary.csv")
-    if ctx.per_page:
-        write_csv(pd.concat(ctx.per_page, ignore_index=True), out / "per_page.csv")
     for label, ds in ctx.datasets.items():
         ctx.dataset_info.setdefault(label, {}).update(_describe(ds))
+    # every file a reader passed over gets a row too, so per_page.csv accounts for every input
+    skipped_rows = pd.DataFrame([
+        {"experiment": str(cfg.experiment.name), "dataset": label,
+         "error": f"skipped: {s['reason']}", "skipped_file": s["file"]}
+        for label, info in ctx.dataset_info.items() for s in info.get("skipped", [])])
+    frames = ctx.per_page + ([skipped_rows] if len(skipped_rows) else [])
+    if frames:
+        write_csv(pd.concat(frames, ignore_index=True), out / "per_page.csv")
     methods = {s.label: {"registry": s.registry, "params": s.params} for s in ctx.specs}
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
