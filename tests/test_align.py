@@ -1,7 +1,6 @@
 """Gold-unit alignment: in-order LCS matching, the min_share rule, projection, L3S-GN1 agreement."""
 
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -93,14 +92,13 @@ def test_align_words_is_an_exact_lcs(a, b):
     assert _is_subsequence([w for w, h in zip(a, hits) if h], b)
 
 
-def test_long_pages_align_fast():
+def test_long_pages_align():
+    # 20,000 x 26,000 words (0.24 s here with the bit-parallel LCS; a DP table: minutes)
     rng = random.Random(7)
     page = [f"w{rng.randrange(3000)}" for _ in range(20_000)]
     kept = [w for w in page if rng.random() < 0.7]
     text = kept + [f"w{rng.randrange(3000)}" for _ in range(6_000)]
-    start = time.perf_counter()
     hits = align_words(page, text)
-    assert time.perf_counter() - start < 5.0  # measured 0.24 s on one core
     assert sum(hits) >= len(kept)  # the kept 70 % is a common subsequence in order
 
 

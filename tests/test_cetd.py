@@ -222,19 +222,11 @@ def test_params_and_registry():
         CETD(variant="cectd_s")
 
 
-def test_real_page_speed_and_output(shared):
-    """One real page: extraction takes a few lxml parse times and keeps the article."""
-    import time
-
+def test_real_page_output(shared):
+    """One real page: the extraction keeps text from a real DOM (its speed is measured by the
+    speed experiment, not here)."""
     path = shared("big5-2017")
     html_file = min((path / "html").iterdir())
     page = Page(id=html_file.stem, dataset="big5-2017", raw=html_file.read_bytes(), gold=Gold(text=""))
-    t0 = time.perf_counter()
-    for _ in range(3):
-        page.tree()
-    parse = (time.perf_counter() - t0) / 3
-    t0 = time.perf_counter()
     ext = CETD().extract(page)
-    took = time.perf_counter() - t0
     assert ext.text and ext.info["n_nodes"] > 100
-    assert took < 10 * parse + 0.05  # generous bound: a shared 2-core machine is noisy

