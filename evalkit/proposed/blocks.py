@@ -223,7 +223,7 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
     keep, note = elements.append, whole.append
     # where text goes now: the owning block's pieces (None: nowhere) and whether it is visible
     target, vis = residual, residual is not None
-    # per open element, what its parent had: (owner, target, visible, closes a line)
+    # per open element: ((owner, target, visible) of its parent, whether it closes a line)
     stack: list = []
     push, pop = stack.append, stack.pop
     # lxml walks the tree in C; comments and processing instructions come as their own
@@ -231,7 +231,7 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
     for event, node in lxml.etree.iterwalk(body, events=_WALK_EVENTS):
         if event == "start":
             low = node.tag.lower()
-            state = (own, target, vis, False)
+            up = (own, target, vis)  # the parent's, restored at this element's end
             if node is not body:
                 if low in tag_set:
                     own = node
@@ -243,10 +243,10 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
             owner[node] = own
             keep(node)
             if target is None and not vis:  # nothing of this subtree is text but nested blocks
-                push(state)
+                push((up, False))
                 continue
             line = low in lines
-            push((state[0], state[1], state[2], line))
+            push((up, line))
             text = node.text
             if line or text:
                 piece = "\n" + text if line and text else ("\n" if line else text)
@@ -256,15 +256,13 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
                     note(piece)
             continue
         if event == "end":
-            if not stack:  # never: the walk ends with the body's own end event
-                break
-            own, p_target, p_vis, line = pop()
+            up, line = pop()
             if line:  # the element's line closes with its own target
                 if target is not None:
                     target.append("\n")
                 if vis:
                     note("\n")
-            target, vis = p_target, p_vis
+            own, target, vis = up
             if node is body:  # the body's tail is outside the body
                 break
         tail = node.tail  # an element's, comment's or processing instruction's
