@@ -38,7 +38,7 @@ def save(fig, stem: str | os.PathLike) -> list[Path]:
 def bar_prf(summary: pd.DataFrame, stem, dataset: str,
             metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
             labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
-            methods: list[str] | None = None) -> list[Path]:
+            methods: list[str] | None = None, xlabel: str = "method") -> list[Path]:
     """Grouped bars: one group per method, one bar per metric, error bars = the CI."""
     df = summary[(summary["dataset"] == dataset) & summary["metric"].isin(metrics)]
     methods = methods or list(dict.fromkeys(df["method"]))
@@ -55,7 +55,7 @@ def bar_prf(summary: pd.DataFrame, stem, dataset: str,
     ax.set_xticks(x, methods, rotation=30, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("score (0-1, 95% bootstrap CI)")
-    ax.set_xlabel("method")
+    ax.set_xlabel(xlabel)
     ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1")
     # outside the axes, so no bar is ever hidden behind it
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)

@@ -82,6 +82,9 @@ DEFAULT_THETA = 0.8
 DEFAULT_SHINGLE = 3
 SCOPES = ("page", "site")
 TABLE_METRICS = ("pair_precision", "pair_recall", "pair_f1", "pages_exact", "blocks_exact")
+# how the figures name TABLE_METRICS
+_BAR_LABELS = ("pair precision", "pair recall", "pair F1", "pages exactly right",
+              "blocks exactly right")
 _HAMMING_ROWS = 512  # rows of the pairwise XOR matrix computed at once (memory bound)
 _CELLS = 8_000_000  # signature values compared at once for MinHash (memory bound)
 
@@ -355,6 +358,7 @@ def _sites(pages):
 
 def run(ctx: Context) -> pd.DataFrame | None:
     from evalkit.config import method_specs
+    from evalkit.plots import bar_prf
     from evalkit.tables import to_markdown, wide_table, write_table
 
     opts = ctx.section("dedup")
@@ -402,8 +406,9 @@ def run(ctx: Context) -> pd.DataFrame | None:
                         caption=f"Near duplicates on {label}, {scope} scope ({n_true} true pairs; "
                                 f"truth: {_truth_note(truth, theta, shingle_n)}): "
                                 f"mean [95% bootstrap CI over pages]")
-            _bars(summary, ctx.out / "figures" / stem, label, cols,
-                  f"{label}: near-duplicate pairs, {scope} scope ({n_true} true pairs)")
+            bar_prf(summary, ctx.out / "figures" / stem, label, metrics=tuple(cols),
+                    labels=_BAR_LABELS, xlabel="near-duplicate detector",
+                    title=f"{label}: near-duplicate pairs, {scope} scope ({n_true} true pairs)")
             ctx.report += [f"### {scope} scope ({n_true} true pairs)", "", to_markdown(table),
                            f"![{scope}](figures/{stem}.png)", ""]
         timing = _timing(per_page)
@@ -427,34 +432,6 @@ def _warm_caches(pages: list[PageBlocks], detectors) -> None:
             for t in itertools.chain.from_iterable(lists):
                 term_hash(t, bits)
             fingerprints(lists, bits)
-
-
-def _bars(summary: pd.DataFrame, stem, dataset: str, cols: list[str], title: str) -> None:
-    """Grouped bars: one group per detector, one bar per score, 95% CI bars, legend below."""
-    from evalkit.plots import plt, save
-
-    labels = ("pair precision", "pair recall", "pair F1", "pages exactly right",
-              "blocks exactly right")
-    df = summary[summary["dataset"] == dataset]
-    dets = list(dict.fromkeys(df["method"]))
-    x = np.arange(len(dets))
-    width = 0.8 / len(cols)
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.5 * len(dets) + 2), 4.4))
-    for j, (col, lab) in enumerate(zip(cols, labels)):
-        rows = df[df["metric"] == col].set_index("method").reindex(dets)
-        v = rows["value"].to_numpy(float)
-        err = np.vstack([np.clip(v - rows["ci_low"].to_numpy(float), 0, None),
-                         np.clip(rows["ci_high"].to_numpy(float) - v, 0, None)])
-        ax.bar(x + (j - (len(cols) - 1) / 2) * width, v, width, yerr=np.nan_to_num(err),
-               capsize=3, label=lab)
-    ax.set_xticks(x, dets)
-    ax.set_xlabel("near-duplicate detector")
-    ax.set_ylabel("score (0-1, 95% bootstrap CI over pages)")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(title)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
-    save(fig, stem)
 
 
 def _truth_note(truth: str, theta: float, n: int) -> str:
