@@ -20,6 +20,7 @@ from evalkit.align import align_words
 from evalkit.cli import CONFIG_DIR
 from evalkit.config import method_specs, register_resolvers
 from evalkit.page import Extraction, Gold, Page, PageError, decode_html, parse_html
+from evalkit.registry import METHODS as METHODS_REGISTRY
 from evalkit.units import segment
 from evalkit.visible import visible_text
 
@@ -225,17 +226,27 @@ def test_pairs_from_groups_counts_k_choose_2(groups):
 
 # ---------------------------------------------------------------- every own method
 
-OWN = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "pab", "justext_style",
-       "fulltext"]
+OWN = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
+       "justext_style", "fulltext"]
+DETECTORS = ["jaccard", "minhash", "simhash", "modified_simhash"]
 
 
 def _own_methods():
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"method=[{','.join(OWN)}]"])
-    return [(spec.label, spec.build()) for spec in method_specs(cfg.method)]
+    # site scope carries fingerprints from one generated page to the next
+    site = ("proposed@site", METHODS_REGISTRY.create("proposed", scope="site"))
+    return [(spec.label, spec.build()) for spec in method_specs(cfg.method)] + [site]
+
+
+def _detectors():
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[f"detector=[{','.join(DETECTORS)}]"])
+    return [(spec.label, spec.build()) for spec in method_specs(cfg.detector, kind="detector")]
 
 
 METHODS = _own_methods()
+_DETECTORS = _detectors()
 
 
 @DETERMINISTIC
@@ -247,3 +258,26 @@ def test_every_own_method_extracts_generated_html(html, gold):
         ext = method.extract(page)  # no exception of any kind
         assert isinstance(ext, Extraction) and isinstance(ext.text, str), label
         assert ext.error is None, (label, ext.error)
+
+
+_BLOCK_TEXTS = st.lists(st.one_of(_TEXT, _SENTENCES, st.just(""), st.text(max_size=40)),
+                        max_size=12)
+
+
+@DETERMINISTIC
+@given(_BLOCK_TEXTS, _BLOCK_TEXTS)
+def test_every_detector_matches_generated_blocks(texts, earlier):
+    # an exact copy of an earlier block is always found; every match points back
+    for label, det in _DETECTORS:
+        seen = [s for s in map(det.fingerprint, earlier) if s is not None]
+        blocks = texts + texts  # the second half repeats the first
+        out = det.find_duplicates(blocks, seen=seen)
+        assert len(out) == len(blocks), label
+        for i, m in enumerate(out):
+            assert m is None or (0 <= m < i) or (-len(seen) <= m < 0), (label, i, m)
+            if m is not None and m >= 0:
+                assert out[m] is None, (label, "a match points at a kept block")
+        for i, text in enumerate(texts):
+            if det.fingerprint(text) is not None:
+                assert out[len(texts) + i] is not None, (label, text)
+
