@@ -159,3 +159,29 @@ def test_phrase_screen_changes_no_answer():
             not (p.isalnum() or " " in p) or _has_phrase(text, (p,)))), None)
         assert _has_phrase(text, matcher) == _has_phrase(text, phrases) == plain, text
     assert _has_phrase("anything", ()) is None
+
+
+SEARCHY = """<html><body role="main"><input name="Q"><input type="text"><a href="">empty</a>
+<a href=" ">space</a><A HREF="/up">upper</A><a>no href</a><div role="search"><a href="/s">s</a>
+<input type="SEARCH"></div><form role="navigation"><input name="keywords"></form>
+<span role="">x</span><area href="/map"></body></html>"""
+
+
+def test_scan_finds_what_the_xpaths_find(shared):
+    # the one pass over the elements gives the lists the XPath queries gave, in order
+    from evalkit.proposed.primary_tags import _is_search_box, _scan
+
+    for html in [SEARCHY, AWKWARD] + [p.html for p in _aeb_pages(shared)]:
+        for plain in (False, True):
+            body = drop_scripts(parse_html(html, plain=plain)).find(".//body")
+            rows, anchors, searches = _scan(index_body(body).elements, body)
+            assert anchors == body.xpath(".//a[@href != '']")
+            assert searches == [el for el in body.xpath(
+                "descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
+            assert [r[0] for r in rows] == body.xpath(
+                ".//*[@id != '' or @class != '' or @src != '' or @href != '']")
+    body = parse_html(SEARCHY).find(".//body")
+    _, anchors, searches = _scan(list(body.iter()), body)
+    assert [a.text for a in anchors] == ["space", "upper", "s"]
+    assert [(el.tag, el.get("name") or el.get("type") or el.get("role")) for el in searches] == [
+        ("input", "Q"), ("div", "search"), ("input", "SEARCH"), ("input", "keywords")]

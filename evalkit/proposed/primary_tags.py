@@ -274,16 +274,15 @@ def apply_tag_rules(
         return owner_of[el] if el in owner_of else owner_block(el, block_tags)
 
     # Every rule's candidates, taken before any rule runs (the tags and the id/class/src/
-    # href, type/name/role values the rules read are never changed by an earlier rule) and
-    # found by lxml in C: libxml2's HTML parser gives lower-case names.
+    # href, type/name/role values the rules read are never changed by an earlier rule),
+    # found by lxml in C by tag name (libxml2's HTML parser gives lower-case names) or in
+    # one pass over the body's elements (the index holds their proxies already)
     bg_els = list(body.iter(*_BACKGROUND_TAGS))
     img_els = list(body.iter("img"))
     sized_els = list(body.iter(*_SIZED_TAGS))
     plugin_els = list(body.iter(*_PLUGIN_TAGS, "iframe"))
-    # the body's elements in document order (the index holds their proxies already)
     elements = index.elements if index is not None else list(body.iter(lxml.etree.Element))
-    anchors = body.xpath(".//a[@href != '']")  # for utility_links
-    searches = [el for el in body.xpath("descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
+    ad_rows, anchors, searches = _scan(elements, body)
 
     def drop(el, rule: str, reason: str) -> None:
         for sub in el.iter():
@@ -332,7 +331,7 @@ def apply_tag_rules(
         memo: dict = {}
         screen = _screen(tokens, subs, hosts)
         page_words = None  # counted when first needed (after offsite_image, as before)
-        for el, values in _ad_candidates(elements, body, screen):
+        for el, values in _ad_candidates(ad_rows, screen):
             if el in gone:
                 continue
             why = _ad_reason(values, tokens, subs, hosts, memo, screen)
@@ -453,19 +452,36 @@ def _screened(values: list[str], needles: tuple[str, ...]) -> set[str]:
     return {values[k] for k in _needle_hits([v.lower() for v in values], needles)}
 
 
-def _ad_candidates(elements, body, screen) -> list:
-    """``(element, its non-empty (attribute, value) pairs in _AD_ATTRS order)`` for the
-    elements other than ``body`` with an id/class/src/href value that holds one of the
-    ``screen`` needles (every such element without a screen), in the order of ``elements``.
+def _scan(elements, body) -> tuple[list, list, list]:
+    """What the rules read of every element, in one pass over ``elements`` (the body and all
+    below it, in document order): ``(element, id, class, src, href)`` of each element other
+    than ``body`` with one of those values; the ``<a>`` elements below ``body`` with a
+    non-empty href (what ``.//a[@href != '']`` finds); and the search boxes among the input
+    elements and the elements with a role (``descendant-or-self::input |
+    descendant-or-self::*[@role]``, judged by :func:`_is_search_box`).
 
-    Reading the four attributes of each element is cheaper than asking libxml2's XPath
-    for them (it builds and sorts node sets, and a proxy for each value's element).
+    Reading the attributes of each element is cheaper than asking libxml2's XPath for
+    them (it builds and sorts node sets; for attribute values, a proxy per value's element).
     """
-    rows = []
+    rows, anchors, searches = [], [], []
     for el in elements:
         i, c, s, h = el.get("id"), el.get("class"), el.get("src"), el.get("href")
-        if (i or c or s or h) and el is not body:
+        tag = el.tag
+        if (tag == "input" or el.get("role") is not None) and _is_search_box(el):
+            searches.append(el)
+        if el is body:
+            continue
+        if i or c or s or h:
             rows.append((el, i, c, s, h))
+            if h and tag == "a":
+                anchors.append(el)
+    return rows, anchors, searches
+
+
+def _ad_candidates(rows, screen) -> list:
+    """``(element, its non-empty (attribute, value) pairs in _AD_ATTRS order)`` for the
+    :func:`_scan` rows with a value that holds one of the ``screen`` needles (every row
+    without a screen), in their order."""
     if screen is not None:
         hits = _screened(list({v for row in rows for v in row[1:] if v}), screen)
         rows = [row for row in rows if not hits.isdisjoint(row[1:])]
