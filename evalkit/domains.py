@@ -40,6 +40,7 @@ _IP = re.compile(r"^[\d.]+$|:")
 _NETLOC = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 
 
+@lru_cache(maxsize=65_536)  # pages repeat their links and sources
 def url_host(url: str | None) -> str | None:
     """Lower-case host of an absolute or protocol-relative URL; None for relative ones."""
     if not url:

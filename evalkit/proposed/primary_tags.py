@@ -159,12 +159,6 @@ _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"
 _AD_ATTRS = ("id", "class", "src", "href")
 
 
-@lru_cache(maxsize=65_536)
-def _url_host(url: str | None) -> str | None:
-    """:func:`url_host`, cached: pages repeat the same links and sources."""
-    return url_host(url)
-
-
 def attr_tokens(value: str) -> list[str]:
     """Lower-case alphanumeric tokens of an attribute value, split at camelCase humps too."""
     return [t.lower() for t in _TOKEN.findall(value)]
@@ -320,7 +314,7 @@ def apply_tag_rules(
     if "offsite_image" in rules and page_domain:
         for el in [e for e in img_els if e not in gone]:
             src = el.get("src") or ""
-            dom = registrable_domain(_url_host(src)) if not src.startswith("data:") else None
+            dom = registrable_domain(url_host(src)) if not src.startswith("data:") else None
             if dom and dom != page_domain:
                 drop(el, "offsite_image", f"image from {dom}, page on {page_domain}")
 
@@ -519,8 +513,8 @@ def _ad_reason(values, tokens: frozenset[str], subs: tuple[str, ...], hosts: fro
 def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -> str | None:
     """The reason one attribute value marks an ad (the body of :func:`is_ad_marked`'s loop)."""
     low = value.lower()
-    if attr in ("src", "href") and host_matches(_url_host(low), ad_hosts):
-        return f"{attr} on ad host {_url_host(low)}"
+    if attr in ("src", "href") and host_matches(url_host(low), ad_hosts):
+        return f"{attr} on ad host {url_host(low)}"
     # most values hold no ad token: test the set first, look for the first hit only on a match
     words = attr_tokens(value)
     hit = None if ad_tokens.isdisjoint(words) else next(t for t in words if t in ad_tokens)
@@ -568,7 +562,7 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
     if links:
         n_social = n_legal = 0
         for a in links:
-            if host_matches(_url_host(a.get("href")), social):
+            if host_matches(url_host(a.get("href")), social):
                 n_social += 1
             elif _has_phrase(link_words(a, block_tags).lower(), phrases):
                 n_legal += 1
