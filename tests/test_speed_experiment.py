@@ -11,7 +11,7 @@ from evalkit.cli import CONFIG_DIR
 from evalkit.config import register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import speed as S
-from evalkit.page import Gold, Page
+from evalkit.page import Gold, Page, parse_html
 from evalkit.runner import MethodSpec
 
 register_resolvers()
@@ -90,6 +90,7 @@ def test_time_pages_times_every_method_and_records_failures():
     assert list(df["method"]) == ["fulltext", "nope", "fulltext", "nope"]
     assert (df["ms"].iloc[[0, 2]] > 0).all() and (df["parse_ms"].iloc[:2] > 0).all()
     assert df["parse_ms"].iloc[2:].isna().all()  # lxml has nothing to parse in an empty file
+    assert (df["walk_ms"].iloc[:2] > 0).all() and df["walk_ms"].iloc[2:].isna().all()
     assert pd.isna(df["error"].iloc[0])
     assert df["error"].iloc[2].startswith("PageError: p1: empty document")
     assert df["error"].iloc[1].startswith("UnknownNameError") and np.isnan(df["ms"].iloc[1])
@@ -97,6 +98,29 @@ def test_time_pages_times_every_method_and_records_failures():
     v = S.summarize(df, "t", n_boot=10).set_index(["method", "metric"])["value"]
     assert v[("lxml_parse", "failures")] == 1.0 and v[("fulltext", "failures")] == 1.0
     assert v[("nope", "failures")] == 2.0 and ("nope", "ms_median") not in v.index
+
+
+def test_python_walk_reads_every_element_once():
+    root = parse_html("<html><head><title>t</title></head><body><!-- c --><div id=a>x<p>y</p>"
+                      "z</div><?pi x?><img src=i.png></body></html>", plain=True)
+    # html, head, title, body, div, p, img: comments and processing instructions are no elements
+    assert S.python_walk(root) == 7
+
+
+def test_summary_has_the_pure_python_floor_by_hand():
+    df = _per_page()
+    # the walk takes 0.5, 1 and 4 ms on the three pages: parse + walk = 1.5, 3, 7
+    df["walk_ms"] = df["page_id"].map({"p0": 0.5, "p1": 1.0, "p2": 4.0})
+    v = S.summarize(df, "d", n_boot=20).set_index(["method", "metric"])["value"]
+    assert v[(S.PY_WALK_LABEL, "ms_median")] == 3.0
+    assert v[(S.PY_WALK_LABEL, "ratio_to_parse")] == 1.5  # median 3 over median parse 2
+    assert v[(S.PY_WALK_LABEL, "failures")] == 0.0
+    assert (S.PY_WALK_LABEL, "meets_target") not in v.index  # a floor, not a method
+    table = S.speed_table(S.summarize(df, "d", n_boot=20), "d")
+    assert list(table["method"]) == ["lxml_parse", S.PY_WALK_LABEL, "m", "bad"]
+    # pages without the walk (python_walk off) give no floor row
+    assert S.PY_WALK_LABEL not in set(S.summarize(df.assign(walk_ms=np.nan), "d",
+                                                  n_boot=20)["method"])
 
 
 def test_step_table_by_hand():
@@ -158,6 +182,8 @@ def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path
     assert set(s["experiment"]) == {"speed"}
     v = s.set_index(["dataset", "method", "metric"])["value"]
     assert v[("synthetic", "cetd", "ms_median")] > 0
+    # the floor row: parse plus a walk is slower than the parse alone, on every page
+    assert v[("synthetic", S.PY_WALK_LABEL, "ratio_to_parse")] > 1
     assert v[("synthetic", "cetd", "target_ratio")] == 3.0
     assert ("synthetic", "fulltext", "target_ratio") not in v.index
     assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "twc_pfm_ms_1000")] > 0
@@ -175,7 +201,8 @@ def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path
 
 def test_speed_run_breaks_down_the_proposed_methods_steps(tmp_path):
     cfg = _compose(["experiment=speed", "dataset.synthetic.limit=4", "speed.n_boot=20",
-                    "method=[proposed]", "speed.micro.enabled=false"])
+                    "method=[proposed]", "speed.micro.enabled=false",
+                    "speed.python_walk=false"])
     out = run_experiment(cfg, tmp_path)
     steps = pd.read_csv(out / "tables" / "speed_synthetic_steps.csv")
     assert list(steps["step"]) == ["parse", "blocks", "primary", "dedup", "scoring", "output"]
@@ -185,4 +212,5 @@ def test_speed_run_breaks_down_the_proposed_methods_steps(tmp_path):
     assert (out / "figures" / "speed_synthetic_steps.png").is_file()
     assert "## Where the time goes on synthetic" in (out / "report.md").read_text()
     s = pd.read_csv(out / "summary.csv").set_index(["method", "metric"])
+    assert (S.PY_WALK_LABEL, "ms_median") not in s.index  # speed.python_walk=false
     assert s.loc[("proposed", "step_primary_ms_mean"), "n_pages"] == 4

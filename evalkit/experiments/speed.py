@@ -20,6 +20,12 @@ whatever ``runner`` says, so nothing but the method is timed):
   :func:`evalkit.proposed.fingerprint` on seeded Zipf-distributed blocks of
   500 to 20,000 terms (best of ``repeat`` runs, term-hash cache cleared
   before each so hashing is always paid), with its growth exponent;
+* the pure-Python floor (``speed.python_walk``, on by default): per page,
+  after the parse, :func:`python_walk` visits every element from Python and
+  reads what the proposed method's rules read at least (tag, text, tail, id,
+  class, src, href); the row ``lxml_parse+python_walk`` is the parse plus
+  that walk, so its ratio to the parse is the least any pure-Python method
+  that reads the page once pays;
 * the peak resident memory of the process (``getrusage`` maxrss);
 * where the time goes, for methods that time their own steps (the proposed
   method's ``info["seconds_<step>"]``: parse, blocks, primary, dedup,
@@ -42,6 +48,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 
+import lxml.etree
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -54,9 +61,10 @@ from evalkit.runner import MethodSpec, extract_one, iter_tasks
 from evalkit.tables import to_markdown, wide_table, write_table
 
 __all__ = ["CLOCKS", "DEFAULT_LENGTHS", "DEFAULT_TARGETS", "MICRO_DATASET", "MICRO_METHOD",
-           "PARSE_LABEL", "STEP_PREFIX", "TABLE_METRICS", "TWC_PFM_TARGET_MS",
-           "TWC_PFM_TARGET_TERMS", "growth_exponent", "peak_rss_mb", "run", "speed_table",
-           "step_table", "summarize", "time_pages", "twc_pfm_benchmark", "zipf_terms"]
+           "PARSE_LABEL", "PY_WALK_LABEL", "STEP_PREFIX", "TABLE_METRICS", "TWC_PFM_TARGET_MS",
+           "TWC_PFM_TARGET_TERMS", "growth_exponent", "peak_rss_mb", "python_walk", "run",
+           "speed_table", "step_table", "summarize", "time_pages", "twc_pfm_benchmark",
+           "zipf_terms"]
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -69,6 +77,9 @@ TWC_PFM_TARGET_TERMS = 5000
 TWC_PFM_TARGET_MS = 20.0
 #: the row label of the parse floor in the tables
 PARSE_LABEL = "lxml_parse"
+#: the row label of the pure-Python floor: the parse plus :func:`python_walk`
+PY_WALK_LABEL = "lxml_parse+python_walk"
+_WALK_EVENTS = ("start", "end")
 #: dataset and method labels of the micro-benchmark rows
 MICRO_DATASET = "twc_pfm_bench"
 MICRO_METHOD = "twc_pfm+fingerprint"
@@ -82,6 +93,25 @@ def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB (maxrss is KiB on Linux, B on macOS)."""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+
+
+def python_walk(root) -> int:
+    """Visit every element below ``root`` from Python, reading its tag, text and tail and its
+    id, class, src and href; returns the number of elements.
+
+    The least a pure-Python method that reads the page once pays on top of
+    the parse: the proposed method reads each element's text (stage 1.1) and
+    these four attributes (the tag rules), besides all else it does.
+    """
+    n = 0
+    for event, el in lxml.etree.iterwalk(root, events=_WALK_EVENTS):  # elements only
+        if event == "start":
+            get = el.get
+            el.tag, el.text, get("id"), get("class"), get("src"), get("href")  # noqa: B018
+            n += 1
+        else:
+            el.tail  # noqa: B018 - read, as a method collecting text does
+    return n
 
 
 def growth_exponent(sizes: Iterable[float], times: Iterable[float]) -> float:
@@ -105,9 +135,10 @@ def _slope(lx: np.ndarray, ly: np.ndarray) -> float:
 
 
 def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
-               warmup: bool = True) -> pd.DataFrame:
+               warmup: bool = True, walk: bool = True) -> pd.DataFrame:
     """Per page and method: ms of the method, ms of the parse, page bytes, error, and the
-    ms of each step the method timed itself (columns ``step_<name>``).
+    ms of each step the method timed itself (columns ``step_<name>``); with ``walk``, the
+    ms of :func:`python_walk` over the parsed page (column ``walk_ms``, else NaN).
 
     Methods are built afresh for each site's run of pages, as the runner
     builds them per task, so site-scope methods see the same history; the
@@ -123,11 +154,17 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
         methods = [(spec, _build_and(spec, lambda m: m)) for spec in specs]
         for page in task:
             t0 = tick()
+            walk_ms = float("nan")
             try:
-                parse_html(page.html, source=page.source or page.id)
+                root = parse_html(page.html, source=page.source or page.id)
                 parse_ms = (tick() - t0) * 1000
             except PageError:  # e.g. an empty file; the methods record their own error
                 parse_ms = float("nan")
+            else:
+                if walk:
+                    t0 = tick()
+                    python_walk(root)
+                    walk_ms = (tick() - t0) * 1000
             for spec, method in methods:
                 steps = {}
                 if isinstance(method, str):  # the method could not be built
@@ -141,8 +178,10 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
                              if k.startswith("seconds_") and isinstance(v, (int, float))}
                 rows.append({"dataset": page.dataset, "page_id": page.id, "site": page.site,
                              "method": spec.label, "n_bytes": len(page.raw), "ms": ms,
-                             "parse_ms": parse_ms, "error": error, **steps})
-    columns = ["dataset", "page_id", "site", "method", "n_bytes", "ms", "parse_ms", "error"]
+                             "parse_ms": parse_ms, "walk_ms": walk_ms, "error": error,
+                             **steps})
+    columns = ["dataset", "page_id", "site", "method", "n_bytes", "ms", "parse_ms", "walk_ms",
+               "error"]
     columns += list(dict.fromkeys(k for r in rows for k in r if k.startswith(STEP_PREFIX)))
     return pd.DataFrame(rows, columns=columns)
 
@@ -198,7 +237,8 @@ def _row(dataset, method, metric, value, lo=np.nan, hi=np.nan, n=0):
 
 def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | None = None,
               n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """Long-format rows per method (and the parse floor) of one data set's timings."""
+    """Long-format rows per method (and the parse floor, and the pure-Python floor when the
+    pages have ``walk_ms``) of one data set's timings."""
     targets = DEFAULT_TARGETS if targets is None else targets
     boot = {"n_boot": n_boot, "alpha": alpha, "seed": seed}
     rows = []
@@ -206,6 +246,11 @@ def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | 
     parsed = first[first["parse_ms"].notna()]
     series = [(PARSE_LABEL, parsed["parse_ms"].to_numpy(float), parsed["parse_ms"].to_numpy(float),
                parsed["n_bytes"].to_numpy(float), len(first) - len(parsed))]
+    if "walk_ms" in first and first["walk_ms"].notna().any():
+        walked = first[first["parse_ms"].notna() & first["walk_ms"].notna()]
+        parse = walked["parse_ms"].to_numpy(float)
+        series.append((PY_WALK_LABEL, parse + walked["walk_ms"].to_numpy(float), parse,
+                       walked["n_bytes"].to_numpy(float), len(first) - len(walked)))
     for method, df in per_page.groupby("method", sort=False):
         # a page lxml cannot parse has no floor to compare with; methods fail on it anyway
         ok = df[df["error"].isna() & df["ms"].notna() & df["parse_ms"].notna()]
@@ -297,7 +342,8 @@ def run(ctx: Context) -> pd.DataFrame:
     summaries = []
     for label, ds in ctx.datasets.items():
         pages = list(ds.pages())
-        per_page = time_pages(pages, ctx.specs, clock=clock, warmup=opts.get("warmup", True))
+        per_page = time_pages(pages, ctx.specs, clock=clock, warmup=opts.get("warmup", True),
+                              walk=opts.get("python_walk", True))
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "speed")
@@ -327,7 +373,8 @@ def run(ctx: Context) -> pd.DataFrame:
 
 
 def speed_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
-    """Rows = parse floor then methods; cells ``value [CI]``; the target check as yes/no."""
+    """Rows = parse floor, pure-Python floor, then methods; cells ``value [CI]``; the target
+    check as yes/no."""
     table = wide_table(summary, TABLE_METRICS, dataset=dataset, digits=2)
     sub = summary[(summary["dataset"] == dataset) & (summary["metric"] == "meets_target")]
     meets = dict(zip(sub["method"], sub["value"]))
@@ -413,8 +460,12 @@ def _ratio_figure(summary, stem, dataset):
                      np.clip(df["ci_high"].to_numpy(float) - v, 0, None)])
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(df) + 2), 4.2))
     x = np.arange(len(df))
-    ax.bar(x, v, yerr=np.nan_to_num(err), capsize=3, color="tab:blue",
-           label="median time / median parse time (95% CI)")
+    floor = (df["method"] == PY_WALK_LABEL).to_numpy()
+    ax.bar(x[~floor], v[~floor], yerr=np.nan_to_num(err[:, ~floor]), capsize=3,
+           color="tab:blue", label="median time / median parse time (95% CI)")
+    if floor.any():
+        ax.bar(x[floor], v[floor], yerr=np.nan_to_num(err[:, floor]), capsize=3,
+               color="tab:gray", label="parse + a bare Python walk of the page (floor)")
     for t in sorted(set(targets["value"])):
         ax.axhline(t, color="tab:red", ls="--", lw=1, label=f"target: <= {t:g} x parse")
     ax.axhline(1, color="grey", lw=0.8, label="= parse time")
