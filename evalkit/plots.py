@@ -18,6 +18,9 @@ import pandas as pd  # noqa: E402
 
 __all__ = ["save", "bar_prf", "pages_correct_curve"]
 
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINESTYLES = ("-", "--", "-.", ":")
+
 
 def save(fig, stem: str | os.PathLike) -> list[Path]:
     """Save ``stem.png`` (150 dpi) and ``stem.svg``; close the figure."""
@@ -73,7 +76,8 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     df = per_page[(per_page["dataset"] == dataset) & per_page["error"].isna()]
     methods = methods or list(dict.fromkeys(df["method"]))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    # more than ten methods would repeat tab10's colours: tab20 plus alternating dashes
+    # more than ten methods would repeat tab10's colours: tab20; line styles and markers vary
+    # too, so that near-identical curves (a method and its ablation) both stay visible
     colours = plt.get_cmap("tab20" if len(methods) > 10 else "tab10").colors
     for i, m in enumerate(methods):
         f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
@@ -82,8 +86,9 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
         share = [(f1 >= t).mean() for t in thresholds]
         lo, hi = zip(*(bootstrap_ci((f1 >= t).astype(float), n_boot=n_boot, seed=seed)
                        for t in thresholds))
-        line, = ax.plot(thresholds, share, marker=".", label=m, color=colours[i % len(colours)],
-                        linestyle="-" if i % 2 == 0 or len(methods) <= 10 else "--")
+        line, = ax.plot(thresholds, share, label=m, color=colours[i % len(colours)],
+                        marker=_MARKERS[i % len(_MARKERS)], markersize=3.5,
+                        linestyle=_LINESTYLES[i % len(_LINESTYLES)])
         ax.fill_between(thresholds, lo, hi, color=line.get_color(), alpha=0.15)
     ax.set_xlabel(f"threshold on per-page {metric.replace('_', ' ')}")
     ax.set_ylabel("share of pages at or above (95% CI band)")
