@@ -107,10 +107,10 @@ def python_walk(root) -> int:
     for event, el in lxml.etree.iterwalk(root, events=_WALK_EVENTS):  # elements only
         if event == "start":
             get = el.get
-            el.tag, el.text, get("id"), get("class"), get("src"), get("href")  # noqa: B018
+            el.tag, el.text, get("id"), get("class"), get("src"), get("href")
             n += 1
         else:
-            el.tail  # noqa: B018 - read, as a method collecting text does
+            el.tail  # read, as a method collecting text does
     return n
 
 
