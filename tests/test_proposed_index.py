@@ -5,7 +5,8 @@ every element and the body's word count; ``content_root`` must find the
 element the subtree sums of ``punctuation_counts`` lead to; the tag rules must
 decide the same with and without the index, on ``lxml.html`` and on plain
 trees; the anchor texts of the scoring stage must be ``block_anchor_text``.
-Checked on hand-made pages with the awkward cases and on real pages.
+Checked on hand-made pages with the awkward cases, on real pages, and on generated HTML
+(unclosed tags, stray markup, ad-like attributes; ``html_strategies``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import random
 import lxml.etree
 import lxml.html
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalkit.data.aeb import AEBDataset
 from evalkit.page import drop_tree, parse_html
@@ -32,7 +35,14 @@ from evalkit.proposed.blocks import (
 )
 from evalkit.proposed.pipeline import _anchor_texts
 from evalkit.proposed.primary_dom import content_root, punctuation_counts
-from evalkit.proposed.primary_tags import _has_phrase, _phrase_matcher, apply_tag_rules
+from evalkit.proposed.primary_tags import (
+    _has_phrase,
+    _is_search_box,
+    _phrase_matcher,
+    _scan,
+    apply_tag_rules,
+)
+from html_strategies import HTML  # beside the tests
 
 # invisible elements holding blocks, a processing instruction, tails everywhere, nested
 # blocks inside links, a table, line breaks without white space
@@ -161,6 +171,17 @@ def test_phrase_screen_changes_no_answer():
     assert _has_phrase("anything", ()) is None
 
 
+def _check_scan(html):
+    for plain in (False, True):
+        body = drop_scripts(parse_html(html, plain=plain)).find(".//body")
+        rows, anchors, searches = _scan(index_body(body).elements, body)
+        assert anchors == body.xpath(".//a[@href != '']")
+        assert searches == [el for el in body.xpath(
+            "descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
+        assert [r[0] for r in rows] == body.xpath(
+            ".//*[@id != '' or @class != '' or @src != '' or @href != '']")
+
+
 SEARCHY = """<html><body role="main"><input name="Q"><input type="text"><a href="">empty</a>
 <a href=" ">space</a><A HREF="/up">upper</A><a>no href</a><div role="search"><a href="/s">s</a>
 <input type="SEARCH"></div><form role="navigation"><input name="keywords"></form>
@@ -169,19 +190,36 @@ SEARCHY = """<html><body role="main"><input name="Q"><input type="text"><a href=
 
 def test_scan_finds_what_the_xpaths_find(shared):
     # the one pass over the elements gives the lists the XPath queries gave, in order
-    from evalkit.proposed.primary_tags import _is_search_box, _scan
-
     for html in [SEARCHY, AWKWARD] + [p.html for p in _aeb_pages(shared)]:
-        for plain in (False, True):
-            body = drop_scripts(parse_html(html, plain=plain)).find(".//body")
-            rows, anchors, searches = _scan(index_body(body).elements, body)
-            assert anchors == body.xpath(".//a[@href != '']")
-            assert searches == [el for el in body.xpath(
-                "descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
-            assert [r[0] for r in rows] == body.xpath(
-                ".//*[@id != '' or @class != '' or @src != '' or @href != '']")
+        _check_scan(html)
     body = parse_html(SEARCHY).find(".//body")
     _, anchors, searches = _scan(list(body.iter()), body)
     assert [a.text for a in anchors] == ["space", "upper", "s"]
     assert [(el.tag, el.get("name") or el.get("type") or el.get("role")) for el in searches] == [
         ("input", "Q"), ("div", "search"), ("input", "SEARCH"), ("input", "keywords")]
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=60)
+@given(HTML, st.randoms(use_true_random=False))
+def test_every_shortcut_holds_on_generated_html(html, rng):
+    # the same checks as on the real pages above, on pages no site would write (3,000
+    # examples passed once by hand; CI runs a fixed 60)
+    _check_index(parse_html(html, plain=True))
+    root = drop_scripts(parse_html(html, plain=True))
+    body = root.find(".//body")
+    blocks = separate_blocks(root)
+    for trial in range(2):  # all alive, then random blocks dead
+        if trial:
+            for b in blocks:
+                if rng.random() < 0.3:
+                    b.remove("primary", "test", "")
+        for coverage in (0.8, 0.6, 1.0):
+            assert content_root(body, blocks, coverage) == _descend(body, blocks, coverage)
+    want = _decisions(parse_html(html), use_index=False)[:2]
+    assert _decisions(parse_html(html, plain=True), use_index=True)[:2] == want
+    _, _, blocks, index = _decisions(parse_html(html, plain=True), use_index=True)
+    alive = [b for b in blocks if b.alive]
+    got = _anchor_texts(alive, index, BLOCK_TAGS)
+    assert {b.index: block_anchor_text(b) for b in alive} == {
+        b.index: got.get(b.index, "") for b in alive}
+    _check_scan(html)
