@@ -114,20 +114,23 @@ def _descend(body, blocks, coverage=0.8):
         node = nxt
 
 
+def _check_content_root(html, rng, trials=3):
+    root = drop_scripts(parse_html(html, plain=True))
+    body = root.find(".//body")
+    blocks = separate_blocks(root)
+    for trial in range(trials):  # all alive, then random blocks dead
+        if trial:
+            for b in blocks:
+                if rng.random() < 0.3:
+                    b.remove("primary", "test", "")
+        for coverage in (0.8, 0.6, 1.0):
+            assert content_root(body, blocks, coverage) == _descend(body, blocks, coverage)
+
+
 def test_content_root_follows_the_subtree_sums(shared):
     rng = random.Random(0)
-    pages = [AWKWARD] + [p.html for p in _aeb_pages(shared, 30)]
-    for html in pages:
-        root = drop_scripts(parse_html(html, plain=True))
-        body = root.find(".//body")
-        blocks = separate_blocks(root)
-        for trial in range(3):  # all alive, then random blocks dead
-            if trial:
-                for b in blocks:
-                    if rng.random() < 0.3:
-                        b.remove("primary", "test", "")
-            for coverage in (0.8, 0.6, 1.0):
-                assert content_root(body, blocks, coverage) == _descend(body, blocks, coverage)
+    for html in [AWKWARD] + [p.html for p in _aeb_pages(shared, 30)]:
+        _check_content_root(html, rng)
 
 
 def _decisions(root, use_index):
@@ -205,16 +208,7 @@ def test_every_shortcut_holds_on_generated_html(html, rng):
     # the same checks as on the real pages above, on pages no site would write (3,000
     # examples passed once by hand; CI runs a fixed 60)
     _check_index(parse_html(html, plain=True))
-    root = drop_scripts(parse_html(html, plain=True))
-    body = root.find(".//body")
-    blocks = separate_blocks(root)
-    for trial in range(2):  # all alive, then random blocks dead
-        if trial:
-            for b in blocks:
-                if rng.random() < 0.3:
-                    b.remove("primary", "test", "")
-        for coverage in (0.8, 0.6, 1.0):
-            assert content_root(body, blocks, coverage) == _descend(body, blocks, coverage)
+    _check_content_root(html, rng, trials=2)
     want = _decisions(parse_html(html), use_index=False)[:2]
     assert _decisions(parse_html(html, plain=True), use_index=True)[:2] == want
     _, _, blocks, index = _decisions(parse_html(html, plain=True), use_index=True)
