@@ -1,5 +1,5 @@
-"""``python -m evalkit``: the same Hydra app as the ``evalkit`` console script."""
+"""``python -m evalkit``: the same command as the ``evalkit`` console script."""
 
-from evalkit.cli import main
+from evalkit.entry import run
 
-main()
+run()

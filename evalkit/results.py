@@ -101,6 +101,8 @@ def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike, seed: in
         "git": git_state(root),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        # string-hash order can decide a peer library's output (evalkit.entry)
+        "python_hash_seed": os.environ.get("PYTHONHASHSEED", "unset (random)"),
         "packages": package_versions(CORE_PACKAGES),
         "seed": seed,
         "wall_seconds": round(wall_seconds, 3),
