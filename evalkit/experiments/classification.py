@@ -348,8 +348,8 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
                    to_markdown(methods), ""]
     if len(draws) and bool((draws["n_correct"] == draws["n_test"]).all()):
         # a table of 1.000s reads like a result; say that it is a ceiling
-        why = (" (the synthetic topics share no vocabulary; `study=kabir2015` runs the experiment "
-               "on the chaos set)" if label == "synthetic" else "")
+        why = (" (the synthetic topics share almost no content words; `study=kabir2015` runs the "
+               "experiment on the chaos set)" if label == "synthetic" else "")
         ctx.report += [f"Every text variant that ran classified every test page of {label} "
                        "correctly in every draw: the categories are told apart by words that every "
                        f"extractor keeps, so this data set cannot rank the methods here{why}.", ""]
