@@ -10,6 +10,7 @@ import math
 import re
 
 import pytest
+from html_strategies import HTML, SENTENCES, TEXT  # beside the tests
 from hydra import compose, initialize_config_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,8 +24,6 @@ from evalkit.page import Extraction, Gold, Page, PageError, decode_html, parse_h
 from evalkit.registry import METHODS as METHODS_REGISTRY
 from evalkit.units import segment
 from evalkit.visible import visible_text
-
-from html_strategies import HTML, SENTENCES, TEXT  # beside the tests
 
 register_resolvers()
 

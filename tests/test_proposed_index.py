@@ -16,6 +16,7 @@ import random
 import lxml.etree
 import lxml.html
 import pytest
+from html_strategies import HTML  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,6 @@ from evalkit.proposed.primary_tags import (
     _scan,
     apply_tag_rules,
 )
-from html_strategies import HTML  # beside the tests
 
 # invisible elements holding blocks, a processing instruction, tails everywhere, nested
 # blocks inside links, a table, line breaks without white space
