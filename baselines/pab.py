@@ -58,7 +58,7 @@ from urllib.parse import urlsplit
 import lxml.etree
 import lxml.html
 
-from evalkit.domains import registrable_domain
+from evalkit.domains import registrable_domain, url_host
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
@@ -131,25 +131,15 @@ def block_priority(el: lxml.html.HtmlElement) -> float:
     return round(sum(tag_priority(d) for d in el.iter() if isinstance(d.tag, str)), 10)
 
 
-def _host(url: str | None) -> str | None:
-    if not url:
-        return None
-    try:
-        host = urlsplit(url.strip()).hostname
-    except ValueError:
-        return None
-    return host or None
-
-
 def page_host(url: str | None, root: lxml.html.HtmlElement | None = None) -> str | None:
     """The page's host: from its URL, else ``<base href>``, canonical link or ``og:url``."""
-    host = _host(url)
+    host = url_host(url)
     if host or root is None:
         return host
     for xpath in ("//base/@href", "//link[@rel='canonical']/@href",
                   "//meta[@property='og:url']/@content"):
         for value in root.xpath(xpath):
-            host = _host(str(value))
+            host = url_host(str(value))
             if host:
                 return host
     return None
