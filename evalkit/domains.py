@@ -5,6 +5,11 @@ page's own site (the proposed method's ``offsite_image`` rule and its site
 scope, PAB's outer links, the dedup experiment's site groups), so that two
 methods never disagree on what "the same site" is.
 
+A *page's* site (:func:`site_of`, which groups pages into the runner's tasks,
+the proposed method's site memory and the dedup experiment's site scope) is
+the reader's ``site`` field where the reader sets one, else the host of the
+page's URL, else none (docs/sites.md).
+
 The registrable domain is a heuristic without the public-suffix list (no
 network, no data file): the last two labels of the host, or three under a
 two-level public suffix, which is either one of :data:`TWO_LEVEL_SUFFIXES` or a
@@ -20,7 +25,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-__all__ = ["GENERIC_SLDS", "TWO_LEVEL_SUFFIXES", "host_matches", "registrable_domain", "url_host"]
+__all__ = ["GENERIC_SLDS", "TWO_LEVEL_SUFFIXES", "host_matches", "registrable_domain", "site_key",
+           "site_of", "url_host"]
 
 #: two-label public suffixes under which a registrable domain has three labels
 TWO_LEVEL_SUFFIXES = frozenset({
@@ -101,3 +107,18 @@ def _host_in(host: str, hosts: frozenset[str]) -> bool:
             return True
         i = host.find(".", i + 1)
     return False
+
+
+def site_key(site: str | None, url: str | None) -> str | None:
+    """The site of a page with reader site ``site`` and URL ``url``: ``site`` where set, else
+    the URL's host, else None.
+
+    Takes the two fields rather than a page so that a reader can order its file list by
+    site from metadata (a URL list, a file name) before it reads any page bytes.
+    """
+    return site or url_host(url)
+
+
+def site_of(page) -> str | None:
+    """The site of a :class:`evalkit.page.Page` (:func:`site_key` of its ``site`` and ``url``)."""
+    return site_key(page.site, page.url)

@@ -176,14 +176,35 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
 
 
 def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page]]:
-    """Group consecutive pages of one site (at most ``max_pages`` per task when no site)."""
-    for site, group in itertools.groupby(pages, key=lambda p: p.site):
+    """One task per site (:func:`evalkit.domains.site_of`, within a data set) with all its
+    pages, in order; pages without a site in tasks of at most ``max_pages``.
+
+    Streams: readers hand out a site's pages next to each other
+    (:func:`evalkit.data.base.group_by_site`, docs/sites.md), so only the site names
+    seen so far are kept. A site whose pages come in two runs raises ValueError: two
+    tasks would give it two fresh memories, and its site scope would silently be
+    partly page scope.
+    """
+    from evalkit.domains import site_of
+
+    def key(page: Page) -> tuple[str, str] | None:
+        site = site_of(page)
+        return None if site is None else (page.dataset, site)
+
+    done: set[tuple[str, str]] = set()
+    for site, group in itertools.groupby(pages, key=key):
         group = list(group)
         if site is None:
             for i in range(0, len(group), max_pages):
                 yield group[i:i + max_pages]
-        else:
-            yield group
+            continue
+        if site in done:
+            raise ValueError(
+                f"data set {site[0]!r}: the pages of site {site[1]!r} come in two runs (page "
+                f"{group[0].id!r} follows pages of other sites); a reader must hand out a "
+                "site's pages together (evalkit.data.base.group_by_site, docs/sites.md)")
+        done.add(site)
+        yield group
 
 
 def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: int = 1,

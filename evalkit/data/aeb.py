@@ -6,7 +6,10 @@
 are read by the scorer that reproduces the benchmark's table, not here.
 
 Departures: none in the data. The page id is the benchmark's own id (the
-sha256 of the page); ``raw`` is the gunzipped HTML.
+sha256 of the page); ``raw`` is the gunzipped HTML. A page's site is its URL's
+host without ``www.`` (126 sites); pages come grouped by site, sites in the
+order of their first id, each site's pages in id order (decided from the
+ground truth before any page is read).
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.data.base import Dataset
-from evalkit.data.l3s import host_of
+from evalkit.data.base import Dataset, group_by_site
+from evalkit.data.l3s import host_of, url_site
 from evalkit.method import param_names
 from evalkit.page import Gold, Page
 
@@ -59,7 +62,11 @@ class AEBDataset(Dataset):
                  if f.is_file() and f.name.endswith(_SUFFIX)}
         for key in sorted(set(truth) - set(files)):
             self.skip(root / self.html_dir / f"{key}{_SUFFIX}", "ground truth without a page file")
-        for key in sorted(files):
+        def site(key: str) -> str | None:
+            return url_site((truth.get(key) or {}).get("url"))
+
+        # by site before any page is read: the ids (sha256 of the page) scatter a site's pages
+        for key in group_by_site(sorted(files), site):
             file = files[key]
             record = truth.get(key)
             if record is None:

@@ -1,14 +1,49 @@
-"""What every dataset reader provides: a stream of pages and a list of what it skipped."""
+"""What every dataset reader provides: a stream of pages and a list of what it skipped.
+
+Pages come out grouped by site (every page of one site next to the others,
+docs/sites.md): the runner makes one task of a site's consecutive pages, so a
+site split in two runs would run as two sites. A reader gets there without
+holding pages in memory by ordering its *file list* with :func:`group_by_site`
+from metadata it reads first (a URL list, a file name, a gold file's URL line).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from evalkit.domains import site_of
 from evalkit.page import Page, sniff_not_html
 
-__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped"]
+__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped", "group_by_site"]
+
+T = TypeVar("T")
+
+
+def group_by_site(items: Iterable[T], site: Callable[[T], str | None]) -> list[T]:
+    """``items`` with each site's items moved up behind its first one.
+
+    Sites keep the order of their first item and items keep their order within a
+    site; an item without a site (``site(item)`` is None) stays in its place
+    between the groups. Items whose sites are already contiguous come back in
+    the same order, so a reader that already listed its pages by site does not
+    change. ``site`` must give, from cheap metadata, the site the page will carry
+    (:func:`evalkit.domains.site_key` of its ``site`` and ``url``).
+    """
+    groups: dict[str, list[T]] = {}
+    runs: list[list[T]] = []
+    for item in items:
+        key = site(item)
+        if key is None:
+            runs.append([item])
+        elif key in groups:
+            groups[key].append(item)
+        else:
+            groups[key] = [item]
+            runs.append(groups[key])
+    return [item for run in runs for item in run]
 
 
 class DatasetMissingError(FileNotFoundError):
@@ -26,7 +61,8 @@ class Skipped:
 class Dataset:
     """Base reader. Subclasses set ``name`` and implement ``_iter_pages``.
 
-    ``pages()`` streams pages in a stable (sorted) order and stops after
+    ``pages()`` streams pages in a stable order (sorted, then grouped by site:
+    :func:`group_by_site`) and stops after
     ``limit`` pages; every file passed over is appended to ``skipped``, and
     every page handed out is remembered in ``seen_`` (id -> sha256), so the
     run folder can fingerprint exactly the pages an experiment saw.
@@ -85,7 +121,10 @@ class Dataset:
 
 
 class InMemoryDataset(Dataset):
-    """Pages already in memory (tests, notebooks, pages built by another tool)."""
+    """Pages already in memory (tests, notebooks, pages built by another tool).
+
+    They come out grouped by site (:func:`group_by_site`), otherwise in the given order.
+    """
 
     name = "memory"
 
@@ -96,4 +135,4 @@ class InMemoryDataset(Dataset):
         self.pages_ = list(pages or [])
 
     def _iter_pages(self) -> Iterator[Page]:
-        yield from self.pages_
+        yield from group_by_site(self.pages_, site_of)

@@ -5,7 +5,10 @@ as crawled; ``annotated/<uuid>.html`` is the same page with every atomic text
 block wrapped in ``<span class="x-nc-selN">`` (0 not content, 1 headline,
 2 full text, 3 supplemental, 4 related content, 5 comments); elements the
 annotators could not see carry ``x-nc-invisible``. ``url-mapping.txt`` maps
-``<urn:uuid:...>`` to the page URL.
+``<urn:uuid:...>`` to the page URL. A page's site is its URL's host without
+``www.`` (405 sites); pages come grouped by site, sites in the order of their
+first file name, each site's pages in file-name order (the order is decided
+from ``url-mapping.txt`` before any page is read).
 
 Where evalkit departs from the data's own conventions:
 
@@ -27,7 +30,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from evalkit.data.base import Dataset
+from evalkit.data.base import Dataset, group_by_site
+from evalkit.domains import site_key
 from evalkit.method import param_names
 from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html
 from evalkit.units import segment
@@ -40,6 +44,7 @@ __all__ = [
     "read_url_mapping",
     "span_label",
     "span_units",
+    "url_site",
 ]
 
 #: headline + full text, the data set's conventional main content
@@ -58,6 +63,11 @@ def host_of(url: str | None) -> str | None:
     host = (urlsplit(url.strip()).hostname or "").lower()
     host = host.removeprefix("www.")
     return host or None
+
+
+def url_site(url: str | None) -> str | None:
+    """The site a page with this URL gets (its ``site`` field is :func:`host_of` the URL)."""
+    return site_key(host_of(url), url)
 
 
 def read_url_mapping(path: Path) -> dict[str, str]:
@@ -118,7 +128,9 @@ class L3SGN1Dataset(Dataset):
         if not urls:
             self.skip(mapping_file, "no url-mapping.txt: pages have no URL")
         classes = tuple(self.content_classes)
-        originals = sorted((root / "original").glob("*.html"))
+        # by site before any page is read: the file names (uuids) scatter a site's pages
+        originals = group_by_site(sorted((root / "original").glob("*.html")),
+                                  lambda f: url_site(urls.get(f.stem.lower())))
         annotated_names = {p.name for p in (root / "annotated").glob("*.html")}
         for extra in sorted(annotated_names - {p.name for p in originals}):
             self.skip(root / "annotated" / extra, "annotated copy without an original page")

@@ -21,7 +21,10 @@ encoding of most non-UTF-8 files in these sets (its 0x85 is the "…" that
 ``category_pattern`` and ``site_pattern`` are regular expressions matched
 against the file stem; the named group ``category`` (or ``site``), else group
 1, gives the page's category or site group. Without a site pattern the site
-is the URL's host when the gold names a URL.
+is the URL's host (without ``www.``) when the gold names a URL. Pages come
+grouped by site (sites in the order of their first file, each site's pages in
+stem order), decided from the file names and, for CleanEval gold without a
+site pattern, the gold files' URL lines, before any page is read.
 
 A page whose gold text is empty is kept (CleanEval marks index pages with no
 article that way) unless ``keep_empty_gold`` is false; a page without a gold
@@ -35,13 +38,15 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.data.base import Dataset, DatasetMissingError
+from evalkit.data.base import Dataset, DatasetMissingError, group_by_site
 from evalkit.data.l3s import host_of
+from evalkit.domains import site_key
 from evalkit.method import param_names
 from evalkit.page import Gold, Page, PageError, parse_html
 from evalkit.text import strip_cleaneval_markup
 
-__all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold_to_text"]
+__all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold_to_text",
+           "gold_url"]
 
 GOLD_FORMATS = ("text", "cleaneval", "html")
 #: page file suffixes, in order of preference when one stem has several
@@ -67,15 +72,7 @@ def gold_to_text(gold: str, gold_format: str, source: str = "<gold>") -> tuple[s
     if gold_format == "text":
         return gold.strip(), None
     if gold_format == "cleaneval":
-        body = gold.lstrip()  # CleanPortalEval puts a blank line before the URL line
-        url = None
-        m = _URL_LINE.match(body)
-        if m:
-            body = body.partition("\n")[2]
-            url = m.group(1) or None
-            if url is None and re.match(r"\s*https?://", body):  # "URL:" then the URL alone
-                url, _, body = body.strip().partition("\n")
-                url = url.strip()
+        url, body = _split_url(gold)
         text = strip_cleaneval_markup(_COMMENT.sub("", body))
         return html_lib.unescape(text), url
     if gold_format == "html":
@@ -85,6 +82,29 @@ def gold_to_text(gold: str, gold_format: str, source: str = "<gold>") -> tuple[s
             return "", None
         return visible_text(parse_html(gold, source=source)), None
     raise ValueError(f"unknown gold_format {gold_format!r}; known: {GOLD_FORMATS}")
+
+
+def _split_url(gold: str) -> tuple[str | None, str]:
+    """``(url or None, the rest)`` of a CleanEval gold text (line ends already ``\\n``)."""
+    body = gold.lstrip()  # CleanPortalEval puts a blank line before the URL line
+    url = None
+    m = _URL_LINE.match(body)
+    if m:
+        body = body.partition("\n")[2]
+        url = m.group(1) or None
+        if url is None and re.match(r"\s*https?://", body):  # "URL:" then the URL alone
+            url, _, body = body.strip().partition("\n")
+            url = url.strip()
+    return url, body
+
+
+def gold_url(raw: bytes, gold_format: str) -> str | None:
+    """The page URL a gold file names (the CleanEval ``URL:`` line), without the text work
+    of :func:`gold_to_text`: what a reader needs to order its pages by site."""
+    if gold_format != "cleaneval":
+        return None
+    gold = decode_text(raw).replace("\r\n", "\n").replace("\r", "\n")
+    return _split_url(gold)[0]
 
 
 def _match(pattern: str | None, stem: str, group: str) -> str | None:
@@ -150,8 +170,19 @@ class PairsDataset(Dataset):
         for stem in sorted(pages):
             yield pages[stem], golds.get(stem)
 
+    def _site(self, file: Path, gold_file: Path | None) -> str | None:
+        """The site the page of ``file`` gets, from its name or its gold's URL line only."""
+        site = _match(self.site_pattern, file.stem, "site")
+        if site is None and gold_file is not None and self.gold_format == "cleaneval":
+            url = gold_url(gold_file.read_bytes(), self.gold_format)
+            return site_key(host_of(url), url)
+        return site
+
     def _iter_pages(self) -> Iterator[Page]:
-        for file, gold_file in self._pairs(self.root()):
+        # by site before any page is read; only CleanEval gold files without a site pattern
+        # are opened for it (their URL line), and only their sites are kept
+        pairs = group_by_site(self._pairs(self.root()), lambda pair: self._site(*pair))
+        for file, gold_file in pairs:
             if gold_file is None:
                 self.skip(file, "no gold file for this page")
                 continue

@@ -14,8 +14,8 @@ pairs of blocks they call near duplicates (METHODS §1.3 and §2):
   words are lowercase ``\\w+`` words holding a letter with no stop-word removal
   and no stemming, so it does not share the detectors' preprocessing.
 * **Scopes.** ``page``: pairs inside one page. ``site``: the blocks of earlier
-  pages of the same site (``page.site``, else the registrable domain of the
-  URL) are candidates too; a cross-page pair is charged to its later page. On
+  pages of the same site (``evalkit.domains.site_of``: ``page.site``, else the
+  URL's host) are candidates too; a cross-page pair is charged to its later page. On
   ``synthetic`` the site's template blocks (``extra["template_blocks"]``:
   header, legal links, about blurb ..., identical on every page) join the
   items at site scope, and a cross-page pair is true when the two texts are
@@ -203,15 +203,9 @@ def detector_pairs(det, fps: Sequence[Any], allowed: Callable[[int, int], bool] 
 
 
 def _site_key(page) -> str:
-    if page.site:
-        return page.site
-    if page.url:
-        from evalkit.domains import registrable_domain
+    from evalkit.domains import site_of
 
-        host = registrable_domain(page.url)
-        if host:
-            return host
-    return page.id
+    return site_of(page) or page.id  # a page without a site is a site of its own
 
 
 def page_blocks(page, truth: str = "auto") -> PageBlocks:

@@ -19,13 +19,14 @@ blocks left after each stage and the wall seconds of each step
 ``speed`` experiment breaks down.
 
 Site scope (``scope="site"``): the fingerprints of blocks that survive stage
-1.3 are remembered per site (``page.site``, else the registrable domain of
-``page.url``) in ``site_fingerprints_``, and later pages of the same site
-compare their blocks against them, which removes repeated template blocks.
-The result therefore depends on the order of the pages and on all pages of
-a site going through the same ``Proposed`` instance; the runner sends a
-site's pages in order to one worker. ``reset()`` forgets them. With page
-scope (the default) every page is independent.
+1.3 are remembered per site (:func:`evalkit.domains.site_of`: ``page.site``,
+else the host of ``page.url``) in ``site_fingerprints_``, and later pages of
+the same site compare their blocks against them, which removes repeated
+template blocks. The result therefore depends on the order of the pages and
+on all pages of a site going through the same ``Proposed`` instance; the
+runner sends all of a site's pages, in order, to one worker as one task
+(docs/sites.md). ``reset()`` forgets them. With page scope (the default)
+every page is independent.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from evalkit.domains import registrable_domain
+from evalkit.domains import site_of
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page
 from evalkit.proposed import primary_dom, primary_tags, scoring
@@ -228,9 +229,7 @@ class Proposed(Extractor):
         return self.detector_
 
     def _site_key(self, page: Page) -> str | None:
-        if page.site:
-            return page.site
-        return registrable_domain(page.url) if page.url else None
+        return site_of(page)
 
     def reset(self) -> Proposed:
         """Forget the fingerprints remembered for site scope."""
