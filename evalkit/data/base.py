@@ -1,8 +1,8 @@
 """What every dataset reader provides: a stream of pages and a list of what it skipped.
 
 Pages come out grouped by site (every page of one site next to the others,
-docs/sites.md): the runner makes one task of a site's consecutive pages, so a
-site split in two runs would run as two sites. A reader gets there without
+docs/sites.md): the runner makes one task of each site's pages as they stream
+past and stops on a site whose pages come in two runs. A reader gets there without
 holding pages in memory by ordering its *file list* with :func:`group_by_site`
 from metadata it reads first (a URL list, a file name, a gold file's URL line).
 """
