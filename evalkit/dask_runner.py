@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Self
 
 from evalkit.page import Page
 from evalkit.runner import MethodSpec, Runner, RunnerError
@@ -67,7 +67,7 @@ class DaskBackend:
         self._stack = contextlib.ExitStack()
         self.client = None
 
-    def open(self) -> DaskBackend:
+    def open(self) -> Self:
         """Connect; an unreachable scheduler is one :class:`RunnerError` line naming it."""
         try:
             from distributed import Client, LocalCluster

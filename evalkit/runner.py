@@ -35,7 +35,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from evalkit import __version__
 from evalkit.page import Extraction, Page
@@ -297,7 +297,7 @@ class Runner:
         """True when tasks run in this process (local, one job)."""
         return self.name == "local" and self.n_jobs == 1
 
-    def open(self) -> Runner:
+    def open(self) -> Self:
         """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot."""
         if self.name == "dask" and self._backend is None:
             from evalkit.dask_runner import DaskBackend
@@ -310,7 +310,7 @@ class Runner:
             self._backend.close()
             self._backend = None
 
-    def __enter__(self) -> Runner:
+    def __enter__(self) -> Self:
         return self.open()
 
     def __exit__(self, *exc) -> None:

@@ -155,8 +155,8 @@ def _report(cfg: DictConfig, ctx: Context) -> str:
         how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
                "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
                        "means cover fewer pages than the other methods'"}[ctx.on_failure]
-        head += [f"Pages on which a method failed are {how}; every page is listed in "
-                 "run.json and per_page.csv.", "", to_markdown(failure_table(ctx.failures)), ""]
+        head += [(f"Pages on which a method failed are {how}; every page is listed in "
+                  "run.json and per_page.csv."), "", to_markdown(failure_table(ctx.failures)), ""]
     if skipped:
         head += ["| skipped file | reason |", "|---|---|"]
         head += [f"| {s['file']} | {s['reason']} |" for s in skipped[:50]]

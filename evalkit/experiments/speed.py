@@ -65,11 +65,31 @@ from evalkit.runner import MethodSpec, extract_one, iter_tasks
 from evalkit.summary import summary_row
 from evalkit.tables import to_markdown, wide_table, write_table
 
-__all__ = ["CLOCKS", "DEFAULT_LENGTHS", "DEFAULT_TARGETS", "MICRO_DATASET", "MICRO_METHOD",
-           "PARSE_LABEL", "PY_WALK_LABEL", "STEP_PREFIX", "TABLE_METRICS", "TWC_PFM_TARGET_MS",
-           "TWC_PFM_TARGET_TERMS", "growth_exponent", "peak_rss_mb", "python_walk", "run",
-           "speed_table", "step_table", "summarize", "time_dataset_task", "time_pages",
-           "twc_pfm_benchmark", "micro_task", "zipf_terms"]
+__all__ = [
+    "CLOCKS",
+    "DEFAULT_LENGTHS",
+    "DEFAULT_TARGETS",
+    "MICRO_DATASET",
+    "MICRO_METHOD",
+    "PARSE_LABEL",
+    "PY_WALK_LABEL",
+    "STEP_PREFIX",
+    "TABLE_METRICS",
+    "TWC_PFM_TARGET_MS",
+    "TWC_PFM_TARGET_TERMS",
+    "growth_exponent",
+    "micro_task",
+    "peak_rss_mb",
+    "python_walk",
+    "run",
+    "speed_table",
+    "step_table",
+    "summarize",
+    "time_dataset_task",
+    "time_pages",
+    "twc_pfm_benchmark",
+    "zipf_terms",
+]
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
