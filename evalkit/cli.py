@@ -48,12 +48,13 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.data.base import DatasetMissingError
     from evalkit.experiments import run_experiment
     from evalkit.registry import UnknownNameError
+    from evalkit.runner import RunnerError
     from evalkit.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir
     try:
         run_experiment(cfg, out)
-    except (UnknownNameError, DatasetMissingError, ConfigError) as exc:
+    except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -1,16 +1,18 @@
-"""The Dask runner: the local runner's tasks, mapped over a Dask cluster (DESIGN.md §8).
+"""The Dask backend of the runner: the same tasks, mapped over a Dask cluster (DESIGN.md §8).
 
-``runner=dask`` runs exactly what :func:`evalkit.runner.run_pages` runs:
-pages are grouped into tasks by :func:`evalkit.runner.iter_tasks` (a site's
-pages together, in order), every task is :func:`evalkit.runner.run_task`
-(fresh method instances, failure isolation, the same extraction cache), and
-the records come back in page order. Only where the tasks execute changes,
-so a run gives the same ``summary.csv`` under either runner.
+``runner=dask`` makes :class:`evalkit.runner.Runner` send every task of
+every experiment here instead of to local processes: the same task
+functions (:func:`evalkit.runner.run_task` for extraction, an experiment's
+own module-level task function otherwise) on the same tasks, results in task
+order. Only where the tasks execute changes, so a run gives the same
+``summary.csv`` under either runner (timings aside).
 
-With no scheduler address a ``LocalCluster`` of ``n_workers`` is started for
-the call and shut down after it; with ``scheduler=tcp://host:8786`` the tasks
-go to a running cluster (its workers need the same evalkit installed, and
-``paths.cache`` on a file system they all see, or ``runner.cache=false``).
+With no scheduler address a ``LocalCluster`` of ``n_workers`` is started when
+the run starts and shut down when it ends; with ``scheduler=tcp://host:8786``
+the tasks go to a running cluster (its workers need the same evalkit
+installed, and ``paths.cache`` on a file system they all see, or
+``runner.cache=false``). A scheduler that cannot be reached stops the run
+before any work with one line naming it.
 
 At most ``window_per_worker`` tasks per worker thread are in flight at once,
 so pages stream from the reader instead of all being loaded first, and a
@@ -20,17 +22,16 @@ worker that dies has its task retried (``retries``) by the scheduler.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Self
 
 from evalkit.page import Page
-from evalkit.runner import MethodSpec, iter_tasks, run_pages, run_task
+from evalkit.runner import MethodSpec, Runner, RunnerError
 
 __all__ = ["DEFAULT_N_WORKERS", "DEFAULT_RETRIES", "DEFAULT_THREADS_PER_WORKER",
-           "DEFAULT_WINDOW_PER_WORKER", "RUNNERS", "dispatch", "run_pages_dask"]
+           "DEFAULT_WINDOW_PER_WORKER", "DaskBackend", "run_pages_dask"]
 
 #: workers of the LocalCluster started when no scheduler address is given
 DEFAULT_N_WORKERS = 2
@@ -40,29 +41,70 @@ DEFAULT_THREADS_PER_WORKER = 1
 DEFAULT_WINDOW_PER_WORKER = 4
 #: times the scheduler reruns a task whose worker died
 DEFAULT_RETRIES = 1
-#: runner names accepted by :func:`dispatch` (configs/runner/<name>.yaml)
-RUNNERS = ("local", "dask")
 
 _INSTALL_HINT = "the Dask runner needs dask[distributed]: pip install 'evalkit[dask]'"
 
 
-@contextlib.contextmanager
-def _client(scheduler: str | None, n_workers: int, threads_per_worker: int,
-            processes: bool) -> Iterator[Any]:
-    """A client of the given scheduler, or of a LocalCluster that lives as long as the block."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - dask is an optional extra
-        raise ImportError(_INSTALL_HINT) from exc
-    if scheduler:
-        with Client(scheduler) as client:
-            yield client
-        return
-    # no dashboard: a run must not fail because port 8787 is taken by another run
-    with LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                      processes=processes, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
-        yield client
+class DaskBackend:
+    """A Dask client (of a running scheduler, or of a LocalCluster it starts) and an ordered,
+    windowed map over it: :class:`evalkit.runner.Runner`'s ``dask`` backend."""
+
+    def __init__(self, scheduler: str | None = None,
+                 n_workers: int = DEFAULT_N_WORKERS,
+                 threads_per_worker: int = DEFAULT_THREADS_PER_WORKER, processes: bool = True,
+                 window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
+                 retries: int = DEFAULT_RETRIES, **unknown: Any):
+        if unknown:
+            raise RunnerError(f"unknown Dask runner setting(s) {', '.join(sorted(unknown))}; "
+                              "valid: scheduler, n_workers, threads_per_worker, processes, "
+                              "window_per_worker, retries")
+        self.scheduler = scheduler or None
+        self.n_workers = int(n_workers)
+        self.threads_per_worker = int(threads_per_worker)
+        self.processes = bool(processes)
+        self.window_per_worker = int(window_per_worker)
+        self.retries = int(retries)
+        self._stack = contextlib.ExitStack()
+        self.client = None
+
+    def open(self) -> Self:
+        """Connect; an unreachable scheduler is one :class:`RunnerError` line naming it."""
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - dask is an optional extra
+            raise RunnerError(_INSTALL_HINT) from exc
+        if self.scheduler:
+            try:
+                self.client = self._stack.enter_context(Client(self.scheduler))
+            except (OSError, TimeoutError, ValueError) as exc:
+                self._stack.close()
+                why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise RunnerError(f"cannot reach the Dask scheduler {self.scheduler} "
+                                  f"(runner.scheduler): {why}") from None
+            return self
+        # no dashboard: a run must not fail because port 8787 is taken by another run
+        cluster = self._stack.enter_context(LocalCluster(
+            n_workers=self.n_workers, threads_per_worker=self.threads_per_worker,
+            processes=self.processes, dashboard_address=None, silence_logs=logging.ERROR))
+        self.client = self._stack.enter_context(Client(cluster))
+        return self
+
+    def close(self) -> None:
+        self._stack.close()
+        self.client = None
+
+    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        """``fn(task)`` on the cluster, results in task order, at most ``window_per_worker``
+        tasks per worker thread in flight (so tasks stream from a lazy iterable)."""
+        threads = sum(self.client.nthreads().values()) or 1
+        limit = max(1, self.window_per_worker * threads)
+        in_flight: deque = deque()
+        for task in tasks:
+            in_flight.append(self.client.submit(fn, task, pure=False, retries=self.retries))
+            if len(in_flight) >= limit:
+                yield in_flight.popleft().result()  # oldest first keeps task order
+        while in_flight:
+            yield in_flight.popleft().result()
 
 
 def run_pages_dask(pages: Iterable[Page], specs: list[MethodSpec], *, score,
@@ -71,58 +113,14 @@ def run_pages_dask(pages: Iterable[Page], specs: list[MethodSpec], *, score,
                    processes: bool = True, cache_root: str | None = None,
                    progress: bool = True, total: int | None = None, desc: str = "pages",
                    window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
-                   retries: int = DEFAULT_RETRIES, n_jobs: int | None = None
+                   retries: int = DEFAULT_RETRIES, on_failure: str = "empty"
                    ) -> list[dict[str, Any]]:
-    """Run ``specs`` over ``pages`` on a Dask cluster; records in page order.
-
-    The signature is :func:`evalkit.runner.run_pages`'s plus the cluster
-    settings; ``n_jobs`` is accepted for that reason and ignored (the
-    cluster's size decides the parallelism).
-    """
-    from tqdm.auto import tqdm
-
-    del n_jobs
-    # one page per task when no site groups them, as the local runner does with workers
-    tasks = iter_tasks(pages, max_pages=1)
-    n_methods = max(len(specs), 1)
-    out: list[dict[str, Any]] = []
-    bar = tqdm(total=total, desc=desc, unit="page", disable=not progress, leave=False)
-    with _client(scheduler, n_workers, threads_per_worker, processes) as client:
-        threads = sum(client.nthreads().values()) or 1
-        limit = max(1, window_per_worker * threads)
-        in_flight: deque = deque()
-
-        def collect():
-            recs = in_flight.popleft().result()  # oldest first keeps page order
-            out.extend(recs)
-            bar.update(len(recs) // n_methods)
-
-        for task in tasks:
-            in_flight.append(client.submit(run_task, task, specs, cache_root, score,
-                                           pure=False, retries=retries))
-            if len(in_flight) >= limit:
-                collect()
-        while in_flight:
-            collect()
-    bar.close()
-    return out
-
-
-def dispatch(runner: dict[str, Any]) -> Callable[..., list[dict[str, Any]]]:
-    """The ``run_pages``-like function for a ``cfg.runner`` mapping.
-
-    Call the result as ``run_pages`` is called; for ``name: dask`` the
-    cluster settings of the mapping are already bound.
-    """
-    name = runner.get("name", "local")
-    if name == "local":
-        return run_pages
-    if name == "dask":
-        return functools.partial(
-            run_pages_dask, scheduler=runner.get("scheduler"),
-            n_workers=int(runner.get("n_workers", DEFAULT_N_WORKERS)),
-            threads_per_worker=int(runner.get("threads_per_worker", DEFAULT_THREADS_PER_WORKER)),
-            processes=bool(runner.get("processes", True)),
-            window_per_worker=int(runner.get("window_per_worker", DEFAULT_WINDOW_PER_WORKER)),
-            retries=int(runner.get("retries", DEFAULT_RETRIES)))
-    raise ValueError(f"unknown runner {name!r}; valid runners: {', '.join(RUNNERS)}")
+    """:meth:`evalkit.runner.Runner.run_pages` on a Dask runner (a shorthand for tests and
+    scripts; a cluster is started, or connected to, for this call only)."""
+    runner = Runner(name="dask", cache_root=cache_root, progress=progress,
+                    on_failure=on_failure,
+                    dask={"scheduler": scheduler, "n_workers": n_workers,
+                          "threads_per_worker": threads_per_worker, "processes": processes,
+                          "window_per_worker": window_per_worker, "retries": retries})
+    with runner:
+        return runner.run_pages(pages, specs, score=score, total=total, desc=desc)

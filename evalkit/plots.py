@@ -73,7 +73,9 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     from evalkit.metrics import bootstrap_ci
 
     thresholds = np.linspace(0, 1, 21) if thresholds is None else thresholds
-    df = per_page[(per_page["dataset"] == dataset) & per_page["error"].isna()]
+    # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
+    scored = per_page[metric].notna() if metric in per_page else False
+    df = per_page[(per_page["dataset"] == dataset) & scored]
     methods = methods or list(dict.fromkeys(df["method"]))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     # more than ten methods would repeat tab10's colours: tab20; line styles and markers vary

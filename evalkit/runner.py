@@ -1,4 +1,10 @@
-"""Dataset x methods -> per-page records, in worker processes, failure-isolated and cached.
+"""The one execution path: every experiment's work goes through a :class:`Runner`.
+
+``Runner.map(fn, tasks)`` is an ordered map of a picklable task function over
+tasks, run in this process, in joblib worker processes or on a Dask cluster
+(``cfg.runner``; :mod:`evalkit.dask_runner`). ``Runner.run_pages`` builds the
+extraction path on it: dataset x methods -> per-page records, failure-isolated
+and cached. No experiment starts processes or loops over workers itself.
 
 Pages stream from the reader in tasks: consecutive pages of the same site go
 together, so methods with site-scope state (the proposed method's
@@ -7,11 +13,11 @@ Each task builds fresh method instances from their (name, params) specs, so
 no state leaks between tasks and results do not depend on scheduling.
 
 A method that raises on a page yields a record with ``error`` set; the run
-goes on. Extractions (not scores) are cached on disk keyed by method,
-parameters, page hash, site context, evalkit version and a hash of the
-source code, so a rerun or an
-interrupted run resumes, and re-scoring with a new metric needs no
-re-extraction.
+goes on, and ``runner.on_failure`` says how the page counts (``empty``: scored
+as an empty extraction; ``drop``: no scores). Extractions (not scores) are
+cached on disk keyed by method, parameters, page hash, site context, evalkit
+version and a hash of the source code, so a rerun or an interrupted run
+resumes, and re-scoring with a new metric needs no re-extraction.
 """
 
 from __future__ import annotations
@@ -29,13 +35,25 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from evalkit import __version__
 from evalkit.page import Extraction, Page
 
-__all__ = ["MethodSpec", "ExtractionCache", "code_fingerprint", "run_task", "iter_tasks",
-           "run_pages", "extract_one"]
+__all__ = [
+    "BACKENDS",
+    "BUILD_FAILED",
+    "ON_FAILURE",
+    "ExtractionCache",
+    "MethodSpec",
+    "Runner",
+    "RunnerError",
+    "code_fingerprint",
+    "extract_one",
+    "iter_tasks",
+    "run_pages",
+    "run_task",
+]
 
 
 @functools.lru_cache(maxsize=1)
@@ -136,16 +154,34 @@ def extract_one(method, page: Page) -> Extraction:
     return ext
 
 
+ON_FAILURE = ("empty", "drop")
+"""What a page on which a method raised counts as (``runner.on_failure``): ``empty`` scores
+it as an empty extraction (its record keeps ``error``), ``drop`` leaves its scores out."""
+
+#: the error of a method that could not be built: no page was tried, so it is never scored
+BUILD_FAILED = "method could not be built: "
+
+
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
-             score: Callable[[Page, str, Extraction], dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run every method on a task's pages (one site's run of pages); returns records."""
+             score: Callable[[Page, str, Extraction], dict[str, Any]],
+             on_failure: str = "empty") -> list[dict[str, Any]]:
+    """Run every method on a task's pages (one site's run of pages); returns records.
+
+    A page on which a method raised keeps its error in the record; under
+    ``on_failure="empty"`` it is scored as an empty extraction (so the page
+    counts against the method), under ``"drop"`` the scorer gets the failed
+    extraction and records no scores. A method that could not be built is
+    never scored: it has no pages, only failures.
+    """
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
     cache = ExtractionCache(cache_root)
     methods = []
     for spec in specs:
         try:
             methods.append((spec, spec.build(), None))
         except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
-            methods.append((spec, None, f"{type(exc).__name__}: {exc}"))
+            methods.append((spec, None, f"{BUILD_FAILED}{type(exc).__name__}: {exc}"))
     records = []
     context = hashlib.sha256()
     for page in pages:
@@ -164,11 +200,16 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                     ext = extract_one(method, page)
                 if ext.error is None and not stateful:
                     cache.put(key, ext)
+            scored = ext
+            if ext.error is not None and method is not None and on_failure == "empty":
+                scored = Extraction(seconds=ext.seconds)
             try:
-                rec = score(page, spec.label, ext)
+                rec = score(page, spec.label, scored)
             except Exception as exc:  # noqa: BLE001 - a page the scorer chokes on is a record too
                 rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label,
                        "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
+            if ext.error is not None:
+                rec["error"] = ext.error  # scored as empty or not, the failure is counted
             rec["cached"] = cached
             records.append(rec)
         context.update(pkey.encode())
@@ -207,27 +248,162 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page
         yield group
 
 
+
+
+#: backends a ``cfg.runner`` can name (configs/runner/<name>.yaml)
+BACKENDS = ("local", "dask")
+
+
+class RunnerError(RuntimeError):
+    """The runner cannot work as configured (a bad setting, an unreachable scheduler):
+    one line for the user, raised before any page is read."""
+
+
+@dataclass
+class Runner:
+    """The one way evalkit executes work: an ordered map of a task function over tasks.
+
+    ``name="local"`` runs the tasks in this process (``n_jobs=1``) or in
+    ``n_jobs`` joblib worker processes; ``name="dask"`` on a Dask cluster
+    (``dask`` holds the settings of configs/runner/dask.yaml). Results come
+    back in task order whatever the backend, so no experiment's numbers depend
+    on where its tasks ran. Task functions and their arguments must pickle
+    (module-level functions, ``functools.partial`` of them).
+
+    :meth:`run_pages` is the extraction path on top of :meth:`map`: pages x
+    method specs -> scored records, failure-isolated and cached, with failed
+    pages counted as ``on_failure`` says.
+
+    Use it as a context manager (``run_experiment`` does) so a Dask client is
+    connected before any work and closed after; :meth:`map` opens it on first
+    use otherwise.
+    """
+
+    name: str = "local"
+    n_jobs: int = 1
+    cache_root: str | None = None
+    progress: bool = True
+    on_failure: str = "empty"
+    dask: dict[str, Any] = field(default_factory=dict)
+    _backend: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        if self.name not in BACKENDS:
+            raise RunnerError(f"unknown runner {self.name!r}; valid runners: "
+                              f"{', '.join(BACKENDS)}")
+        if self.on_failure not in ON_FAILURE:
+            raise RunnerError(f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, "
+                              f"got {self.on_failure!r}")
+        if not isinstance(self.n_jobs, int) or isinstance(self.n_jobs, bool) or self.n_jobs < 1:
+            raise RunnerError(f"runner.n_jobs must be a whole number >= 1, got {self.n_jobs!r}")
+
+    @classmethod
+    def from_config(cls, runner: dict[str, Any], cache_root: str | None = None) -> Runner:
+        """The runner a ``cfg.runner`` mapping describes; ``cache_root`` is used unless
+        ``runner.cache`` is false."""
+        runner = dict(runner or {})
+        name = runner.pop("name", "local")
+        n_jobs = runner.pop("n_jobs", 1)
+        cache = runner.pop("cache", True)
+        progress = bool(runner.pop("progress", True))
+        on_failure = runner.pop("on_failure", "empty")
+        return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
+                   progress=progress, on_failure=on_failure,
+                   dask=runner if name == "dask" else {})
+
+    # ------------------------------------------------------------------ backends
+
+    @property
+    def in_process(self) -> bool:
+        """True when tasks run in this process (local, one job)."""
+        return self.name == "local" and self.n_jobs == 1
+
+    def open(self) -> Self:
+        """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot."""
+        if self.name == "dask" and self._backend is None:
+            from evalkit.dask_runner import DaskBackend
+
+            self._backend = DaskBackend(**self.dask).open()
+        return self
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+    def __enter__(self) -> Self:
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any], *, desc: str = "tasks",
+            total: int | None = None, unit: str = "task",
+            count: Callable[[Any], int] | None = None) -> Iterator[Any]:
+        """``fn(task)`` for every task, results in task order, on this runner's backend.
+
+        Tasks are consumed lazily, so a reader's pages stream; ``count(result)``
+        says how far a result moves the progress bar (default 1).
+        """
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=desc, unit=unit, disable=not self.progress, leave=False)
+        try:
+            for result in self._map(fn, tasks):
+                bar.update(count(result) if count else 1)
+                yield result
+        finally:
+            bar.close()
+
+    def _map(self, fn, tasks):
+        if self.name == "dask":
+            yield from self.open()._backend.map(fn, tasks)
+        elif self.n_jobs == 1:
+            for task in tasks:
+                yield fn(task)
+        else:
+            from joblib import Parallel, delayed
+
+            par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
+                           pre_dispatch="4*n_jobs")
+            yield from par(delayed(fn)(task) for task in tasks)
+
+    def page_tasks(self, pages: Iterable[Page]) -> Iterator[list[Page]]:
+        """Pages in tasks (:func:`iter_tasks`): a site's pages together; site-less pages
+        20 a task in this process, one a task when tasks run elsewhere (so they spread
+        over the workers)."""
+        return iter_tasks(pages, max_pages=20 if self.in_process else 1)
+
+    # ------------------------------------------------------------------ extraction path
+
+    def run_pages(self, pages: Iterable[Page], specs: list[MethodSpec], *, score,
+                  desc: str = "pages", total: int | None = None,
+                  cache: bool = True) -> list[dict[str, Any]]:
+        """Run ``specs`` over ``pages``: one record per (page, method), in page order.
+
+        Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. ``cache=False``
+        bypasses the extraction cache (e.g. when the run measures time).
+        """
+        task = functools.partial(_run_task, specs=specs,
+                                 cache_root=self.cache_root if cache else None, score=score,
+                                 on_failure=self.on_failure)
+        n_methods = max(len(specs), 1)
+        out: list[dict[str, Any]] = []
+        for recs in self.map(task, self.page_tasks(pages), desc=desc, total=total, unit="page",
+                             count=lambda recs: len(recs) // n_methods):
+            out.extend(recs)
+        return out
+
+
+def _run_task(pages, *, specs, cache_root, score, on_failure):
+    # the one-argument task function Runner.map hands out (module level: it must pickle)
+    return run_task(pages, specs, cache_root, score, on_failure)
+
+
 def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: int = 1,
               cache_root: str | None = None, progress: bool = True, total: int | None = None,
-              desc: str = "pages") -> list[dict[str, Any]]:
-    """Run ``specs`` over ``pages`` in ``n_jobs`` local processes; records in page order."""
-    from tqdm.auto import tqdm
-
-    tasks = iter_tasks(pages, max_pages=1 if n_jobs > 1 else 20)
-    bar = tqdm(total=total, desc=desc, unit="page", disable=not progress, leave=False)
-    out: list[dict[str, Any]] = []
-    n_methods = max(len(specs), 1)
-    if n_jobs == 1:
-        for task in tasks:
-            recs = run_task(task, specs, cache_root, score)
-            out.extend(recs)
-            bar.update(len(recs) // n_methods)
-    else:
-        from joblib import Parallel, delayed
-
-        par = Parallel(n_jobs=n_jobs, return_as="generator", batch_size=1, pre_dispatch="4*n_jobs")
-        for recs in par(delayed(run_task)(t, specs, cache_root, score) for t in tasks):
-            out.extend(recs)
-            bar.update(len(recs) // n_methods)
-    bar.close()
-    return out
+              desc: str = "pages", on_failure: str = "empty") -> list[dict[str, Any]]:
+    """:meth:`Runner.run_pages` on a local runner of ``n_jobs`` processes (a shorthand)."""
+    runner = Runner(n_jobs=n_jobs, cache_root=cache_root, progress=progress,
+                    on_failure=on_failure)
+    return runner.run_pages(pages, specs, score=score, total=total, desc=desc)

@@ -168,7 +168,8 @@ def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     assert cases["test pages"].tolist() == [2, 6]  # 0.2 * 12 = 2.4 -> 2, 0.5 * 12 = 6
     assert (cases["broken"] == "unavailable").all()
     methods = pd.read_csv(tables / "classification_tiny_methods.csv").set_index("method")
-    assert methods.loc["broken", "status"].startswith("unavailable: ValueError")
+    assert methods.loc["broken", "status"].startswith(
+        "unavailable: method could not be built: ValueError")
     assert (tmp_path / "figures" / "classification_tiny_accuracy.png").is_file()
     assert len(ctx.failures) == 12
     # two topics without a shared word: every draw right, and the report says it is a ceiling

@@ -7,10 +7,10 @@ from hydra import compose, initialize_config_dir
 
 from evalkit.cli import CONFIG_DIR
 from evalkit.config import register_resolvers
-from evalkit.dask_runner import dispatch, run_pages_dask
+from evalkit.dask_runner import DaskBackend, run_pages_dask
 from evalkit.experiments import run_experiment
 from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, run_pages
+from evalkit.runner import MethodSpec, Runner, RunnerError, run_pages
 
 pytest.importorskip("distributed")
 register_resolvers()
@@ -51,15 +51,31 @@ def test_cache_is_shared_with_the_local_runner(tmp_path):
     assert [r["cached"] for r in again] == [True] * 6
 
 
-def test_dispatch_picks_the_runner_and_binds_cluster_settings():
-    assert dispatch({"name": "local", "n_jobs": 2}) is run_pages
-    fn = dispatch({"name": "dask", "scheduler": "tcp://h:8786", "n_workers": 3,
-                   "processes": False})
-    assert fn.func is run_pages_dask
-    assert fn.keywords["scheduler"] == "tcp://h:8786" and fn.keywords["n_workers"] == 3
-    assert fn.keywords["processes"] is False
-    with pytest.raises(ValueError, match="unknown runner 'slurm'; valid runners: local, dask"):
-        dispatch({"name": "slurm"})
+def test_the_runner_config_picks_the_backend_and_binds_cluster_settings():
+    local = Runner.from_config({"name": "local", "n_jobs": 2, "cache": False}, "/c")
+    assert (local.name, local.n_jobs, local.cache_root, local.on_failure) == ("local", 2, None,
+                                                                              "empty")
+    dask = Runner.from_config({"name": "dask", "scheduler": "tcp://h:8786", "n_workers": 3,
+                               "processes": False, "on_failure": "drop"}, "/c")
+    assert dask.cache_root == "/c" and dask.on_failure == "drop"
+    backend = DaskBackend(**dask.dask)
+    assert (backend.scheduler, backend.n_workers, backend.processes) == ("tcp://h:8786", 3, False)
+    with pytest.raises(RunnerError, match="unknown runner 'slurm'; valid runners: local, dask"):
+        Runner.from_config({"name": "slurm"})
+    with pytest.raises(RunnerError, match="runner.on_failure must be one of empty, drop, got 'x'"):
+        Runner.from_config({"on_failure": "x"})
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_it():
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        runner = Runner(name="dask", dask={"scheduler": "tcp://127.0.0.1:9"})
+        with pytest.raises(RunnerError) as err:
+            runner.open()
+    msg = str(err.value)
+    assert msg.startswith("cannot reach the Dask scheduler tcp://127.0.0.1:9 (runner.scheduler)")
+    assert "\n" not in msg
 
 
 def _compose(overrides):

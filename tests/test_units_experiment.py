@@ -260,7 +260,12 @@ def test_content_share_of_all_l3s_gn1_matches_the_papers_zero_r(shared):
     from evalkit.data.l3s import L3SGN1Dataset
 
     ds = L3SGN1Dataset(path=str(shared("l3s-gn1")))
-    rows = U._features(ds, U.DEFAULT_TASKS, U.DEFAULT_LINE_WIDTH, U.DEFAULT_DROP_INSIDE, 1)
+    from evalkit.runner import Runner
+
+    failures = []
+    rows = U._features(Runner(progress=False), ds, U.DEFAULT_TASKS, U.DEFAULT_LINE_WIDTH,
+                       U.DEFAULT_DROP_INSIDE, failures)
+    assert failures == []
     assert rows["page_id"].nunique() == 621
     share = rows.loc[rows["y_any"] == 1, "weight"].sum() / rows["weight"].sum()
     assert share == pytest.approx(0.638, abs=0.002)

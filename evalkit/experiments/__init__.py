@@ -18,6 +18,8 @@ from evalkit.config import build_datasets, check_specs, method_specs, plain, pro
 from evalkit.registry import Registry
 from evalkit.results import (SUMMARY_COLUMNS, atomic_write_text, dataset_fingerprint, write_csv,
                              write_run_json)
+from evalkit.runner import Runner
+from evalkit.summary import failure_table
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment"]
 
@@ -47,14 +49,19 @@ class Context:
     failures: list[dict[str, Any]] = field(default_factory=list)
     dataset_info: dict[str, Any] = field(default_factory=dict)
     report: list[str] = field(default_factory=list)  # markdown sections of report.md
+    runner_: Runner | None = None
 
     @property
-    def runner(self) -> dict[str, Any]:
-        return plain(self.cfg.runner)
+    def runner(self) -> Runner:
+        """The run's :class:`evalkit.runner.Runner` (from ``cfg.runner``): every experiment
+        hands its work to it, so ``runner=dask`` reaches every experiment."""
+        if self.runner_ is None:
+            self.runner_ = runner_from_config(self.cfg)
+        return self.runner_
 
     @property
-    def cache_root(self) -> str | None:
-        return str(self.cfg.paths.cache) if self.runner.get("cache", True) else None
+    def on_failure(self) -> str:
+        return self.runner.on_failure
 
     def record_pages(self, per_page: pd.DataFrame, dataset: str) -> None:
         """Keep an experiment's per-page records for per_page.csv and list its failures
@@ -68,6 +75,14 @@ class Context:
         return plain(self.cfg.get(name)) or {}
 
 
+def runner_from_config(cfg: DictConfig) -> Runner:
+    """The runner ``cfg.runner`` describes, its cache at ``cfg.paths.cache``."""
+    paths = cfg.get("paths") or {}
+    cache = paths.get("cache") if hasattr(paths, "get") else None
+    return Runner.from_config(plain(cfg.get("runner")) or {},
+                              cache_root=str(cache) if cache else None)
+
+
 def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     """Run every part of ``cfg.experiment`` and write the run folder; returns it."""
     t0 = time.perf_counter()
@@ -78,13 +93,16 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     specs = method_specs(cfg.method)
     check_specs(specs + method_specs(cfg.get("detector") or {}, kind="detector"))
-    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=specs, seed=int(cfg.seed))
+    runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
+    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=specs, seed=int(cfg.seed),
+                  runner_=runner)
     summaries = []
-    for name, fn in zip(parts, runs):
-        rows = fn(ctx)
-        if rows is not None and len(rows):
-            rows = rows.assign(experiment=name)
-            summaries.append(rows[SUMMARY_COLUMNS])
+    with runner:  # a Dask client connects now (an unreachable scheduler stops the run here)
+        for name, fn in zip(parts, runs):
+            rows = fn(ctx)
+            if rows is not None and len(rows):
+                rows = rows.assign(experiment=name)
+                summaries.append(rows[SUMMARY_COLUMNS])
     summary = (pd.concat(summaries, ignore_index=True) if summaries
                else pd.DataFrame(columns=SUMMARY_COLUMNS))
     write_csv(summary, out / "summary.csv")
@@ -102,7 +120,8 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
                    methods=methods, failures=ctx.failures,
-                   extra={"experiment": str(cfg.experiment.name), "parts": parts})
+                   extra={"experiment": str(cfg.experiment.name), "parts": parts,
+                          "runner": {"name": runner.name, "on_failure": runner.on_failure}})
     atomic_write_text(out / "report.md", _report(cfg, ctx))
     skipped = _skipped(ctx)
     if ctx.failures or skipped:
@@ -124,12 +143,20 @@ def _skipped(ctx: Context) -> list[dict[str, str]]:
 
 
 def _report(cfg: DictConfig, ctx: Context) -> str:
+    from evalkit.tables import to_markdown
+
     skipped = _skipped(ctx)
     methods = ", ".join(s.label for s in ctx.specs)
     head = [f"# evalkit run: {cfg.experiment.name}", "",
             f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
             f" Skipped files: {len(skipped)}.", ""]
+    if ctx.failures:
+        how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
+               "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
+                       "means cover fewer pages than the other methods'"}[ctx.on_failure]
+        head += [(f"Pages on which a method failed are {how}; every page is listed in "
+                  "run.json and per_page.csv."), "", to_markdown(failure_table(ctx.failures)), ""]
     if skipped:
         head += ["| skipped file | reason |", "|---|---|"]
         head += [f"| {s['file']} | {s['reason']} |" for s in skipped[:50]]

@@ -55,7 +55,8 @@ from baselines.naive_bayes import (
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.results import write_csv
-from evalkit.runner import MethodSpec, run_pages
+from evalkit.runner import MethodSpec
+from evalkit.summary import ROW_COLUMNS, summary_row
 from evalkit.tables import format_cell, to_markdown, write_table
 
 __all__ = [
@@ -125,18 +126,14 @@ def accuracy_draws(per_page: pd.DataFrame, test_fractions: Sequence[float] = DEF
     return draws, status
 
 
-def _row(dataset, method, metric, value, lo=np.nan, hi=np.nan, n=0):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
-            "ci_low": lo, "ci_high": hi, "n_pages": n}
-
-
 def summarize(draws: pd.DataFrame, status: Mapping[str, str], failures: Mapping[str, int],
               dataset: str, n_pages: int, n_boot: int = DEFAULT_N_BOOT,
               alpha: float = DEFAULT_ALPHA, seed: int = 0) -> pd.DataFrame:
     """Long-format summary rows of one data set (see the module docstring for the metrics)."""
     rows = []
     for method in status:
-        rows.append(_row(dataset, method, "failures", float(failures.get(method, 0)), n=n_pages))
+        rows.append(summary_row(dataset, method, "failures", failures.get(method, 0),
+                                n_pages=n_pages))
         if not len(draws) or method not in set(draws["method"]):
             continue
         frame = draws[draws["method"] == method]
@@ -144,22 +141,23 @@ def summarize(draws: pd.DataFrame, status: Mapping[str, str], failures: Mapping[
         for case in summary.itertuples(index=False):
             acc = frame.loc[frame["case"] == case.case, "accuracy"].to_numpy(float)
             lo, hi = metrics.bootstrap_ci(acc, n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append(_row(dataset, method, f"accuracy_case{case.case}", case.mean, lo, hi,
-                             n_pages))
-            rows.append(_row(dataset, method, f"accuracy_case{case.case}_std", case.std,
-                             n=n_pages))
-            rows.append(_row(dataset, method, f"accuracy_case{case.case}_first", case.first,
-                             n=n_pages))
+            rows.append(summary_row(dataset, method, f"accuracy_case{case.case}", case.mean,
+                                    lo, hi, n_pages))
+            rows.append(summary_row(dataset, method, f"accuracy_case{case.case}_std", case.std,
+                                    n_pages=n_pages))
+            rows.append(summary_row(dataset, method, f"accuracy_case{case.case}_first",
+                                    case.first, n_pages=n_pages))
         per_repeat = frame.groupby("repeat")["accuracy"].mean().to_numpy(float)
         lo, hi = metrics.bootstrap_ci(per_repeat, n_boot=n_boot, alpha=alpha, seed=seed)
-        rows.append(_row(dataset, method, "accuracy", float(per_repeat.mean()), lo, hi, n_pages))
+        rows.append(summary_row(dataset, method, "accuracy", float(per_repeat.mean()), lo, hi,
+                                n_pages))
         first = case_standard_errors(summary, "first")
-        rows.append(_row(dataset, method, "kabir_se", first["kabir_se"], n=n_pages))
-        rows.append(_row(dataset, method, "kabir_se_mean",
-                         case_standard_errors(summary, "mean")["kabir_se"], n=n_pages))
-        rows.append(_row(dataset, method, "se", first["se"], n=n_pages))
-    return pd.DataFrame(rows, columns=["dataset", "method", "metric", "value", "ci_low",
-                                       "ci_high", "n_pages"])
+        rows.append(summary_row(dataset, method, "kabir_se", first["kabir_se"], n_pages=n_pages))
+        rows.append(summary_row(dataset, method, "kabir_se_mean",
+                                case_standard_errors(summary, "mean")["kabir_se"],
+                                n_pages=n_pages))
+        rows.append(summary_row(dataset, method, "se", first["se"], n_pages=n_pages))
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
@@ -169,7 +167,6 @@ def run(ctx: Context) -> pd.DataFrame | None:
     n_boot = int(opts.get("n_boot", DEFAULT_N_BOOT))
     alpha = float(opts.get("alpha", DEFAULT_ALPHA))
     specs = classification_specs(ctx.specs)
-    runner = ctx.runner
     summaries = []
     for label, ds in ctx.datasets.items():
         def pages(ds=ds, label=label):
@@ -181,9 +178,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
                         "dataset=chaos or dataset=synthetic)")
                 yield page
 
-        records = run_pages(pages(), specs, score=_record, n_jobs=runner.get("n_jobs", 1),
-                            cache_root=ctx.cache_root, progress=runner.get("progress", True),
-                            desc=f"classification {label}")
+        records = ctx.runner.run_pages(pages(), specs, score=_record,
+                                       desc=f"classification {label}")
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             raise MissingCategoryError(f"data set {label!r} has no pages to classify")

@@ -59,6 +59,7 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
+from evalkit.summary import summary_row
 from evalkit.text import shingles, terms
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "page_blocks",
     "run",
     "score_site",
+    "score_site_task",
     "set_pairs",
     "shingle_set",
     "summarize",
@@ -316,11 +318,6 @@ def score_site(pages: list[PageBlocks], det, scope: str, theta: float = DEFAULT_
     return records
 
 
-def _row(dataset, method, metric, value, lo, hi, n):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
-            "ci_low": lo, "ci_high": hi, "n_pages": n}
-
-
 def summarize(per_page: pd.DataFrame, dataset: str, n_boot: int = metrics.N_BOOT,
               alpha: float = metrics.ALPHA, seed: int = 0) -> pd.DataFrame:
     """Long-format rows ``<metric>_<scope>`` per detector, with page-bootstrap intervals."""
@@ -333,21 +330,51 @@ def summarize(per_page: pd.DataFrame, dataset: str, n_boot: int = metrics.N_BOOT
         for key in ("precision", "recall", "f1"):
             ci = boot(counts, lambda tp, fp, fn, key=key: getattr(
                 metrics.prf_from_counts(tp.sum(), fp.sum(), fn.sum()), key))
-            rows.append(_row(dataset, det, f"pair_{key}_{scope}", getattr(prf, key), *ci, n))
+            rows.append(summary_row(dataset, det, f"pair_{key}_{scope}", getattr(prf, key), *ci, n))
         exact = df["exact"].to_numpy(float)
-        rows.append(_row(dataset, det, f"pages_exact_{scope}", float(exact.mean()),
-                         *metrics.bootstrap_ci(exact, n_boot=n_boot, alpha=alpha, seed=seed), n))
+        rows.append(summary_row(dataset, det, f"pages_exact_{scope}", float(exact.mean()),
+                                *metrics.bootstrap_ci(exact, n_boot=n_boot, alpha=alpha,
+                                                      seed=seed), n))
         rb = df[["blocks_right", "n_items"]].to_numpy(float).T
         share = rb[0].sum() / rb[1].sum() if rb[1].sum() else math.nan
         ci = boot(rb, lambda r, m: r.sum() / m.sum() if m.sum() else math.nan)
-        rows.append(_row(dataset, det, f"blocks_exact_{scope}", share, *ci, n))
+        rows.append(summary_row(dataset, det, f"blocks_exact_{scope}", share, *ci, n))
     return pd.DataFrame(rows)
 
 
 def _sites(pages):
-    """Consecutive runs of pages of one site (a site split by other pages restarts)."""
-    for _, group in itertools.groupby(pages, key=lambda pb: pb.site):
+    """Consecutive runs of pages of one site (``_site_key``; a site split by other pages
+    restarts): the tasks of the experiment."""
+    for _, group in itertools.groupby(pages, key=_site_key):
         yield list(group)
+
+
+def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh
+                    ) -> dict[str, Any]:
+    """The task the runner maps over a data set's sites (one site's consecutive pages): the
+    items of every page, then each detector at each scope over them.
+
+    Returns ``records`` (per (detector, scope), the per-page records of
+    :func:`score_site`), ``failures`` (pages whose items could not be read) and
+    the number of pages and their truth. Module level, so workers can run it.
+    """
+    blocks, failures = [], []
+    for page in pages:
+        try:
+            blocks.append(page_blocks(page, truth))
+        except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
+            failures.append({"dataset": page.dataset, "page": page.id, "method": "dedup_blocks",
+                             "error": f"{type(exc).__name__}: {exc}"[:500]})
+    detectors = [(s.label, s.build()) for s in specs]
+    records: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    if blocks:
+        _warm_caches(blocks, detectors)
+        for name, det in detectors:
+            for scope in scopes:
+                records[(name, scope)] = score_site(blocks, det, scope, theta, shingle_n,
+                                                    use_lsh)
+    return {"records": records, "failures": failures, "n_pages": len(blocks),
+            "truth": blocks[0].truth if blocks else None}
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
@@ -362,33 +389,29 @@ def run(ctx: Context) -> pd.DataFrame | None:
     use_lsh = bool(opts.get("minhash_lsh", True))
     n_boot, alpha = int(opts.get("n_boot", metrics.N_BOOT)), float(opts.get("alpha", metrics.ALPHA))
     specs = method_specs(ctx.cfg.detector, kind="detector")
-    detectors = [(s.label, s.build()) for s in specs]
+    task = functools.partial(score_site_task, specs=specs, scopes=scopes,
+                             truth=opts.get("truth", "auto"), theta=theta, shingle_n=shingle_n,
+                             use_lsh=use_lsh)
     summaries = []
     for label, ds in ctx.datasets.items():
-        pages = []
-        for page in ds.pages():
-            try:
-                pages.append(page_blocks(page, opts.get("truth", "auto")))
-            except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
-                ctx.failures.append({"dataset": label, "page": page.id, "method": "dedup_blocks",
-                                     "error": f"{type(exc).__name__}: {exc}"[:500]})
-        if not pages:
+        results = list(ctx.runner.map(task, _sites(ds.pages()), desc=f"dedup {label}",
+                                      unit="site"))
+        for res in results:
+            ctx.failures.extend(res["failures"])
+        n_pages = sum(res["n_pages"] for res in results)
+        if not n_pages:
             continue
-        _warm_caches(pages, detectors)
-        records = []
-        for name, det in detectors:
-            for scope in scopes:
-                for site_pages in _sites(pages):
-                    for rec in score_site(site_pages, det, scope, theta, shingle_n, use_lsh):
-                        records.append({"experiment": "dedup", "dataset": label, "method": name,
-                                        **rec})
+        # detector, then scope, then site and page: the order of the records, whatever ran where
+        records = [{"experiment": "dedup", "dataset": label, "method": name, **rec}
+                   for name in (s.label for s in specs) for scope in scopes
+                   for res in results for rec in res["records"].get((name, scope), [])]
         per_page = pd.DataFrame.from_records(records)
         ctx.per_page.append(per_page)
         summary = summarize(per_page, label, n_boot, alpha, ctx.seed)
         summaries.append(summary)
-        truth = pages[0].truth
+        truth = next(res["truth"] for res in results if res["truth"])
         ctx.report += [f"## Near-duplicate detection on {label}", "",
-                       f"Truth: {_truth_note(truth, theta, shingle_n)}; {len(pages)} pages.",
+                       f"Truth: {_truth_note(truth, theta, shingle_n)}; {n_pages} pages.",
                        ""]
         for scope in scopes:
             cols = [f"{m}_{scope}" for m in TABLE_METRICS]

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
-from evalkit.dask_runner import dispatch
 from evalkit.experiments import Context
 from evalkit.plots import bar_prf, pages_correct_curve
 from evalkit.scoring import score_extraction
+from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
 __all__ = ["run", "summarize", "TABLE_METRICS"]
@@ -35,13 +35,10 @@ def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("extraction")
     score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
                               unit_min_share=opts.get("unit_min_share", 0.5))
-    runner = ctx.runner
     summaries = []
     for label, ds in ctx.datasets.items():
-        records = dispatch(runner)(ds.pages(), ctx.specs, score=score,
-                                   n_jobs=runner.get("n_jobs", 1), cache_root=ctx.cache_root,
-                                   progress=runner.get("progress", True),
-                                   desc=f"extraction {label}")
+        records = ctx.runner.run_pages(ds.pages(), ctx.specs, score=score,
+                                       desc=f"extraction {label}")
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             continue
@@ -51,37 +48,41 @@ def run(ctx: Context) -> pd.DataFrame:
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)
     if len(summaries) > 1:
-        _overview(ctx, pd.concat(summaries, ignore_index=True))
+        frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
+        note = drop_note(pd.concat(frames, ignore_index=True), ctx.on_failure)
+        _overview(ctx, pd.concat(summaries, ignore_index=True), note)
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
 
-def _overview(ctx: Context, summary: pd.DataFrame) -> None:
+def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
     """One method x data set table per headline metric when a run covers several sets."""
     from evalkit.tables import cross_table, to_markdown
 
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
         table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
         write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
-                    caption=f"{metric} per method and data set")
-        ctx.report += [f"## Overview: {metric}", "", to_markdown(table), ""]
-
-
-def _row(dataset, method, metric, value, lo, hi, n):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
-            "ci_low": lo, "ci_high": hi, "n_pages": n}
+                    caption=with_note(f"{metric} per method and data set", note))
+        ctx.report += [f"## Overview: {metric}", ""] + ([f"{note}.", ""] if note else [])
+        ctx.report += [to_markdown(table), ""]
 
 
 def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd.DataFrame:
-    """Aggregate per-page records of one data set into long-format summary rows."""
+    """Aggregate per-page records of one data set into long-format summary rows.
+
+    Metrics are computed over the records that carry scores (a page a method
+    failed on counts when ``runner.on_failure=empty`` scored it as an empty
+    extraction); the ``failures`` row counts the records with ``error`` set.
+    """
     n_boot = int(opts.get("n_boot", 1000))
     alpha = float(opts.get("alpha", 0.05))
     thr = float(opts.get("pages_correct_threshold", 0.8))
     boot = functools.partial(metrics.bootstrap_ci, n_boot=n_boot, alpha=alpha, seed=seed)
     rows = []
+    fails = {r["method"]: r for r in failure_rows(per_page, dataset)}
     for method, df in per_page.groupby("method", sort=False):
-        ok = df[df["error"].isna()]
+        ok = scored(df, "shingle_f1")
         n = len(ok)
-        rows.append(_row(dataset, method, "failures", float(len(df) - n), np.nan, np.nan, len(df)))
+        rows.append(fails[method])
         if n == 0:
             continue
         p, r = ok["shingle_precision"].to_numpy(float), ok["shingle_recall"].to_numpy(float)
@@ -90,17 +91,17 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
             ci = metrics.bootstrap_ci_pages(
                 [p, r], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
                 n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append(_row(dataset, method, f"shingle_{key}", prf[key], *ci, n))
+            rows.append(summary_row(dataset, method, f"shingle_{key}", prf[key], *ci, n))
         for fam in ("word", "lcs", "kaur"):
             for key in ("precision", "recall", "f1", "accuracy"):
                 col = f"{fam}_{key}"
                 if col in ok:
                     v = ok[col].to_numpy(float)
-                    rows.append(_row(dataset, method, col, float(np.mean(v)), *boot(v), n))
+                    rows.append(summary_row(dataset, method, col, float(np.mean(v)), *boot(v), n))
         rows.extend(_unit_rows(ok, dataset, method, n_boot, alpha, seed))
         f1 = ok["shingle_f1"].to_numpy(float)
-        rows.append(_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
-                         *boot((f1 >= thr).astype(float)), n))
+        rows.append(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
+                                *boot((f1 >= thr).astype(float)), n))
     rows.extend(_paired_rows(per_page, dataset, opts, seed))
     return pd.DataFrame(rows)
 
@@ -126,16 +127,16 @@ def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
         else:
             per_page = [metrics.confusion_scores(*c)[name] for c in counts]
             ci = metrics.bootstrap_ci(per_page, n_boot=n_boot, alpha=alpha, seed=seed)
-        rows.append(_row(dataset, method, f"unit_{key}", value, *ci, n))
+        rows.append(summary_row(dataset, method, f"unit_{key}", value, *ci, n))
     return rows
 
 
 def _paired_rows(per_page, dataset, opts, seed):
     """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
     ref = opts.get("reference", "proposed")
-    ok = per_page[per_page["error"].isna()]
-    if "shingle_f1" not in ok.columns:
-        return []  # every page failed: nothing to compare
+    ok = scored(per_page, "shingle_f1")
+    if ok.empty:
+        return []  # no page has a score: nothing to compare
     wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
     if ref not in wide.columns:
         return []
@@ -151,8 +152,8 @@ def _paired_rows(per_page, dataset, opts, seed):
     adj = metrics.holm(pvals) if pvals else []
     rows = []
     for m, d, p, n in zip(others, diffs, adj, ns):
-        rows.append(_row(dataset, m, f"f1_diff_vs_{ref}", d, np.nan, np.nan, n))
-        rows.append(_row(dataset, m, f"p_holm_vs_{ref}", p, np.nan, np.nan, n))
+        rows.append(summary_row(dataset, m, f"f1_diff_vs_{ref}", d, np.nan, np.nan, n))
+        rows.append(summary_row(dataset, m, f"p_holm_vs_{ref}", p, np.nan, np.nan, n))
     return rows
 
 
@@ -160,13 +161,18 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     thr = opts.get("pages_correct_threshold", 0.8)
     table = wide_table(summary, TABLE_METRICS, dataset=label)
     write_table(table, ctx.out / "tables" / f"extraction_{label}",
-                caption=f"Extraction on {label}: mean [95% bootstrap CI]; pages_correct at "
-                        f"shingle F1 >= {thr}")
+                caption=with_note(f"Extraction on {label}: mean [95% bootstrap CI]; "
+                                  f"pages_correct at shingle F1 >= {thr}",
+                                  drop_note(per_page, ctx.on_failure)))
     bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
     pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
                         label, seed=ctx.seed)
     from evalkit.tables import to_markdown
 
-    ctx.report += [f"## Extraction on {label}", "", to_markdown(table),
+    note = drop_note(per_page, ctx.on_failure)
+    ctx.report += [f"## Extraction on {label}", ""]
+    if note:
+        ctx.report += [f"{note}.", ""]
+    ctx.report += [to_markdown(table),
                    f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
                    f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]

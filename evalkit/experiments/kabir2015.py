@@ -28,7 +28,8 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.runner import MethodSpec, run_pages
+from evalkit.runner import MethodSpec
+from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import to_markdown, write_table
 
 __all__ = ["BLOCK_KEYS", "DEFAULT_FIRST_PAGES", "block_rows", "block_table", "run_blocks",
@@ -45,24 +46,20 @@ DEFAULT_ALPHA = 0.05
 def _record(page, label: str, ext) -> dict[str, Any]:
     rec = {"dataset": page.dataset, "page_id": page.id, "method": label,
            "seconds": ext.seconds, "error": ext.error}
-    rec.update({k: ext.info.get(k) for k in BLOCK_KEYS})
+    # an empty extraction (what runner.on_failure=empty makes of a failed page) holds no
+    # block, so it counts zero blocks; a failed one under drop has no counts at all
+    empty = ext.error is None and not ext.info and not ext.blocks and not ext.text
+    rec.update({k: 0 if empty else ext.info.get(k) for k in BLOCK_KEYS})
     return rec
 
 
 def block_rows(ctx: Context, ds, spec: MethodSpec) -> pd.DataFrame:
     """One row per page: block counts from ``spec``'s ``Extraction.info`` and its time."""
-    runner = ctx.runner
     # no cache: the time column must be measured by this run
-    records = run_pages(ds.pages(), [spec], score=_record, n_jobs=runner.get("n_jobs", 1),
-                        cache_root=None, progress=runner.get("progress", True),
-                        desc=f"kabir_blocks {ds.name}")
+    records = ctx.runner.run_pages(ds.pages(), [spec], score=_record, cache=False,
+                                   desc=f"kabir_blocks {ds.name}")
     return pd.DataFrame.from_records(records, columns=["dataset", "page_id", "method", "seconds",
                                                        "error", *BLOCK_KEYS])
-
-
-def _row(dataset, method, metric, value, lo=np.nan, hi=np.nan, n=0):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
-            "ci_low": lo, "ci_high": hi, "n_pages": n}
 
 
 def summarize_blocks(pages: pd.DataFrame, dataset: str, method: str,
@@ -70,20 +67,22 @@ def summarize_blocks(pages: pd.DataFrame, dataset: str, method: str,
                      seed: int = 0) -> pd.DataFrame:
     """Totals, per-page means [page bootstrap CI] and the noisy share (ratio of totals).
 
-    Pages whose extraction failed are counted in ``failures`` and left out.
+    Pages whose extraction failed are counted in ``failures``; the counts cover the pages
+    that have them (a failed page scored as an empty extraction counts zero blocks, one
+    dropped under ``runner.on_failure=drop`` is left out).
     """
-    ok = pages[pages["error"].isna()]
+    ok = scored(pages, "n_blocks")
     n = len(ok)
-    rows = [_row(dataset, method, "failures", float(len(pages) - n), n=len(pages))]
+    rows = failure_rows(pages.assign(method=method), dataset)
     if n == 0:
         return pd.DataFrame(rows)
     cols = {k: ok[k].to_numpy(float) for k in BLOCK_KEYS}
     for key in BLOCK_KEYS:
         short = key.removeprefix("n_")
-        rows.append(_row(dataset, method, f"{short}_total", float(cols[key].sum()), n=n))
+        rows.append(summary_row(dataset, method, f"{short}_total", cols[key].sum(), n_pages=n))
         lo, hi = metrics.bootstrap_ci(cols[key], n_boot=n_boot, alpha=alpha, seed=seed)
-        rows.append(_row(dataset, method, f"{short}_per_page", float(cols[key].mean()), lo, hi,
-                         n))
+        rows.append(summary_row(dataset, method, f"{short}_per_page", cols[key].mean(), lo, hi,
+                                n))
 
     def share(noisy, blocks):
         total = blocks.sum()
@@ -91,15 +90,15 @@ def summarize_blocks(pages: pd.DataFrame, dataset: str, method: str,
 
     lo, hi = metrics.bootstrap_ci_pages([cols["n_noisy"], cols["n_blocks"]], share,
                                         n_boot=n_boot, alpha=alpha, seed=seed)
-    rows.append(_row(dataset, method, "noisy_share", share(cols["n_noisy"], cols["n_blocks"]),
-                     lo, hi, n))
+    rows.append(summary_row(dataset, method, "noisy_share",
+                            share(cols["n_noisy"], cols["n_blocks"]), lo, hi, n))
     return pd.DataFrame(rows)
 
 
 def block_table(pages: pd.DataFrame, label: str, method: str,
                 paper_rows: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
     """Table 4.1.1's layout: ours (totals over the pages) and the paper's rows beside it."""
-    ok = pages[pages["error"].isna()]
+    ok = scored(pages, "n_blocks")
     out = []
 
     def row(source, approach, n, blocks, informative, noisy, seconds):
@@ -154,8 +153,9 @@ def run_blocks(ctx: Context) -> pd.DataFrame | None:
         table = block_table(pages, name, label, paper_rows)
         first = _first_pages(pages, int(opts.get("first_pages", DEFAULT_FIRST_PAGES)))
         tdir = ctx.out / "tables"
-        caption = (f"Blocks found by {label} on {name} (Kabir et al. Table 4.1.1 layout): totals "
-                   "over the pages; time = extract() on pages in memory, this run")
+        caption = with_note(f"Blocks found by {label} on {name} (Kabir et al. Table 4.1.1 "
+                            "layout): totals over the pages; time = extract() on pages in "
+                            "memory, this run", drop_note(pages, ctx.on_failure))
         write_table(table, tdir / f"kabir_blocks_{name}", caption=caption)
         write_table(first, tdir / f"kabir_blocks_{name}_first",
                     caption=f"Blocks of the first {len(first)} pages of {name} ({label})")

@@ -34,6 +34,7 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.extraction import summarize
+from evalkit.summary import drop_note, with_note
 from evalkit.tables import format_cell, to_markdown, write_table
 
 __all__ = ["run", "variant_table"]
@@ -91,9 +92,10 @@ def run(ctx: Context) -> None:
                  for ds, df in per_page.groupby("dataset", sort=False)}
     table = variant_table(summaries, paper, ref)
     source = paper.get("source", "the paper")
-    caption = (f"CETD variants: {source}'s per-page scores (undefined units, no gold) beside our "
-               f"shingle P/R/F1 [95% bootstrap CI] per data set and the paired per-page F1 "
-               f"difference against {ref} (Holm-corrected permutation p)")
+    caption = with_note(f"CETD variants: {source}'s per-page scores (undefined units, no gold) "
+                        f"beside our shingle P/R/F1 [95% bootstrap CI] per data set and the "
+                        f"paired per-page F1 difference against {ref} (Holm-corrected "
+                        f"permutation p)", drop_note(per_page, ctx.on_failure))
     write_table(table, ctx.out / "tables" / "kaur2015_variants", caption=caption)
     ctx.report += ["## Kaur 2015 Table 4.2.1: CETD variants", "", f"{caption}.", "",
                    to_markdown(table), ""]

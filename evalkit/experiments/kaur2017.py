@@ -38,6 +38,7 @@ from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.plots import bar_prf
 from evalkit.scoring import score_extraction
+from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import to_markdown, write_table
 
 __all__ = [
@@ -58,7 +59,8 @@ SCORE_COLUMNS = {"kaur_precision": "precision", "kaur_recall": "recall", "kaur_f
 
 
 def _ok(per_page: pd.DataFrame) -> pd.DataFrame:
-    return per_page[per_page["error"].isna()]
+    """The records with scores (a failed page scored as empty under runner.on_failure=empty)."""
+    return scored(per_page, "kaur_tp")
 
 
 def count_table(per_page: pd.DataFrame) -> pd.DataFrame:
@@ -105,14 +107,15 @@ def paper_ranges(scores: pd.DataFrame, paper: dict) -> pd.DataFrame:
 
 def _summary_rows(per_page, dataset, n_boot, alpha, seed):
     rows = []
+    fails = {r["method"]: r for r in failure_rows(per_page, dataset)}
     for method, df in per_page.groupby("method", sort=False):
         ok = _ok(df)
         for col in SCORE_COLUMNS:
-            v = ok[col].to_numpy(float)
+            v = ok[col].to_numpy(float) if col in ok else np.array([])
             lo, hi = metrics.bootstrap_ci(v, n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append({"dataset": dataset, "method": method, "metric": col,
-                         "value": float(np.nanmean(v)) if len(v) else np.nan,
-                         "ci_low": lo, "ci_high": hi, "n_pages": len(ok)})
+            rows.append(summary_row(dataset, method, col, np.nanmean(v) if len(v) else np.nan,
+                                    lo, hi, len(ok)))
+        rows.append(fails[method])
     return rows
 
 
@@ -121,14 +124,10 @@ def run(ctx: Context) -> pd.DataFrame:
     n_pages = int(opts.get("pages", DEFAULT_PAGES))
     score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
                               unit_min_share=opts.get("unit_min_share", 0.5))
-    runner = ctx.runner
-    from evalkit.runner import run_pages
-
     rows = []
     for label, ds in ctx.datasets.items():
-        records = run_pages(itertools.islice(ds.pages(), n_pages), ctx.specs, score=score,
-                            n_jobs=runner.get("n_jobs", 1), cache_root=ctx.cache_root,
-                            progress=runner.get("progress", True), desc=f"kaur2017 {label}")
+        records = ctx.runner.run_pages(itertools.islice(ds.pages(), n_pages), ctx.specs,
+                                       score=score, desc=f"kaur2017 {label}")
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             continue
@@ -145,18 +144,21 @@ def _write(ctx, label, per_page, summary, paper, n_pages):
     tables = ctx.out / "tables"
     counts, scores = count_table(per_page), score_table(per_page)
     source = paper.get("source", "the paper")
+    note = drop_note(per_page, ctx.on_failure)
     write_table(counts, tables / f"kaur2017_{label}_counts",
-                caption=f"Word counts per page on {label} (first {n_pages} pages), as in "
-                        f"{source} Table 4-1")
+                caption=with_note(f"Word counts per page on {label} (first {n_pages} pages), "
+                                  f"as in {source} Table 4-1", note))
     write_table(scores, tables / f"kaur2017_{label}_scores",
-                caption=f"Precision, recall, F1, accuracy (%) per page on {label}, as in "
-                        f"{source} Table 4-2")
+                caption=with_note(f"Precision, recall, F1, accuracy (%) per page on {label}, "
+                                  f"as in {source} Table 4-2", note))
     ranges = paper_ranges(scores, paper)
     write_table(ranges, tables / f"kaur2017_{label}_paper",
-                caption=f"Range over pages (mean) of each score (%): {source}'s pages beside "
-                        f"ours on {label}; the pages differ, so compare ranges only")
+                caption=with_note(f"Range over pages (mean) of each score (%): {source}'s "
+                                  f"pages beside ours on {label}; the pages differ, so compare "
+                                  "ranges only", note))
     fig = ctx.out / "figures" / f"kaur2017_{label}_scores"
     bar_prf(summary, fig, label, metrics=tuple(SCORE_COLUMNS), labels=tuple(SCORE_COLUMNS.values()),
             title=f"{label}: word-count precision / recall / F1 / accuracy (first {n_pages} pages)")
-    ctx.report += [f"## Kaur 2017 tables on {label}", "", to_markdown(ranges), "",
+    ctx.report += [f"## Kaur 2017 tables on {label}", ""] + ([f"{note}.", ""] if note else [])
+    ctx.report += [to_markdown(ranges), "",
                    to_markdown(scores), f"![scores](figures/kaur2017_{label}_scores.png)", ""]

@@ -59,8 +59,9 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
-from evalkit.runner import MethodSpec, run_pages
+from evalkit.runner import MethodSpec
 from evalkit.scoring import score_extraction
+from evalkit.summary import failure_rows, summary_row
 from evalkit.tables import to_markdown, write_table
 
 __all__ = [
@@ -228,11 +229,6 @@ def table7_specs(cfg, base_label: str, detectors: Sequence[str]) -> list[MethodS
 # ------------------------------------------------------------------ the part
 
 
-def _row(dataset, method, metric, value, lo=math.nan, hi=math.nan, n=0):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": value,
-            "ci_low": lo, "ci_high": hi, "n_pages": n}
-
-
 def _paper_rows(paper: Mapping[str, Any] | None, table: str) -> dict[int, dict[str, float]]:
     """``{pages: {paper row: correct pages}}`` from the config."""
     if not paper or table not in paper:
@@ -258,8 +254,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
                        to_markdown(t4), ""]
         for r in t4.to_dict("records"):
             metric = "threshold" if str(r["block"]).startswith("threshold") else "block_score"
-            rows.append(_row("paper_table4", str(r["block"]).split(" ")[0], metric,
-                             float(r["score ours"]), n=1))
+            rows.append(summary_row("paper_table4", str(r["block"]).split(" ")[0], metric,
+                                    float(r["score ours"]), n_pages=1))
 
     by_label = {s.label: s for s in ctx.specs}
     t7 = tables.get("table7", {})
@@ -277,15 +273,15 @@ def run(ctx: Context) -> pd.DataFrame | None:
                          f"present: {sorted(by_label)}")
     specs = [by_label[m] for m in dict.fromkeys(wanted)] + t7_specs
     score = functools.partial(score_page, unit_min_share=min_share)
-    runner = ctx.runner
     for label, ds in ctx.datasets.items():
         pages = list(islice(ds.pages(), counts[-1]))
-        records = run_pages(iter(pages), specs, score=score, n_jobs=runner.get("n_jobs", 1),
-                            cache_root=ctx.cache_root, progress=runner.get("progress", True),
-                            total=len(pages), desc=f"saravanan2020 {label}")
+        records = ctx.runner.run_pages(iter(pages), specs, score=score, total=len(pages),
+                                       desc=f"saravanan2020 {label}")
         per_page = pd.DataFrame.from_records(records)
         per_page.insert(0, "experiment", "saravanan2020")
         ctx.record_pages(per_page, label)
+        # a failed page is never correctly extracted, under either runner.on_failure
+        rows += failure_rows(per_page, label)
         order = {p.id: i for i, p in enumerate(pages)}
         per_page["_pos"] = per_page["page_id"].map(order)
         usable = [n for n in counts if n <= len(pages)]
@@ -318,7 +314,7 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
             share = float(ok.mean()) if len(ok) else math.nan
             lo, hi = metrics.bootstrap_ci(ok, n_boot=n_boot, alpha=alpha, seed=ctx.seed)
             shares[(m, n)] = (share, lo, hi)
-            rows.append(_row(dataset, m, f"{table}_correct_{n}", share, lo, hi, len(ok)))
+            rows.append(summary_row(dataset, m, f"{table}_correct_{n}", share, lo, hi, len(ok)))
             prow = mapping.get(_short(m))
             shown.add(prow)
             table_rows.append({

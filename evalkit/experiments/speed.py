@@ -5,8 +5,11 @@ and the jusText-style method each at most 3 x the median time lxml takes to
 parse the same pages, and TWC-PFM plus the fingerprint of a 5,000-term block
 in at most 20 ms. Parsing is the floor: every method parses the page once.
 
-What is measured, all in this one process (no worker processes, no cache,
-whatever ``runner`` says, so nothing but the method is timed):
+What is measured: the timing of one data set is one task of the runner, so
+all its methods are timed inside one process (this one with
+``runner.n_jobs=1``, a joblib worker or a Dask worker otherwise), one data set
+at a time, with no extraction cache, so nothing but the method is timed and
+every method meets the same machine:
 
 * per page, interleaved so that a change in machine load hits all alike:
   ``evalkit.page.parse_html(page.html)`` and each method through
@@ -26,7 +29,7 @@ whatever ``runner`` says, so nothing but the method is timed):
   class, src, href); the row ``lxml_parse+python_walk`` is the parse plus
   that walk, so its ratio to the parse is the least any pure-Python method
   that reads the page once pays;
-* the peak resident memory of the process (``getrusage`` maxrss);
+* the peak resident memory of the process that timed (``getrusage`` maxrss);
 * where the time goes, for methods that time their own steps (the proposed
   method's ``info["seconds_<step>"]``: parse, blocks, primary, dedup,
   scoring, output): mean and median ms per step and its share of the
@@ -43,6 +46,7 @@ it holds timings.
 
 from __future__ import annotations
 
+import functools
 import resource
 import sys
 import time
@@ -58,13 +62,34 @@ from evalkit.experiments import Context
 from evalkit.page import Page, PageError, parse_html
 from evalkit.plots import save
 from evalkit.runner import MethodSpec, extract_one, iter_tasks
+from evalkit.summary import summary_row
 from evalkit.tables import to_markdown, wide_table, write_table
 
-__all__ = ["CLOCKS", "DEFAULT_LENGTHS", "DEFAULT_TARGETS", "MICRO_DATASET", "MICRO_METHOD",
-           "PARSE_LABEL", "PY_WALK_LABEL", "STEP_PREFIX", "TABLE_METRICS", "TWC_PFM_TARGET_MS",
-           "TWC_PFM_TARGET_TERMS", "growth_exponent", "peak_rss_mb", "python_walk", "run",
-           "speed_table", "step_table", "summarize", "time_pages", "twc_pfm_benchmark",
-           "zipf_terms"]
+__all__ = [
+    "CLOCKS",
+    "DEFAULT_LENGTHS",
+    "DEFAULT_TARGETS",
+    "MICRO_DATASET",
+    "MICRO_METHOD",
+    "PARSE_LABEL",
+    "PY_WALK_LABEL",
+    "STEP_PREFIX",
+    "TABLE_METRICS",
+    "TWC_PFM_TARGET_MS",
+    "TWC_PFM_TARGET_TERMS",
+    "growth_exponent",
+    "micro_task",
+    "peak_rss_mb",
+    "python_walk",
+    "run",
+    "speed_table",
+    "step_table",
+    "summarize",
+    "time_dataset_task",
+    "time_pages",
+    "twc_pfm_benchmark",
+    "zipf_terms",
+]
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -233,11 +258,6 @@ def twc_pfm_benchmark(lengths: Iterable[int] = DEFAULT_LENGTHS, repeat: int = 5,
     return pd.DataFrame(rows)
 
 
-def _row(dataset, method, metric, value, lo=np.nan, hi=np.nan, n=0):
-    return {"dataset": dataset, "method": method, "metric": metric, "value": float(value),
-            "ci_low": float(lo), "ci_high": float(hi), "n_pages": int(n)}
-
-
 def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | None = None,
               n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
     """Long-format rows per method (and the parse floor, and the pure-Python floor when the
@@ -261,35 +281,37 @@ def summarize(per_page: pd.DataFrame, dataset: str, targets: dict[str, float] | 
                        ok["n_bytes"].to_numpy(float), len(df) - len(ok)))
     for method, ms, parse, size, failed in series:
         n = len(ms)
-        rows.append(_row(dataset, method, "failures", failed, n=n + failed))
+        rows.append(summary_row(dataset, method, "failures", failed, n_pages=n + failed))
         if n == 0:
             continue
-        rows.append(_row(dataset, method, "ms_median", np.median(ms),
-                         *metrics.bootstrap_ci(ms, np.median, **boot), n))
-        rows.append(_row(dataset, method, "ms_p90", np.percentile(ms, 90),
-                         *metrics.bootstrap_ci(ms, lambda x: np.percentile(x, 90), **boot), n))
-        rows.append(_row(dataset, method, "ms_mean", ms.mean(), *metrics.bootstrap_ci(ms, **boot),
-                         n))
+        rows.append(summary_row(dataset, method, "ms_median", np.median(ms),
+                                *metrics.bootstrap_ci(ms, np.median, **boot), n))
+        rows.append(summary_row(dataset, method, "ms_p90", np.percentile(ms, 90),
+                                *metrics.bootstrap_ci(ms, lambda x: np.percentile(x, 90),
+                                                      **boot), n))
+        rows.append(summary_row(dataset, method, "ms_mean", ms.mean(),
+                                *metrics.bootstrap_ci(ms, **boot), n))
         per_s = (lambda x: 1000.0 / x.mean() if x.sum() > 0 else np.nan)
-        rows.append(_row(dataset, method, "pages_per_s", per_s(ms),
-                         *metrics.bootstrap_ci(ms, per_s, **boot), n))
+        rows.append(summary_row(dataset, method, "pages_per_s", per_s(ms),
+                                *metrics.bootstrap_ci(ms, per_s, **boot), n))
         ratio = (lambda a, b: np.median(a) / np.median(b))
-        rows.append(_row(dataset, method, "ratio_to_parse", ratio(ms, parse),
-                         *metrics.bootstrap_ci_pages([ms, parse], ratio, **boot), n))
+        rows.append(summary_row(dataset, method, "ratio_to_parse", ratio(ms, parse),
+                                *metrics.bootstrap_ci_pages([ms, parse], ratio, **boot), n))
         pos = (ms > 0) & (size > 0)
         lx, ly = np.log(size[pos]), np.log(ms[pos])
-        rows.append(_row(dataset, method, "growth_exponent", _slope(lx, ly),
-                         *metrics.bootstrap_ci_pages([lx, ly], _slope, **boot), int(pos.sum())))
+        rows.append(summary_row(dataset, method, "growth_exponent", _slope(lx, ly),
+                                *metrics.bootstrap_ci_pages([lx, ly], _slope, **boot),
+                                int(pos.sum())))
         if method in targets:
-            rows.append(_row(dataset, method, "target_ratio", targets[method], n=n))
-            rows.append(_row(dataset, method, "meets_target",
-                             float(ratio(ms, parse) <= targets[method]), n=n))
+            rows.append(summary_row(dataset, method, "target_ratio", targets[method], n_pages=n))
+            rows.append(summary_row(dataset, method, "meets_target",
+                                    float(ratio(ms, parse) <= targets[method]), n_pages=n))
     steps = step_table(per_page)
     for r in steps.itertuples():
         ok = per_page[(per_page["method"] == r.method) & per_page["error"].isna()]
         values = ok[f"{STEP_PREFIX}{r.step}"].dropna().to_numpy(float)
-        rows.append(_row(dataset, r.method, f"{STEP_PREFIX}{r.step}_ms_mean", r.ms_mean,
-                         *metrics.bootstrap_ci(values, **boot), len(values)))
+        rows.append(summary_row(dataset, r.method, f"{STEP_PREFIX}{r.step}_ms_mean", r.ms_mean,
+                                *metrics.bootstrap_ci(values, **boot), len(values)))
     return pd.DataFrame(rows)
 
 
@@ -311,7 +333,8 @@ def step_table(per_page: pd.DataFrame) -> pd.DataFrame:
 
 
 def _micro_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
-    rows = [_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{r.n_terms}", r.ms, n=repeat)
+    rows = [summary_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{r.n_terms}", r.ms,
+                        n_pages=repeat)
             for r in bench.itertuples()]
     b = growth_exponent(bench["n_terms"], bench["ms"])
     at = bench.loc[bench["n_terms"] == TWC_PFM_TARGET_TERMS, "ms"]
@@ -320,12 +343,13 @@ def _micro_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
     else:  # not measured at the target length: read it off the fitted power law
         lx, ly = np.log(bench["n_terms"]), np.log(bench["ms"])
         value = float(np.exp(ly.mean() + b * (np.log(TWC_PFM_TARGET_TERMS) - lx.mean())))
-    rows.append(_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{TWC_PFM_TARGET_TERMS}", value,
-                     n=repeat))
-    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "growth_exponent", b, n=len(bench)))
-    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "target_ms", TWC_PFM_TARGET_MS, n=repeat))
-    rows.append(_row(MICRO_DATASET, MICRO_METHOD, "meets_target",
-                     float(value <= TWC_PFM_TARGET_MS), n=repeat))
+    rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, f"twc_pfm_ms_{TWC_PFM_TARGET_TERMS}",
+                            value, n_pages=repeat))
+    rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "growth_exponent", b, n_pages=len(bench)))
+    rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "target_ms", TWC_PFM_TARGET_MS,
+                            n_pages=repeat))
+    rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "meets_target",
+                            float(value <= TWC_PFM_TARGET_MS), n_pages=repeat))
     # drop a duplicate row when the target length is also one of the lengths
     seen, out = set(), []
     for r in rows:
@@ -335,6 +359,30 @@ def _micro_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
     return out
 
 
+def time_dataset_task(pages: list[Page], *, specs: list[MethodSpec], clock: str = "cpu",
+                      warmup: bool = True, walk: bool = True) -> tuple[pd.DataFrame, float]:
+    """The runner task of one data set: :func:`time_pages` over all its pages and methods,
+    then the peak memory of the process that timed them. One task, so every method of a
+    data set is timed in the same process. Module level, so workers can run it."""
+    return time_pages(pages, specs, clock=clock, warmup=warmup, walk=walk), peak_rss_mb()
+
+
+def micro_task(lengths: list[int], *, repeat: int = 5, vocabulary: int = 5000,
+               exponent: float = 1.0, seed: int = 0, clock: str = "cpu"
+               ) -> tuple[pd.DataFrame, float]:
+    """The runner task of the micro-benchmark: :func:`twc_pfm_benchmark` and the peak memory
+    of the process that ran it."""
+    return (twc_pfm_benchmark(lengths, repeat, vocabulary, exponent, seed, clock),
+            peak_rss_mb())
+
+
+def _one(runner, fn, task, desc: str):
+    # one task, run where the runner runs tasks; the map keeps one task in flight at a time,
+    # so two timings never share the machine
+    (result,) = runner.map(fn, [task], desc=desc, unit="task")
+    return result
+
+
 def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("speed")
     clock = opts.get("clock", "cpu")
@@ -342,35 +390,41 @@ def run(ctx: Context) -> pd.DataFrame:
         raise ValueError(f"speed.clock must be one of {sorted(CLOCKS)}, got {clock!r}")
     targets = opts.get("targets") or {}
     n_boot, alpha = int(opts.get("n_boot", 1000)), float(opts.get("alpha", 0.05))
+    timing = functools.partial(time_dataset_task, specs=ctx.specs, clock=clock,
+                               warmup=opts.get("warmup", True),
+                               walk=opts.get("python_walk", True))
     summaries = []
     for label, ds in ctx.datasets.items():
         pages = list(ds.pages())
-        per_page = time_pages(pages, ctx.specs, clock=clock, warmup=opts.get("warmup", True),
-                              walk=opts.get("python_walk", True))
+        per_page, peak = _one(ctx.runner, timing, pages, f"speed {label}")
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "speed")
         ctx.record_pages(per_page, label)
         summary = summarize(per_page, label, targets, n_boot, alpha, ctx.seed)
-        # maxrss never goes down: this is the peak up to and including this data set
-        summary = pd.concat([summary, pd.DataFrame([_row(label, "process", "peak_rss_mb",
-                                                         peak_rss_mb(), n=len(pages))])])
+        # maxrss never goes down: this is the peak of the timing process up to this data set
+        summary = pd.concat([summary, pd.DataFrame([summary_row(label, "process", "peak_rss_mb",
+                                                                peak, n_pages=len(pages))])])
         summaries.append(summary)
         _dataset_outputs(ctx, summary, per_page, label, clock)
         _steps_outputs(ctx, per_page, label)
     micro = opts.get("micro") or {}
     if micro.get("enabled", True):
         repeat = int(micro.get("repeat", 5))
-        bench = twc_pfm_benchmark(micro.get("lengths", DEFAULT_LENGTHS), repeat,
-                                  int(micro.get("vocabulary", 5000)),
-                                  float(micro.get("exponent", 1.0)),
-                                  int(micro.get("seed", ctx.seed)), clock)
+        bench_task = functools.partial(
+            micro_task, repeat=repeat, vocabulary=int(micro.get("vocabulary", 5000)),
+            exponent=float(micro.get("exponent", 1.0)), seed=int(micro.get("seed", ctx.seed)),
+            clock=clock)
+        bench, peak = _one(ctx.runner, bench_task,
+                           [int(n) for n in micro.get("lengths", DEFAULT_LENGTHS)],
+                           "speed micro-benchmark")
         rows = _micro_rows(bench, repeat)
-        rows.append(_row(MICRO_DATASET, MICRO_METHOD, "peak_rss_mb", peak_rss_mb(), n=repeat))
+        rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "peak_rss_mb", peak,
+                                n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         _micro_outputs(ctx, bench, clock)
     peaks = [r for r in pd.concat(summaries).itertuples() if r.metric == "peak_rss_mb"]
-    ctx.report += ["Peak resident memory of the process so far (getrusage maxrss): "
+    ctx.report += ["Peak resident memory of the timing process so far (getrusage maxrss): "
                    + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + ".", ""]
     return pd.concat(summaries, ignore_index=True)
 

@@ -65,6 +65,7 @@ Where this departs from the papers:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -78,6 +79,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from evalkit.experiments import Context
 from evalkit.page import CONTENT, Page, Unit
+from evalkit.summary import summary_row
 
 __all__ = [
     "BASE_FEATURES",
@@ -91,6 +93,7 @@ __all__ = [
     "OneR",
     "cross_validate",
     "feature_columns",
+    "feature_task",
     "group_folds",
     "inside",
     "make_classifier",
@@ -440,20 +443,37 @@ def summarize(folds: pd.DataFrame, pages: pd.DataFrame, dataset: str,
         for s in SCORE_NAMES:
             stat = np.mean([b[s] for b in per_fold], axis=0)
             lo, hi = np.quantile(stat, [alpha / 2, 1 - alpha / 2])
-            rows.append({"dataset": dataset, "method": method, "metric": f"{s}_{task}",
-                         "value": float(fdf[s].mean()), "ci_low": float(lo),
-                         "ci_high": float(hi), "n_pages": len(sub)})
+            rows.append(summary_row(dataset, method, f"{s}_{task}", fdf[s].mean(), lo, hi,
+                                    len(sub)))
     return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- the experiment
 
-def _features(ds, tasks, width, drop_inside, n_jobs) -> pd.DataFrame:
-    from joblib import Parallel, delayed
+def feature_task(pages: Sequence[Page], *, tasks, width, drop_inside
+                 ) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+    """The task the runner maps over a data set's pages: each page's unit rows, and a
+    failure record for a page whose units cannot be read (the run goes on). Module
+    level, so workers can run it."""
+    frames, failures = [], []
+    for page in pages:
+        try:
+            frames.append(_page_rows_of(page, tasks, width, drop_inside))
+        except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
+            failures.append({"dataset": page.dataset, "page": page.id, "method": "units_features",
+                             "error": f"{type(exc).__name__}: {exc}"[:500]})
+    return frames, failures
 
-    frames = Parallel(n_jobs=n_jobs)(delayed(_page_rows_of)(p, tasks, width, drop_inside)
-                                     for p in ds.pages())
-    frames = [f for f in frames if len(f)]
+
+def _features(runner, ds, tasks, width, drop_inside, failures: list) -> pd.DataFrame:
+    """Unit rows of every page of ``ds`` (computed by ``runner``); pages whose units cannot
+    be read are appended to ``failures``."""
+    task = functools.partial(feature_task, tasks=tasks, width=width, drop_inside=drop_inside)
+    frames = []
+    for got, failed in runner.map(task, runner.page_tasks(ds.pages()), desc=f"units {ds.name}",
+                                  unit="page", count=lambda r: len(r[0]) + len(r[1])):
+        frames += [f for f in got if len(f)]
+        failures.extend(failed)
     if not frames:
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)
@@ -484,7 +504,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
     seed = int(opts.get("seed", ctx.seed))
     summaries = []
     for label, ds in ctx.datasets.items():
-        rows = _features(ds, tasks, width, drop_inside, ctx.runner.get("n_jobs", 1))
+        rows = _features(ctx.runner, ds, tasks, width, drop_inside, ctx.failures)
         if rows.empty:
             continue
         # without span classes every task has the same (aligned) labels: run the first only

@@ -1,0 +1,92 @@
+"""Summary rows: the one shape every experiment's ``summary.csv`` rows take, and failure rows.
+
+Every experiment turns its per-page records into long-format rows
+``dataset, method, metric, value, ci_low, ci_high, n_pages`` (the run adds
+``experiment``; :data:`evalkit.results.SUMMARY_COLUMNS`). They are built here
+and nowhere else, so the types of a row (float value and bounds, int page
+count) cannot drift between experiments, and so the ``failures`` row means the
+same everywhere: the number of (page, method) records whose ``error`` is set,
+whatever ``runner.on_failure`` did with their scores.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "ROW_COLUMNS",
+    "drop_note",
+    "failure_rows",
+    "failure_table",
+    "scored",
+    "summary_row",
+    "with_note",
+]
+
+#: the columns of a summary row before the run adds ``experiment``
+ROW_COLUMNS = ["dataset", "method", "metric", "value", "ci_low", "ci_high", "n_pages"]
+
+
+def _float(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def summary_row(dataset: str, method: str, metric: str, value: Any, ci_low: Any = math.nan,
+                ci_high: Any = math.nan, n_pages: Any = 0) -> dict[str, Any]:
+    """One long-format summary row; a missing value or bound is NaN, the page count an int."""
+    return {"dataset": dataset, "method": method, "metric": metric, "value": _float(value),
+            "ci_low": _float(ci_low), "ci_high": _float(ci_high), "n_pages": int(n_pages)}
+
+
+def scored(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The records of ``df`` that carry a score in ``column``.
+
+    Summaries average over these, not over the records without an error:
+    under ``runner.on_failure=empty`` a failed page is scored as an empty
+    extraction (its score counts, its ``error`` stays set); under ``drop`` it
+    has no score and is left out.
+    """
+    if column not in df.columns:
+        return df.iloc[0:0]
+    return df[df[column].notna()]
+
+
+def failure_rows(per_page: pd.DataFrame, dataset: str) -> list[dict[str, Any]]:
+    """A ``failures`` row per method (in run order): records with ``error`` set, over all
+    of the method's records (``n_pages``)."""
+    rows = []
+    for method, df in per_page.groupby("method", sort=False):
+        failed = int(df["error"].notna().sum()) if "error" in df else 0
+        rows.append(summary_row(dataset, method, "failures", failed, n_pages=len(df)))
+    return rows
+
+
+def failure_table(failures: list[dict[str, Any]]) -> pd.DataFrame:
+    """Per (data set, method): how many pages failed and the first error (report.md)."""
+    if not failures:
+        return pd.DataFrame(columns=["dataset", "method", "failed pages", "first error"])
+    df = pd.DataFrame(failures)
+    out = (df.groupby(["dataset", "method"], sort=False)
+           .agg(**{"failed pages": ("page", "size"), "first error": ("error", "first")})
+           .reset_index())
+    # a markdown table cell holds one line and no pipe
+    out["first error"] = (out["first error"].astype(str).str.replace("|", "/", regex=False)
+                          .str.replace(r"\s+", " ", regex=True).str.slice(0, 200))
+    return out
+
+
+def drop_note(per_page: pd.DataFrame, on_failure: str) -> str:
+    """The sentence (no final stop) a caption must add when ``runner.on_failure=drop`` left
+    failed pages out of a table's numbers; "" when nothing was dropped."""
+    if on_failure != "drop" or "error" not in per_page or not per_page["error"].notna().any():
+        return ""
+    return ("Pages a method failed on are left out of its numbers (runner.on_failure=drop), "
+            "so methods are compared on different pages")
+
+
+def with_note(caption: str, note: str) -> str:
+    """``caption`` followed by ``note`` as a second sentence (unchanged without a note)."""
+    return f"{caption}. {note}" if note else caption
