@@ -81,6 +81,7 @@ __all__ = [
     "kabir_standard_error",
     "lcs_length",
     "lcs_prf",
+    "mean_defined",
     "mean_std",
     "page_text_metrics",
     "pages_correct",
@@ -213,8 +214,8 @@ def aggregate_prf(precisions: Iterable[float], recalls: Iterable[float]) -> dict
     f1 is 0 when both means are 0 and NaN when either mean is undefined
     (no page has it).
     """
-    p = _nanmean(precisions)
-    r = _nanmean(recalls)
+    p = mean_defined(precisions)
+    r = mean_defined(recalls)
     if math.isnan(p) or math.isnan(r):
         f1 = math.nan
     else:
@@ -222,7 +223,8 @@ def aggregate_prf(precisions: Iterable[float], recalls: Iterable[float]) -> dict
     return {"precision": p, "recall": r, "f1": f1}
 
 
-def _nanmean(values: Iterable[float]) -> float:
+def mean_defined(values: Iterable[float]) -> float:
+    """Mean over the pages where a metric is defined (NaN values skipped); NaN when none is."""
     x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
     x = x[~np.isnan(x)]
     return float(x.mean()) if x.size else math.nan
@@ -402,7 +404,7 @@ def unit_scores(confusions: Iterable[Confusion | Sequence[float]]) -> dict[str, 
         out.update({f"{m}_micro_words": micro[m] for m in UNIT_METRICS})
     per_page = [confusion_scores(*row) for row in rows]
     for m in UNIT_METRICS:
-        out[f"{m}_macro_pages"] = _nanmean([s[m] for s in per_page])
+        out[f"{m}_macro_pages"] = mean_defined([s[m] for s in per_page])
     out["n_pages"] = len(rows)
     return out
 

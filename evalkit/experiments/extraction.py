@@ -24,7 +24,7 @@ from evalkit.scoring import score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
-__all__ = ["run", "summarize", "TABLE_METRICS"]
+__all__ = ["TABLE_METRICS", "run", "summarize"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
@@ -97,7 +97,9 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
                 col = f"{fam}_{key}"
                 if col in ok:
                     v = ok[col].to_numpy(float)
-                    rows.append(summary_row(dataset, method, col, float(np.mean(v)), *boot(v), n))
+                    # the mean skips pages where the metric is undefined, as its interval does
+                    rows.append(summary_row(dataset, method, col, metrics.mean_defined(v),
+                                            *boot(v), n))
         rows.extend(_unit_rows(ok, dataset, method, n_boot, alpha, seed))
         f1 = ok["shingle_f1"].to_numpy(float)
         rows.append(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),

@@ -113,7 +113,7 @@ def _summary_rows(per_page, dataset, n_boot, alpha, seed):
         for col in SCORE_COLUMNS:
             v = ok[col].to_numpy(float) if col in ok else np.array([])
             lo, hi = metrics.bootstrap_ci(v, n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append(summary_row(dataset, method, col, np.nanmean(v) if len(v) else np.nan,
+            rows.append(summary_row(dataset, method, col, metrics.mean_defined(v),
                                     lo, hi, len(ok)))
         rows.append(fails[method])
     return rows
