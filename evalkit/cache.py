@@ -32,9 +32,11 @@ import ast
 import functools
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import pickle
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -194,9 +196,36 @@ def source_tree() -> SourceTree:
     return SourceTree()
 
 
+def _installs(dist: metadata.Distribution, top: str) -> bool:
+    """Whether ``dist`` installs the top-level module ``top`` (by its top_level.txt, else
+    its RECORD: a package folder, a module or an extension module of that name)."""
+    listed = dist.read_text("top_level.txt")
+    if listed is not None:
+        return top in listed.split()
+    record = dist.read_text("RECORD") or ""
+    return re.search(rf"^{re.escape(top)}(/|\.[^/,]*,)", record, re.MULTILINE) is not None
+
+
 @functools.cache
-def _import_to_distributions() -> Mapping[str, list[str]]:
-    return metadata.packages_distributions()
+def _providers(top: str) -> tuple[str, ...]:
+    """The distributions that install the top-level module ``top`` (none: not installed).
+
+    ``importlib.metadata.packages_distributions`` answers this, but parses the metadata of
+    every installed distribution (about a second here). Most distributions are named like
+    their module (lxml, numpy), so that one is asked first; the others (sklearn) are found
+    by reading only the small top_level.txt / RECORD files.
+    """
+    try:
+        dist = metadata.distribution(top)
+        if _installs(dist, top):
+            return (dist.metadata["Name"],)
+    except metadata.PackageNotFoundError:
+        pass
+    found = {d.metadata["Name"] for d in metadata.distributions() if _installs(d, top)}
+    if not found and importlib.util.find_spec(top) is not None:
+        # installed without metadata that names it (an unusual layout): the full answer
+        found = set(metadata.packages_distributions().get(top, ()))
+    return tuple(sorted(found))
 
 
 @functools.cache
@@ -230,7 +259,7 @@ def distribution_versions(import_names: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     todo: list[str] = []
     for name in import_names:
-        dists = _import_to_distributions().get(name)
+        dists = _providers(name)
         if dists:
             todo.extend(dists)
         else:
@@ -313,24 +342,26 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
                        packages=dict(sorted(packages.items())))
 
 
-_FACTS: dict[str, MethodFacts] = {}
+#: spec -> (facts, key), filled once per process (the runner asks for the key on every page)
+_FACTS: dict[str, tuple[MethodFacts, str]] = {}
 
 
-def _spec_id(spec) -> str:
-    return json.dumps([spec.kind, spec.registry, spec.params], sort_keys=True, default=str)
+def _memo(spec) -> tuple[MethodFacts, str]:
+    sid = json.dumps([spec.kind, spec.registry, spec.params], sort_keys=True, default=str)
+    if sid not in _FACTS:
+        facts = describe_method(spec)
+        _FACTS[sid] = facts, facts.key()
+    return _FACTS[sid]
 
 
 def method_facts(spec) -> MethodFacts:
     """:func:`describe_method` against this process's sources, once per spec."""
-    sid = _spec_id(spec)
-    if sid not in _FACTS:
-        _FACTS[sid] = describe_method(spec)
-    return _FACTS[sid]
+    return _memo(spec)[0]
 
 
 def method_key(spec) -> str:
     """The method part of an extraction's cache key (see the module docstring)."""
-    return method_facts(spec).key()
+    return _memo(spec)[1]
 
 
 def page_key(page: Page) -> str:
