@@ -443,6 +443,11 @@ class JustextStyle(Extractor):
             raise ValueError(f"stopwords_low ({self.stopwords_low}) must not exceed "
                              f"stopwords_high ({self.stopwords_high})")
 
+    def resolved_params(self) -> dict:
+        # "auto" depends on whether justext imports here: a run with it and one without
+        # differ (saravanan2020 Table 6: 277 vs 280 of 300 pages), so the key holds the outcome
+        return {**self.get_params(), "stoplist": resolve_stoplist(self.stoplist)}
+
     def versions(self) -> dict[str, str]:
         if resolve_stoplist(self.stoplist) != "justext_english":
             return {}

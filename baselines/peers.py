@@ -82,6 +82,9 @@ class Peer(Extractor):
             raise PeerUnavailable(self.name, self.package, f"import {self.module} failed: {exc}") \
                 from exc
 
+    def runtime_modules(self) -> list[str]:
+        return [self.module]  # imported by name in _import
+
     def versions(self) -> dict[str, str]:
         try:
             return {self.package: metadata.version(self.package)}

@@ -2,8 +2,9 @@
 
 Constructors follow scikit-learn: every tunable is a keyword argument with a
 default and is stored unchanged under its own name; learned state ends in
-``_``. ``get_params`` reads the constructor signature, which is what the
-result cache keys on and what ``run.json`` records.
+``_``. ``get_params`` reads the constructor signature; ``resolved_params`` fills in
+what is decided at run time, and is what the result cache keys on and what
+``run.json`` records.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from evalkit.page import Extraction, Page
 
-__all__ = ["BaseMethod", "Extractor", "Detector", "param_names"]
+__all__ = ["BaseMethod", "Detector", "Extractor", "param_names"]
 
 
 def param_names(cls: type) -> list[str]:
@@ -32,7 +33,7 @@ class BaseMethod:
     def get_params(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in param_names(type(self))}
 
-    def set_params(self, **params: Any) -> "BaseMethod":
+    def set_params(self, **params: Any) -> BaseMethod:
         valid = param_names(type(self))
         for k, v in params.items():
             if k not in valid:
@@ -40,7 +41,7 @@ class BaseMethod:
             setattr(self, k, v)
         return self
 
-    def validate(self) -> "BaseMethod":
+    def validate(self) -> BaseMethod:
         """Check parameter values (scikit-learn checks at fit time, never in ``__init__``).
 
         Calls the subclass's ``_validate`` when it has one; raises ``ValueError``.
@@ -53,6 +54,22 @@ class BaseMethod:
     def versions(self) -> dict[str, str]:
         """Versions of outside packages this method depends on (recorded in run.json)."""
         return {}
+
+    def resolved_params(self) -> dict[str, Any]:
+        """The parameters as the method will use them on this machine.
+
+        ``get_params`` with every value decided at run time filled in (an ``auto``
+        that depends on what is installed, a sub-method's own defaults). The
+        extraction cache keys on it and ``run.json`` records it, so two runs that
+        resolve a setting differently never share an extraction. Override it
+        wherever a method resolves something; the result must be JSON-able.
+        """
+        return self.get_params()
+
+    def runtime_modules(self) -> list[str]:
+        """Modules this method imports by name at run time (``importlib``), which no import
+        statement shows: the cache key follows them as it follows imports (evalkit.cache)."""
+        return []
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

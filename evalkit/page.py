@@ -24,23 +24,29 @@ import lxml.etree
 import lxml.html
 
 __all__ = [
-    "PageError",
-    "Unit",
-    "Gold",
-    "Page",
-    "Extraction",
-    "decode_html",
-    "drop_tree",
-    "parse_html",
-    "prepare_html",
-    "page_id_from_bytes",
-    "sniff_not_html",
     "CONTENT",
     "NOISE",
+    "NORMALISATION_VERSION",
+    "Extraction",
+    "Gold",
+    "Page",
+    "PageError",
+    "Unit",
+    "decode_html",
+    "drop_tree",
+    "page_id_from_bytes",
+    "parse_html",
+    "prepare_html",
+    "sniff_not_html",
 ]
 
 CONTENT = "content"
 NOISE = "noise"
+
+#: version of what decoding and repair make of a page's bytes before a method sees them
+#: (decode_html, prepare_html, and any cleaning a reader applies); part of every extraction's
+#: cache key (evalkit.cache): raise it whenever that changes
+NORMALISATION_VERSION = 1
 
 # Only the head of a document is searched for declarations, as browsers do.
 _SNIFF_BYTES = 4096

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Registry", "DATASETS", "METHODS", "DETECTORS", "UnknownNameError"]
+__all__ = ["DATASETS", "DETECTORS", "METHODS", "Registry", "UnknownNameError"]
 
 
 class UnknownNameError(KeyError):
@@ -34,13 +34,18 @@ class Registry:
     def __contains__(self, name: str) -> bool:
         return name in self._entries
 
-    def get(self, name: str) -> type:
+    def module_of(self, name: str) -> str:
+        """The module that defines ``name``, without importing it (the cache key reads its
+        source: evalkit.cache)."""
         if name not in self._entries:
             raise UnknownNameError(
                 f"unknown {self.kind} {name!r}; known {self.kind}s: {', '.join(self._entries)}"
             )
-        module, _, attr = self._entries[name].partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return self._entries[name].partition(":")[0]
+
+    def get(self, name: str) -> type:
+        module = self.module_of(name)
+        return getattr(importlib.import_module(module), self._entries[name].partition(":")[2])
 
     def create(self, name: str, /, **params: Any):
         """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""

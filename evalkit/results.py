@@ -3,8 +3,10 @@
 ``summary.csv`` is long format with the fixed columns of :data:`SUMMARY_COLUMNS`;
 outside scripts and later stages read it, so its columns never change.
 ``run.json`` records what is needed to trust and repeat a run: evalkit
-version, git commit and dirty flag, Python and package versions, dataset
-fingerprints, seed, wall time, failures and skipped files.
+version, git commit and dirty flag, Python and package versions, lxml and
+libxml2 versions, dataset fingerprints, each method's resolved parameters and
+the versions of the outside packages it can call, seed, wall time, failures and
+skipped files.
 """
 
 from __future__ import annotations
@@ -16,25 +18,26 @@ import platform
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from evalkit import __version__
+from evalkit.cache import lxml_versions
 
 __all__ = [
-    "SUMMARY_COLUMNS",
     "CORE_PACKAGES",
+    "SUMMARY_COLUMNS",
     "atomic_write_text",
-    "write_csv",
+    "dataset_fingerprint",
     "git_state",
     "package_versions",
-    "dataset_fingerprint",
-    "write_run_json",
     "read_summary",
+    "write_csv",
+    "write_run_json",
 ]
 
 SUMMARY_COLUMNS = ["experiment", "dataset", "method", "metric", "value", "ci_low", "ci_high",
@@ -64,7 +67,7 @@ def git_state(root: str | os.PathLike) -> dict[str, Any]:
     """Commit and dirty flag of the repository at ``root`` (None when not a checkout)."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=10)
+                              check=False, timeout=10)
     try:
         head = git("rev-parse", "HEAD")
         if head.returncode != 0:
@@ -104,6 +107,7 @@ def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike, seed: in
         # string-hash order can decide a peer library's output (evalkit.entry)
         "python_hash_seed": os.environ.get("PYTHONHASHSEED", "unset (random)"),
         "packages": package_versions(CORE_PACKAGES),
+        "lxml": lxml_versions(),  # libxml2 is bundled in lxml's wheel: its own version matters
         "seed": seed,
         "wall_seconds": round(wall_seconds, 3),
         "datasets": datasets,

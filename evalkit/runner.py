@@ -6,8 +6,8 @@ tasks, run in this process, in joblib worker processes or on a Dask cluster
 extraction path on it: dataset x methods -> per-page records, failure-isolated
 and cached. No experiment starts processes or loops over workers itself.
 
-Pages stream from the reader in tasks: consecutive pages of the same site go
-together, so methods with site-scope state (the proposed method's
+Pages stream from the reader in tasks: a site's pages go together
+(:func:`iter_tasks`), so methods with site-scope state (the proposed method's
 ``scope=site``) see a site's pages in order, whatever the number of workers.
 Each task builds fresh method instances from their (name, params) specs, so
 no state leaks between tasks and results do not depend on scheduling.
@@ -15,29 +15,26 @@ no state leaks between tasks and results do not depend on scheduling.
 A method that raises on a page yields a record with ``error`` set; the run
 goes on, and ``runner.on_failure`` says how the page counts (``empty``: scored
 as an empty extraction; ``drop``: no scores). Extractions (not scores) are
-cached on disk keyed by method, parameters, page hash, site context, evalkit
-version and a hash of the source code, so a rerun or an interrupted run
-resumes, and re-scoring with a new metric needs no re-extraction.
+cached on disk (evalkit.cache), keyed by everything that can change them: the
+method's resolved parameters, the source of every module it can execute, the
+versions of the packages it calls, the page as the method sees it and the site
+context. So a rerun or an interrupted run resumes, and re-scoring with a new
+metric needs no re-extraction.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import itertools
-import json
-import os
-import pickle
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Self
 
-from evalkit import __version__
+from evalkit.cache import ExtractionCache, method_key
+from evalkit.cache import page_key as _page_key
 from evalkit.page import Extraction, Page
 
 __all__ = [
@@ -48,39 +45,11 @@ __all__ = [
     "MethodSpec",
     "Runner",
     "RunnerError",
-    "code_fingerprint",
     "extract_one",
     "iter_tasks",
     "run_pages",
     "run_task",
 ]
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """Hash of every source file of evalkit and baselines.
-
-    Part of every cache key, so that editing a method (or anything it calls)
-    can never let a rerun reuse extractions made by the old code. Modules that
-    only score, tabulate or plot are left out: the cache holds extractions only.
-    """
-    h = hashlib.sha256()
-    for pkg in ("evalkit", "baselines"):
-        root = Path(importlib.import_module(pkg).__file__).parent
-        for path in sorted(root.rglob("*.py")):
-            rel = path.relative_to(root)
-            if pkg == "evalkit" and (rel.parts[0] == "experiments" or rel.name in _NOT_EXTRACTION):
-                continue
-            h.update(str(rel).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-# modules that never touch an extraction (scoring, tables, figures, the shell):
-# editing them must not throw away the cache
-_NOT_EXTRACTION = frozenset({"plots.py", "tables.py", "results.py", "cli.py", "__main__.py",
-                             "reference.py", "sweep.py", "scoring.py", "metrics.py",
-                             "dask_runner.py", "config.py"})
 
 
 @dataclass(frozen=True)
@@ -99,46 +68,12 @@ class MethodSpec:
         return reg.create(self.registry, **self.params)
 
     def key(self) -> str:
-        blob = json.dumps([self.registry, self.params, __version__, code_fingerprint()],
-                          sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        """Everything about the method that can change an extraction (evalkit.cache),
+        worked out once per process."""
+        return method_key(self)
 
     def __hash__(self):
         return hash((self.label, self.key()))
-
-
-class ExtractionCache:
-    """One pickle file per (method, params, page, context); writes are atomic."""
-
-    def __init__(self, root: str | os.PathLike | None):
-        self.root = Path(root) if root else None
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.pkl"
-
-    def get(self, key: str) -> Extraction | None:
-        if self.root is None:
-            return None
-        path = self._path(key)
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
-            return None
-
-    def put(self, key: str, ext: Extraction) -> None:
-        if self.root is None:
-            return
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(ext, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-
-
-def _page_key(page: Page) -> str:
-    return hashlib.sha256(page.raw + (page.url or "").encode()).hexdigest()[:24]
 
 
 def extract_one(method, page: Page) -> Extraction:

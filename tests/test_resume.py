@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit.runner import code_fingerprint
+from evalkit.cache import SourceTree
 
 N_PAGES = 40
 N_METHODS = 7  # the default method list
@@ -49,7 +49,7 @@ def _run(results: Path) -> Path:
 
 
 def _sources() -> str:
-    return code_fingerprint.__wrapped__()  # fresh, not the per-process cached value
+    return SourceTree().fingerprint()  # read afresh, not the per-process cached view
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,16 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
+from evalkit.cache import method_facts
 from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root
 from evalkit.registry import Registry
-from evalkit.results import (SUMMARY_COLUMNS, atomic_write_text, dataset_fingerprint, write_csv,
-                             write_run_json)
+from evalkit.results import (
+    SUMMARY_COLUMNS,
+    atomic_write_text,
+    dataset_fingerprint,
+    write_csv,
+    write_run_json,
+)
 from evalkit.runner import Runner
 from evalkit.summary import failure_table
 
@@ -92,7 +98,8 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     specs = method_specs(cfg.method)
-    check_specs(specs + method_specs(cfg.get("detector") or {}, kind="detector"))
+    detectors = method_specs(cfg.get("detector") or {}, kind="detector")
+    check_specs(specs + detectors)
     runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
     ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=specs, seed=int(cfg.seed),
                   runner_=runner)
@@ -116,12 +123,15 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     frames = ctx.per_page + ([skipped_rows] if len(skipped_rows) else [])
     if frames:
         write_csv(pd.concat(frames, ignore_index=True), out / "per_page.csv")
-    methods = {s.label: {"registry": s.registry, "params": s.params} for s in ctx.specs}
+    # what each method ran with on this machine: resolved parameters, outside packages
+    methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
+    extra = {"experiment": str(cfg.experiment.name), "parts": parts,
+             "runner": {"name": runner.name, "on_failure": runner.on_failure}}
+    if detectors:
+        extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
-                   methods=methods, failures=ctx.failures,
-                   extra={"experiment": str(cfg.experiment.name), "parts": parts,
-                          "runner": {"name": runner.name, "on_failure": runner.on_failure}})
+                   methods=methods, failures=ctx.failures, extra=extra)
     atomic_write_text(out / "report.md", _report(cfg, ctx))
     skipped = _skipped(ctx)
     if ctx.failures or skipped:

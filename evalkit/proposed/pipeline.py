@@ -228,6 +228,16 @@ class Proposed(Extractor):
             self.detector_key_ = key
         return self.detector_
 
+    def resolved_params(self) -> dict[str, Any]:
+        """``detector_params`` as the detector is built: its own defaults filled in and, for
+        the modified simhash, ``bits``/``k``/``stoplist``/``stemmer`` passed down."""
+        return {**self.get_params(), "detector_params": self._make_detector().resolved_params()}
+
+    def runtime_modules(self) -> list[str]:
+        from evalkit.registry import DETECTORS
+
+        return [DETECTORS.module_of(self.detector)]  # the registry imports it by name
+
     def _site_key(self, page: Page) -> str | None:
         return site_of(page)
 

@@ -1,0 +1,407 @@
+"""The extraction cache and keys that cannot go stale (docs/cache.md).
+
+An extraction is read back only when nothing that could change its bytes has
+changed. Its key hashes three parts:
+
+* the **method key** (:func:`method_key`, computed once per spec per process):
+  the registry kind and name; the *resolved* parameters
+  (:meth:`~evalkit.method.BaseMethod.resolved_params`: defaults and ``auto``
+  filled in as this machine fills them); the source of every project module
+  the method can execute, i.e. the import closure inside ``evalkit`` and
+  ``baselines`` read from the code (:class:`SourceTree`) starting at
+  ``evalkit.registry`` (which builds every method), the registry entry's module
+  and the modules the method imports by name
+  (:meth:`~evalkit.method.BaseMethod.runtime_modules`: the detector a
+  ``proposed`` config names, a peer's library); the version of every
+  third-party distribution that closure imports and of everything those
+  require; lxml, libxml2 and Python versions, ``PYTHONHASHSEED`` and the
+  evalkit version;
+* the **page key** (:func:`page_key`): what the method sees of the page: raw
+  bytes, decoded HTML, URL, site and gold text, plus
+  :data:`~evalkit.page.NORMALISATION_VERSION`;
+* the runner's site context (site-scope methods).
+
+So editing a module re-extracts exactly the methods whose closure holds it.
+The same facts, minus the source hashes, are the method's provenance in
+``run.json`` (:func:`describe_method`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import pickle
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from evalkit import __version__
+from evalkit.page import NORMALISATION_VERSION, Extraction, Page
+
+__all__ = [
+    "NOT_INSTALLED",
+    "PROJECT_PACKAGES",
+    "ExtractionCache",
+    "MethodFacts",
+    "SourceTree",
+    "describe_method",
+    "distribution_versions",
+    "lxml_versions",
+    "method_key",
+    "page_key",
+    "source_tree",
+]
+
+#: the packages whose source is hashed into the key (everything else is versioned)
+PROJECT_PACKAGES = ("evalkit", "baselines")
+#: the version recorded for a distribution that is not installed
+NOT_INSTALLED = "not installed"
+
+
+class SourceTree:
+    """The project's modules: file, source bytes, digest and imports, each read once.
+
+    ``roots`` maps a top-level package name to its folder (default: where
+    :data:`PROJECT_PACKAGES` import from); ``read`` returns a file's bytes (tests
+    pass one that edits a file without touching the disk).
+    """
+
+    def __init__(self, roots: Mapping[str, str | os.PathLike] | None = None,
+                 read: Callable[[Path], bytes] = Path.read_bytes):
+        if roots is None:
+            roots = {pkg: Path(importlib.import_module(pkg).__file__).parent
+                     for pkg in PROJECT_PACKAGES}
+        self.roots = {name: Path(folder) for name, folder in roots.items()}
+        self._read = read
+        self._paths: dict[str, Path | None] = {}
+        self._sources: dict[str, bytes] = {}
+        self._imports: dict[str, frozenset[str]] = {}
+
+    def is_project(self, module: str) -> bool:
+        return module.partition(".")[0] in self.roots
+
+    def path(self, module: str) -> Path | None:
+        """The file of a project module (``pkg/__init__.py`` for a package), None if none."""
+        if module not in self._paths:
+            top, *rest = module.split(".")
+            found = None
+            if top in self.roots:
+                base = self.roots[top].joinpath(*rest)
+                for candidate in (base / "__init__.py", base.with_name(base.name + ".py")):
+                    if candidate.is_file():
+                        found = candidate
+                        break
+            self._paths[module] = found
+        return self._paths[module]
+
+    def modules(self) -> list[str]:
+        """Every project module, sorted (``pkg.mod``; a package is its ``__init__``)."""
+        out = []
+        for top, root in self.roots.items():
+            for file in root.rglob("*.py"):
+                parts = file.relative_to(root).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                out.append(".".join((top, *parts)))
+        return sorted(out)
+
+    def source(self, module: str) -> bytes:
+        if module not in self._sources:
+            self._sources[module] = self._read(self.path(module))
+        return self._sources[module]
+
+    def digest(self, module: str) -> str:
+        return hashlib.sha256(self.source(module)).hexdigest()[:16]
+
+    def imports(self, module: str) -> frozenset[str]:
+        """Absolute names of every module ``module`` imports, anywhere in its code.
+
+        Function-level imports count (a method imports optional packages lazily),
+        as do ``importlib.import_module("literal")`` calls. ``from pkg import x``
+        names ``pkg.x`` when that is a project module, else ``pkg``.
+        """
+        if module not in self._imports:
+            path = self.path(module)
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            tree = ast.parse(self.source(module), filename=str(path))
+            found: set[str] = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                        base = ".".join([*anchor, *([base] if base else [])])
+                    found.add(base)
+                    for alias in node.names:
+                        if self.is_project(base) and self.path(f"{base}.{alias.name}"):
+                            found.add(f"{base}.{alias.name}")
+                elif (isinstance(node, ast.Call) and node.args
+                      and isinstance(node.args[0], ast.Constant)
+                      and isinstance(node.args[0].value, str)
+                      and getattr(node.func, "attr", getattr(node.func, "id", None))
+                      == "import_module"):
+                    found.add(node.args[0].value)
+            self._imports[module] = frozenset(found - {""})
+        return self._imports[module]
+
+    def closure(self, roots: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The project modules reachable from ``roots`` (with the packages around them, whose
+        ``__init__`` runs on import) and the top-level names of the outside modules they
+        import (standard library left out)."""
+        project: set[str] = set()
+        outside: set[str] = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            if not self.is_project(name):
+                top = name.partition(".")[0]
+                if top not in sys.stdlib_module_names:
+                    outside.add(top)
+                continue
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                mod = ".".join(parts[:i])
+                if mod in project or self.path(mod) is None:
+                    continue
+                project.add(mod)
+                todo.extend(self.imports(mod))
+        return frozenset(project), frozenset(outside)
+
+    def fingerprint(self) -> str:
+        """Hash of every project module's source (whether anything changed at all)."""
+        h = hashlib.sha256()
+        for mod in self.modules():
+            h.update(f"{mod}:{self.digest(mod)}\n".encode())
+        return h.hexdigest()[:16]
+
+
+@functools.cache
+def source_tree() -> SourceTree:
+    """This process's view of the project sources (read once; a run does not watch files)."""
+    return SourceTree()
+
+
+def _installs(dist: metadata.Distribution, top: str) -> bool:
+    """Whether ``dist`` installs the top-level module ``top`` (by its top_level.txt, else
+    its RECORD: a package folder, a module or an extension module of that name)."""
+    listed = dist.read_text("top_level.txt")
+    if listed is not None:
+        return top in listed.split()
+    record = dist.read_text("RECORD") or ""
+    return re.search(rf"^{re.escape(top)}(/|\.[^/,]*,)", record, re.MULTILINE) is not None
+
+
+@functools.cache
+def _providers(top: str) -> tuple[str, ...]:
+    """The distributions that install the top-level module ``top`` (none: not installed).
+
+    ``importlib.metadata.packages_distributions`` answers this, but parses the metadata of
+    every installed distribution (about a second here). Most distributions are named like
+    their module (lxml, numpy), so that one is asked first; the others (sklearn) are found
+    by reading only the small top_level.txt / RECORD files.
+    """
+    try:
+        dist = metadata.distribution(top)
+        if _installs(dist, top):
+            return (dist.metadata["Name"],)
+    except metadata.PackageNotFoundError:
+        pass
+    found = {d.metadata["Name"] for d in metadata.distributions() if _installs(d, top)}
+    if not found and importlib.util.find_spec(top) is not None:
+        # installed without metadata that names it (an unusual layout): the full answer
+        found = set(metadata.packages_distributions().get(top, ()))
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _distribution(name: str) -> tuple[str, str, tuple[str, ...]]:
+    """(canonical name, version, names it requires unconditionally) of an installed
+    distribution; the version is :data:`NOT_INSTALLED` when it is missing."""
+    canonical = canonicalize_name(name)
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return canonical, NOT_INSTALLED, ()
+    needs = []
+    for line in dist.requires or []:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        # extras are not installed by a plain dependency; other markers are decided here
+        if req.marker is None or req.marker.evaluate({"extra": ""}):
+            needs.append(req.name)
+    return canonical, dist.version, tuple(needs)
+
+
+def distribution_versions(import_names: Iterable[str]) -> dict[str, str]:
+    """Canonical distribution name -> version for the distributions that provide these
+    top-level import names and everything they require (what their code can call).
+
+    A name no installed distribution provides is listed under itself as
+    :data:`NOT_INSTALLED` (a lazily imported optional package).
+    """
+    out: dict[str, str] = {}
+    todo: list[str] = []
+    for name in import_names:
+        dists = _providers(name)
+        if dists:
+            todo.extend(dists)
+        else:
+            out[canonicalize_name(name)] = NOT_INSTALLED
+    while todo:
+        canonical, version, needs = _distribution(todo.pop())
+        if canonical not in out or out[canonical] == NOT_INSTALLED and version != NOT_INSTALLED:
+            out[canonical] = version
+            todo.extend(needs)
+    return dict(sorted(out.items()))
+
+
+@functools.cache
+def lxml_versions() -> dict[str, str]:
+    """lxml's version and the libxml2 it runs on: every method parses with them."""
+    import lxml.etree
+
+    return {"lxml": lxml.etree.__version__,
+            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
+
+
+def _runtime() -> dict[str, Any]:
+    """What outside the method can change its bytes, on every method's key."""
+    return {"evalkit": __version__, "python": sys.version, **lxml_versions(),
+            # string-hash order can decide a peer library's output (evalkit.entry)
+            "python_hash_seed": os.environ.get("PYTHONHASHSEED")}
+
+
+@dataclass(frozen=True)
+class MethodFacts:
+    """What a method spec runs: its resolved parameters, code and outside packages."""
+
+    kind: str
+    registry: str
+    params: dict[str, Any]
+    resolved_params: dict[str, Any]
+    modules: dict[str, str]   # project module -> source digest
+    packages: dict[str, str]  # canonical distribution name -> version
+
+    def provenance(self) -> dict[str, Any]:
+        """The ``run.json`` entry of a method."""
+        return {"registry": self.registry, "params": self.params,
+                "resolved_params": self.resolved_params, "packages": self.packages}
+
+    def key(self) -> str:
+        blob = json.dumps([self.kind, self.registry, self.resolved_params, self.modules,
+                           self.packages, _runtime()], sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
+    """The facts of a method spec (``kind``, ``registry``, ``params``, ``build()``).
+
+    Builds the method to resolve its parameters. A spec that cannot be built
+    (a misspelt parameter) keys on its raw parameters and the error: it never
+    reaches the cache, since building fails again in the runner.
+    """
+    from evalkit.registry import DETECTORS, METHODS
+
+    tree = tree or source_tree()
+    registry = METHODS if spec.kind == "method" else DETECTORS
+    roots = ["evalkit.registry"]
+    if spec.registry in registry:
+        roots.append(registry.module_of(spec.registry))
+    try:
+        method = spec.build()
+        resolved = method.resolved_params()
+        roots += method.runtime_modules()
+        declared = method.versions()
+    except Exception as exc:  # noqa: BLE001 - the runner reports the build error itself
+        resolved = {"params": spec.params, "unbuildable": f"{type(exc).__name__}: {exc}"}
+        declared = {}
+    project, outside = tree.closure(roots)
+    packages = distribution_versions(outside)
+    for name, version in declared.items():
+        packages.setdefault(canonicalize_name(name), version)
+    return MethodFacts(kind=spec.kind, registry=spec.registry, params=dict(spec.params),
+                       resolved_params=json.loads(json.dumps(resolved, default=str)),
+                       modules={m: tree.digest(m) for m in sorted(project)},
+                       packages=dict(sorted(packages.items())))
+
+
+#: spec -> (facts, key), filled once per process (the runner asks for the key on every page)
+_FACTS: dict[str, tuple[MethodFacts, str]] = {}
+
+
+def _memo(spec) -> tuple[MethodFacts, str]:
+    sid = json.dumps([spec.kind, spec.registry, spec.params], sort_keys=True, default=str)
+    if sid not in _FACTS:
+        facts = describe_method(spec)
+        _FACTS[sid] = facts, facts.key()
+    return _FACTS[sid]
+
+
+def method_facts(spec) -> MethodFacts:
+    """:func:`describe_method` against this process's sources, once per spec."""
+    return _memo(spec)[0]
+
+
+def method_key(spec) -> str:
+    """The method part of an extraction's cache key (see the module docstring)."""
+    return _memo(spec)[1]
+
+
+def page_key(page: Page) -> str:
+    """Hash of everything a method sees of a page, and of how it was normalised."""
+    h = hashlib.sha256(f"normalisation {NORMALISATION_VERSION}\n".encode())
+    for part in (page.raw, page.html, page.url, page.site, page.gold.text if page.gold else None):
+        if part is None:
+            h.update(b"-")
+            continue
+        data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
+        h.update(f"+{len(data)}:".encode())  # length-prefixed: no two pages run together
+        h.update(data)
+    return h.hexdigest()[:24]
+
+
+class ExtractionCache:
+    """One pickle file per (method, params, page, context); writes are atomic."""
+
+    def __init__(self, root: str | os.PathLike | None):
+        self.root = Path(root) if root else None
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.pkl"
+
+    def get(self, key: str) -> Extraction | None:
+        if self.root is None:
+            return None
+        path = self._path(key)
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+            return None
+
+    def put(self, key: str, ext: Extraction) -> None:
+        if self.root is None:
+            return
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(ext, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
