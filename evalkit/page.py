@@ -24,20 +24,20 @@ import lxml.etree
 import lxml.html
 
 __all__ = [
-    "PageError",
-    "Unit",
+    "CONTENT",
+    "NOISE",
+    "Extraction",
     "Gold",
     "Page",
-    "Extraction",
+    "PageError",
+    "Unit",
     "clean_chars",
     "decode_html",
     "drop_tree",
+    "page_id_from_bytes",
     "parse_html",
     "prepare_html",
-    "page_id_from_bytes",
     "sniff_not_html",
-    "CONTENT",
-    "NOISE",
 ]
 
 CONTENT = "content"

@@ -33,26 +33,28 @@ REFS = ["&#11;", "&#x0B;", "&#1", "&#x1f;", "&#0031;", "&#xFFFE;", "&#65535;", "
 KINDS = C0 + OTHERS + REFS
 
 # distinct sentences: the proposed method drops near-duplicate blocks
-S = ["The committee met on Tuesday to discuss the budget for the coming year, and after a "
-     "long debate the members agreed that the library should stay open on Sundays. ",
-     "Readers who had signed the petition were pleased, although some of them said that the "
-     "opening hours on weekdays were still too short for people who work. ",
-     "The mayor, who had opposed the plan at first, told reporters that she would not stand "
-     "in the way of a decision that so many residents clearly wanted. ",
-     "Staff will be paid extra for the Sunday shifts, and the council expects the cost to be "
-     "covered by the savings made when the old heating system is replaced. ",
-     "A public meeting about the new timetable is planned for the spring, when residents can "
-     "also suggest which services the library should offer in the evening. ",
-     "Several schools have asked whether pupils could use the reading rooms for homework on "
-     "Sunday afternoons, and the head librarian has promised to look into it. ",
-     "The first Sunday opening is expected in early May, after the new staff have been trained "
-     "and the building has been checked by the fire safety inspectors. ",
-     "Until then, the branch libraries in the north and east of the town will keep their usual "
-     "hours, and the mobile library will continue to visit the villages. ",
-     "Volunteers from the friends of the library group have offered to help at the reception "
-     "desk, so that the trained staff can spend more time with the readers. ",
-     "The budget also includes money for new computers, faster internet access and a larger "
-     "collection of audio books, which have become popular with older readers. "]
+S = [
+    ("The committee met on Tuesday to discuss the budget for the coming year, and after a "
+     "long debate the members agreed that the library should stay open on Sundays. "),
+    ("Readers who had signed the petition were pleased, although some of them said that the "
+     "opening hours on weekdays were still too short for people who work. "),
+    ("The mayor, who had opposed the plan at first, told reporters that she would not stand "
+     "in the way of a decision that so many residents clearly wanted. "),
+    ("Staff will be paid extra for the Sunday shifts, and the council expects the cost to be "
+     "covered by the savings made when the old heating system is replaced. "),
+    ("A public meeting about the new timetable is planned for the spring, when residents can "
+     "also suggest which services the library should offer in the evening. "),
+    ("Several schools have asked whether pupils could use the reading rooms for homework on "
+     "Sunday afternoons, and the head librarian has promised to look into it. "),
+    ("The first Sunday opening is expected in early May, after the new staff have been trained "
+     "and the building has been checked by the fire safety inspectors. "),
+    ("Until then, the branch libraries in the north and east of the town will keep their usual "
+     "hours, and the mobile library will continue to visit the villages. "),
+    ("Volunteers from the friends of the library group have offered to help at the reception "
+     "desk, so that the trained staff can spend more time with the readers. "),
+    ("The budget also includes money for new computers, faster internet access and a larger "
+     "collection of audio books, which have become popular with older readers. "),
+]
 
 
 def _html(bad: str) -> str:
@@ -137,3 +139,43 @@ def test_clean_chars_spaces_white_space_controls_and_drops_the_rest():
     kept = "\t\n\r\x7f\x85\ud7ff\ue000\ufdcf\ufdf0\ufffd\U0010fffd &#9; &#39; &#x2019; &#128512;"
     assert clean_chars(kept) == kept
     assert clean_chars("&#x1F600;&#99999999;&#32;") == "&#x1F600;&#99999999;&#32;"
+
+
+SETS = ["synthetic", "aeb", "big5_2017", "chaos", "cleaneval_dev", "cleanportaleval", "l3s_gn1",
+        "readability"]
+
+
+def _error_only(page: Page, label: str, ext) -> dict:
+    """A scorer that keeps only what this test needs (the metrics would double its time)."""
+    return {"dataset": page.dataset, "page_id": page.id, "method": label, "error": ext.error}
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_no_own_method_fails_on_any_shared_or_synthetic_page(shared_root):
+    """Every own method, every page of the seven shared sets and the synthetic set, no
+    cache, through the runner's page path in 2 worker processes, scoring nothing."""
+    if not shared_root.is_dir():
+        pytest.skip(f"the shared data sets are not at {shared_root} (set EVALKIT_SHARED_DATA)")
+    from evalkit.config import build_datasets
+    from evalkit.runner import run_pages
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            f"dataset=[{','.join(SETS)}]", f"paths.shared_data={shared_root}",
+            f"method=[{','.join(OWN_METHODS)}]"])
+    specs = method_specs(cfg.method)
+    datasets = build_datasets(cfg)
+    assert sorted(datasets) == sorted(SETS)
+    failures, n_pages = [], {}
+    for name, ds in datasets.items():
+        records = run_pages(ds.pages(), specs, score=_error_only, n_jobs=2, cache_root=None,
+                            progress=False)
+        n_pages[name] = len(records) // len(specs)
+        failures += [(r["dataset"], r["page_id"], r["method"], r["error"])
+                     for r in records if r["error"] is not None]
+    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
+    # every page was run: the page counts of the readers as they stand today
+    assert n_pages == {"synthetic": 300, "aeb": 181, "big5_2017": 90, "chaos": 360,
+                       "cleaneval_dev": 58, "cleanportaleval": 71, "l3s_gn1": 621,
+                       "readability": 116}, n_pages
