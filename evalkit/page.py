@@ -331,7 +331,8 @@ def parse_html(html: str | bytes, source: str = "<page>",
     """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
 
     XML declarations are stripped first (lxml refuses a ``str`` that carries
-    one), NUL characters are dropped, and a document lxml cannot build a tree
+    one), NUL characters are dropped (bytes also lose what :func:`clean_chars`
+    removes; a ``str`` is taken as it is: a Page's text is clean already), and a document lxml cannot build a tree
     for (empty, only comments, binary) raises PageError naming ``source``.
 
     ``plain=True`` gives the same libxml2 tree with plain ``lxml.etree``
@@ -341,7 +342,8 @@ def parse_html(html: str | bytes, source: str = "<page>",
     element (methods that walk the whole tree use it).
     """
     if isinstance(html, bytes):
-        html = decode_html(html)[0]
+        # bytes are decoded here as a Page decodes them (annotated copies of L3S-GN1)
+        html = clean_chars(decode_html(html)[0])
     html = prepare_html(html)
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")

@@ -17,7 +17,8 @@ from hydra import compose, initialize_config_dir
 
 from evalkit.cli import CONFIG_DIR
 from evalkit.config import method_specs, register_resolvers
-from evalkit.page import Gold, Page, clean_chars
+from evalkit.page import Gold, Page, clean_chars, parse_html
+from evalkit.visible import visible_text
 
 register_resolvers()
 
@@ -179,3 +180,9 @@ def test_no_own_method_fails_on_any_shared_or_synthetic_page(shared_root):
     assert n_pages == {"synthetic": 300, "aeb": 181, "big5_2017": 90, "chaos": 360,
                        "cleaneval_dev": 58, "cleanportaleval": 71, "l3s_gn1": 621,
                        "readability": 116}, n_pages
+
+
+def test_bytes_parsed_outside_a_page_are_cleaned_too():
+    # annotated copies (L3S-GN1) reach parse_html as bytes; dropping their scripts writes tails
+    root = parse_html(b"<html><body><div><script></script>tail\x0bend&#1;s</div></body></html>")
+    assert visible_text(root).split() == ["tail", "ends"]
