@@ -23,6 +23,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
 from hydra.errors import HydraException
 from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 __all__ = ["check_overrides", "closest"]
 
@@ -125,6 +126,7 @@ def check_overrides(argv: list[str], config_dir: Path | str, config_name: str = 
     args = get_args_parser().parse_args(argv)
     if not args.overrides or args.config_path or args.config_dir:
         return None  # nothing to check, or configs from elsewhere: Hydra reports on its own
+    config_name = args.config_name or config_name
     try:
         parsed = OverridesParser.create().parse_overrides(args.overrides)
     except HydraException as exc:
@@ -151,14 +153,14 @@ def check_overrides(argv: list[str], config_dir: Path | str, config_name: str = 
         try:
             cfg = compose(config_name=config_name, overrides=collapsed,
                           return_hydra_config=True)
-        except HydraException as exc:
+        except (HydraException, OmegaConfBaseException) as exc:
             return _explain(exc, parsed, collapsed, options, config_name)
         if build_methods:
             return _check_methods(cfg)
     return None
 
 
-def _explain(exc: HydraException, parsed: list[Override], collapsed: list[str],
+def _explain(exc: Exception, parsed: list[Override], collapsed: list[str],
              options: dict[str, list[str]], config_name: str) -> str:
     """Name the override Hydra refused, from the config the group choices alone give."""
     for o in parsed:
@@ -168,7 +170,7 @@ def _explain(exc: HydraException, parsed: list[Override], collapsed: list[str],
     chosen = [c for o, c in zip(parsed, collapsed) if o.key_or_group in options]
     try:
         base = compose(config_name=config_name, overrides=chosen, return_hydra_config=True)
-    except HydraException:
+    except (HydraException, OmegaConfBaseException):
         base = None
     if base is not None:
         loader = GlobalHydra.instance().config_loader()
