@@ -16,31 +16,21 @@ from omegaconf import DictConfig
 
 from evalkit.config import ConfigError, project_root, register_resolvers
 
-__all__ = ["main", "check_overrides"]
+__all__ = ["check_overrides", "main"]
 
 CONFIG_DIR = Path(project_root()) / "configs"
-_GROUPS = ("dataset", "method", "detector", "experiment", "runner", "paths", "study", "sweep")
 
 
 def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | None:
-    """A one-line message for a ``group=option`` override naming no config file, else None.
+    """A one-line message for an override naming no key, option or method parameter, else None.
 
-    Hydra's own message for this spans many lines; researchers asked for one
-    that names the valid choices.
+    Hydra's own message for these spans several lines and suggests ``+key=...``,
+    which would keep the typo; :mod:`evalkit.overrides` names the closest valid
+    names instead, before Hydra makes a run folder.
     """
-    for arg in argv:
-        if "=" not in arg or arg.startswith(("-", "+", "~", "hydra")):
-            continue
-        key, _, value = arg.partition("=")
-        if key not in _GROUPS:
-            continue
-        options = sorted(p.stem for p in (config_dir / key).glob("*.yaml"))
-        wanted = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
-        unknown = [v for v in wanted if v not in options]
-        if unknown:
-            return (f"evalkit: unknown {key} {', '.join(unknown)}; "
-                    f"valid choices: {', '.join(options) or '(none)'}")
-    return None
+    from evalkit.overrides import check_overrides as check
+
+    return check(argv, config_dir)
 
 
 @hydra.main(config_path=str(CONFIG_DIR), config_name="config", version_base="1.3")

@@ -93,4 +93,8 @@ def check_specs(specs: list[MethodSpec]) -> None:
         try:
             spec.build().validate()
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{spec.kind} {spec.label!r}: {exc}") from exc
+            # the registry says "method 'proposed' has no parameter ...": name the label once
+            msg, own = str(exc), f"{spec.kind} {spec.registry!r} "
+            text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if msg.startswith(own)
+                    else f"{spec.kind} {spec.label!r}: {msg}")
+            raise ConfigError(text) from exc

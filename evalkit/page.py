@@ -32,6 +32,7 @@ __all__ = [
     "Page",
     "PageError",
     "Unit",
+    "clean_chars",
     "decode_html",
     "drop_tree",
     "page_id_from_bytes",
@@ -44,9 +45,9 @@ CONTENT = "content"
 NOISE = "noise"
 
 #: version of what decoding and repair make of a page's bytes before a method sees them
-#: (decode_html, prepare_html, and any cleaning a reader applies); part of every extraction's
+#: (decode_html, clean_chars, prepare_html, and any cleaning a reader applies); part of every extraction's
 #: cache key (evalkit.cache): raise it whenever that changes
-NORMALISATION_VERSION = 1
+NORMALISATION_VERSION = 2  # 2: clean_chars drops what lxml refuses
 
 # Only the head of a document is searched for declarations, as browsers do.
 _SNIFF_BYTES = 4096
@@ -131,6 +132,9 @@ class Page:
     def __post_init__(self):
         if not self.html and self.raw:
             self.html, self.encoding, self.encoding_source = decode_html(self.raw)
+        # the one gate every page passes, decoded here or handed over as text: past it
+        # no method, peer or scorer meets a character lxml refuses
+        self.html = clean_chars(self.html)
 
     @property
     def sha256(self) -> str:
@@ -227,6 +231,57 @@ def decode_html(raw: bytes) -> tuple[str, str, str]:
     return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
 
 
+#: what lxml refuses in text, tails and attribute values (found by trying every code point:
+#: C0 controls other than tab, LF and CR, lone surrogates, U+FFFE and U+FFFF), plus the
+#: other Unicode non-characters, which lxml takes but which are never text. Written as
+#: the complement of what is allowed: a class of ranges scans as fast as the C0 range alone
+_ALLOWED = (r"\t\n\r\x20-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd"
+            + "".join(rf"\U{plane:04x}0000-\U{plane:04x}fffd" for plane in range(1, 17)))
+_REFUSED_CHAR = f"[^{_ALLOWED}]"
+# The parser turns a numeric reference such as &#11; into the character itself, so the
+# references that can name a refused code point are matched too (a superset, checked in
+# _clean_one; digits run as far as they go and ';' is optional, as in the parser). The
+# common ones (&#39; &#160; &#8217; &#x2019;) do not match, so their pages stay fast.
+_REFUSED_REF = (r"&#(?:[xX]0*(1?[0-9a-fA-F]|[dD][89a-fA-F][0-9a-fA-F]{2}|[fF][dD][dDeE][0-9a-fA-F]"
+                r"|(?:10|[0-9a-fA-F])?[fF]{3}[eEfF])(?![0-9a-fA-F])"
+                r"|0*([0-9]|[12][0-9]|3[01]|5[5-7][0-9]{3}|6[45][0-9]{3}|[0-9]{6,7})(?![0-9]));?")
+_CHAR_RX = re.compile(_REFUSED_CHAR)
+_REF_RX = re.compile(_REFUSED_REF)
+_BOTH_RX = re.compile(f"{_REFUSED_CHAR}|{_REFUSED_REF}")
+
+
+def _clean_one(m: re.Match) -> str:
+    hex_digits, digits = m.group(1), m.group(2)
+    if hex_digits is None and digits is None:
+        char = m.group(0)
+    else:
+        code = int(hex_digits, 16) if hex_digits is not None else int(digits)
+        if code > 0x10FFFF:
+            return m.group(0)  # the parser makes U+FFFD of it, which lxml takes
+        char = chr(code)
+        if not _CHAR_RX.match(char):
+            return m.group(0)
+    # vertical tab, form feed and U+001C-U+001F are white space to str.split: they become
+    # a space, so the page keeps its words; the rest is invisible in a browser and goes
+    return " " if char.isspace() else ""
+
+
+def clean_chars(text: str) -> str:
+    """``text`` without the characters lxml refuses, raw or as numeric references.
+
+    The parser puts them into the tree, but lxml raises ``All strings must be
+    XML compatible`` when a method writes one back (the tail of a removed
+    ``<script>`` joins its neighbour's text). White-space controls (VT, FF,
+    U+001C-U+001F) become a space; the others (other C0 controls, lone
+    surrogates, non-characters) are dropped, wherever they stand: element
+    text, tails, attribute values, scripts. Text without them comes back as
+    it is (two regex scans, about 0.3 ms for a 100 KB page).
+    """
+    if _CHAR_RX.search(text) is None and ("&#" not in text or _REF_RX.search(text) is None):
+        return text
+    return _BOTH_RX.sub(_clean_one, text)
+
+
 def prepare_html(html: str) -> str:
     """The repairs applied to decoded text before any parser sees it.
 
@@ -282,7 +337,8 @@ def parse_html(html: str | bytes, source: str = "<page>",
     """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
 
     XML declarations are stripped first (lxml refuses a ``str`` that carries
-    one), NUL characters are dropped, and a document lxml cannot build a tree
+    one), NUL characters are dropped (bytes also lose what :func:`clean_chars`
+    removes; a ``str`` is taken as it is: a Page's text is clean already), and a document lxml cannot build a tree
     for (empty, only comments, binary) raises PageError naming ``source``.
 
     ``plain=True`` gives the same libxml2 tree with plain ``lxml.etree``
@@ -292,7 +348,8 @@ def parse_html(html: str | bytes, source: str = "<page>",
     element (methods that walk the whole tree use it).
     """
     if isinstance(html, bytes):
-        html = decode_html(html)[0]
+        # bytes are decoded here as a Page decodes them (annotated copies of L3S-GN1)
+        html = clean_chars(decode_html(html)[0])
     html = prepare_html(html)
     if not html.strip():
         raise PageError(source, "empty document: no HTML to parse")

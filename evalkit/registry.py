@@ -8,6 +8,7 @@ a ``KeyError`` whose message lists the known names.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any
 
@@ -58,8 +59,11 @@ class Registry:
             valid = param_names(cls)
             unknown = sorted(set(params) - set(valid))
             if unknown:
+                near = difflib.get_close_matches(unknown[0], valid, n=3)
+                hint = f"closest: {', '.join(near)}; " if near else ""
                 raise ValueError(
-                    f"{self.kind} {name!r} has no parameter(s) {unknown}; valid: {valid}"
+                    f"{self.kind} {name!r} has no parameter {', '.join(unknown)}; "
+                    f"{hint}valid: {', '.join(valid)}"
                 ) from exc
             raise
 
