@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -228,7 +229,13 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     stale = made_with is not None and _numbers_only(made_with) != _numbers_only(ENTRIES[name])
     run = [f"paths.results={work / 'results'}", f"paths.cache={work / 'cache'}",
            "runner.progress=false"]
-    fresh = run_entry(name, work / "out", [*extra, *run])
+    try:
+        fresh = run_entry(name, work / "out", [*extra, *run])
+    except RuntimeError as exc:  # the command itself failed: one finding, the rest goes on
+        out = Comparison(name)
+        last = [ln for ln in str(exc).splitlines() if ln.strip()][-1]
+        out.differences.append(f"{name}: the command failed, so nothing was compared: {last}")
+        return out
     old_run = json.loads((committed / "run.json").read_text())
     new_run = json.loads((fresh / "run.json").read_text())
     reasons = comparability(old_run, new_run, constraints)
@@ -264,8 +271,11 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
             print(f"[check] {name}: skipped, its data {missing} is absent")
             skipped.append(name)
             continue
+        start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"evalkit-check-{name}-") as tmp:
             result = check_entry(name, ref_root, extra, Path(tmp), constraints)
+        print(f"[check] {name}: {result.compared} rows compared, {len(result.differences)} "
+              f"differences ({time.monotonic() - start:.0f} s)")
         for line in result.notes:
             print(f"note: {line}")
         for line in result.differences:

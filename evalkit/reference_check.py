@@ -39,6 +39,7 @@ __all__ = [
     "recorded_versions",
 ]
 
+_ABSENT = "not installed"  # what Peer.versions() records for a missing library
 KEY = ["experiment", "dataset", "method", "metric"]
 FIELDS = ["value", "ci_low", "ci_high", "n_pages"]
 
@@ -112,7 +113,7 @@ def _installed(name: str, installed: dict[str, str]) -> str:
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return _ABSENT
 
 
 def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
@@ -131,10 +132,11 @@ def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
         clauses = []
         for name, version in then.items():
             have = _installed(name, now)
+            now_text = f"{name} not installed" if have == _ABSENT else f"{name} {have} installed"
             if version is None:
-                clauses.append(f"{name} {have} installed, reference version not recorded")
+                clauses.append(f"{now_text}, reference version not recorded")
             elif have != version:
-                clauses.append(f"{name} {have} installed, reference made with {version}")
+                clauses.append(f"{now_text}, reference made with {version}")
         if clauses:
             out[label] = "; ".join(clauses)
     return out

@@ -108,6 +108,9 @@ def test_comparability_uses_the_recorded_packages_then_the_fallbacks():
     assert comparability(old, new, {}) == {
         "trafilatura": "trafilatura 2.3.1 installed, reference made with 2.0.0"}
     assert comparability(new, new, {}) == {}
+    gone = {"methods": {"trafilatura": {"packages": {"trafilatura": "not installed"}}}}
+    assert comparability(old, gone, {}) == {
+        "trafilatura": "trafilatura not installed, reference made with 2.0.0"}
 
     # a run.json from before the contract: the method names its packages, run.json's
     # "packages" and then the constraints file say which versions made the reference
