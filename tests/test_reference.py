@@ -206,16 +206,32 @@ def test_check_names_a_changed_value_and_reports_a_peer_of_another_version(tiny,
     run["methods"]["trafilatura"]["packages"] = {"trafilatura": "0.0.1"}
     (tiny / "tiny" / "run.json").write_text(json.dumps(run))
 
+    index = tiny / "INDEX.md"                                   # made by another command
+    index.write_text(index.read_text().replace("n_sites=2", "n_sites=3"))
+
     assert reference.main(["--check", "--only", "tiny", "--dest", str(tiny)]) == 1
     out = capsys.readouterr().out.splitlines()
     diffs = [ln for ln in out if ln.startswith("DIFF")]
-    assert diffs == [(f"DIFF tiny: extraction / synthetic / cetd / shingle_f1: value committed "
-                     f"0.123456 recomputed {old}")]
+    assert diffs == [
+        "DIFF tiny: INDEX.md says the reference was made by `evalkit "
+        + " ".join(TINY).replace("n_sites=2", "n_sites=3") + " runner.progress=false`, "
+        "the entry is now `evalkit " + " ".join(TINY) + "` (regenerate it)",
+        (f"DIFF tiny: extraction / synthetic / cetd / shingle_f1: value committed "
+         f"0.123456 recomputed {old}")]
     installed = metadata.version("trafilatura")
     assert any(ln.startswith("NOT COMPARABLE tiny: trafilatura, ") and ln.endswith(
         f"not comparable: trafilatura {installed} installed, reference made with 0.0.1")
         for ln in out), out
-    assert re.search(r"1 differences, \d+ rows not comparable \(\d+ methods\): FAIL$", out[-1])
+    assert re.search(r"2 differences, \d+ rows not comparable \(\d+ methods\): FAIL$", out[-1])
+
+
+def test_a_partial_regeneration_under_other_versions_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(reference, "ENTRIES", {"tiny": TINY, "other": []})
+    (tmp_path / "constraints.txt").write_text("numpy==0.0.1\n")
+    assert reference.main(["--only", "tiny", "--dest", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"numpy {metadata.version('numpy')} installed, constraints.txt has 0.0.1" in err
+    assert not (tmp_path / "tiny").exists()                     # nothing was run
 
 
 def test_check_skips_an_entry_whose_data_is_absent(tmp_path, capsys, monkeypatch):
