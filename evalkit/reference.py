@@ -244,6 +244,10 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
         result.differences.insert(0, f"{name}: INDEX.md says the reference was made by "
                                   f"`evalkit {' '.join(made_with)}`, the entry is now "
                                   f"`evalkit {' '.join(ENTRIES[name])}` (regenerate it)")
+    for what in ("python", "lxml"):  # on every method's cache key; context for a difference
+        if what in old_run and old_run[what] != new_run.get(what):
+            result.notes.append(f"{name}: {what} {new_run.get(what)} here, reference made "
+                                f"with {old_run[what]}")
     for ds, info in (old_run.get("datasets") or {}).items():
         new_fp = ((new_run.get("datasets") or {}).get(ds) or {}).get("fingerprint")
         if isinstance(info, dict) and info.get("fingerprint") not in (None, new_fp):

@@ -124,9 +124,12 @@ def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
     clause per package that differs, or whose reference version was never recorded).
     """
     out = {}
-    new_methods = recomputed_run.get("methods") or {}
-    for label, info in (committed_run.get("methods") or {}).items():
-        now = installed_versions(new_methods.get(label) or info, create)
+    # methods and (dedup experiment) detectors: both record what they ran with
+    records = [(label, info, (recomputed_run.get(kind) or {}).get(label))
+               for kind in ("methods", "detectors")
+               for label, info in (committed_run.get(kind) or {}).items()]
+    for label, info, fresh in records:
+        now = installed_versions(fresh or info, create)
         then = recorded_versions(info, sorted(now), committed_run.get("packages") or {},
                                  constraints)
         clauses = []

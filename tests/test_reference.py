@@ -108,6 +108,10 @@ def test_comparability_uses_the_recorded_packages_then_the_fallbacks():
     assert comparability(old, new, {}) == {
         "trafilatura": "trafilatura 2.3.1 installed, reference made with 2.0.0"}
     assert comparability(new, new, {}) == {}
+    detectors = {"detectors": {"minhash": {"packages": {"datasketch": "1.6.0"}}}}
+    assert comparability(detectors, {"detectors": {"minhash": {"packages": {
+        "datasketch": "2.0.0"}}}}, {}) == {
+        "minhash": "datasketch 2.0.0 installed, reference made with 1.6.0"}
     gone = {"methods": {"trafilatura": {"packages": {"trafilatura": "not installed"}}}}
     assert comparability(old, gone, {}) == {
         "trafilatura": "trafilatura not installed, reference made with 2.0.0"}
