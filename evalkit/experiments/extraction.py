@@ -24,7 +24,7 @@ from evalkit.plots import bar_prf, pages_correct_curve
 from evalkit.scoring import score_extraction
 from evalkit.tables import wide_table, write_table
 
-__all__ = ["run", "summarize", "TABLE_METRICS"]
+__all__ = ["TABLE_METRICS", "run", "summarize"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
@@ -79,9 +79,10 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
     boot = functools.partial(metrics.bootstrap_ci, n_boot=n_boot, alpha=alpha, seed=seed)
     rows = []
     for method, df in per_page.groupby("method", sort=False):
-        ok = df[df["error"].isna()]
+        ok = _scored(df)
         n = len(ok)
-        rows.append(_row(dataset, method, "failures", float(len(df) - n), np.nan, np.nan, len(df)))
+        rows.append(_row(dataset, method, "failures", float(df["error"].notna().sum()),
+                         np.nan, np.nan, len(df)))
         if n == 0:
             continue
         p, r = ok["shingle_precision"].to_numpy(float), ok["shingle_recall"].to_numpy(float)
@@ -96,13 +97,29 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
                 col = f"{fam}_{key}"
                 if col in ok:
                     v = ok[col].to_numpy(float)
-                    rows.append(_row(dataset, method, col, float(np.mean(v)), *boot(v), n))
+                    rows.append(_row(dataset, method, col, _nanmean(v), *boot(v), n))
         rows.extend(_unit_rows(ok, dataset, method, n_boot, alpha, seed))
         f1 = ok["shingle_f1"].to_numpy(float)
         rows.append(_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
                          *boot((f1 >= thr).astype(float)), n))
     rows.extend(_paired_rows(per_page, dataset, opts, seed))
     return pd.DataFrame(rows)
+
+
+def _scored(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows that carry scores. Under ``runner.on_failure=empty`` a failed page has its
+    ``error`` set *and* the scores of an empty extraction, so it counts in every mean (all
+    methods share ``n_pages``); under ``drop`` it has no scores and is left out."""
+    if "shingle_f1" not in df.columns:
+        return df.iloc[:0]
+    return df[df["shingle_f1"].notna()]
+
+
+def _nanmean(v: np.ndarray) -> float:
+    # precision is NaN on a page with nothing extracted; means skip such pages, as the
+    # intervals (metrics.bootstrap_ci) and the shingle averages (aggregate_prf) do
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if v.size else np.nan
 
 
 def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
@@ -133,9 +150,9 @@ def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
 def _paired_rows(per_page, dataset, opts, seed):
     """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
     ref = opts.get("reference", "proposed")
-    ok = per_page[per_page["error"].isna()]
-    if "shingle_f1" not in ok.columns:
-        return []  # every page failed: nothing to compare
+    ok = _scored(per_page)
+    if ok.empty:
+        return []  # no page has scores: nothing to compare
     wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
     if ref not in wide.columns:
         return []
