@@ -114,8 +114,11 @@ def _column(method: str, i: int) -> np.ndarray:
 
 
 def test_configured_level_is_95_percent():
-    assert _opts()["alpha"] == 0.05  # the tables' captions say "95% bootstrap CI"
+    assert _opts()["alpha"] == 0.05
     assert metrics.ALPHA == 0.05
+    # the table caption says the level the intervals were made at
+    assert X.ci_label(_opts()) == "95% bootstrap CI"
+    assert X.ci_label(_opts(alpha=0.1)) == "90% bootstrap CI"
 
 
 # ---------------------------------------------------------------- failures and means
