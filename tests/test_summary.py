@@ -206,6 +206,8 @@ def test_intervals_are_the_percentiles_of_the_seeded_resamples(alpha):
         for key in ("f1", "accuracy"):
             check(method, f"unit_{key}_micro_words",
                   [metrics.confusion_scores(*u[row].sum(axis=0))[key] for row in idx])
+            per_page = np.array([metrics.confusion_scores(*c)[key] for c in u])
+            check(method, f"unit_{key}_macro_pages", [per_page[row].mean() for row in idx])
 
 
 def test_a_90_percent_interval_is_not_a_95_percent_one():
@@ -228,6 +230,43 @@ def test_an_interval_skips_undefined_pages():
     p = np.array([0.5, 0.375, 0.4375, 0.3125])
     want = _order_stats([p[row].mean() for row in _resamples(4)], 0.05)
     assert tuple(s.loc[("cetd", "word_precision"), ["ci_low", "ci_high"]]) == pytest.approx(want)
+
+
+def test_rows_keep_the_data_set_and_the_methods_order():
+    s = X.summarize(_frame(), "cleaneval", _opts(), SEED)
+    assert list(s.columns) == ["dataset", "method", "metric", "value", "ci_low", "ci_high",
+                               "n_pages"]
+    assert set(s["dataset"]) == {"cleaneval"}
+    assert list(dict.fromkeys(s["method"])) == ["proposed", "cetd", "pab"]  # as in the frame
+    failures = s[s["metric"] == "failures"]
+    assert failures[["ci_low", "ci_high"]].isna().all().all()
+
+
+def test_defaults_are_the_configured_values():
+    # summarize called without options gives what the composed config gives
+    configured = X.summarize(_frame(), "d", {**_opts(), "n_boot": 1000,
+                                             "pages_correct_threshold": 0.8}, SEED)
+    bare = X.summarize(_frame(), "d", {}, SEED)
+    pd.testing.assert_frame_equal(bare, configured)
+
+
+def test_a_method_without_scores_does_not_hide_the_next_ones():
+    frame = _frame("drop")
+    frame.loc[frame["method"] == "proposed", "error"] = "ValueError: boom"
+    frame.loc[frame["method"] == "proposed", SCORE_COLUMNS] = nan
+    s = X.summarize(frame, "d", _opts(), SEED).set_index(["method", "metric"])
+    assert s.loc[("proposed", "failures"), "value"] == 5
+    assert ("cetd", "shingle_f1") in s.index and ("pab", "unit_f1_micro_words") in s.index
+
+
+def test_one_page_is_summarised():
+    frame = _frame()
+    s = X.summarize(frame[frame["page_id"] == "p1"], "d", _opts(), SEED)
+    s = s.set_index(["method", "metric"])
+    # proposed on p1: TP 10, FP 0, FN 0, TN 10; every resample is that page
+    assert tuple(s.loc[("proposed", "unit_f1_micro_words"),
+                       ["value", "ci_low", "ci_high", "n_pages"]]) == (1.0, 1.0, 1.0, 1)
+    assert s.loc[("proposed", "unit_accuracy_macro_pages"), "value"] == 1.0
 
 
 # ---------------------------------------------------------------- paired tests
