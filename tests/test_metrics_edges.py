@@ -72,6 +72,10 @@ def test_one_page_is_a_page():
     assert M.pages_correct_curve([0.9], [0.5, 0.95]).tolist() == [1.0, 0.0]
     assert M.mean_std([0.4]) == (0.4, pytest.approx(nan, nan_ok=True))
     assert M.bootstrap_ci([0.5]) == (0.5, 0.5)  # every resample of one page is that page
+    # one resample: both bounds are its mean
+    x = np.array([0.2, 0.4])
+    only = x[np.random.default_rng(0).integers(0, 2, (1, 2))[0]].mean()
+    assert M.bootstrap_ci(x, n_boot=1) == pytest.approx((only, only))
     assert M.bootstrap_ci_pages([[0.5], [1.0]], lambda p, r: M.aggregate_prf(p, r)["f1"]) == \
         pytest.approx((2 / 3, 2 / 3))
     assert M.holm([0.3]).tolist() == [0.3]  # one test: nothing to adjust
@@ -170,6 +174,9 @@ def test_paired_bootstrap_counts_ties_and_skips_undefined_resamples():
     draws = np.random.default_rng(4).integers(0, 2, (20, 2))
     off = sum(1 for row in draws if tuple(sorted(row)) != (0, 1))  # resample mean 0 or 1
     assert got == pytest.approx((1 + off) / 21)
+    # the same differences from non-zero scores: observed is A - B, not A + B
+    assert M.paired_bootstrap_test([[1.5, 0.5]], [[0.5, 0.5]], np.mean, n_boot=20, seed=4) == \
+        pytest.approx(got)
     assert M.paired_bootstrap_test([a], [b], np.mean, n_boot=20) == \
         M.paired_bootstrap_test([a], [b], np.mean, n_boot=20, seed=0)  # seed 0 by default
     # a statistic undefined on some resamples (those that repeat one page): left out of both

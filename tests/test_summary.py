@@ -60,7 +60,8 @@ UNITS = {
 }
 FAILED = ("pab", "p5")
 SCORE_COLUMNS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_precision",
-                 "word_f1", "unit_tp", "unit_fp", "unit_fn", "unit_tn"]
+                 "word_recall", "word_f1", "lcs_f1", "kaur_accuracy", "unit_tp", "unit_fp",
+                 "unit_fn", "unit_tn"]
 
 
 def _frame(on_failure: str = "empty") -> pd.DataFrame:
@@ -72,7 +73,8 @@ def _frame(on_failure: str = "empty") -> pd.DataFrame:
                    "error": "ValueError: boom" if failed else None,
                    "shingle_precision": p, "shingle_recall": r, "shingle_f1": f,
                    # the word scores equal the shingle ones on this frame
-                   "word_precision": p, "word_f1": f,
+                   "word_precision": p, "word_recall": r, "word_f1": f, "lcs_f1": f,
+                   "kaur_accuracy": 1 - f / 2,
                    **dict(zip(["unit_tp", "unit_fp", "unit_fn", "unit_tn"], map(float, unit)))}
             if failed and on_failure == "drop":
                 row.update({c: nan for c in SCORE_COLUMNS})  # drop: no scores at all
@@ -119,6 +121,7 @@ def test_configured_level_is_95_percent():
     # the table caption says the level the intervals were made at
     assert X.ci_label(_opts()) == "95% bootstrap CI"
     assert X.ci_label(_opts(alpha=0.1)) == "90% bootstrap CI"
+    assert X.ci_label({}) == "95% bootstrap CI"
 
 
 # ---------------------------------------------------------------- failures and means
@@ -151,6 +154,11 @@ def test_shingle_means_by_hand():
     # word means skip undefined pages as the shingle ones do (the value is not NaN)
     assert s["cetd", "word_precision"] == pytest.approx(0.40625)
     assert s["pab", "word_f1"] == pytest.approx((0.75 + 1 + 0.75 + 0.875 + 0) / 5)
+    # every column of the word, LCS and Kaur families present in the frame gets its row
+    assert s["pab", "word_recall"] == pytest.approx(0.645)
+    assert s["pab", "lcs_f1"] == pytest.approx(3.375 / 5)
+    assert s["pab", "kaur_accuracy"] == pytest.approx(1 - 3.375 / 10)
+    assert ("pab", "lcs_precision") not in s.index  # no such column in the frame
 
 
 def test_pages_correct_counts_a_page_at_the_threshold():
@@ -350,6 +358,14 @@ def test_drop_shape_leaves_the_failed_page_out_and_counts_it():
     assert n["pab", "p_holm_vs_proposed"] == 4
     assert v["pab", "p_holm_vs_proposed"] == 1.0
     assert v["pab", "f1_diff_vs_proposed"] == pytest.approx(0.25 / 4)
+
+
+def test_no_score_columns_at_all():
+    # every page failed under drop: the records carry no metric keys, the frame no columns
+    frame = _frame("drop").drop(columns=SCORE_COLUMNS).assign(error="ValueError: boom")
+    s = X.summarize(frame, "d", _opts(), SEED)
+    assert s[["method", "metric", "value", "n_pages"]].values.tolist() == [
+        [m, "failures", 5.0, 5] for m in ("proposed", "cetd", "pab")]
 
 
 def test_a_method_that_failed_everywhere_under_drop_has_only_its_failure_row():
