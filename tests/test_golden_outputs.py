@@ -93,8 +93,36 @@ def test_outputs_match_the_recorded_ones(label, request, shared, shared_root):
     if data["versions"] != _versions():
         pytest.skip(f"golden outputs were recorded with {data['versions']}, this is "
                     f"{_versions()}: regenerate with --update-golden")
-    want = data["sets"][label]
-    assert sorted(got) == sorted(want)
-    changed = [(page, name) for page in want for name in want[page]
-               if got[page].get(name) != want[page][name]]
-    assert not changed, f"outputs changed on {len(changed)} (page, method): {changed[:8]}"
+    problems = _differences(label, data["sets"][label], got)
+    assert not problems, "\n".join(problems)
+
+
+def _differences(label: str, want: dict, got: dict, limit: int = 20) -> list[str]:
+    """One line per (data set, page, method) whose output differs from the recorded one."""
+    lines = [f"{label}: page {page!r} was recorded but is not read now"
+             for page in sorted(set(want) - set(got))]
+    lines += [f"{label}: page {page!r} is read now but was not recorded"
+              for page in sorted(set(got) - set(want))]
+    for page in sorted(set(want) & set(got)):
+        for name in sorted(set(want[page]) | set(got[page])):
+            if got[page].get(name) != want[page].get(name):
+                lines.append(f"{label}: page {page!r}, method {name}: output changed "
+                             f"(recorded {want[page].get(name)}, now {got[page].get(name)})")
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... and {len(lines) - limit} more"]
+    if lines:
+        lines.insert(0, f"golden outputs of {label} differ ({GOLDEN.name}; rerun with "
+                        "--update-golden only if the change is meant):")
+    return lines
+
+
+def test_a_difference_names_the_data_set_page_and_method():
+    want = {"p1": {"cetd": "a", "pab": "b"}, "p2": {"cetd": "c"}}
+    got = {"p1": {"cetd": "a", "pab": "B"}, "p3": {"cetd": "c"}}
+    assert _differences("chaos", want, got) == [
+        (f"golden outputs of chaos differ ({GOLDEN.name}; rerun with --update-golden only "
+         "if the change is meant):"),
+        "chaos: page 'p2' was recorded but is not read now",
+        "chaos: page 'p3' is read now but was not recorded",
+        "chaos: page 'p1', method pab: output changed (recorded b, now B)"]
+    assert _differences("chaos", want, want) == []

@@ -24,7 +24,7 @@ from evalkit.scoring import score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
-__all__ = ["TABLE_METRICS", "run", "summarize"]
+__all__ = ["TABLE_METRICS", "ci_label", "run", "summarize"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
@@ -159,11 +159,16 @@ def _paired_rows(per_page, dataset, opts, seed):
     return rows
 
 
+def ci_label(opts: dict) -> str:
+    """What the intervals are, from the configured level: "95% bootstrap CI" at alpha 0.05."""
+    return f"{1 - float(opts.get('alpha', 0.05)):.0%} bootstrap CI"
+
+
 def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     thr = opts.get("pages_correct_threshold", 0.8)
     table = wide_table(summary, TABLE_METRICS, dataset=label)
     write_table(table, ctx.out / "tables" / f"extraction_{label}",
-                caption=with_note(f"Extraction on {label}: mean [95% bootstrap CI]; "
+                caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
                                   f"pages_correct at shingle F1 >= {thr}",
                                   drop_note(per_page, ctx.on_failure)))
     bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
