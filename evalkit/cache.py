@@ -35,7 +35,6 @@ import importlib
 import importlib.util
 import json
 import os
-import pickle
 import re
 import sys
 import tempfile
@@ -48,7 +47,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from evalkit import __version__
+from evalkit import __version__, cache_entry
 from evalkit.page import NORMALISATION_VERSION, Extraction, Page
 
 __all__ = [
@@ -59,6 +58,7 @@ __all__ = [
     "SourceTree",
     "describe_method",
     "distribution_versions",
+    "invalid_entries_line",
     "lxml_versions",
     "method_key",
     "page_key",
@@ -378,30 +378,63 @@ def page_key(page: Page) -> str:
 
 
 class ExtractionCache:
-    """One pickle file per (method, params, page, context); writes are atomic."""
+    """One JSON entry per key (:mod:`evalkit.cache_entry`) under ``<root>/<key[:2]>/``.
+
+    Reading runs no code: an entry is parsed as JSON and checked against its key, its
+    checksum and the shape of an extraction. One that fails (corrupt, truncated, written
+    by another version, crafted) is a miss: :meth:`get` returns None and counts it in
+    ``invalid``, and the caller's :meth:`put` replaces it. Writes are atomic (a temporary
+    file renamed into place), so a killed run leaves whole entries or none. Files of the
+    old pickle cache (``*.pkl``) are never opened.
+    """
+
+    SUFFIX = ".json"
 
     def __init__(self, root: str | os.PathLike | None):
         self.root = Path(root) if root else None
+        #: entries found but not valid since this object was made
+        self.invalid = 0
 
     def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.pkl"
+        return self.root / key[:2] / f"{key}{self.SUFFIX}"
 
     def get(self, key: str) -> Extraction | None:
+        """The cached extraction of ``key``; None if there is none or it is not valid."""
         if self.root is None:
             return None
-        path = self._path(key)
         try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+            data = self._path(key).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError:  # a folder or an unreadable file in its place
+            self.invalid += 1
+            return None
+        try:
+            return cache_entry.decode(data, key)
+        except cache_entry.InvalidEntry:
+            self.invalid += 1
             return None
 
     def put(self, key: str, ext: Extraction) -> None:
+        """Store ``ext`` under ``key``, replacing whatever is there (TypeError if a field is
+        not JSON data; :func:`evalkit.cache_entry.as_data` first says which)."""
         if self.root is None:
             return
+        data = cache_entry.encode(key, ext)
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(ext, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def invalid_entries_line(root: str | os.PathLike, n: int) -> str:
+    """The one line a run prints when ``n`` cache entries under ``root`` did not validate."""
+    return (f"evalkit: {n} {'entry' if n == 1 else 'entries'} in the extraction cache {root} "
+            "did not validate (corrupt, truncated, crafted or from another evalkit version); "
+            "they were treated as misses, re-extracted and rewritten")

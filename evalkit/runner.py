@@ -27,14 +27,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from evalkit.cache import ExtractionCache, method_key
+from evalkit.cache import ExtractionCache, invalid_entries_line, method_key
 from evalkit.cache import page_key as _page_key
+from evalkit.cache_entry import as_data
 from evalkit.page import Extraction, Page
 
 __all__ = [
@@ -96,6 +98,10 @@ it as an empty extraction (its record keeps ``error``), ``drop`` leaves its scor
 #: the error of a method that could not be built: no page was tried, so it is never scored
 BUILD_FAILED = "method could not be built: "
 
+#: the record key that marks a record whose cache entry was found invalid (popped before
+#: records leave Runner.run_pages; the run prints one line with the count)
+CACHE_INVALID = "_cache_invalid"
+
 
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
              score: Callable[[Page, str, Extraction], dict[str, Any]],
@@ -126,13 +132,15 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             key = hashlib.sha256(
                 f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
             ).hexdigest()
+            invalid = cache.invalid
             ext = None if stateful else cache.get(key)
             cached = ext is not None
             if ext is None:
                 if method is None:
                     ext = Extraction(error=build_error)
                 else:
-                    ext = extract_one(method, page)
+                    # scored as the cache would give it back, so a rerun scores the same
+                    ext = as_data(extract_one(method, page))
                 if ext.error is None and not stateful:
                     cache.put(key, ext)
             scored = ext
@@ -146,6 +154,8 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             if ext.error is not None:
                 rec["error"] = ext.error  # scored as empty or not, the failure is counted
             rec["cached"] = cached
+            if cache.invalid > invalid:
+                rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             records.append(rec)
         context.update(pkey.encode())
     return records
@@ -221,6 +231,8 @@ class Runner:
     on_failure: str = "empty"
     dask: dict[str, Any] = field(default_factory=dict)
     _backend: Any = field(default=None, init=False, repr=False)
+    #: cache entries found invalid by run_pages so far (printed once by close)
+    cache_invalid: int = field(default=0, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -262,6 +274,10 @@ class Runner:
         return self
 
     def close(self) -> None:
+        if self.cache_invalid:
+            # once per run, however many entries and wherever they were read
+            print(invalid_entries_line(self.cache_root, self.cache_invalid), file=sys.stderr)
+            self.cache_invalid = 0
         if self._backend is not None:
             self._backend.close()
             self._backend = None
@@ -326,6 +342,8 @@ class Runner:
         out: list[dict[str, Any]] = []
         for recs in self.map(task, self.page_tasks(pages), desc=desc, total=total, unit="page",
                              count=lambda recs: len(recs) // n_methods):
+            for rec in recs:
+                self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
             out.extend(recs)
         return out
 
@@ -339,6 +357,6 @@ def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: 
               cache_root: str | None = None, progress: bool = True, total: int | None = None,
               desc: str = "pages", on_failure: str = "empty") -> list[dict[str, Any]]:
     """:meth:`Runner.run_pages` on a local runner of ``n_jobs`` processes (a shorthand)."""
-    runner = Runner(n_jobs=n_jobs, cache_root=cache_root, progress=progress,
-                    on_failure=on_failure)
-    return runner.run_pages(pages, specs, score=score, total=total, desc=desc)
+    with Runner(n_jobs=n_jobs, cache_root=cache_root, progress=progress,
+                on_failure=on_failure) as runner:
+        return runner.run_pages(pages, specs, score=score, total=total, desc=desc)

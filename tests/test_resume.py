@@ -32,7 +32,7 @@ def _command(results: Path) -> list[str]:
 
 
 def _cached(results: Path) -> int:
-    return sum(1 for _ in (results / "cache").rglob("*.pkl"))
+    return sum(1 for _ in (results / "cache").rglob("*.json"))
 
 
 def _finished_run(results: Path) -> Path:
@@ -87,7 +87,7 @@ def test_an_interrupted_run_resumes_to_the_same_results(tmp_path, reference, sig
     assert KILL_AFTER <= at_kill < N_PAGES * N_METHODS
     # the interrupted run wrote no summary; nothing half-written is left under a final name
     assert not list((results / "runs").rglob("summary.csv"))
-    assert not [p for p in (results / "cache").rglob("*.pkl") if p.stat().st_size == 0]
+    assert not [p for p in (results / "cache").rglob("*.json") if p.stat().st_size == 0]
 
     run = _run(results)
     if _sources() != sources:

@@ -1,0 +1,199 @@
+"""One extraction-cache entry as data: JSON, checked on read (docs/cache.md).
+
+An entry is one JSON object::
+
+    {"format": "evalkit.extraction", "version": 1, "key": "<cache key>",
+     "sha256": "<hex digest of the canonical payload>",
+     "payload": {"text": ..., "kept_units": ..., "blocks": [...], "info": {...},
+                 "error": ..., "seconds": ...}}
+
+Reading parses JSON and nothing else, so a file in the cache can never run code
+(a pickle could). :func:`decode` raises :class:`InvalidEntry` for anything that is
+not an entry written by :func:`encode` for that key: bad UTF-8 or JSON, another
+format or version, another key, a payload whose checksum does not match (a flipped
+byte), or a payload of the wrong shape. The cache treats that as a miss.
+
+The checksum is the sha256 of the payload serialised canonically (sorted keys, no
+spaces, ASCII escapes), so it does not depend on how the file itself is laid out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+from evalkit.page import Extraction
+
+__all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "encode"]
+
+FORMAT = "evalkit.extraction"
+#: raise when the entry layout changes: older entries then read as invalid (misses)
+VERSION = 1
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Extraction))
+
+
+class InvalidEntry(ValueError):
+    """Bytes that are not a valid cache entry for the key asked for (the reason says why)."""
+
+
+class _NotData(TypeError):
+    """A value with no lossless JSON form; ``path`` is filled in on the way out."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+        self.path: list[str] = []
+
+    def __str__(self) -> str:
+        where = "".join(reversed(self.path))
+        return f"{where} {self.what}" if where else self.what
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data, or :class:`_NotData` saying where the first value that is not is.
+
+    Lossless only: tuples become lists and numpy scalars their Python value (both compare
+    and score the same); a set, bytes, an array or a dict key that is not a string has no
+    JSON form that reads back the same, so it is refused rather than changed.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool:
+        return value
+    if kind is list or kind is tuple:
+        out = []
+        for i, v in enumerate(value):
+            try:
+                out.append(_plain(v))
+            except _NotData as exc:
+                exc.path.append(f"[{i}]")
+                raise
+        return out
+    if kind is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _NotData(f"has a key {k!r} that is not a string")
+            try:
+                out[k] = _plain(v)
+            except _NotData as exc:
+                exc.path.append(f"[{k!r}]")
+                raise
+        return out
+    if hasattr(value, "dtype") and getattr(value, "shape", None) == ():  # a numpy scalar
+        return _plain(value.item())
+    for base in (bool, str, int, float):  # subclasses: numpy.float64, IntEnum, numpy.str_
+        if isinstance(value, base):
+            return base(value)
+    if isinstance(value, list | tuple | dict):  # subclasses: their plain form
+        return _plain(dict(value) if isinstance(value, dict) else list(value))
+    raise _NotData(f"is a {kind.__name__}, not JSON data "
+                   "(str, int, float, bool, None, lists, dicts with string keys)")
+
+
+def as_data(ext: Extraction) -> Extraction:
+    """The extraction with every field as JSON data, exactly as the cache reads it back.
+
+    The runner scores this form whether or not the cache is on, so a run from the
+    cache and a fresh run see the same values. A method whose ``blocks``, ``info`` or
+    ``kept_units`` hold something JSON cannot keep gets an error instead (its page is
+    a failure that names the value), never a silently changed record.
+    """
+    try:
+        fields = {}
+        for name in ("text", "kept_units", "blocks", "info", "error"):
+            try:
+                fields[name] = _plain(getattr(ext, name))
+            except _NotData as exc:
+                exc.path.append(name)
+                raise
+        text, kept, blocks, info, error = fields.values()
+        if not isinstance(text, str):
+            raise _NotData("text is not a string")
+        if kept is not None and not (isinstance(kept, list)
+                                     and all(type(i) is int for i in kept)):
+            raise _NotData("kept_units is not None or a list of ints")
+        if not (isinstance(blocks, list) and all(type(b) is dict for b in blocks)):
+            raise _NotData("blocks is not a list of dicts")
+        if not isinstance(info, dict):
+            raise _NotData("info is not a dict")
+        if error is not None and not isinstance(error, str):
+            raise _NotData("error is not None or a string")
+    except (_NotData, RecursionError) as exc:
+        return Extraction(error=f"the extraction is not JSON data: {exc}"[:500],
+                          seconds=float(ext.seconds))
+    return Extraction(text=text, kept_units=kept, blocks=blocks, info=info, error=error,
+                      seconds=float(ext.seconds))
+
+
+def _canonical(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=True).encode("ascii")
+
+
+def encode(key: str, ext: Extraction) -> bytes:
+    """The bytes of the entry for ``ext`` under ``key``; TypeError if a field is not JSON
+    data (:func:`as_data` says which)."""
+    plain = as_data(ext)
+    if plain.error != ext.error:
+        raise TypeError(plain.error)
+    payload = {"text": plain.text, "kept_units": plain.kept_units, "blocks": plain.blocks,
+               "info": plain.info, "error": plain.error, "seconds": plain.seconds}
+    entry = {"format": FORMAT, "version": VERSION, "key": key,
+             "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
+    # readable text in the file (a page in Greek stays Greek); a lone surrogate survives
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass")
+
+
+def _check_payload(payload: Any) -> Extraction:
+    """The extraction a parsed payload holds, or InvalidEntry.
+
+    JSON parsing can only give dicts, lists, strings, numbers, booleans and None, so
+    the values inside ``blocks`` and ``info`` are JSON data by construction; what is
+    checked here is the shape: which fields, and the type of each.
+    """
+    if not isinstance(payload, dict) or set(payload) != _FIELDS:
+        raise InvalidEntry(f"payload fields are not {sorted(_FIELDS)}")
+    text, kept, blocks, info, error, seconds = (
+        payload["text"], payload["kept_units"], payload["blocks"], payload["info"],
+        payload["error"], payload["seconds"])
+    if not isinstance(text, str):
+        raise InvalidEntry("text is not a string")
+    if kept is not None and not (isinstance(kept, list) and all(type(i) is int for i in kept)):
+        raise InvalidEntry("kept_units is not null or a list of ints")
+    if not (isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks)):
+        raise InvalidEntry("blocks is not a list of objects")
+    if not isinstance(info, dict):
+        raise InvalidEntry("info is not an object")
+    if error is not None and not isinstance(error, str):
+        raise InvalidEntry("error is not null or a string")
+    if type(seconds) is not float:
+        raise InvalidEntry("seconds is not a float")
+    return Extraction(text=text, kept_units=kept, blocks=blocks, info=info, error=error,
+                      seconds=seconds)
+
+
+def decode(data: bytes, key: str) -> Extraction:
+    """The extraction an entry's bytes hold for ``key``; :class:`InvalidEntry` if they are
+    not a valid entry for that key."""
+    try:
+        entry = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidEntry(f"not JSON: {type(exc).__name__}") from None
+    if not isinstance(entry, dict):
+        raise InvalidEntry("not a JSON object")
+    if entry.get("format") != FORMAT or entry.get("version") != VERSION:
+        raise InvalidEntry(f"not a {FORMAT} entry of version {VERSION}")
+    if entry.get("key") != key:
+        raise InvalidEntry("written for another key")
+    payload = entry.get("payload")
+    try:
+        digest = hashlib.sha256(_canonical(payload)).hexdigest()
+    except (TypeError, ValueError, RecursionError):
+        raise InvalidEntry("payload cannot be serialised") from None
+    if entry.get("sha256") != digest:
+        raise InvalidEntry("checksum does not match the payload")
+    return _check_payload(payload)

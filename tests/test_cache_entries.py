@@ -1,0 +1,322 @@
+"""Cache entries are data: JSON checked on read, never code (docs/cache.md, issue 14).
+
+An entry that does not validate (bad JSON, a flipped byte, the wrong shape, another
+key, a pickle) is a miss: re-extracted, rewritten, counted in one line per run. A
+crafted pickle over every entry runs nothing; 1,000 flipped entries crash nothing;
+both reruns end with the first run's summary.csv.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+from test_golden_outputs import METHOD_NAMES, _digest
+
+from evalkit import cache_entry
+from evalkit.cache import ExtractionCache
+from evalkit.cli import CONFIG_DIR
+from evalkit.config import build_datasets, method_specs, register_resolvers
+from evalkit.page import Extraction
+from evalkit.registry import METHODS
+
+register_resolvers()
+
+REPO = Path(__file__).resolve().parents[1]
+KEY = "ab" + "0" * 62
+
+
+# ----------------------------------------------------------------- round trips
+
+
+def _pages(label: str, shared, shared_root: Path, limit: int):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            f"dataset={label}", f"dataset.{label}.limit={limit}",
+            f"paths.shared_data={shared_root}", f"method=[{','.join(METHOD_NAMES)}]"])
+    if label != "synthetic":
+        shared(Path(cfg.dataset[label].path).name)  # skips, saying why, when it is absent
+    (ds,) = build_datasets(cfg).values()
+    methods = {spec.label: spec.build() for spec in method_specs(cfg.method)}
+    methods["proposed@site"] = METHODS.create("proposed", scope="site")
+    return list(ds.pages()), methods
+
+
+@pytest.mark.parametrize("label", ["synthetic", "chaos", "cleaneval_dev", "l3s_gn1"])
+def test_every_own_method_reads_back_what_it_wrote(label, shared, shared_root, tmp_path):
+    """What scoring, reports and the golden-output hashes see is the same after a round trip."""
+    pages, methods = _pages(label, shared, shared_root, 6)
+    assert pages
+    cache = ExtractionCache(tmp_path)
+    n = 0
+    for page in pages:
+        for name, method in methods.items():
+            ext = method.extract(page)
+            ext.seconds = 0.125
+            key = hashlib.sha256(f"{name}|{page.id}".encode()).hexdigest()
+            # own methods give plain data already: the runner's normalising changes nothing
+            assert cache_entry.as_data(ext) == ext, (name, page.id)
+            cache.put(key, ext)
+            back = cache.get(key)
+            assert back == ext, (name, page.id)
+            assert _digest(back) == _digest(ext)
+            assert json.dumps(back.info, sort_keys=True) == json.dumps(ext.info, sort_keys=True)
+            n += 1
+    assert cache.invalid == 0 and n == len(pages) * len(methods)
+
+
+def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_path):
+    ext = Extraction(text="t", kept_units=(np.int64(2), 5),
+                     blocks=[{"span": (1, 2), "score": np.float64(0.1), "n": np.int32(7),
+                              "keep": np.bool_(True), "f32": np.float32(0.5)}],
+                     info={"sizes": [np.int64(3)], "name": np.str_("x")}, seconds=1)
+    plain = cache_entry.as_data(ext)
+    assert plain.error is None
+    assert plain.kept_units == [2, 5] and type(plain.kept_units[0]) is int
+    block = plain.blocks[0]
+    assert block == {"span": [1, 2], "score": 0.1, "n": 7, "keep": True, "f32": 0.5}
+    assert [type(block[k]) for k in ("score", "n", "keep", "f32")] == [float, int, bool, float]
+    assert plain.info == {"sizes": [3], "name": "x"} and type(plain.info["name"]) is str
+    assert plain.seconds == 1.0 and type(plain.seconds) is float
+    cache = ExtractionCache(tmp_path)
+    cache.put(KEY, ext)
+    assert cache.get(KEY) == plain
+    assert _digest(cache.get(KEY)) == _digest(plain)
+
+
+@pytest.mark.parametrize(("field", "value", "where"), [
+    ("info", {"tags": {"a"}}, "info['tags'] is a set"),
+    ("blocks", [{"x": 1}, {"raw": b"\x00"}], "blocks[1]['raw'] is a bytes"),
+    ("info", {"by_id": {3: 1.0}}, "info['by_id'] has a key 3 that is not a string"),
+    ("info", {"arr": np.zeros(2)}, "info['arr'] is a ndarray"),
+    ("kept_units", [1, 2.5], "kept_units is not None or a list of ints"),
+    ("blocks", ["not a dict"], "blocks is not a list of dicts"),
+])
+def test_a_value_json_cannot_keep_fails_the_page_naming_it(field, value, where, tmp_path):
+    ext = Extraction(text="kept", seconds=0.5, **{field: value})
+    plain = cache_entry.as_data(ext)
+    assert plain.error.startswith(f"the extraction is not JSON data: {where}")
+    assert plain.text == "" and plain.seconds == 0.5
+    with pytest.raises(TypeError, match=re.escape(where)):
+        ExtractionCache(tmp_path).put(KEY, ext)
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_text_in_any_script_and_odd_floats_survive(tmp_path):
+    ext = Extraction(text="Ελληνικά 日本語 \ud800 emoji 🙂", blocks=[
+        {"v": float("inf"), "w": -0.0, "tiny": 5e-324, "big": 2 ** 70}], info={"nan": 1e308})
+    cache = ExtractionCache(tmp_path)
+    cache.put(KEY, ext)
+    back = cache.get(KEY)
+    assert back == ext and str(back.blocks[0]["w"]) == "-0.0"
+    assert "Ελληνικά".encode() in next(tmp_path.rglob("*.json")).read_bytes()  # readable
+
+
+# ----------------------------------------------------------------- invalid entries
+
+
+def _entry(ext: Extraction, key: str = KEY) -> dict:
+    return json.loads(cache_entry.encode(key, ext))
+
+
+def _with_checksum(entry: dict) -> bytes:
+    """An entry whose checksum matches its (edited) payload: only the schema can refuse it."""
+    entry["sha256"] = hashlib.sha256(cache_entry._canonical(entry["payload"])).hexdigest()
+    return json.dumps(entry).encode()
+
+
+class _Crafted:
+    """Unpickling this creates ``path`` (what an attacker's payload would do, harmlessly)."""
+
+    def __init__(self, path: Path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+GOOD = Extraction(text="main text", kept_units=[0, 2], blocks=[{"i": 0, "kept": True}],
+                  info={"n": 1}, seconds=0.25)
+
+
+def _bad_entries(tmp_path: Path) -> dict[str, bytes]:
+    entry = _entry(GOOD)
+    return {
+        "empty file": b"",
+        "truncated": cache_entry.encode(KEY, GOOD)[:-7],
+        "not UTF-8": b"\xff\xfe" + cache_entry.encode(KEY, GOOD),
+        "a JSON list": b"[1, 2]",
+        "deep nesting": b"[" * 100_000 + b"]" * 100_000,
+        "a pickle": pickle.dumps(_Crafted(tmp_path / "marker")),
+        "an old pickled extraction": pickle.dumps(GOOD),
+        "another key": cache_entry.encode("cd" + "1" * 62, GOOD),
+        "another version": json.dumps({**entry, "version": 0}).encode(),
+        "text changed, checksum kept": json.dumps(
+            {**entry, "payload": {**entry["payload"], "text": "main texT"}}).encode(),
+        "no checksum": json.dumps({k: v for k, v in entry.items() if k != "sha256"}).encode(),
+        "text not a string": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                                  "text": 5}}),
+        "a field missing": _with_checksum({**entry, "payload": {
+            k: v for k, v in entry["payload"].items() if k != "info"}}),
+        "an extra field": _with_checksum({**entry, "payload": {**entry["payload"], "x": 1}}),
+        "kept_units of bools": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                                    "kept_units": [True]}}),
+        "blocks not objects": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                                   "blocks": [[1]]}}),
+        "info a list": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                            "info": []}}),
+        "error a number": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                               "error": 1}}),
+        "seconds an int": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                               "seconds": 1}}),
+    }
+
+
+def test_every_kind_of_bad_entry_is_a_counted_miss_and_is_rewritten(tmp_path):
+    cache = ExtractionCache(tmp_path / "cache")
+    cache.put(KEY, GOOD)
+    path = next((tmp_path / "cache").rglob("*.json"))
+    assert cache.get(KEY) == GOOD and cache.invalid == 0
+    bad = _bad_entries(tmp_path)
+    for n, (what, data) in enumerate(bad.items(), 1):
+        path.write_bytes(data)
+        assert cache.get(KEY) is None, what
+        assert cache.invalid == n, what
+        cache.put(KEY, GOOD)  # what the runner does after re-extracting
+        assert cache.get(KEY) == GOOD, what
+    assert not (tmp_path / "marker").exists()
+    # the crafted pickle would have run its code under the old loader
+    pickle.loads(bad["a pickle"])
+    assert (tmp_path / "marker").exists()
+
+
+def test_a_folder_in_place_of_an_entry_is_a_miss(tmp_path):
+    cache = ExtractionCache(tmp_path)
+    cache.put(KEY, GOOD)
+    path = next(tmp_path.rglob("*.json"))
+    path.unlink()
+    path.mkdir()
+    assert cache.get(KEY) is None and cache.invalid == 1
+
+
+def test_a_missing_entry_is_a_plain_miss_and_old_pickles_are_never_opened(tmp_path):
+    cache = ExtractionCache(tmp_path)
+    old = tmp_path / KEY[:2] / f"{KEY}.pkl"
+    old.parent.mkdir()
+    old.write_bytes(pickle.dumps(_Crafted(tmp_path / "marker")))
+    assert cache.get(KEY) is None and cache.invalid == 0
+    assert not (tmp_path / "marker").exists()
+
+
+def test_single_byte_flips_are_refused_or_read_back_unchanged():
+    """1,000 seeded flips over one entry: none crashes, none reads back different data
+    (a flip that keeps the JSON's meaning, such as ``e`` to ``E`` in a number, may pass)."""
+    ext = Extraction(text="Some main text\nand more", blocks=[
+        {"index": i, "score": i / 7, "kept": i % 2 == 0, "rule": None, "path": f"/p[{i}]"}
+        for i in range(20)], info={"n_blocks": 20, "t": 1e-05}, seconds=0.5)
+    data = cache_entry.encode(KEY, ext)
+    rng = random.Random(14)
+    outcomes = {"refused": 0, "same": 0}
+    for _ in range(1000):
+        flipped = bytearray(data)
+        i = rng.randrange(len(flipped))
+        flipped[i] ^= 1 << rng.randrange(8)
+        try:
+            back = cache_entry.decode(bytes(flipped), KEY)
+        except cache_entry.InvalidEntry:
+            outcomes["refused"] += 1
+            continue
+        assert back == ext
+        outcomes["same"] += 1
+    assert outcomes["refused"] >= 990
+
+
+# ----------------------------------------------------------------- nothing loads code
+
+
+FORBIDDEN = re.compile(r"pickle\.loads?\b|\bcPickle\b|joblib\.load\b|\bdill\b|\bshelve\b|"
+                       r"marshal\.loads?\b|read_pickle\b|allow_pickle\s*=\s*True|torch\.load\b")
+
+
+def test_no_module_loads_pickles_or_other_code_from_disk():
+    hits = [f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+            for folder in ("evalkit", "baselines") for path in sorted((REPO / folder).rglob("*.py"))
+            for n, line in enumerate(path.read_text().splitlines(), 1)
+            if FORBIDDEN.search(line)]
+    assert hits == []
+
+
+def test_the_pattern_catches_each_form():
+    for line in ["x = pickle.load(fh)", "pickle.loads(b)", "import cPickle", "joblib.load(p)",
+                 "import dill", "shelve.open(p)", "marshal.loads(b)", "pd.read_pickle(p)",
+                 "np.load(p, allow_pickle=True)", "torch.load(p)"]:
+        assert FORBIDDEN.search(line), line
+    assert not FORBIDDEN.search("pickle.dump(x, fh)  # spindles")
+
+
+# ----------------------------------------------------------------- end to end
+
+
+def _run(results: Path, pages: int, methods: str | None = None) -> tuple[Path, str]:
+    cmd = [sys.executable, "-m", "evalkit", "experiment=extraction", "dataset=synthetic",
+           f"dataset.synthetic.limit={pages}", "runner.n_jobs=1", "runner.progress=false",
+           f"paths.results={results}"] + ([f"method=[{methods}]"] if methods else [])
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    runs = sorted((results / "runs" / "extraction").glob("*/summary.csv"))
+    return runs[-1], done.stderr
+
+
+def _entries(results: Path) -> list[Path]:
+    return sorted((results / "cache").rglob("*.json"))
+
+
+def _invalid_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "did not validate" in line]
+
+
+def test_a_crafted_pickle_over_every_entry_runs_no_code(tmp_path):
+    results = tmp_path / "results"
+    first, _ = _run(results, 5, "proposed,cetd,pab")
+    entries = _entries(results)
+    assert len(entries) == 15
+    marker = tmp_path / "owned"
+    for path in entries:
+        path.write_bytes(pickle.dumps(_Crafted(marker)))
+    second, err = _run(results, 5, "proposed,cetd,pab")
+    assert not marker.exists()
+    assert second.read_bytes() == first.read_bytes()
+    assert _invalid_lines(err) == [(
+        f"evalkit: 15 entries in the extraction cache {results / 'cache'} did not validate "
+        "(corrupt, truncated, crafted or from another evalkit version); they were treated "
+        "as misses, re-extracted and rewritten")]
+    # rewritten: a third run reads every entry back and says nothing
+    assert all(cache_entry.decode(p.read_bytes(), p.stem) for p in _entries(results))
+    third, err = _run(results, 5, "proposed,cetd,pab")
+    assert third.read_bytes() == first.read_bytes() and not _invalid_lines(err)
+
+
+def test_a_thousand_flipped_entries_crash_nothing(tmp_path):
+    results = tmp_path / "results"
+    first, _ = _run(results, 143)  # 143 pages x the 7 default methods
+    entries = _entries(results)
+    assert len(entries) == 1001
+    rng = random.Random(1000)
+    for path in entries:
+        data = bytearray(path.read_bytes())
+        i = rng.randrange(len(data))
+        data[i] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(data))
+    second, err = _run(results, 143)
+    assert second.read_bytes() == first.read_bytes()
+    (line,) = _invalid_lines(err)
+    assert line.startswith("evalkit: 1001 entries in the extraction cache")
