@@ -62,7 +62,7 @@ def build_datasets(cfg: DictConfig) -> dict[str, Any]:
     """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist."""
     from evalkit.data.base import DatasetMissingError
     from evalkit.registry import DATASETS
-    from evalkit.validate import ParamError
+    from evalkit.validate import ParamError, show
 
     out = {}
     for label, settings in _entries(cfg.dataset).items():
@@ -77,8 +77,9 @@ def build_datasets(cfg: DictConfig) -> dict[str, Any]:
         if ds.path is not None:
             try:
                 ds.root()  # raises DatasetMissingError with the fetch hint
-            except DatasetMissingError as exc:
-                raise DatasetMissingError(f"dataset.{label}.path: {exc}") from exc
+            except DatasetMissingError as exc:  # the key as typed, the value, the fetch hint
+                raise DatasetMissingError(f"dataset.{label}.path={show(ds.path)}: no such "
+                                          f"folder; {ds.fetch_hint}") from exc
         out[label] = ds
     return out
 
