@@ -57,6 +57,13 @@ class ParamError(ValueError):
         return f"{head}: {self.allowed}"
 
 
+def _is_real(value: Any) -> bool:
+    # the plain types first: an ABC isinstance is slow, and methods check on every page
+    if type(value) in (int, float):
+        return True
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
 def _bounds(low, high, low_open=False, high_open=False) -> str:
     parts = []
     if low is not None:
@@ -86,7 +93,7 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
 def check_number(name: str, value: Any, low: float | None = None, high: float | None = None,
                  low_open: bool = False, high_open: bool = False) -> Any:
     """A finite real number (not a bool or a string) within the bounds."""
-    ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = _is_real(value) and math.isfinite(value)
     if ok and low is not None:
         ok = value > low if low_open else value >= low
     if ok and high is not None:
@@ -99,7 +106,7 @@ def check_number(name: str, value: Any, low: float | None = None, high: float | 
 
 def check_share(name: str, value: Any) -> Any:
     """A share: a number in [0, 1]."""
-    if not (isinstance(value, Real) and not isinstance(value, bool) and 0 <= value <= 1):
+    if not (_is_real(value) and 0 <= value <= 1):
         raise ParamError(name, value, "must be a share, a number in [0, 1]")
     return value
 
@@ -113,11 +120,10 @@ def check_bool(name: str, value: Any) -> Any:
 
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """One of ``choices``."""
-    choices = tuple(choices)
-    # same type too: neither True nor 64.0 passes for 1 or 64
-    if not any(type(value) is type(c) and value == c for c in choices):
-        raise ParamError(name, value, f"must be one of {', '.join(map(show, choices))}")
-    return value
+    for c in choices:  # same type too: neither True nor 64.0 passes for 1 or 64
+        if value == c and type(value) is type(c):
+            return value
+    raise ParamError(name, value, f"must be one of {', '.join(map(show, choices))}")
 
 
 def check_str_list(name: str, value: Any, choices: Iterable[str] | None = None,

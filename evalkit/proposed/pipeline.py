@@ -65,6 +65,7 @@ __all__ = ["RECORD_TEXT_CHARS", "SCOPES", "STAGES", "Proposed"]
 STAGES = ("primary", "dedup", "scoring")
 #: the primary rules, each switched by ``rule_<name>``
 RULES = (*primary_tags.TAG_RULES, "min_subtree", "punctuation")
+_SWITCHES = (*STAGES, *(f"rule_{r}" for r in RULES), "background_removes_block")
 SCOPES = ("page", "site")
 #: characters of block text kept in each block record
 RECORD_TEXT_CHARS = 80
@@ -196,14 +197,10 @@ class Proposed(Extractor):
 
     # -- validation and helpers -------------------------------------------------------
 
-    def _validate(self) -> None:
-        """Check parameter values; called before every use, never in ``__init__``.
-
-        Raises :class:`evalkit.validate.ParamError` naming the parameter (the builder puts
-        ``method.<label>.`` in front).
-        """
-        for name in (*STAGES, *(f"rule_{r}" for r in RULES), "background_removes_block"):
-            check_bool(name, getattr(self, name))
+    def validate(self) -> Proposed:
+        """Check every parameter value (once per run, before any page: evalkit.config
+        ``check_specs``): :meth:`_validate` and the word lists and sizes, which are too
+        long to walk on every page."""
         check_str_list("block_tags", self.block_tags)
         for name in ("ad_tokens", "ad_substrings", "ad_hosts", "social_hosts", "legal_phrases"):
             check_str_list(name, getattr(self, name), allow_empty=True)  # [] switches a list off
@@ -214,6 +211,17 @@ class Proposed(Extractor):
                 for s in sizes):
             raise ParamError("iab_sizes", sizes, "must be a list of [width,height] pairs of "
                                                  "whole numbers > 0, e.g. [[468,60]]")
+        self._validate()
+        return self
+
+    def _validate(self) -> None:
+        """Check the scalar parameter values; called before every use, never in ``__init__``.
+
+        Raises :class:`evalkit.validate.ParamError` naming the parameter (the builder puts
+        ``method.<label>.`` in front).
+        """
+        for name in _SWITCHES:
+            check_bool(name, getattr(self, name))
         check_share("ad_max_share", self.ad_max_share)
         check_share("utility_link_share", self.utility_link_share)
         check_int("utility_max_words", self.utility_max_words, low=0)
