@@ -70,6 +70,7 @@ import lxml.etree
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError, drop_tree
+from evalkit.validate import check_choice
 from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 
 __all__ = [
@@ -498,9 +499,11 @@ class CETD(Extractor):
     name = "cetd"
 
     def __init__(self, variant: str = DEFAULT_VARIANT):
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown CETD variant {variant!r}; known: {sorted(VARIANTS)}")
         self.variant = variant
+        self._validate()  # an unknown variant fails at construction, as it always did
+
+    def _validate(self) -> None:
+        check_choice("variant", self.variant, sorted(VARIANTS))
 
     def extract(self, page: Page) -> Extraction:
         try:

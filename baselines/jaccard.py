@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.method import Detector
-from evalkit.text import shingles, terms
+from evalkit.text import STEMMERS, STOPLISTS, shingles, terms
+from evalkit.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
 
@@ -72,14 +73,17 @@ class Jaccard(Detector):
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, shingle: int = DEFAULT_SHINGLE,
                  stoplist: str = "english", stemmer: str = "porter"):
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
-        if not isinstance(shingle, int) or shingle < 1:
-            raise ValueError(f"shingle must be a positive integer, got {shingle!r}")
         self.threshold = threshold
         self.shingle = shingle
         self.stoplist = stoplist
         self.stemmer = stemmer
+        self._validate()  # bad values fail at construction, as they always did
+
+    def _validate(self) -> None:
+        check_share("threshold", self.threshold)
+        check_int("shingle", self.shingle, low=1)
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
 
     def fingerprint(self, text: str) -> frozenset[str] | None:
         """The block's feature set, or None when it has no terms."""

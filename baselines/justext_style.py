@@ -87,6 +87,7 @@ import lxml.etree
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, drop_tree
 from evalkit.text import STOPLISTS, stopwords
+from evalkit.validate import ParamError, check_bool, check_int, check_share
 
 __all__ = [
     "DEFAULT_LENGTH_HIGH",
@@ -432,16 +433,25 @@ class JustextStyle(Extractor):
         self.stoplist = stoplist
         self.heading_pass_bug_compatible = heading_pass_bug_compatible
 
-    def _check(self) -> None:
+    def _validate(self) -> None:
+        check_int("length_low", self.length_low, low=0)
+        check_int("length_high", self.length_high, low=0)
+        check_share("stopwords_low", self.stopwords_low)
+        check_share("stopwords_high", self.stopwords_high)
+        check_share("max_link_density", self.max_link_density)
+        check_int("max_heading_distance", self.max_heading_distance, low=0)
+        check_bool("no_headings", self.no_headings)
+        check_bool("heading_pass_bug_compatible", self.heading_pass_bug_compatible)
         if self.stoplist != "auto" and self.stoplist not in STOPLISTS:
-            raise ValueError(f"unknown stoplist {self.stoplist!r}; "
-                             f"known: {['auto', *STOPLISTS]}")
+            raise ParamError("stoplist", self.stoplist, "unknown stoplist; must be one of "
+                                                        f"{', '.join(['auto', *STOPLISTS])}")
         if not self.length_low <= self.length_high:
-            raise ValueError(f"length_low ({self.length_low}) must not exceed "
-                             f"length_high ({self.length_high})")
+            raise ParamError(("length_low", "length_high"), (self.length_low, self.length_high),
+                             "length_low must not exceed length_high")
         if not self.stopwords_low <= self.stopwords_high:
-            raise ValueError(f"stopwords_low ({self.stopwords_low}) must not exceed "
-                             f"stopwords_high ({self.stopwords_high})")
+            raise ParamError(("stopwords_low", "stopwords_high"),
+                             (self.stopwords_low, self.stopwords_high),
+                             "stopwords_low must not exceed stopwords_high")
 
     def resolved_params(self) -> dict:
         # "auto" depends on whether justext imports here: a run with it and one without
@@ -461,7 +471,7 @@ class JustextStyle(Extractor):
 
     def _classified(self, page: Page) -> tuple[list[Paragraph], list[float]]:
         """The classified paragraphs and their stop-word densities (each computed once)."""
-        self._check()
+        self._validate()
         root = preprocess(page.tree(plain=True))  # no lxml.html helpers: cheaper element visits
         paras = make_paragraphs(root)
         stop = stopwords(resolve_stoplist(self.stoplist))

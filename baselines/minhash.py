@@ -29,6 +29,8 @@ import datasketch
 
 from baselines.jaccard import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
 from evalkit.method import Detector
+from evalkit.text import STEMMERS, STOPLISTS
+from evalkit.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_NUM_PERM", "DEFAULT_SEED", "MinHash"]
 
@@ -61,18 +63,21 @@ class MinHash(Detector):
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, num_perm: int = DEFAULT_NUM_PERM,
                  seed: int = DEFAULT_SEED, shingle: int = DEFAULT_SHINGLE,
                  stoplist: str = "english", stemmer: str = "porter"):
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
-        if not isinstance(num_perm, int) or num_perm < 2:
-            raise ValueError(f"num_perm must be an integer >= 2, got {num_perm!r}")
-        if not isinstance(shingle, int) or shingle < 1:
-            raise ValueError(f"shingle must be a positive integer, got {shingle!r}")
         self.threshold = threshold
         self.num_perm = num_perm
         self.seed = seed
         self.shingle = shingle
         self.stoplist = stoplist
         self.stemmer = stemmer
+        self._validate()  # bad values fail at construction, as they always did
+
+    def _validate(self) -> None:
+        check_share("threshold", self.threshold)
+        check_int("num_perm", self.num_perm, low=2)
+        check_int("seed", self.seed, low=0)
+        check_int("shingle", self.shingle, low=1)
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
 
     def versions(self) -> dict[str, str]:
         probe = datasketch.MinHash(num_perm=2, seed=self.seed)

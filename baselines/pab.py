@@ -62,6 +62,7 @@ from evalkit.domains import registrable_domain, url_host
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
 from evalkit.text import normalize_space
+from evalkit.validate import check_bool, check_share
 from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines
 
 __all__ = [
@@ -343,10 +344,13 @@ class PAB(Extractor):
 
     def __init__(self, max_outer_link_share: float = DEFAULT_MAX_OUTER_LINK_SHARE,
                  merge_duplicates: bool = True):
-        if not 0.0 <= max_outer_link_share <= 1.0:
-            raise ValueError(f"max_outer_link_share must be in [0, 1], got {max_outer_link_share}")
         self.max_outer_link_share = max_outer_link_share
         self.merge_duplicates = merge_duplicates
+        self._validate()  # a bad share fails at construction, as it always did
+
+    def _validate(self) -> None:
+        check_share("max_outer_link_share", self.max_outer_link_share)
+        check_bool("merge_duplicates", self.merge_duplicates)
 
     def extract(self, page: Page) -> Extraction:
         try:

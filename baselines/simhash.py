@@ -25,7 +25,8 @@ from typing import Any
 
 from evalkit.method import Detector
 from evalkit.proposed import fingerprint, hamming
-from evalkit.text import terms
+from evalkit.text import STEMMERS, STOPLISTS, terms
+from evalkit.validate import check_choice, check_int
 
 __all__ = ["DEFAULT_BITS", "DEFAULT_K", "Simhash", "tf_weights"]
 
@@ -57,14 +58,17 @@ class Simhash(Detector):
 
     def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
                  stoplist: str = "english", stemmer: str = "porter"):
-        if bits not in (32, 64, 128):
-            raise ValueError(f"bits must be 32, 64 or 128, got {bits!r}")
-        if not isinstance(k, int) or not 0 <= k <= bits:
-            raise ValueError(f"k must be an integer in [0, bits], got {k!r}")
         self.bits = bits
         self.k = k
         self.stoplist = stoplist
         self.stemmer = stemmer
+        self._validate()  # bad values fail at construction, as they always did
+
+    def _validate(self) -> None:
+        check_choice("bits", self.bits, (32, 64, 128))
+        check_int("k", self.k, low=0, high=self.bits)
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
 
     def fingerprint(self, text: str) -> int | None:
         """The block's simhash, or None when it has no terms."""

@@ -60,15 +60,26 @@ def _entries(node) -> dict[str, dict[str, Any]]:
 
 def build_datasets(cfg: DictConfig) -> dict[str, Any]:
     """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist."""
+    from evalkit.data.base import DatasetMissingError
     from evalkit.registry import DATASETS
+    from evalkit.validate import ParamError, show
 
     out = {}
     for label, settings in _entries(cfg.dataset).items():
         registry = settings.pop("_name_", label)
-        ds = DATASETS.create(registry, **settings)
+        try:
+            ds = DATASETS.create(registry, **settings)  # readers check their values here
+        except ParamError as exc:  # dataset.chaos.limit=-1: ...
+            raise ConfigError(exc.under(f"dataset.{label}")) from exc
+        except ValueError as exc:  # a misspelt parameter (the registry names it)
+            raise ConfigError(f"dataset {label!r}: {exc}") from exc
         ds.name = label  # pages carry the name shown in the tables
         if ds.path is not None:
-            ds.root()  # raises DatasetMissingError with the fetch hint
+            try:
+                ds.root()  # raises DatasetMissingError with the fetch hint
+            except DatasetMissingError as exc:  # the key as typed, the value, the fetch hint
+                raise DatasetMissingError(f"dataset.{label}.path={show(ds.path)}: no such "
+                                          f"folder; {ds.fetch_hint}") from exc
         out[label] = ds
     return out
 
@@ -89,9 +100,13 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
 def check_specs(specs: list[MethodSpec]) -> None:
     """Build every method once and check its parameters, so that a misspelt key or an
     invalid value stops the run before any page is read, naming the method."""
+    from evalkit.validate import ParamError
+
     for spec in specs:
         try:
             spec.build().validate()
+        except ParamError as exc:  # names the key as typed: method.proposed.k=-1: ...
+            raise ConfigError(exc.under(f"{spec.kind}.{spec.label}")) from exc
         except (TypeError, ValueError) as exc:
             # the registry says "method 'proposed' has no parameter ...": name the label once
             msg, own = str(exc), f"{spec.kind} {spec.registry!r} "

@@ -7,8 +7,10 @@ stick. :func:`check_overrides` reads the overrides with Hydra's own parser
 composes the config once (each sweep at its first value) and, when Hydra
 refuses, finds the override at fault and names the closest valid keys with
 :mod:`difflib`. It also builds every method and detector, so a misspelt method
-parameter added with ``+`` is refused before Hydra makes a run folder. Nothing
-is read or written: the cost is one composition (about 0.3 s), and only when
+parameter added with ``+`` is refused before Hydra makes a run folder; so is a
+bad value of any method, detector, reader, runner or experiment key (one line
+naming the key as typed, docs/inputs.md "Bad values"). No page is read and
+nothing is written: the cost is one composition (about 0.3 s), and only when
 the command line carries overrides.
 """
 
@@ -156,7 +158,7 @@ def check_overrides(argv: list[str], config_dir: Path | str, config_name: str = 
         except (HydraException, OmegaConfBaseException) as exc:
             return _explain(exc, parsed, collapsed, options, config_name)
         if build_methods:
-            return _check_methods(cfg)
+            return _check_objects(cfg)
     return None
 
 
@@ -194,16 +196,25 @@ def _groups(cfg: DictConfig) -> set[str]:
         return set()
 
 
-def _check_methods(cfg: DictConfig) -> str | None:
-    """Build every method and detector once: an unknown parameter is one line too."""
-    from evalkit.config import ConfigError, check_specs, method_specs
+def _check_objects(cfg: DictConfig) -> str | None:
+    """Check the experiment sections and build every method, detector, the runner and every
+    reader once (no page is read): an unknown parameter or a bad value is one line too,
+    before Hydra makes a run folder."""
+    from evalkit.config import ConfigError, build_datasets, check_specs, method_specs
+    from evalkit.data.base import DatasetMissingError
+    from evalkit.experiments import runner_from_config
+    from evalkit.experiments.checks import check_sections
     from evalkit.registry import UnknownNameError
+    from evalkit.runner import RunnerError
 
     try:
+        check_sections(cfg)
         specs = method_specs(cfg.get("method") or {})
         specs += method_specs(cfg.get("detector") or {}, kind="detector")
         check_specs(specs)
-    except (ConfigError, UnknownNameError) as exc:
+        runner_from_config(cfg)  # a Dask client is not started here: only its settings
+        build_datasets(cfg)
+    except (ConfigError, UnknownNameError, RunnerError, DatasetMissingError) as exc:
         return f"{_PROG}: {_one_line(exc)}"
     except Exception:  # noqa: BLE001 - anything else is the run's to report, as before
         return None

@@ -38,6 +38,7 @@ from evalkit.cache import ExtractionCache, invalid_entries_line, method_key
 from evalkit.cache import page_key as _page_key
 from evalkit.cache_entry import as_data
 from evalkit.page import Extraction, Page
+from evalkit.validate import ParamError, check_bool, check_int
 
 __all__ = [
     "BACKENDS",
@@ -199,6 +200,31 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page
 BACKENDS = ("local", "dask")
 
 
+def _check_scheduler(key: str, value: Any) -> None:
+    if value is not None and not (isinstance(value, str) and value):
+        raise ParamError(key, value, "must be a scheduler address (tcp://host:8786) or null")
+
+
+#: the settings of configs/runner/dask.yaml besides the common ones: name -> check
+_DASK_CHECKS = {
+    "scheduler": _check_scheduler,
+    "n_workers": lambda k, v: check_int(k, v, low=1),
+    "threads_per_worker": lambda k, v: check_int(k, v, low=1),
+    "processes": check_bool,
+    "window_per_worker": lambda k, v: check_int(k, v, low=1),
+    "retries": lambda k, v: check_int(k, v, low=0),
+}
+
+
+def check_dask(settings: dict[str, Any]) -> None:
+    """Check the Dask runner's settings (:class:`evalkit.dask_runner.DaskBackend`) before a
+    client is started; raises :class:`evalkit.validate.ParamError`."""
+    for key, value in settings.items():
+        if key in _DASK_CHECKS:
+            _DASK_CHECKS[key](key, value)
+        # an unknown key is DaskBackend's to name (it lists the valid ones)
+
+
 class RunnerError(RuntimeError):
     """The runner cannot work as configured (a bad setting, an unreachable scheduler):
     one line for the user, raised before any page is read."""
@@ -241,8 +267,13 @@ class Runner:
         if self.on_failure not in ON_FAILURE:
             raise RunnerError(f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, "
                               f"got {self.on_failure!r}")
-        if not isinstance(self.n_jobs, int) or isinstance(self.n_jobs, bool) or self.n_jobs < 1:
-            raise RunnerError(f"runner.n_jobs must be a whole number >= 1, got {self.n_jobs!r}")
+        try:
+            check_int("n_jobs", self.n_jobs, low=1)
+            check_bool("progress", self.progress)
+            if self.name == "dask":
+                check_dask(self.dask)
+        except ParamError as exc:  # one line naming the key: runner.n_jobs=0: ...
+            raise RunnerError(exc.under("runner")) from None
 
     @classmethod
     def from_config(cls, runner: dict[str, Any], cache_root: str | None = None) -> Runner:
@@ -252,7 +283,11 @@ class Runner:
         name = runner.pop("name", "local")
         n_jobs = runner.pop("n_jobs", 1)
         cache = runner.pop("cache", True)
-        progress = bool(runner.pop("progress", True))
+        progress = runner.pop("progress", True)
+        try:
+            check_bool("cache", cache)  # "false" as a string is truthy: refuse it
+        except ParamError as exc:
+            raise RunnerError(exc.under("runner")) from None
         on_failure = runner.pop("on_failure", "empty")
         return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
                    progress=progress, on_failure=on_failure,

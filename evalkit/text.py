@@ -61,6 +61,8 @@ def _stopset(name: str) -> frozenset[str]:
 
 
 STOPLISTS = ("english", "justext_english", "none")
+#: stemmers :func:`stem` knows
+STEMMERS = ("porter", "none")
 
 
 def stopwords(name: str = "english") -> frozenset[str]:
@@ -191,7 +193,7 @@ def stem(word: str, stemmer: str = "porter") -> str:
         return _stem_porter(word)
     if stemmer == "none":
         return word
-    raise ValueError(f"unknown stemmer {stemmer!r}; known: ['porter', 'none']")
+    raise ValueError(f"unknown stemmer {stemmer!r}; known: {list(STEMMERS)}")
 
 
 # (stoplist, stemmer) -> {lowercase \w+ token: its term, or None when it is dropped}

@@ -169,7 +169,7 @@ def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     assert (cases["broken"] == "unavailable").all()
     methods = pd.read_csv(tables / "classification_tiny_methods.csv").set_index("method")
     assert methods.loc["broken", "status"].startswith(
-        "unavailable: method could not be built: ValueError")
+        "unavailable: method could not be built: ParamError")  # a ValueError
     assert (tmp_path / "figures" / "classification_tiny_accuracy.png").is_file()
     assert len(ctx.failures) == 12
     # two topics without a shared word: every draw right, and the report says it is a ceiling

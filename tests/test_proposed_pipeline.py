@@ -123,7 +123,7 @@ def test_full_config_matches_constructor_defaults():
     ({"outside_subtree": "drop"}, "outside_subtree"),
     ({"content_denominator": "words"}, "content_denominator"),
     ({"bits": 16}, "bits"),
-    ({"k": -1}, "k must be"),
+    ({"k": -1}, "k=-1: must be a whole number >= 0"),
     ({"detector": "nope"}, "known detectors"),
 ])
 def test_validation_happens_at_use(params, msg):

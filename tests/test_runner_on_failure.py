@@ -41,7 +41,7 @@ def test_empty_scores_a_failed_page_as_an_empty_extraction_and_keeps_its_error()
                    ("p1", "fulltext", 0), ("p1", "broken", None)]
     assert recs[0]["error"] is None
     assert recs[2]["error"].startswith("PageError: p1: empty document")
-    assert recs[1]["error"].startswith("method could not be built: ValueError")
+    assert recs[1]["error"].startswith("method could not be built: ParamError")  # a ValueError
 
 
 def test_drop_leaves_a_failed_page_unscored():

@@ -9,6 +9,7 @@ from metadata it reads first (a URL list, a file name, a gold file's URL line).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TypeVar
 
 from evalkit.domains import site_of
 from evalkit.page import Page, sniff_not_html
+from evalkit.validate import ParamError, check_int
 
 __all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped", "group_by_site"]
 
@@ -73,6 +75,10 @@ class Dataset:
     fetch_hint: str = "see datasets/README.md"
 
     def __init__(self, path: str | None = None, limit: int | None = None):
+        # checked on construction, before any page is read (a folder's existence: root())
+        check_int("limit", limit, low=1, allow_none=True)
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise ParamError("path", path, "must be the path of a folder")
         self.path = path
         self.limit = limit
         self.skipped: list[Skipped] = []

@@ -35,6 +35,7 @@ from evalkit.domains import site_key
 from evalkit.method import param_names
 from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html
 from evalkit.units import segment
+from evalkit.validate import check_str_list
 
 __all__ = [
     "DEFAULT_CONTENT_CLASSES",
@@ -110,9 +111,7 @@ class L3SGN1Dataset(Dataset):
                  content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
                  name: str = "l3s_gn1"):
         super().__init__(path=path, limit=limit)
-        unknown = set(content_classes) - set(L3S_CLASSES)
-        if unknown:
-            raise ValueError(f"unknown L3S-GN1 classes {sorted(unknown)}; known: {L3S_CLASSES}")
+        check_str_list("content_classes", content_classes, choices=L3S_CLASSES)
         self.content_classes = content_classes
         self.name = name
 

@@ -44,6 +44,7 @@ from evalkit.domains import site_key
 from evalkit.method import param_names
 from evalkit.page import Gold, Page, PageError, parse_html
 from evalkit.text import strip_cleaneval_markup
+from evalkit.validate import ParamError, check_bool, check_choice
 
 __all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold_to_text",
            "gold_url"]
@@ -125,11 +126,20 @@ class PairsDataset(Dataset):
                  category_pattern: str | None = None, site_pattern: str | None = None,
                  keep_empty_gold: bool = True, name: str = "pairs"):
         super().__init__(path=path, limit=limit)
-        if gold_format not in GOLD_FORMATS:
-            raise ValueError(f"unknown gold_format {gold_format!r}; known: {GOLD_FORMATS}")
-        for pattern in (category_pattern, site_pattern):
-            if pattern:
-                re.compile(pattern)  # a bad pattern fails at construction, not mid-run
+        check_choice("gold_format", gold_format, GOLD_FORMATS)
+        for key, folder in (("html_dir", html_dir), ("gold_dir", gold_dir)):
+            if not isinstance(folder, str) or not folder:
+                raise ParamError(key, folder, "must be a folder name inside path")
+        check_bool("keep_empty_gold", keep_empty_gold)
+        for key, pattern in (("category_pattern", category_pattern),
+                             ("site_pattern", site_pattern)):
+            if pattern is None:
+                continue
+            try:  # a bad pattern fails at construction, not mid-run
+                re.compile(pattern)
+            except (re.error, TypeError) as exc:
+                raise ParamError(key, pattern, f"must be a regular expression or null "
+                                               f"({exc})") from None
         self.html_dir = html_dir
         self.gold_dir = gold_dir
         self.gold_format = gold_format

@@ -55,6 +55,7 @@ import lxml.html
 from evalkit.data.base import Dataset
 from evalkit.page import CONTENT, NOISE, Gold, Page, parse_html
 from evalkit.units import segment
+from evalkit.validate import ParamError, check_int
 from evalkit.visible import element_text
 
 __all__ = [
@@ -961,12 +962,13 @@ class SyntheticDataset(Dataset):
                  n_topics: int = DEFAULT_N_TOPICS, seed: int = 0, limit: int | None = None,
                  name: str = "synthetic", path: str | None = None):
         super().__init__(path=path, limit=limit)
-        if n_sites < 1 or pages_per_site < 1:
-            raise ValueError(f"n_sites and pages_per_site must be >= 1, got {n_sites}, "
-                             f"{pages_per_site}")
-        if not 1 <= n_topics <= len(TOPICS):
-            raise ValueError(f"n_topics must be between 1 and {len(TOPICS)} ({', '.join(TOPICS)}); "
-                             f"got {n_topics}")
+        check_int("n_sites", n_sites, low=1)
+        check_int("pages_per_site", pages_per_site, low=1)
+        check_int("seed", seed)
+        try:
+            check_int("n_topics", n_topics, low=1, high=len(TOPICS))
+        except ParamError as exc:
+            raise ParamError("n_topics", n_topics, f"{exc.allowed} ({', '.join(TOPICS)})") from None
         self.n_sites = n_sites
         self.pages_per_site = pages_per_site
         self.n_topics = n_topics

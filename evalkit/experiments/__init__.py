@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 
 from evalkit.cache import method_facts
 from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root
+from evalkit.experiments.checks import check_sections
 from evalkit.registry import Registry
 from evalkit.results import (
     SUMMARY_COLUMNS,
@@ -93,15 +94,17 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     """Run every part of ``cfg.experiment`` and write the run folder; returns it."""
     t0 = time.perf_counter()
     out = Path(out_dir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
+    check_sections(cfg)  # every bad value fails here, before anything is written
     specs = method_specs(cfg.method)
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
     check_specs(specs + detectors)
     runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
-    ctx = Context(cfg=cfg, out=out, datasets=build_datasets(cfg), specs=specs, seed=int(cfg.seed),
+    datasets = build_datasets(cfg)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    ctx = Context(cfg=cfg, out=out, datasets=datasets, specs=specs, seed=int(cfg.seed),
                   runner_=runner)
     summaries = []
     with runner:  # a Dask client connects now (an unreachable scheduler stops the run here)

@@ -70,7 +70,9 @@ import numpy as np
 import xxhash
 
 from evalkit.method import Detector
+from evalkit.text import STEMMERS, STOPLISTS
 from evalkit.text import terms as text_terms
+from evalkit.validate import check_choice, check_int
 
 __all__ = [
     "DEFAULT_BITS",
@@ -664,10 +666,16 @@ class ModifiedSimhash(Detector):
         self.stemmer = stemmer
 
     def _validate(self) -> None:
-        if self.bits not in SUPPORTED_BITS:
-            raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {self.bits!r}")
-        if not isinstance(self.k, int) or self.k < 0:
-            raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
+        # cheap: it runs before every fingerprint
+        check_choice("bits", self.bits, SUPPORTED_BITS)
+        check_int("k", self.k, low=0)
+
+    def validate(self) -> ModifiedSimhash:
+        """:meth:`_validate` plus the preprocessing names (checked once, when built)."""
+        self._validate()
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
+        return self
 
     def terms(self, text: str) -> list[str]:
         return text_terms(text, self.stoplist, self.stemmer)

@@ -49,11 +49,23 @@ from evalkit.proposed.blocks import (
     split_body,
 )
 from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
-from evalkit.text import normalize_space, terms, terms_many
+from evalkit.text import STEMMERS, STOPLISTS, normalize_space, terms, terms_many
+from evalkit.validate import (
+    ParamError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_share,
+    check_str_list,
+)
 
 __all__ = ["RECORD_TEXT_CHARS", "SCOPES", "STAGES", "Proposed"]
 
 STAGES = ("primary", "dedup", "scoring")
+#: the primary rules, each switched by ``rule_<name>``
+RULES = (*primary_tags.TAG_RULES, "min_subtree", "punctuation")
+_SWITCHES = (*STAGES, *(f"rule_{r}" for r in RULES), "background_removes_block")
 SCOPES = ("page", "site")
 #: characters of block text kept in each block record
 RECORD_TEXT_CHARS = 80
@@ -185,26 +197,50 @@ class Proposed(Extractor):
 
     # -- validation and helpers -------------------------------------------------------
 
+    def validate(self) -> Proposed:
+        """Check every parameter value (once per run, before any page: evalkit.config
+        ``check_specs``): :meth:`_validate` and the word lists and sizes, which are too
+        long to walk on every page."""
+        check_str_list("block_tags", self.block_tags)
+        for name in ("ad_tokens", "ad_substrings", "ad_hosts", "social_hosts", "legal_phrases"):
+            check_str_list(name, getattr(self, name), allow_empty=True)  # [] switches a list off
+        sizes = self.iab_sizes
+        if not isinstance(sizes, (list, tuple)) or not all(
+                isinstance(s, (list, tuple)) and len(s) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in s)
+                for s in sizes):
+            raise ParamError("iab_sizes", sizes, "must be a list of [width,height] pairs of "
+                                                 "whole numbers > 0, e.g. [[468,60]]")
+        self._validate()
+        return self
+
     def _validate(self) -> None:
-        """Check parameter values; called before every use, never in ``__init__``."""
+        """Check the scalar parameter values; called before every use, never in ``__init__``.
+
+        Raises :class:`evalkit.validate.ParamError` naming the parameter (the builder puts
+        ``method.<label>.`` in front).
+        """
+        for name in _SWITCHES:
+            check_bool(name, getattr(self, name))
+        check_share("ad_max_share", self.ad_max_share)
+        check_share("utility_link_share", self.utility_link_share)
+        check_int("utility_max_words", self.utility_max_words, low=0)
+        check_int("ad_container_chars", self.ad_container_chars, low=0)
+        check_number("min_subtree_coverage", self.min_subtree_coverage, low=0.5, high=1.0,
+                     low_open=True)
+        check_choice("outside_subtree", self.outside_subtree, primary_dom.OUTSIDE_SUBTREE)
+        check_int("short_text_chars", self.short_text_chars, low=0)
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
+        check_choice("bits", self.bits, SUPPORTED_BITS)
+        check_int("k", self.k, low=0)
+        check_choice("scope", self.scope, SCOPES)
+        if self.detector_params is not None and not isinstance(self.detector_params, dict):
+            raise ParamError("detector_params", self.detector_params,
+                             "must be a mapping of detector keyword arguments, e.g. {k: 4}")
         scoring.validate_weights(self.alpha, self.beta, self.gamma)
-        if self.content_denominator not in scoring.CONTENT_DENOMINATORS:
-            raise ValueError(f"content_denominator must be one of "
-                             f"{scoring.CONTENT_DENOMINATORS}, got {self.content_denominator!r}")
-        if self.scope not in SCOPES:
-            raise ValueError(f"scope must be one of {SCOPES}, got {self.scope!r}")
-        if self.outside_subtree not in primary_dom.OUTSIDE_SUBTREE:
-            raise ValueError(f"outside_subtree must be one of {primary_dom.OUTSIDE_SUBTREE}, "
-                             f"got {self.outside_subtree!r}")
-        if self.bits not in SUPPORTED_BITS:
-            raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {self.bits!r}")
-        if int(self.k) != self.k or self.k < 0:
-            raise ValueError(f"k must be a non-negative integer, got {self.k!r}")
-        if not 0.5 < self.min_subtree_coverage <= 1.0:
-            raise ValueError(f"min_subtree_coverage must be in (0.5, 1], got "
-                             f"{self.min_subtree_coverage!r}")
-        if self.short_text_chars < 0:
-            raise ValueError(f"short_text_chars must be >= 0, got {self.short_text_chars!r}")
+        check_choice("content_denominator", self.content_denominator,
+                     scoring.CONTENT_DENOMINATORS)
         from evalkit.registry import DETECTORS
 
         if self.detector not in DETECTORS:

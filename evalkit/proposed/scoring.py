@@ -53,6 +53,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evalkit.validate import ParamError, check_number
+
 __all__ = [
     "CONTENT_DENOMINATORS",
     "DEFAULT_ALPHA",
@@ -89,16 +91,18 @@ class BlockCounts:
 
 
 def validate_weights(alpha: float, beta: float, gamma: float) -> None:
-    """Raise ValueError unless 0 <= alpha <= beta <= gamma and alpha + beta + gamma = 1."""
-    if min(alpha, beta, gamma) < 0:
-        raise ValueError(f"scoring weights must be >= 0, got alpha={alpha}, beta={beta}, "
-                         f"gamma={gamma}")
+    """Raise ValueError (:class:`evalkit.validate.ParamError`, naming the three weights)
+    unless they are numbers with 0 <= alpha <= beta <= gamma and alpha + beta + gamma = 1."""
+    names, values = ("alpha", "beta", "gamma"), (alpha, beta, gamma)
+    for name, value in zip(names, values):
+        check_number(name, value)
+    if min(values) < 0:
+        raise ParamError(names, values, "scoring weights must be >= 0")
     if not alpha <= beta <= gamma:
-        raise ValueError(f"scoring weights need alpha <= beta <= gamma (Eq. 4), got "
-                         f"alpha={alpha}, beta={beta}, gamma={gamma}")
+        raise ParamError(names, values, "scoring weights need alpha <= beta <= gamma (Eq. 4)")
     if abs(alpha + beta + gamma - 1.0) > _SUM_TOL:
-        raise ValueError(f"scoring weights must sum to 1 (Eq. 4), got alpha+beta+gamma="
-                         f"{alpha + beta + gamma}")
+        raise ParamError(names, values, f"scoring weights must sum to 1 (Eq. 4), they sum to "
+                                        f"{alpha + beta + gamma:g}")
 
 
 def count_block(block_terms: Sequence[str], link_terms: Sequence[str],
