@@ -24,6 +24,7 @@ metric needs no re-extraction.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -300,10 +301,13 @@ class Runner:
                 yield fn(task)
         else:
             from joblib import Parallel, delayed, parallel_config
+            from joblib.parallel import get_active_backend
 
-            # workers that end with this process (_exit_with_parent): a killed run leaves none
-            with parallel_config(backend="loky", initializer=_exit_with_parent,
-                                 initargs=(os.getpid(),)):
+            # loky workers that end with this process (_exit_with_parent): a killed run leaves
+            # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
+            loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
+            with (parallel_config(backend="loky", initializer=_exit_with_parent,
+                                  initargs=(os.getpid(),)) if loky else contextlib.nullcontext()):
                 par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
                                pre_dispatch="4*n_jobs")
             yield from par(delayed(fn)(task) for task in tasks)
