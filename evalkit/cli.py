@@ -57,7 +57,9 @@ def _app(cfg: DictConfig) -> float | None:
 
 
 def main() -> None:
-    register_resolvers()
+    from evalkit.rundir import prints_only
+
+    register_resolvers(make_folders=not prints_only(sys.argv[1:]))
     msg = check_overrides(sys.argv[1:])
     if msg:
         print(msg, file=sys.stderr)

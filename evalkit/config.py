@@ -39,9 +39,17 @@ def project_root() -> str:
     return str(_PACKAGE_DIR.parent)
 
 
-def register_resolvers() -> None:
+def register_resolvers(make_folders: bool = True) -> None:
+    """Register evalkit's resolvers: ``evalkit_root`` and ``evalkit_unique`` (a run
+    folder's unique name, evalkit.rundir; made on disk unless ``make_folders`` is false)."""
+    from evalkit.rundir import propose, reserve
+
     if not OmegaConf.has_resolver("evalkit_root"):
         OmegaConf.register_new_resolver("evalkit_root", project_root)
+    if not OmegaConf.has_resolver("evalkit_unique"):
+        # cached: a config reserves one folder however often its run dir is read
+        OmegaConf.register_new_resolver("evalkit_unique", reserve if make_folders else propose,
+                                        use_cache=True)
 
 
 def plain(node: Any) -> Any:

@@ -24,10 +24,13 @@ metric needs no re-extraction.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
+import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -348,10 +351,16 @@ class Runner:
             for task in tasks:
                 yield fn(task)
         else:
-            from joblib import Parallel, delayed
+            from joblib import Parallel, delayed, parallel_config
+            from joblib.parallel import get_active_backend
 
-            par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
-                           pre_dispatch="4*n_jobs")
+            # loky workers that end with this process (_exit_with_parent): a killed run leaves
+            # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
+            loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
+            with (parallel_config(backend="loky", initializer=_exit_with_parent,
+                                  initargs=(os.getpid(),)) if loky else contextlib.nullcontext()):
+                par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
+                               pre_dispatch="4*n_jobs")
             yield from par(delayed(fn)(task) for task in tasks)
 
     def page_tasks(self, pages: Iterable[Page]) -> Iterator[list[Page]]:
@@ -381,6 +390,32 @@ class Runner:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
             out.extend(recs)
         return out
+
+
+#: seconds between a local worker's checks that the run's main process still lives
+PARENT_POLL = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Initializer of every local (loky) worker: the worker ends when process ``parent`` does.
+
+    loky workers do not notice the death of the process that started them: after a
+    ``kill -9`` of a run they went on with the tasks already queued to them, then waited
+    for more up to joblib's 300 s idle timeout; measured, both still ran 420 s after the
+    kill (docs/runner.md). So a daemon thread polls the worker's parent id, which
+    changes only when the parent is gone (the worker is handed to init). Unlike
+    ``prctl(PR_SET_PDEATHSIG)`` this does not depend on which thread of the parent
+    started the worker, and works on any POSIX system. The cost is one wake-up per
+    ``PARENT_POLL`` seconds; a worker inside a C call that holds the GIL ends when the
+    call returns. A half-written cache entry is a temporary file, never an entry
+    (evalkit.cache writes by rename).
+    """
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="evalkit-exit-with-parent", daemon=True).start()
 
 
 def _run_task(pages, *, specs, cache_root, score, on_failure):
