@@ -5,10 +5,11 @@ them; every method returns an :class:`Extraction`. Nothing else crosses the
 boundary between data, methods and evaluation (DESIGN.md §2).
 
 Decoding never raises: it tries, in order, a byte-order mark, an HTTP-equiv or
-``<meta charset>`` declaration, an XML declaration, then statistical detection
-(charset-normalizer), and finally UTF-8 with replacement. ``Page.encoding`` and
-``Page.encoding_source`` record what was decided, so a strange score can be
-traced back to a decoding choice.
+``<meta charset>`` declaration, an XML declaration, the NUL pattern of UTF-16/32
+without a mark, UTF-8, then statistical detection (charset-normalizer), and
+finally UTF-8 with replacement. Gold files go through the same function
+(:func:`decode_gold`). ``Page.encoding`` and ``Page.encoding_source`` record
+what was decided, so a strange score can be traced back to a decoding choice.
 """
 
 from __future__ import annotations
