@@ -5,10 +5,11 @@ them; every method returns an :class:`Extraction`. Nothing else crosses the
 boundary between data, methods and evaluation (DESIGN.md §2).
 
 Decoding never raises: it tries, in order, a byte-order mark, an HTTP-equiv or
-``<meta charset>`` declaration, an XML declaration, then statistical detection
-(charset-normalizer), and finally UTF-8 with replacement. ``Page.encoding`` and
-``Page.encoding_source`` record what was decided, so a strange score can be
-traced back to a decoding choice.
+``<meta charset>`` declaration, an XML declaration, the NUL pattern of UTF-16/32
+without a mark, UTF-8, then statistical detection (charset-normalizer), and
+finally UTF-8 with replacement. Gold files go through the same function
+(:func:`decode_gold`). ``Page.encoding`` and ``Page.encoding_source`` record
+what was decided, so a strange score can be traced back to a decoding choice.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import codecs
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,12 +35,15 @@ __all__ = [
     "PageError",
     "Unit",
     "clean_chars",
+    "decode_bytes",
+    "decode_gold",
     "decode_html",
     "drop_tree",
     "page_id_from_bytes",
     "parse_html",
     "prepare_html",
     "sniff_not_html",
+    "undecodable",
 ]
 
 CONTENT = "content"
@@ -187,11 +192,36 @@ def _lookup(label: bytes | str) -> str | None:
 
 
 def decode_html(raw: bytes) -> tuple[str, str, str]:
-    """Decode page bytes; returns ``(text, encoding, how)`` and never raises.
+    """Decode page bytes: :func:`decode_bytes` trusting detection; never raises."""
+    return decode_bytes(raw)
 
-    ``how`` is one of ``bom``, ``meta``, ``xml``, ``utf-8``, ``detected``,
-    ``fallback``. A declared charset is only trusted when the bytes decode
-    cleanly with it: pages that declare latin-1 but are UTF-8 are common.
+
+#: what a gold file is read as when it is neither Unicode nor declared and detection finds
+#: no clearly non-Western reading: every such gold file of the shared sets (335) is Windows-1252
+GOLD_LEGACY_ENCODING = "cp1252"
+
+
+def decode_gold(raw: bytes) -> tuple[str, str, str]:
+    """Decode gold or annotation bytes: :func:`decode_bytes` with the Windows-1252 default."""
+    return decode_bytes(raw, legacy=GOLD_LEGACY_ENCODING)
+
+
+def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
+    """Decode page or gold bytes; returns ``(text, encoding, how)`` and never raises.
+
+    In order: a byte-order mark (UTF-8/16/32, ``bom``); an XML or ``<meta>``
+    declaration (``xml``, ``meta``); the NUL pattern of UTF-16/32 without a mark
+    (``nul-pattern``); UTF-8 (``utf-8``); statistical detection (charset-normalizer,
+    ``detected``); UTF-8 with replacement (``fallback``). A declared charset is only
+    trusted when the bytes decode cleanly with it: pages that declare latin-1 but are
+    UTF-8 are common (``utf-8-over-declared``).
+
+    ``legacy`` names the encoding to use instead of detection's when its reading is not
+    clearly foreign (:func:`_clearly_foreign`) and the bytes decode with it (``legacy``);
+    bytes detection finds no reading for at all stay with the fallback.
+    charset-normalizer cannot tell single-byte code pages apart on text that is mostly
+    ASCII: it reads the Windows-1252 gold files of the shared sets as cp1250, cp775,
+    cp852, even Big5 or cp949 (a lone ``’`` before an ASCII letter is one Big5 character).
     """
     if not raw:
         return "", "utf-8", "empty"
@@ -216,6 +246,9 @@ def decode_html(raw: bytes) -> tuple[str, str, str]:
                     return raw.decode(enc), enc, how
                 except UnicodeDecodeError:
                     pass
+    wide = _wide_unicode(raw)
+    if wide is not None:
+        return raw.decode(wide), wide, "nul-pattern"
     try:
         return raw.decode("utf-8"), "utf-8", "utf-8"
     except UnicodeDecodeError:
@@ -224,11 +257,108 @@ def decode_html(raw: bytes) -> tuple[str, str, str]:
         from charset_normalizer import from_bytes
 
         best = from_bytes(raw[:200_000]).best()
-        if best is not None and best.encoding:
-            return raw.decode(best.encoding, errors="replace"), best.encoding, "detected"
-    except Exception:  # detection is best-effort; fall through to replacement
-        pass
+    except Exception:  # noqa: BLE001 - detection is best-effort; fall through to replacement
+        best = None
+    if legacy is not None and best is not None and not _clearly_foreign(raw, best.encoding):
+        try:
+            return raw.decode(legacy), legacy, "legacy"
+        except UnicodeDecodeError:
+            pass
+    if best is not None and best.encoding:
+        return raw.decode(best.encoding, errors="replace"), best.encoding, "detected"
     return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
+
+
+def _wide_unicode(raw: bytes) -> str | None:
+    """``utf-32-le/be`` or ``utf-16-le/be`` when ``raw`` has the NUL bytes of that encoding
+    without a byte-order mark, else None.
+
+    Text with Latin letters in UTF-16 has a NUL in one byte of each such character and
+    almost never in the other; UTF-32 has two NULs in every BMP character. UTF-16 is valid
+    UTF-8 as long as it is ASCII, so this runs before UTF-8 is tried. The bytes must
+    also decode strictly. CJK text in UTF-16 without a mark has no NULs and is left to
+    detection.
+    """
+    head = raw[:_SNIFF_BYTES]
+    if head.count(0) < len(head) // 8:
+        return None
+    candidates = []
+    if len(raw) % 4 == 0:
+        units = len(head) // 4
+        for enc, always, mostly in (("utf-32-le", 3, 2), ("utf-32-be", 0, 1)):
+            zero_always = head[always::4].count(0)
+            zero_mostly = head[mostly::4].count(0)
+            if units and zero_always == units and zero_mostly >= 0.9 * units:
+                candidates.append(enc)
+    if len(raw) % 2 == 0:
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        units = len(head) // 2
+        if odd >= units / 4 and even * 8 < odd:
+            candidates.append("utf-16-le")
+        elif even >= units / 4 and odd * 8 < even:
+            candidates.append("utf-16-be")
+    for enc in candidates:
+        try:
+            raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        return enc
+    return None
+
+
+_HIGH_BYTES = bytes(range(128, 256))
+
+
+def _clearly_foreign(raw: bytes, encoding: str | None) -> bool:
+    """Whether detection's ``encoding`` reads ``raw`` as text that is clearly not Western.
+
+    The reading must decode strictly and most of its non-ASCII letters must be outside
+    the Latin script (Cyrillic, Greek, CJK, ...). A single-byte reading must also make
+    foreign letters the majority of all letters: one ``é`` read as an Arabic letter is not
+    Urdu. A multi-byte reading must show multi-byte characters: on average at least 1.25
+    non-ASCII bytes per non-ASCII character (Western text misread as Big5 pairs each lone
+    high byte with the ASCII letter after it: 1.0; Shift-JIS mixed with English: 1.5).
+    """
+    if not encoding:
+        return False
+    try:
+        text = raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    wide = [c for c in text if c > "\x7f"]
+    letters = [c for c in wide if c.isalpha()]
+    foreign = sum(not unicodedata.name(c, "LATIN").startswith("LATIN") for c in letters)
+    if foreign * 2 <= len(letters):
+        return False
+    if len(raw) - (len(text) - len(wide)) == len(wide):  # one byte per character
+        return foreign * 2 > sum(c.isalpha() for c in text)
+    high = len(raw) - len(raw.translate(None, _HIGH_BYTES))
+    return high >= 1.25 * len(wide)
+
+
+#: a decoded gold text with more than this share of U+FFFD and control characters among
+#: its non-space characters is not text in any encoding evalkit could find: its page is
+#: skipped, not scored against garbage
+MAX_NOT_TEXT_SHARE = 0.5
+# what decoding makes of bytes that are not text: replacement characters and controls
+_NOT_TEXT = re.compile(r"[\ufffd\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def undecodable(text: str) -> str | None:
+    """Why decoded gold ``text`` cannot be used, or None.
+
+    It cannot when most of its non-space characters are U+FFFD (what decoding puts for
+    bytes no encoding explains) or control characters (binary data).
+    """
+    bad = len(_NOT_TEXT.findall(text))
+    if not bad:
+        return None
+    visible = len(text) - sum(1 for c in text if c.isspace())
+    if bad <= MAX_NOT_TEXT_SHARE * visible:
+        return None
+    return (f"not text in any encoding evalkit can read: {bad} of {visible} characters are "
+            "U+FFFD or control characters after decoding (byte-order mark, declared charset, "
+            "UTF-16/32, UTF-8, detection)")
 
 
 #: what lxml refuses in text, tails and attribute values (found by trying every code point:
@@ -307,11 +437,11 @@ def sniff_not_html(raw: bytes, html: str | None = None) -> str | None:
 
     Only clear cases are reported: a known file signature, more than
     :data:`MAX_CONTROL_SHARE` control bytes in the first 4 KB (unless a
-    UTF-16/32 byte-order mark explains them), or a whole file that is valid
+    UTF-16/32 byte-order mark or NUL pattern explains them), or a whole file that is valid
     JSON. Plain text without tags is left to the parser, which wraps it.
     """
     head = raw[:_SNIFF_BYTES]
-    if any(head.startswith(bom) for bom, _ in _BOMS[1:]):
+    if any(head.startswith(bom) for bom, _ in _BOMS[1:]) or _wide_unicode(raw):
         return None  # UTF-16/32 text is full of NUL bytes by design
     stripped = head.lstrip()
     for magic, what in _MAGIC:

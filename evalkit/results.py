@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,7 @@ __all__ = [
     "git_state",
     "package_versions",
     "read_summary",
+    "readable",
     "write_csv",
     "write_run_json",
 ]
@@ -47,8 +49,44 @@ CORE_PACKAGES = ["hydra-core", "omegaconf", "pandas", "numpy", "scipy", "scikit-
                  "joblib"]
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _show(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def readable(text: str) -> str:
+    """``text`` with its lone surrogates written out, so that it can be saved as UTF-8.
+
+    A file name that is not valid UTF-8 becomes a page id by surrogate escaping (Python's
+    ``os.fsdecode``: byte 0xE9 is U+DCE9); such a byte is shown as ``\\xe9``, any other
+    lone surrogate as ``\\udxxx``. Text without them comes back as it is.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(_show, text)
+
+
+def _readable_tree(obj: Any) -> Any:
+    """``obj`` (JSON-like) with :func:`readable` applied to every string, keys included."""
+    if isinstance(obj, str):
+        return readable(obj)
+    if isinstance(obj, dict):
+        return {readable(k) if isinstance(k, str) else k: _readable_tree(v)
+                for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_readable_tree(v) for v in obj]
+    return obj
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write via a temp file in the same folder and rename, so readers never see half a file."""
+    """Write via a temp file in the same folder and rename, so readers never see half a file.
+
+    Lone surrogates (from file names that are not UTF-8) are written out by :func:`readable`.
+    """
+    text = readable(text)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -117,7 +155,8 @@ def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike, seed: in
     }
     if extra:
         info.update(extra)
-    return atomic_write_text(path, json.dumps(info, indent=2, sort_keys=True, default=str) + "\n")
+    return atomic_write_text(path, json.dumps(_readable_tree(info), indent=2, sort_keys=True,
+                                              default=lambda o: readable(str(o))) + "\n")
 
 
 def read_summary(path: str | os.PathLike) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.results import atomic_write_text, write_csv
+from evalkit.results import atomic_write_text, readable, write_csv
 
 __all__ = ["wide_table", "cross_table", "format_cell", "write_table", "to_latex", "to_markdown"]
 
@@ -86,6 +86,7 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 
 def _tex_escape(s: str) -> str:
+    s = readable(s)  # before the escaping: readable writes a backslash
     for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"),
                  ("#", r"\#"), ("@", r"@")):
         s = s.replace(a, b)

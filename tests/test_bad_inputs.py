@@ -169,8 +169,17 @@ def test_a_repeated_page_id_is_skipped_for_any_reader():
         ("b/p1.html", "duplicate page id 'p1' (first read from a/p1.html)")]
 
 
-def test_a_utf16_page_without_bom_is_named_as_such(tmp_path):
+def test_a_utf16_page_without_bom_is_read_from_its_nul_pattern(tmp_path):
     root = _write_pairs(tmp_path, {"u16": (PAGE.encode("utf-16-le"), GOLD)})
+    ds = PairsDataset(path=str(root))
+    (page,) = ds.pages()
+    assert (page.html, page.encoding, page.encoding_source) == (PAGE, "utf-16-le", "nul-pattern")
+    assert ds.skipped == []
+
+
+def test_nul_bytes_that_are_not_utf16_are_named_as_such(tmp_path):
+    # odd length: not UTF-16, so the NUL bytes make it binary, with the hint
+    root = _write_pairs(tmp_path, {"u16": (PAGE.encode("utf-16-le") + b"x", GOLD)})
     ds = PairsDataset(path=str(root))
     assert list(ds.pages()) == []
     (skip,) = ds.skipped

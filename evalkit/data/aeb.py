@@ -23,7 +23,7 @@ from pathlib import Path
 from evalkit.data.base import Dataset, group_by_site
 from evalkit.data.l3s import host_of, url_site
 from evalkit.method import param_names
-from evalkit.page import Gold, Page
+from evalkit.page import Gold, Page, decode_gold, undecodable
 
 __all__ = ["AEBDataset", "read_ground_truth"]
 
@@ -31,9 +31,15 @@ _SUFFIX = ".html.gz"
 
 
 def read_ground_truth(path: Path) -> dict[str, dict]:
-    """The benchmark's ground truth, ``{id: {"articleBody": str, "url": str}}``."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    """The benchmark's ground truth, ``{id: {"articleBody": str, "url": str}}``.
+
+    The file is decoded as every gold file is (:func:`evalkit.page.decode_gold`), so a
+    copy saved as UTF-16 or with a byte-order mark reads the same.
+    """
+    try:
+        data = json.loads(decode_gold(path.read_bytes())[0])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
     if not isinstance(data, dict):
         raise TypeError(f"{path}: expected a JSON object mapping ids to records")
     return data
@@ -80,7 +86,12 @@ class AEBDataset(Dataset):
             if not raw.strip():
                 self.skip(file, "empty page")
                 continue
+            text = (record.get("articleBody") or "").strip()
+            reason = undecodable(text)
+            if reason is not None:
+                self.skip(file, f"unreadable ground truth: {reason}")
+                continue
             url = record.get("url")
             yield Page(id=key, dataset=self.name, raw=raw, url=url, source=str(file),
                        site=host_of(url),
-                       gold=Gold(text=(record.get("articleBody") or "").strip()))
+                       gold=Gold(text=text))

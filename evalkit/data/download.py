@@ -8,12 +8,21 @@ Usage::
 ``NAME`` is a folder name of ``datasets/README.md`` (``l3s-gn1``, ``cleaneval-dev``,
 ``cleanportaleval``, ``readability``, ``scrapinghub-aeb``, ``chaos``, ``big5-2017``)
 or its config name (``l3s_gn1``, ``aeb``, ...). The source is a repository
-archive (tar or zip, any ``urllib`` URL including ``file://``); the files of
-the set are picked out of it by path prefix, copied under ``DEST/NAME`` and
-checked against ``datasets/manifest.json``: the number of files and a tree
-hash, the sha256 of the sorted lines ``relpath<TAB>sha256(file)``. A mismatch
-stops with an error naming both hashes and leaves nothing behind; the folder
-appears only after the check passes (staged, then renamed).
+archive (tar or zip) at an ``https://`` URL (``file://`` only with
+``--allow-file-url``); the files of the set are picked out of it by path
+prefix, copied under ``DEST/NAME`` and checked against
+``datasets/manifest.json``: the number of files and a tree hash, the sha256 of
+the sorted lines ``relpath<TAB>sha256(file)``. A mismatch stops with an error
+naming both hashes and leaves nothing behind; the folder appears only after the
+check passes (staged, then renamed).
+
+An archive is data from outside, so what it may cost is capped (:class:`Limits`):
+the bytes downloaded, the bytes it unpacks to, its number of files and its
+compression ratio, each overridable on the command line. Every cap is checked
+while the bytes stream (from the headers first, then as they come), so a bomb is
+refused after reading at most a cap's worth; the refusal is one line naming the
+cap and its flag. On any failure, the downloaded archive and the staged files are
+removed (and the destination folder, if this call made it).
 
 ``--write-manifest`` recomputes the manifest from existing copies (by default
 the shared copies next to the project), so the manifest is never written by
@@ -32,8 +41,11 @@ import tarfile
 import tempfile
 import urllib.request
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
 
 __all__ = [
     "ALIASES",
@@ -41,7 +53,10 @@ __all__ = [
     "DEFAULT_MANIFEST",
     "SOURCES",
     "ChecksumError",
+    "Limits",
     "Source",
+    "UnsafeArchiveError",
+    "check_url",
     "count_files",
     "download",
     "load_manifest",
@@ -61,6 +76,43 @@ _CHUNK = 1 << 20
 
 class ChecksumError(RuntimeError):
     """The fetched files are not the ones the manifest describes."""
+
+
+class UnsafeArchiveError(ValueError):
+    """A URL, download or archive refused before it could cost too much; one line."""
+
+
+_MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what one download may cost.
+
+    Measured on the seven shared sets (laid out): at most 54.3 MB (chaos), 1,244 files
+    (l3s-gn1), 3.5 MB in one file (an AEB page), a tar.gz compression ratio of 2.4-5.8.
+    The archives are whole repositories, so the caps leave a wide margin: 512 MiB
+    downloaded, 1 GiB unpacked, 50,000 files, a ratio of 100 (deflate reaches about
+    1,000 on a run of zeros). The ratio (unpacked bytes over archive bytes) is only
+    checked past :data:`RATIO_FLOOR` unpacked bytes: small text files compress well.
+    """
+
+    max_download: int = 512 * _MIB
+    max_unpacked: int = 1024 * _MIB
+    max_files: int = 50_000
+    max_ratio: float = 100.0
+
+    def __post_init__(self):
+        for name in ("max_download", "max_unpacked", "max_files", "max_ratio"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
+
+
+#: unpacked bytes below which the compression ratio is not checked
+RATIO_FLOOR = 1 * _MIB
+#: seconds a connection may stall before the download fails
+TIMEOUT = 60
 
 
 @dataclass(frozen=True)
@@ -191,26 +243,98 @@ def _canonical(name: str) -> str:
     return name
 
 
-def _fetch(url: str, into: Path) -> Path:
-    """Download ``url`` (any urllib scheme, file:// included) to a file in ``into``."""
+def check_url(url: str, allow_file: bool = False) -> None:
+    """Refuse anything but ``https://`` (and ``file://`` when ``allow_file``), before any I/O."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "https" or (scheme == "file" and allow_file):
+        return
+    if scheme == "file":
+        raise UnsafeArchiveError(f"refusing {url}: file:// URLs need --allow-file-url")
+    raise UnsafeArchiveError(f"refusing {url}: only https:// URLs are fetched "
+                             "(file:// with --allow-file-url)")
+
+
+def _mib(n: float) -> str:
+    return f"{n / _MIB:g} MiB"
+
+
+def _fetch(url: str, into: Path, limits: Limits, allow_file: bool = False) -> Path:
+    """Download ``url`` to a file in ``into``, refusing more than ``limits.max_download``."""
     target = into / "archive"
-    with urllib.request.urlopen(url) as response, open(target, "wb") as out:
-        shutil.copyfileobj(response, out, _CHUNK)
+    too_big = UnsafeArchiveError(f"refusing {url}: more than the download cap of "
+                                 f"{_mib(limits.max_download)} (--max-download-mb)")
+    with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+        check_url(response.geturl(), allow_file)  # a redirect must not leave https
+        length = response.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > limits.max_download:
+            raise too_big
+        with open(target, "wb") as out:
+            got = 0
+            while chunk := response.read(_CHUNK):
+                got += len(chunk)
+                if got > limits.max_download:
+                    raise too_big
+                out.write(chunk)
     return target
 
 
-def _members(archive: Path):
-    """(path inside the archive, reader of its bytes) for every regular file."""
+def _copy(src: BinaryIO, out: BinaryIO, size: int, what: str) -> None:
+    """Copy at most ``size`` bytes (the size the archive declared) from ``src`` to ``out``."""
+    left = size
+    while chunk := src.read(min(_CHUNK, left + 1)):
+        left -= len(chunk)
+        if left < 0:
+            raise UnsafeArchiveError(f"refusing {what}: more bytes than its header declares")
+        out.write(chunk)
+
+
+Member = tuple[str, Callable[[BinaryIO], None]]
+
+
+def _members(archive: Path, limits: Limits, url: str) -> Iterator[Member]:
+    """(path inside the archive, writer of its bytes) for every regular file, refusing an
+    archive that passes a cap of ``limits`` (file count, unpacked bytes, ratio) as soon
+    as the member headers read so far show it."""
+    packed = max(archive.stat().st_size, 1)
+    files = unpacked = 0
+
+    def account(name: str, size: int) -> None:
+        nonlocal files, unpacked
+        files += 1
+        unpacked += size
+        if files > limits.max_files:
+            raise UnsafeArchiveError(f"refusing {url}: more than {limits.max_files} files "
+                                     "(--max-files)")
+        if unpacked > limits.max_unpacked:
+            raise UnsafeArchiveError(f"refusing {url}: unpacks to more than "
+                                     f"{_mib(limits.max_unpacked)} (at {name!r}; "
+                                     "--max-unpacked-mb)")
+        if unpacked > RATIO_FLOOR and unpacked > limits.max_ratio * packed:
+            raise UnsafeArchiveError(f"refusing {url}: {packed} bytes unpack to more than "
+                                     f"{unpacked} bytes, a compression ratio over "
+                                     f"{limits.max_ratio:g} (at {name!r}; --max-ratio)")
+
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
-                if not info.is_dir():
-                    yield info.filename, (lambda i=info: zf.read(i))
+                if info.is_dir():
+                    continue
+                account(info.filename, info.file_size)
+
+                def write(out, i=info):
+                    with zf.open(i) as src:
+                        _copy(src, out, i.file_size, f"{url} member {i.filename!r}")
+                yield info.filename, write
     elif tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tf:
             for info in tf:
-                if info.isfile():
-                    yield info.name, (lambda i=info: tf.extractfile(i).read())
+                if not info.isfile():
+                    continue
+                account(info.name, info.size)
+
+                def write(out, i=info):
+                    _copy(tf.extractfile(i), out, i.size, f"{url} member {i.name!r}")
+                yield info.name, write
     else:
         raise ValueError(f"{archive}: neither a tar nor a zip archive")
 
@@ -232,11 +356,18 @@ def _safe(relpath: str) -> bool:
 
 def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
              manifest: Path = DEFAULT_MANIFEST, verify: bool = True,
-             force: bool = False) -> Path:
-    """Fetch set ``name`` into ``dest/name``, verified against ``manifest``; returns the folder."""
+             force: bool = False, allow_file: bool = False,
+             limits: Limits | None = None) -> Path:
+    """Fetch set ``name`` into ``dest/name``, verified against ``manifest``; returns the folder.
+
+    ``source`` must be ``https://`` (``file://`` too when ``allow_file``); ``limits`` caps
+    what the download may cost (:class:`Limits`). On any failure nothing is left behind.
+    """
     name = _canonical(name)
     spec = SOURCES[name]
     url = source or spec.url
+    check_url(url, allow_file)
+    limits = limits or Limits()
     dest = Path(dest)
     final = dest / name
     if final.exists() and not force:
@@ -245,12 +376,30 @@ def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
     if verify and expected is None:
         raise ChecksumError(f"no manifest entry for {name!r} in {manifest}: cannot verify "
                             "(use --no-verify to accept unverified files)")
+    made = [p for p in (dest, *dest.parents) if not p.exists()]  # removed again on failure
     dest.mkdir(parents=True, exist_ok=True)
+    try:
+        return _download_into(dest, final, name, spec, url, expected, manifest, verify,
+                              allow_file, limits)
+    except BaseException:
+        for folder in made:  # innermost first; only folders this call made, and only if empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _download_into(dest: Path, final: Path, name: str, spec: Source, url: str,
+                   expected: dict | None, manifest: Path, verify: bool, allow_file: bool,
+                   limits: Limits) -> Path:
+    """The staged work of :func:`download`: everything lives in a temporary folder inside
+    ``dest`` (removed on any exit, the partial archive with it) until the final rename."""
     with tempfile.TemporaryDirectory(dir=dest, prefix=f".{name}.") as tmp:
         tmp = Path(tmp)
-        archive = _fetch(url, tmp)
+        archive = _fetch(url, tmp, limits, allow_file)
         stage = tmp / name
-        for path, read in _members(archive):
+        for path, write in _members(archive, limits, url):
             inner = path.split("/", 1)[1] if "/" in path else path  # drop the archive's top folder
             rel = _place(inner, spec.layout)
             if rel is None:
@@ -259,7 +408,8 @@ def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
                 raise ValueError(f"{url}: refusing unsafe archive path {path!r}")
             out = stage / rel
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(read())
+            with open(out, "wb") as fh:
+                write(fh)
         if not stage.is_dir():
             raise ChecksumError(f"{url}: no file of {name!r} found in the archive "
                                 f"(expected paths under {[s for s, _ in spec.layout]})")
@@ -277,6 +427,16 @@ def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
     return final
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evalkit.data.download",
                                      description=__doc__.split("\n\n")[0])
@@ -289,6 +449,18 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"manifest file (default {DEFAULT_MANIFEST})")
     parser.add_argument("--no-verify", action="store_true", help="skip the checksum check")
     parser.add_argument("--force", action="store_true", help="replace an existing folder")
+    parser.add_argument("--allow-file-url", action="store_true",
+                        help="accept a file:// --source (a local archive); otherwise https only")
+    default = Limits()
+    parser.add_argument("--max-download-mb", type=_positive, default=default.max_download / _MIB,
+                        help="refuse a download larger than this (default %(default)g MiB)")
+    parser.add_argument("--max-unpacked-mb", type=_positive, default=default.max_unpacked / _MIB,
+                        help="refuse an archive that unpacks to more (default %(default)g MiB)")
+    parser.add_argument("--max-files", type=_positive, default=default.max_files,
+                        help="refuse an archive with more files (default %(default)g)")
+    parser.add_argument("--max-ratio", type=_positive, default=default.max_ratio,
+                        help="refuse an archive that unpacks to more than this many times its "
+                             "size (default %(default)g)")
     parser.add_argument("--write-manifest", action="store_true",
                         help="recompute manifest entries from existing copies instead")
     parser.add_argument("--from", dest="source_dir", type=Path, default=DEFAULT_DEST,
@@ -305,9 +477,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give at least one NAME (or --write-manifest)")
         if args.source and len(args.names) > 1:
             parser.error("--source applies to one NAME at a time")
+        limits = Limits(max_download=int(args.max_download_mb * _MIB),
+                        max_unpacked=int(args.max_unpacked_mb * _MIB),
+                        max_files=int(args.max_files), max_ratio=args.max_ratio)
         for name in args.names:
             folder = download(name, args.dest, args.source, args.manifest,
-                              verify=not args.no_verify, force=args.force)
+                              verify=not args.no_verify, force=args.force,
+                              allow_file=args.allow_file_url, limits=limits)
             print(f"{name}: {count_files(folder)} files in {folder}")
         return 0
     except (ChecksumError, KeyError, FileExistsError, FileNotFoundError, ValueError,

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from evalkit.data.base import Dataset, group_by_site
 from evalkit.domains import site_key
 from evalkit.method import param_names
-from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html
+from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html, undecodable
 from evalkit.units import segment
 from evalkit.validate import check_str_list
 
@@ -151,6 +151,10 @@ class L3SGN1Dataset(Dataset):
             text = "\n".join(u.text for u in units if u.label == CONTENT)
             if not text:
                 self.skip(ann_file, f"no text labelled {'/'.join(classes)}")
+                continue
+            reason = undecodable(text)
+            if reason is not None:
+                self.skip(ann_file, f"unreadable annotated copy: {reason}")
                 continue
             url = urls.get(file.stem.lower())
             yield Page(

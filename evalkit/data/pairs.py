@@ -14,9 +14,13 @@ folder names and in how the gold file is turned into text
 * ``html`` — the gold is HTML (Mozilla Readability's expected output); its
   visible text is the gold text.
 
-Gold files are decoded as UTF-8 (a BOM is dropped), else Windows-1252, the
-encoding of most non-UTF-8 files in these sets (its 0x85 is the "…" that
-``file`` reports as a NEL line end), else Latin-1, which never fails.
+Gold files are decoded as pages are (:func:`evalkit.page.decode_gold`: a
+byte-order mark, a declared charset, the NUL pattern of UTF-16/32, UTF-8, then
+detection), except that Windows-1252 is taken over a detected encoding whose
+reading is not clearly foreign: it is the encoding of every non-UTF-8 gold
+file in the shared sets (its 0x85 is the "…" that ``file`` reports as a NEL
+line end). A gold file that decodes to mostly U+FFFD or control characters is
+skipped with the reason, never scored as empty gold.
 
 ``category_pattern`` and ``site_pattern`` are regular expressions matched
 against the file stem; the named group ``category`` (or ``site``), else group
@@ -42,7 +46,7 @@ from evalkit.data.base import Dataset, DatasetMissingError, group_by_site
 from evalkit.data.l3s import host_of
 from evalkit.domains import site_key
 from evalkit.method import param_names
-from evalkit.page import Gold, Page, PageError, parse_html
+from evalkit.page import Gold, Page, PageError, decode_gold, parse_html, undecodable
 from evalkit.text import strip_cleaneval_markup
 from evalkit.validate import ParamError, check_bool, check_choice
 
@@ -58,13 +62,8 @@ _URL_LINE = re.compile(r"^URL:[ \t]*(\S*)", re.IGNORECASE)
 
 
 def decode_text(raw: bytes) -> str:
-    """Decode a gold text file: UTF-8 (BOM dropped), else Windows-1252, else Latin-1."""
-    for enc in ("utf-8-sig", "cp1252"):
-        try:
-            return raw.decode(enc)
-        except UnicodeDecodeError:
-            pass
-    return raw.decode("latin-1")
+    """Decode a gold file (:func:`evalkit.page.decode_gold`; a byte-order mark is dropped)."""
+    return decode_gold(raw)[0]
 
 
 def gold_to_text(gold: str, gold_format: str, source: str = "<gold>") -> tuple[str, str | None]:
@@ -200,9 +199,13 @@ class PairsDataset(Dataset):
             if not raw.strip():
                 self.skip(file, "empty page")
                 continue
+            decoded = decode_text(gold_file.read_bytes())
+            reason = undecodable(decoded)
+            if reason is not None:
+                self.skip(gold_file, f"unreadable gold: {reason}")
+                continue
             try:
-                text, url = gold_to_text(decode_text(gold_file.read_bytes()), self.gold_format,
-                                         source=str(gold_file))
+                text, url = gold_to_text(decoded, self.gold_format, source=str(gold_file))
             except PageError as exc:
                 if self.keep_empty_gold and "empty" in exc.reason:
                     text, url = "", None
