@@ -48,6 +48,12 @@ class Registry:
         module = self.module_of(name)
         return getattr(importlib.import_module(module), self._entries[name].partition(":")[2])
 
+    def only(self, name: str) -> Registry:
+        """A registry of ``name`` alone (same kind and entry): what a page worker process is
+        sent, so it builds exactly the class this process would (evalkit.page_worker)."""
+        self.module_of(name)  # an unknown name raises here, listing the known ones
+        return Registry(self.kind, {name: self._entries[name]})
+
     def create(self, name: str, /, **params: Any):
         """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""
         cls = self.get(name)

@@ -41,18 +41,20 @@ from evalkit.cache import ExtractionCache, invalid_entries_line, method_key
 from evalkit.cache import page_key as _page_key
 from evalkit.cache_entry import as_data
 from evalkit.page import Extraction, Page
-from evalkit.validate import ParamError, check_bool, check_int
+from evalkit.validate import ParamError, check_bool, check_int, check_number
 
 __all__ = [
     "BACKENDS",
     "BUILD_FAILED",
     "ON_FAILURE",
+    "TOO_LARGE",
     "ExtractionCache",
     "MethodSpec",
     "Runner",
     "RunnerError",
     "extract_one",
     "iter_tasks",
+    "page_bytes",
     "run_pages",
     "run_task",
 ]
@@ -107,9 +109,40 @@ BUILD_FAILED = "method could not be built: "
 CACHE_INVALID = "_cache_invalid"
 
 
+#: start of the error of every method's record on a page over ``runner.max_page_bytes``
+TOO_LARGE = "too large: "
+
+
+def page_bytes(page: Page) -> int:
+    """The size ``runner.max_page_bytes`` is compared with: the page's file bytes (its text
+    in UTF-8 when a reader handed over text only)."""
+    return len(page.raw) if page.raw else len(page.html.encode("utf-8", "surrogatepass"))
+
+
+class _InProcess:
+    """The methods of a task built in this process (no ``runner.page_timeout``)."""
+
+    def __init__(self, specs: list[MethodSpec]):
+        self.methods, self.build_errors = [], []
+        for spec in specs:
+            try:
+                method, error = spec.build(), None
+            except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
+                method, error = None, f"{BUILD_FAILED}{type(exc).__name__}: {exc}"
+            self.methods.append(method)
+            self.build_errors.append(error)
+        self.stateful = [getattr(m, "scope", "page") == "site" for m in self.methods]
+
+    def extract(self, page: Page, todo: list[int], timeout=None):
+        for j in todo:
+            # scored as the cache would give it back, so a rerun scores the same
+            yield j, as_data(extract_one(self.methods[j], page))
+
+
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
              score: Callable[[Page, str, Extraction], dict[str, Any]],
-             on_failure: str = "empty") -> list[dict[str, Any]]:
+             on_failure: str = "empty", page_timeout: float | None = None,
+             max_page_bytes: int | None = None) -> list[dict[str, Any]]:
     """Run every method on a task's pages (one site's run of pages); returns records.
 
     A page on which a method raised keeps its error in the record; under
@@ -117,38 +150,59 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     counts against the method), under ``"drop"`` the scorer gets the failed
     extraction and records no scores. A method that could not be built is
     never scored: it has no pages, only failures.
+
+    ``page_timeout`` (seconds; None or 0 = none): the methods run in this process's
+    :class:`evalkit.page_worker.PageWorker`, and one that runs over it on a page gets a
+    ``timeout: ...`` error, counted as ``on_failure`` says. ``max_page_bytes`` (None =
+    none): a larger page is not given to any method; every method's record is a
+    ``too large: ...`` failure that is never scored, so all methods lose the same page.
     """
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
     cache = ExtractionCache(cache_root)
-    methods = []
-    for spec in specs:
-        try:
-            methods.append((spec, spec.build(), None))
-        except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
-            methods.append((spec, None, f"{BUILD_FAILED}{type(exc).__name__}: {exc}"))
+    if page_timeout:
+        from evalkit.page_worker import shared_worker
+
+        methods = shared_worker()
+        methods.build(specs)
+    else:
+        methods = _InProcess(specs)
     records = []
     context = hashlib.sha256()
     for page in pages:
         pkey = _page_key(page)
-        for spec, method, build_error in methods:
-            stateful = getattr(method, "scope", "page") == "site"
-            key = hashlib.sha256(
+        size = page_bytes(page)
+        too_large = max_page_bytes is not None and size > max_page_bytes
+        exts: dict[int, Extraction] = {}
+        keys, cached, invalid = {}, {}, {}
+        todo = []
+        for j, spec in enumerate(specs):
+            stateful = methods.stateful[j]
+            keys[j] = hashlib.sha256(
                 f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
             ).hexdigest()
-            invalid = cache.invalid
-            ext = None if stateful else cache.get(key)
-            cached = ext is not None
-            if ext is None:
-                if method is None:
-                    ext = Extraction(error=build_error)
-                else:
-                    # scored as the cache would give it back, so a rerun scores the same
-                    ext = as_data(extract_one(method, page))
-                if ext.error is None and not stateful:
-                    cache.put(key, ext)
-            scored = ext
-            if ext.error is not None and method is not None and on_failure == "empty":
+            before = cache.invalid
+            ext = None if stateful or too_large else cache.get(keys[j])
+            invalid[j] = cache.invalid > before
+            cached[j] = ext is not None
+            if ext is not None:
+                exts[j] = ext
+            elif too_large:
+                exts[j] = Extraction(error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
+            elif methods.build_errors[j] is not None:
+                exts[j] = Extraction(error=methods.build_errors[j])
+            else:
+                todo.append(j)
+        for j, ext in methods.extract(page, todo, page_timeout):
+            exts[j] = ext
+            if ext.error is None and not methods.stateful[j]:
+                before = cache.invalid
+                cache.put(keys[j], ext)
+                invalid[j] = invalid[j] or cache.invalid > before
+        for j, spec in enumerate(specs):
+            ext = scored = exts[j]
+            never_scored = too_large or methods.build_errors[j] is not None
+            if ext.error is not None and not never_scored and on_failure == "empty":
                 scored = Extraction(seconds=ext.seconds)
             try:
                 rec = score(page, spec.label, scored)
@@ -157,8 +211,8 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                        "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
             if ext.error is not None:
                 rec["error"] = ext.error  # scored as empty or not, the failure is counted
-            rec["cached"] = cached
-            if cache.invalid > invalid:
+            rec["cached"] = cached[j]
+            if invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             records.append(rec)
         context.update(pkey.encode())
@@ -258,6 +312,11 @@ class Runner:
     cache_root: str | None = None
     progress: bool = True
     on_failure: str = "empty"
+    #: seconds a method may spend on one page (None or 0: no limit, methods run in the task's
+    #: process); over it the page is a ``timeout`` failure (evalkit.page_worker)
+    page_timeout: float | None = None
+    #: pages larger than this many bytes are not parsed (None: no limit)
+    max_page_bytes: int | None = None
     dask: dict[str, Any] = field(default_factory=dict)
     _backend: Any = field(default=None, init=False, repr=False)
     #: cache entries found invalid by run_pages so far (printed once by close)
@@ -273,6 +332,9 @@ class Runner:
         try:
             check_int("n_jobs", self.n_jobs, low=1)
             check_bool("progress", self.progress)
+            if self.page_timeout is not None:
+                check_number("page_timeout", self.page_timeout, low=0)
+            check_int("max_page_bytes", self.max_page_bytes, low=1, allow_none=True)
             if self.name == "dask":
                 check_dask(self.dask)
         except ParamError as exc:  # one line naming the key: runner.n_jobs=0: ...
@@ -292,8 +354,11 @@ class Runner:
         except ParamError as exc:
             raise RunnerError(exc.under("runner")) from None
         on_failure = runner.pop("on_failure", "empty")
+        page_timeout = runner.pop("page_timeout", None)
+        max_page_bytes = runner.pop("max_page_bytes", None)
         return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
-                   progress=progress, on_failure=on_failure,
+                   progress=progress, on_failure=on_failure, page_timeout=page_timeout,
+                   max_page_bytes=max_page_bytes,
                    dask=runner if name == "dask" else {})
 
     # ------------------------------------------------------------------ backends
@@ -319,6 +384,10 @@ class Runner:
         if self._backend is not None:
             self._backend.close()
             self._backend = None
+        if self.page_timeout:
+            from evalkit.page_worker import stop_shared_worker
+
+            stop_shared_worker()  # this process's, when tasks ran here (n_jobs=1)
 
     def __enter__(self) -> Self:
         return self.open()
@@ -381,7 +450,8 @@ class Runner:
         """
         task = functools.partial(_run_task, specs=specs,
                                  cache_root=self.cache_root if cache else None, score=score,
-                                 on_failure=self.on_failure)
+                                 on_failure=self.on_failure, page_timeout=self.page_timeout,
+                                 max_page_bytes=self.max_page_bytes)
         n_methods = max(len(specs), 1)
         out: list[dict[str, Any]] = []
         for recs in self.map(task, self.page_tasks(pages), desc=desc, total=total, unit="page",
@@ -418,9 +488,10 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="evalkit-exit-with-parent", daemon=True).start()
 
 
-def _run_task(pages, *, specs, cache_root, score, on_failure):
+def _run_task(pages, *, specs, cache_root, score, on_failure, page_timeout=None,
+              max_page_bytes=None):
     # the one-argument task function Runner.map hands out (module level: it must pickle)
-    return run_task(pages, specs, cache_root, score, on_failure)
+    return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes)
 
 
 def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: int = 1,

@@ -1,0 +1,221 @@
+"""``runner.page_timeout``: methods run in a worker process that is killed when a page stalls.
+
+lxml's C code (and a method's own loop) cannot be interrupted inside a process, so a
+time limit per (page, method) can only be kept by running the methods in another
+process and ending it. :class:`PageWorker` is that process: one per task-running
+process (the main process with ``runner.n_jobs=1``, each loky or Dask worker
+otherwise), started on first use and reused by every later task, so a run pays the
+start-up (a Python and evalkit's imports) once per process, not once per page.
+
+Per page the task runner sends the page and the indices of the methods still to run
+(cache hits never reach the worker); the worker answers one extraction per method, in
+order, and the clock of each method starts when the previous answer arrives. When an
+answer does not come within the timeout the worker is killed (SIGKILL: lxml holds the
+GIL, nothing softer works), the method's record gets ``timeout: <label> ran over N s on
+this page``, a fresh worker is started with fresh method instances and the page goes
+on with the next method. A worker that dies (a segfault, the out-of-memory killer) is
+replaced the same way, with ``worker died: ...`` as the error.
+
+Site scope: a method's site memory lives in the worker, so a kill loses it. The methods
+restart with empty memory from the next method/page of the site (docs/runner.md).
+
+The worker is ``python -m evalkit.page_worker`` started with :mod:`subprocess` (not
+:mod:`multiprocessing`: a Dask worker is a daemonic process and may not have
+multiprocessing children) on two pipes. Messages are pickles between two processes of
+this run, never read from disk. The worker gets this process's ``sys.path`` so it
+imports the same evalkit (and a test's method module), and ends when its parent does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from typing import Any
+
+from evalkit.page import Extraction, Page
+
+__all__ = ["TIMEOUT", "WORKER_DIED", "PageWorker", "shared_worker", "stop_shared_worker"]
+
+#: start of the error of a (page, method) that ran over ``runner.page_timeout``
+TIMEOUT = "timeout: "
+#: start of the error of a (page, method) whose worker process died under it
+WORKER_DIED = "worker died: "
+
+
+class PageWorker:
+    """A worker process holding built methods; :meth:`extract` with a time limit per method."""
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        self._specs: list = []
+        #: per method: the error it could not be built with (or None), and whether it has
+        #: site scope (state across pages, so never cached)
+        self.build_errors: list[str | None] = []
+        self.stateful: list[bool] = []
+        #: worker processes started so far (1 + the number of kills and deaths)
+        self.starts = 0
+
+    # ------------------------------------------------------------------ process
+
+    def _start(self) -> None:
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        env = dict(os.environ)
+        # the same import path as this process: the same evalkit, and any module a test
+        # registered a method from
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "evalkit.page_worker", str(to_child), str(from_child),
+             str(os.getpid())],
+            pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL, env=env)
+        os.close(to_child)
+        os.close(from_child)
+        self._send = Connection(from_parent, readable=False)
+        self._recv = Connection(to_parent, writable=False)
+        self.starts += 1
+
+    def kill(self) -> None:
+        """End the worker process now (its methods and their site memory go with it)."""
+        for conn in (self._send, self._recv):
+            if conn is not None:
+                conn.close()
+        self._send = self._recv = None
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    close = kill
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # ------------------------------------------------------------------ protocol
+
+    def build(self, specs: list) -> None:
+        """Fresh instances of ``specs`` in the worker (starting one if needed); fills
+        :attr:`build_errors` and :attr:`stateful`."""
+        self._specs = list(specs)
+        if not self.alive():
+            self.kill()
+            self._start()
+        sent = []
+        for spec in specs:
+            try:
+                from evalkit.registry import DETECTORS, METHODS
+
+                reg = (METHODS if spec.kind == "method" else DETECTORS).only(spec.registry)
+            except Exception:  # noqa: BLE001 - the worker's spec.build() names the error
+                reg = None
+            sent.append((spec, reg))
+        try:
+            self._send.send(("build", sent))
+            answer = self._recv.recv()  # no time limit: start-up and imports, not a page
+        except (EOFError, OSError) as exc:
+            self.kill()
+            raise RuntimeError(f"the page worker process could not start: {exc}") from None
+        self.build_errors = [err for err, _ in answer]
+        self.stateful = [site for _, site in answer]
+
+    def extract(self, page: Page, todo: list[int], timeout: float
+                ) -> Iterator[tuple[int, Extraction]]:
+        """``(j, extraction)`` for every method index in ``todo``, in order; a method that
+        does not answer within ``timeout`` seconds gets a timeout error and the worker is
+        replaced (with fresh methods) before the next one."""
+        todo = list(todo)
+        while todo:
+            self._send.send(("extract", page, todo))
+            while todo:
+                j = todo[0]
+                t0 = time.perf_counter()
+                error = None
+                try:
+                    if self._recv.poll(timeout):
+                        got, ext = self._recv.recv()
+                        assert got == j, (got, j)
+                        todo.pop(0)
+                        yield j, ext
+                        continue
+                    error = (f"{TIMEOUT}{self._specs[j].label} ran over {timeout:g} s "
+                             "on this page")
+                except (EOFError, OSError):
+                    code = self.proc.wait() if self.proc is not None else None
+                    error = f"{WORKER_DIED}exit status {code} on this page"
+                seconds = time.perf_counter() - t0
+                todo.pop(0)
+                self.kill()
+                self.build(self._specs)  # a fresh process, fresh methods
+                yield j, Extraction(error=error, seconds=seconds)
+                break  # send the rest of the page's methods to the new worker
+
+
+_SHARED: PageWorker | None = None
+
+
+def shared_worker() -> PageWorker:
+    """This process's page worker (one per process, reused by every task)."""
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = PageWorker()
+        atexit.register(stop_shared_worker)
+    return _SHARED
+
+
+def stop_shared_worker() -> None:
+    """End this process's page worker, if any (a run's end; atexit)."""
+    global _SHARED
+    if _SHARED is not None:
+        _SHARED.kill()
+        _SHARED = None
+
+
+# ---------------------------------------------------------------------- the worker side
+
+def serve(recv: Connection, send: Connection) -> None:
+    """The worker's loop: build methods, extract pages, until the parent closes the pipe."""
+    from evalkit.cache_entry import as_data
+    from evalkit.runner import BUILD_FAILED, extract_one
+
+    methods: list[Any] = []
+    while True:
+        try:
+            msg = recv.recv()
+        except EOFError:
+            return
+        if msg[0] == "build":
+            methods, answer = [], []
+            for spec, reg in msg[1]:
+                try:
+                    method = (reg.create(spec.registry, **spec.params) if reg is not None
+                              else spec.build())
+                    answer.append((None, getattr(method, "scope", "page") == "site"))
+                except Exception as exc:  # noqa: BLE001 - as runner.run_task reports it
+                    method = None
+                    answer.append((f"{BUILD_FAILED}{type(exc).__name__}: {exc}", False))
+                methods.append(method)
+            send.send(answer)
+        elif msg[0] == "extract":
+            _, page, todo = msg
+            for j in todo:
+                # scored as the cache would give it back, so a rerun scores the same
+                send.send((j, as_data(extract_one(methods[j], page))))
+
+
+def main(argv: list[str]) -> None:
+    from evalkit.runner import _exit_with_parent
+
+    recv_fd, send_fd, parent = (int(a) for a in argv)
+    _exit_with_parent(parent)  # a killed run leaves no worker behind
+    serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,33 @@
+"""Test-only methods for runner.page_timeout (tests/test_page_timeout.py).
+
+A module of its own, not a test file, so the page worker process can import it: the
+tests register ``stall_method:Stall`` in the method registry, and the worker builds
+the class from that entry (evalkit.page_worker).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from evalkit.method import Extractor
+from evalkit.page import Extraction, Page
+
+
+class Stall(Extractor):
+    """Returns the page's bytes as text, but never returns on a page containing ``stall``
+    (sleeps in a loop: only killing the process ends it) and ends its own process on a
+    page containing ``crash``."""
+
+    def __init__(self, scope: str = "page"):
+        self.scope = scope
+        self.seen = 0  # pages seen: the "site memory" of scope=site
+
+    def extract(self, page: Page) -> Extraction:
+        if b"stall" in page.raw:
+            while True:
+                time.sleep(1)
+        if b"crash" in page.raw:
+            os._exit(3)
+        self.seen += 1
+        return Extraction(text=page.raw.decode(), info={"seen": self.seen})

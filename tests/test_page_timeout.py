@@ -1,0 +1,117 @@
+"""runner.page_timeout and runner.max_page_bytes: a stalling page or a huge page is a
+recorded failure, and the run goes on.
+
+The stalling method (tests/stall_method.py) sleeps forever on one page; the timeout is
+small (a few seconds), so each test is bounded by it, and nothing here measures time.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from evalkit.page import Gold, Page
+from evalkit.page_worker import shared_worker, stop_shared_worker
+from evalkit.registry import METHODS
+from evalkit.runner import MethodSpec, Runner, RunnerError, run_task
+
+
+@pytest.fixture(autouse=True)
+def stall_registered(monkeypatch):
+    monkeypatch.setitem(METHODS._entries, "stall", "stall_method:Stall")
+    yield
+    stop_shared_worker()
+
+
+def _page(i, body, site=None):
+    return Page(id=f"p{i}", dataset="t", raw=body.encode(), gold=Gold(text="x"), site=site)
+
+
+def _rec(page, method, ext):
+    # a score only for an extraction without error, as evalkit.scoring does
+    return {"page_id": page.id, "method": method, "error": ext.error,
+            "out": ext.text if ext.error is None else None, "seen": ext.info.get("seen")}
+
+
+PAGES = [_page(0, "<p>one</p>"), _page(1, "<p>stall</p>"), _page(2, "<p>two</p>")]
+SPECS = [MethodSpec("stall", "stall"), MethodSpec("fulltext", "fulltext")]
+
+
+def test_a_stalling_method_is_a_timeout_and_the_run_goes_on():
+    recs = run_task(PAGES, SPECS, None, _rec, "empty", page_timeout=3)
+    got = [(r["page_id"], r["method"], r["out"]) for r in recs]
+    # p1: stall is killed, scored as an empty extraction (on_failure=empty); fulltext still
+    # runs on p1 (in the fresh worker), and both run on p2
+    assert got == [("p0", "stall", "<p>one</p>"), ("p0", "fulltext", "one"),
+                   ("p1", "stall", ""), ("p1", "fulltext", "stall"),
+                   ("p2", "stall", "<p>two</p>"), ("p2", "fulltext", "two")]
+    assert recs[2]["error"] == "timeout: stall ran over 3 s on this page"
+    assert [r["error"] for i, r in enumerate(recs) if i != 2] == [None] * 5
+    assert shared_worker().starts == 2  # the stuck worker was replaced once
+
+
+def test_drop_leaves_the_timed_out_page_unscored():
+    recs = run_task(PAGES, SPECS, None, _rec, "drop", page_timeout=2.5)
+    assert recs[2]["out"] is None and recs[2]["error"].startswith("timeout: stall ran over 2.5 s")
+
+
+def test_results_are_the_same_with_and_without_the_worker():
+    pages = [PAGES[0], PAGES[2]]
+    assert (run_task(pages, SPECS, None, _rec, page_timeout=30)
+            == run_task(pages, SPECS, None, _rec, page_timeout=None))
+
+
+def test_a_worker_that_dies_is_a_failure_and_is_replaced():
+    pages = [PAGES[0], _page(1, "<p>crash</p>"), PAGES[2]]
+    recs = run_task(pages, SPECS, None, _rec, "drop", page_timeout=30)
+    assert recs[2]["error"] == "worker died: exit status 3 on this page"
+    assert [r["out"] for r in recs] == ["<p>one</p>", "one", None, "crash", "<p>two</p>", "two"]
+
+
+def test_site_memory_restarts_after_a_timeout():
+    # scope=site: the memory (pages seen) lives in the worker; the kill on p1 loses it, so
+    # p2 is the first page of a fresh memory (docs/runner.md)
+    bodies = ["<p>a</p>", "<p>stall</p>", "<p>b</p>", "<p>c</p>"]
+    pages = [_page(i, b, site="s") for i, b in enumerate(bodies)]
+    recs = run_task(pages, [MethodSpec("stall", "stall", {"scope": "site"})], None, _rec,
+                    "drop", page_timeout=2)
+    assert [r["seen"] for r in recs] == [1, None, 1, 2]
+    recs = run_task(pages[:1] + pages[2:], [MethodSpec("stall", "stall", {"scope": "site"})],
+                    None, _rec, "drop", page_timeout=2)
+    assert [r["seen"] for r in recs] == [1, 2, 3]  # without the stall, one memory
+
+
+def test_a_too_large_page_is_a_failure_of_every_method_never_scored():
+    pages = [_page(0, "<p>one</p>"), _page(1, "<p>" + "x" * 20 + "</p>")]
+    # page 1 is 27 bytes: over 26, a failure of both methods, unscored even under empty
+    recs = run_task(pages, SPECS, None, _rec, "empty", max_page_bytes=26)
+    assert [r["out"] for r in recs] == ["<p>one</p>", "one", None, None]
+    assert [r["error"] for r in recs[2:]] == ["too large: 27 bytes > runner.max_page_bytes"] * 2
+    recs = run_task(pages, SPECS, None, _rec, "empty", max_page_bytes=27)
+    assert [r["error"] for r in recs] == [None] * 4  # at the limit: parsed
+
+
+@pytest.mark.parametrize("settings,line", [
+    ({"page_timeout": -1}, "runner.page_timeout=-1: must be a number >= 0"),
+    ({"page_timeout": "abc"}, "runner.page_timeout=abc: must be a number >= 0"),
+    ({"max_page_bytes": 0}, "runner.max_page_bytes=0: must be a whole number >= 1 or null"),
+    ({"max_page_bytes": 1.5}, "runner.max_page_bytes=1.5: must be a whole number >= 1 or null"),
+])
+def test_bad_values_are_one_line(settings, line):
+    with pytest.raises(RunnerError) as err:
+        Runner.from_config(settings)
+    assert str(err.value) == line
+
+
+def test_off_values():
+    assert Runner.from_config({"page_timeout": None, "max_page_bytes": None}).page_timeout is None
+    assert Runner.from_config({"page_timeout": 0}).page_timeout == 0
+
+
+def test_the_worker_ends_with_its_parent_process_id_gone():
+    worker = shared_worker()
+    worker.build(SPECS)
+    assert worker.alive() and worker.proc.pid != os.getpid()
+    stop_shared_worker()
+    assert not worker.alive()
