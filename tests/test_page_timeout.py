@@ -115,3 +115,44 @@ def test_the_worker_ends_with_its_parent_process_id_gone():
     assert worker.alive() and worker.proc.pid != os.getpid()
     stop_shared_worker()
     assert not worker.alive()
+
+
+# ---------------------------------------------------------------------- whole runs
+
+def _run(tmp, *overrides):
+    from hydra import compose, initialize_config_dir
+
+    from evalkit.cli import CONFIG_DIR
+    from evalkit.config import register_resolvers
+    from evalkit.experiments import run_experiment
+
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.limit=12",
+            "extraction.n_boot=100", "runner.cache=false", "runner.progress=false",
+            "runner.n_jobs=1", f"paths.results={tmp / 'results'}", *overrides])
+    return run_experiment(cfg, tmp / "run")
+
+
+def test_a_run_gives_the_same_summary_with_and_without_the_timeout(tmp_path):
+    off = _run(tmp_path / "off", "runner.page_timeout=null")
+    on = _run(tmp_path / "on", "runner.page_timeout=120")
+    assert (on / "summary.csv").read_bytes() == (off / "summary.csv").read_bytes()
+
+
+def test_a_too_large_page_is_in_per_page_csv_and_run_json(tmp_path):
+    import json
+
+    import pandas as pd
+
+    run = _run(tmp_path, "runner.page_timeout=null", "runner.max_page_bytes=9000")
+    per_page = pd.read_csv(run / "per_page.csv")
+    large = per_page[per_page["n_bytes"] > 9000]
+    assert len(large) and (per_page["n_bytes"] <= 9000).any()
+    assert (large["error"] == large["n_bytes"].map(
+        lambda n: f"too large: {n} bytes > runner.max_page_bytes")).all()
+    assert large["shingle_f1"].isna().all()  # never scored, even under on_failure=empty
+    failures = json.loads((run / "run.json").read_text())["failures"]
+    assert {(f["page"], f["method"]) for f in failures} >= set(
+        zip(large["page_id"], large["method"]))
