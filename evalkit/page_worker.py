@@ -16,8 +16,11 @@ this page``, a fresh worker is started with fresh method instances and the page 
 on with the next method. A worker that dies (a segfault, the out-of-memory killer) is
 replaced the same way, with ``worker died: ...`` as the error.
 
-Site scope: a method's site memory lives in the worker, so a kill loses it. The methods
-restart with empty memory from the next method/page of the site (docs/runner.md).
+Site scope: a method's site memory lives in the worker, so a kill loses it. The worker
+therefore remembers which pages of the task each site-scope method has run on, and the
+fresh worker runs them again (outputs discarded) before it goes on: the memory is then
+exactly that of the site without the page that timed out. Should a replayed page run
+over the limit too, the replay is given up and the memories start empty (docs/runner.md).
 
 The worker is ``python -m evalkit.page_worker`` started with :mod:`subprocess` (not
 :mod:`multiprocessing`: a Dask worker is a daemonic process and may not have
@@ -32,6 +35,7 @@ import atexit
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -61,6 +65,10 @@ class PageWorker:
         self.stateful: list[bool] = []
         #: worker processes started so far (1 + the number of kills and deaths)
         self.starts = 0
+        #: since the last build: (page, indices of the site-scope methods that ran on it)
+        self._history: list[tuple[Page, list[int]]] = []
+        #: replays given up because a replayed page ran over the limit
+        self.replays_given_up = 0
 
     # ------------------------------------------------------------------ process
 
@@ -104,6 +112,7 @@ class PageWorker:
         """Fresh instances of ``specs`` in the worker (starting one if needed); fills
         :attr:`build_errors` and :attr:`stateful`."""
         self._specs = list(specs)
+        self._history = []
         if not self.alive():
             self.kill()
             self._start()
@@ -131,50 +140,85 @@ class PageWorker:
         does not answer within ``timeout`` seconds gets a timeout error and the worker is
         replaced (with fresh methods) before the next one."""
         todo = list(todo)
+        ran: list[int] = []  # site-scope methods that ran on this page
+        self._history.append((page, ran))
         while todo:
             self._send.send(("extract", page, todo))
             while todo:
-                j = todo[0]
+                j = todo.pop(0)
                 t0 = time.perf_counter()
-                error = None
-                try:
-                    if self._recv.poll(timeout):
-                        got, ext = self._recv.recv()
-                        assert got == j, (got, j)
-                        todo.pop(0)
-                        yield j, ext
-                        continue
-                    error = (f"{TIMEOUT}{self._specs[j].label} ran over {timeout:g} s "
-                             "on this page")
-                except (EOFError, OSError):
-                    code = self.proc.wait() if self.proc is not None else None
-                    error = f"{WORKER_DIED}exit status {code} on this page"
+                got, error = self._answer(timeout)
+                if error is None:
+                    if self.stateful[j]:
+                        ran.append(j)
+                    yield j, got
+                    continue
+                error = error.format(label=self._specs[j].label)
                 seconds = time.perf_counter() - t0
-                todo.pop(0)
-                self.kill()
-                self.build(self._specs)  # a fresh process, fresh methods
+                self._restart(timeout)
                 yield j, Extraction(error=error, seconds=seconds)
                 break  # send the rest of the page's methods to the new worker
 
+    def _answer(self, timeout: float) -> tuple[Any, str | None]:
+        """The next answer, or (None, the error with a ``{label}`` to fill in)."""
+        try:
+            if self._recv.poll(timeout):
+                return self._recv.recv()[1], None
+            return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page"
+        except (EOFError, OSError):
+            code = self.proc.wait() if self.proc is not None else None
+            return None, f"{WORKER_DIED}exit status {code} on this page"
 
-_SHARED: PageWorker | None = None
+    def _restart(self, timeout: float) -> None:
+        """Kill the worker, start a fresh one with fresh methods and give its site-scope
+        methods back their memory by running them again on the pages they had seen."""
+        history = self._history
+        self.kill()
+        self.build(self._specs)
+        for page, ran in history:
+            if not ran:
+                continue
+            self._send.send(("extract", page, ran))
+            for _ in ran:
+                if self._answer(timeout)[1] is not None:  # replay over the limit: give up
+                    self.replays_given_up += 1
+                    self.kill()
+                    self.build(self._specs)
+                    return
+        self._history = history
+
+
+#: page workers by the thread that uses them: tasks may run in threads of one process (a
+#: Dask LocalCluster with processes=false, Hydra's joblib launcher), and two threads must
+#: never talk to one worker
+_SHARED: dict[int, PageWorker] = {}
+_LOCK = threading.Lock()
 
 
 def shared_worker() -> PageWorker:
-    """This process's page worker (one per process, reused by every task)."""
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = PageWorker()
-        atexit.register(stop_shared_worker)
-    return _SHARED
+    """This thread's page worker (one per thread of a process, reused by every task)."""
+    me = threading.get_ident()
+    with _LOCK:
+        if not _SHARED:
+            atexit.unregister(_stop_all)  # once, however often the dict empties
+            atexit.register(_stop_all)
+        if me not in _SHARED:
+            _SHARED[me] = PageWorker()
+        return _SHARED[me]
 
 
 def stop_shared_worker() -> None:
-    """End this process's page worker, if any (a run's end; atexit)."""
-    global _SHARED
-    if _SHARED is not None:
-        _SHARED.kill()
-        _SHARED = None
+    """End this thread's page worker, and those of threads that have ended (a run's end)."""
+    alive = {t.ident for t in threading.enumerate()} - {threading.get_ident()}
+    with _LOCK:
+        for ident in [i for i in _SHARED if i not in alive]:
+            _SHARED.pop(ident).kill()
+
+
+def _stop_all() -> None:
+    with _LOCK:
+        while _SHARED:
+            _SHARED.popitem()[1].kill()
 
 
 # ---------------------------------------------------------------------- the worker side

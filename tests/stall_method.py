@@ -15,16 +15,17 @@ from evalkit.page import Extraction, Page
 
 
 class Stall(Extractor):
-    """Returns the page's bytes as text, but never returns on a page containing ``stall``
+    """Returns the page's bytes as text, but never returns on a page containing ``stall_on``
     (sleeps in a loop: only killing the process ends it) and ends its own process on a
     page containing ``crash``."""
 
-    def __init__(self, scope: str = "page"):
+    def __init__(self, scope: str = "page", stall_on: str = "stall"):
         self.scope = scope
+        self.stall_on = stall_on
         self.seen = 0  # pages seen: the "site memory" of scope=site
 
     def extract(self, page: Page) -> Extraction:
-        if b"stall" in page.raw:
+        if self.stall_on.encode() in page.raw:
             while True:
                 time.sleep(1)
         if b"crash" in page.raw:

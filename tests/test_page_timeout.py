@@ -69,17 +69,20 @@ def test_a_worker_that_dies_is_a_failure_and_is_replaced():
     assert [r["out"] for r in recs] == ["<p>one</p>", "one", None, "crash", "<p>two</p>", "two"]
 
 
-def test_site_memory_restarts_after_a_timeout():
-    # scope=site: the memory (pages seen) lives in the worker; the kill on p1 loses it, so
-    # p2 is the first page of a fresh memory (docs/runner.md)
+def test_site_memory_is_replayed_after_a_timeout():
+    # scope=site: the memory (pages seen) lives in the worker and the kill on p1 loses it;
+    # the fresh worker runs each site-scope method again on the pages it had seen (a on
+    # p0 and p1, b on p0), so the memories are those of the site without b's stalled page
     bodies = ["<p>a</p>", "<p>stall</p>", "<p>b</p>", "<p>c</p>"]
     pages = [_page(i, b, site="s") for i, b in enumerate(bodies)]
-    recs = run_task(pages, [MethodSpec("stall", "stall", {"scope": "site"})], None, _rec,
-                    "drop", page_timeout=2)
-    assert [r["seen"] for r in recs] == [1, None, 1, 2]
-    recs = run_task(pages[:1] + pages[2:], [MethodSpec("stall", "stall", {"scope": "site"})],
-                    None, _rec, "drop", page_timeout=2)
-    assert [r["seen"] for r in recs] == [1, 2, 3]  # without the stall, one memory
+    specs = [MethodSpec("a", "stall", {"scope": "site", "stall_on": "never"}),
+             MethodSpec("b", "stall", {"scope": "site"})]
+    recs = run_task(pages, specs, None, _rec, "drop", page_timeout=2)
+    assert [(r["method"], r["seen"]) for r in recs] == [
+        ("a", 1), ("b", 1), ("a", 2), ("b", None), ("a", 3), ("b", 2), ("a", 4), ("b", 3)]
+    assert shared_worker().replays_given_up == 0
+    recs = run_task(pages[:1] + pages[2:], specs[1:], None, _rec, "drop", page_timeout=2)
+    assert [r["seen"] for r in recs] == [1, 2, 3]  # b without the stalled page: the same
 
 
 def test_a_too_large_page_is_a_failure_of_every_method_never_scored():
