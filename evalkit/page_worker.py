@@ -69,6 +69,9 @@ class PageWorker:
         self._history: list[tuple[Page, list[int]]] = []
         #: replays given up because a replayed page ran over the limit
         self.replays_given_up = 0
+        #: answers asked for and not read yet (an abandoned extract leaves some: the
+        #: worker is then replaced, so no stale answer is ever read as a new one)
+        self._pending = 0
 
     # ------------------------------------------------------------------ process
 
@@ -95,6 +98,7 @@ class PageWorker:
             if conn is not None:
                 conn.close()
         self._send = self._recv = None
+        self._pending = 0
         if self.proc is not None:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -113,7 +117,7 @@ class PageWorker:
         :attr:`build_errors` and :attr:`stateful`."""
         self._specs = list(specs)
         self._history = []
-        if not self.alive():
+        if self._pending or not self.alive():
             self.kill()
             self._start()
         sent = []
@@ -144,6 +148,7 @@ class PageWorker:
         self._history.append((page, ran))
         while todo:
             self._send.send(("extract", page, todo))
+            self._pending += len(todo)
             while todo:
                 j = todo.pop(0)
                 t0 = time.perf_counter()
@@ -163,6 +168,7 @@ class PageWorker:
         """The next answer, or (None, the error with a ``{label}`` to fill in)."""
         try:
             if self._recv.poll(timeout):
+                self._pending -= 1
                 return self._recv.recv()[1], None
             return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page"
         except (EOFError, OSError):
@@ -179,6 +185,7 @@ class PageWorker:
             if not ran:
                 continue
             self._send.send(("extract", page, ran))
+            self._pending += len(ran)
             for _ in ran:
                 if self._answer(timeout)[1] is not None:  # replay over the limit: give up
                     self.replays_given_up += 1

@@ -159,3 +159,13 @@ def test_a_too_large_page_is_in_per_page_csv_and_run_json(tmp_path):
     failures = json.loads((run / "run.json").read_text())["failures"]
     assert {(f["page"], f["method"]) for f in failures} >= set(
         zip(large["page_id"], large["method"]))
+
+
+def test_an_abandoned_page_leaves_no_stale_answer():
+    worker = shared_worker()
+    worker.build(SPECS)
+    answers = worker.extract(PAGES[0], [0, 1], timeout=30)
+    assert next(answers)[0] == 0  # fulltext's answer is left unread
+    worker.build(SPECS)  # a new task: the worker is replaced, not read out of step
+    assert [j for j, _ in worker.extract(PAGES[2], [1], timeout=30)] == [1]
+    assert worker.starts == 2
