@@ -7,6 +7,7 @@ on stderr (exit status 2), and prints where the results went.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -46,6 +47,7 @@ def _app(cfg: DictConfig) -> float | None:
         run_experiment(cfg, out)
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
+        _discard(out)
         sys.exit(2)
     except KeyboardInterrupt:
         # one line instead of a traceback; finished extractions are already on disk
@@ -54,6 +56,21 @@ def _app(cfg: DictConfig) -> float | None:
         sys.exit(130)
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
+
+
+def _discard(out: str) -> None:
+    """Remove what a refused run made: Hydra's copy of the config, empty ``tables/`` and
+    ``figures/`` and then the folder if nothing else is in it (a bad value in a config file
+    is only found here, after Hydra made the folder; one on the command line is refused
+    before). Never deletes a file the run did not write (``hydra.run.dir`` may point at a
+    folder of the user's)."""
+    path = Path(out)
+    shutil.rmtree(path / ".hydra", ignore_errors=True)
+    for sub in (path / "tables", path / "figures", path):
+        try:
+            sub.rmdir()  # only when empty
+        except OSError:
+            pass
 
 
 def main() -> None:

@@ -176,3 +176,33 @@ def test_valid_values_still_pass_the_check():
     argv = [*BASE, "experiment=all", f"method=[{methods}]", "runner=dask",
             "method.proposed.alpha=0.2", "method.proposed.beta=0.3", "method.proposed.gamma=0.5"]
     assert cli.check_overrides(argv) is None
+
+
+def test_a_value_refused_inside_the_run_leaves_no_folder(tmp_path, monkeypatch, capsys):
+    # a bad value in a config file passes the command-line check and is found only after
+    # Hydra made the run folder: the refusal removes what the run made, and only that
+    results = tmp_path / "results"
+    results.mkdir()
+    monkeypatch.setattr(cli, "check_overrides", lambda argv: None)
+    monkeypatch.setattr(sys, "argv", ["evalkit", *BASE, f"paths.results={results}",
+                                      "runner.n_jobs=0"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 2
+    assert "runner.n_jobs" in capsys.readouterr().err
+    assert [p for p in results.rglob("*") if p.is_file()] == []
+    assert not any(p.name.startswith("20") for p in results.rglob("*")), "run folder left"
+
+
+def test_a_refused_run_keeps_files_it_did_not_write(tmp_path, monkeypatch, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    monkeypatch.setattr(cli, "check_overrides", lambda argv: None)
+    monkeypatch.setattr(sys, "argv", ["evalkit", *BASE, f"hydra.run.dir={mine}",
+                                      f"paths.results={tmp_path / 'results'}",
+                                      "runner.n_jobs=0"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert not (mine / ".hydra").exists()
