@@ -321,7 +321,9 @@ def classify_context_free(paragraphs: list[Paragraph], stop: frozenset[str], *,
 
 
 def _neighbour(classes: list[str], i: int, step: int, skip_neargood: bool) -> str:
-    """Class of the first decided paragraph from ``i`` in direction ``step``; edges are bad."""
+    """Class of the first decided paragraph from ``i`` in direction ``step``; edges are bad.
+
+    The definition; :func:`_nearest` gives the same for every paragraph at once."""
     j = i + step
     while 0 <= j < len(classes):
         c = classes[j]
@@ -329,6 +331,24 @@ def _neighbour(classes: list[str], i: int, step: int, skip_neargood: bool) -> st
             return c
         j += step
     return BAD
+
+
+def _nearest(classes: list[str], step: int) -> tuple[list[str], list[str]]:
+    """For every paragraph, the nearest decided class and the nearest decided-or-near-good
+    class before it (``step=1``) or after it (``step=-1``): :func:`_neighbour` with
+    ``skip_neargood`` true and false, for all paragraphs in one sweep (edges are bad)."""
+    n = len(classes)
+    decided, any_ = [BAD] * n, [BAD] * n
+    last_dec = last_any = BAD
+    order = range(n) if step == 1 else range(n - 1, -1, -1)
+    for i in order:
+        decided[i], any_[i] = last_dec, last_any
+        c = classes[i]
+        if c in (GOOD, BAD):
+            last_dec = last_any = c
+        elif c == NEARGOOD:
+            last_any = c
+    return decided, any_
 
 
 def _good_follows(paragraphs: list[Paragraph], classes: list[str], i: int,
@@ -358,17 +378,19 @@ def revise(paragraphs: list[Paragraph], *,
                                                                max_heading_distance):
                 cls[i] = NEARGOOD
 
-    # 2. short paragraphs: decided together from the classes before this pass
+    # 2. short paragraphs: decided together from the classes before this pass. The
+    # neighbours come from one sweep each way (not a scan per paragraph: quadratic on a
+    # page of many short paragraphs)
+    prev_dec, prev_any = _nearest(cls, 1)
+    next_dec, next_any = _nearest(cls, -1)
     decided = {}
     for i, c in enumerate(cls):
         if c != SHORT:
             continue
-        prev = _neighbour(cls, i, -1, skip_neargood=True)
-        nxt = _neighbour(cls, i, 1, skip_neargood=True)
+        prev, nxt = prev_dec[i], next_dec[i]
         if prev == nxt:
             decided[i] = prev
-        elif (prev == BAD and _neighbour(cls, i, -1, skip_neargood=False) == NEARGOOD) or \
-                (nxt == BAD and _neighbour(cls, i, 1, skip_neargood=False) == NEARGOOD):
+        elif (prev == BAD and prev_any[i] == NEARGOOD) or (nxt == BAD and next_any[i] == NEARGOOD):
             # a near-good paragraph stands between this one and the bad side
             decided[i] = GOOD
         else:
@@ -376,13 +398,16 @@ def revise(paragraphs: list[Paragraph], *,
     for i, c in decided.items():
         cls[i] = c
 
-    # 3. near-good paragraphs: bad only between two bad neighbours (in place, in order)
+    # 3. near-good paragraphs: bad only between two bad neighbours (in place, in order).
+    # In place: the previous decided class is read after earlier near-good ones were
+    # settled; the next one is not touched before it is read, so one backward sweep holds it.
+    next_dec, _ = _nearest(cls, -1)
+    prev = BAD
     for i, c in enumerate(cls):
-        if c != NEARGOOD:
-            continue
-        prev = _neighbour(cls, i, -1, skip_neargood=True)
-        nxt = _neighbour(cls, i, 1, skip_neargood=True)
-        cls[i] = BAD if (prev, nxt) == (BAD, BAD) else GOOD
+        if c == NEARGOOD:
+            cls[i] = BAD if (prev, next_dec[i]) == (BAD, BAD) else GOOD
+        if cls[i] in (GOOD, BAD):
+            prev = cls[i]
 
     # 4. headings the context made bad come back when good text follows closely
     for i, p in enumerate(paragraphs):

@@ -8,6 +8,7 @@ method: every method's output is scored against the same units.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import lxml.html
@@ -16,7 +17,7 @@ from evalkit.page import Unit
 from evalkit.text import normalize_space
 from evalkit.visible import INVISIBLE_TAGS
 
-__all__ = ["segment", "LabelFn"]
+__all__ = ["LabelFn", "segment"]
 
 #: maps the element a run starts in to ``(label, fine)``; None leaves the unit unlabelled
 LabelFn = Callable[[lxml.html.HtmlElement], "tuple[str | None, str | None] | None"]
@@ -29,56 +30,83 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
     """
     body = root.find(".//body")
     start = body if body is not None else root
-    tree = root.getroottree()
     units: list[Unit] = []
     parts: list[str] = []  # text pieces of the current run
+    has_text = False  # some piece of the current run is not all whitespace
     link_words = 0
     owner = start  # element in which the current run started
+    start_path = root.getroottree().getpath(start)
+    owner_path = start_path
 
     def flush():
-        nonlocal parts, link_words
+        nonlocal parts, link_words, has_text
         text = normalize_space("".join(parts))
         if text:
             n = len(text.split())
             label, fine = (label_of(owner) or (None, None)) if label_of else (None, None)
             units.append(Unit(index=len(units), text=text, n_words=n,
-                              n_link_words=min(link_words, n), path=tree.getpath(owner),
+                              n_link_words=min(link_words, n), path=owner_path,
                               label=label, fine=fine))
         parts = []
+        has_text = False
         link_words = 0
 
-    def add(text: str | None, el, in_link: bool):
-        nonlocal owner, link_words
+    def add(text: str | None, el, path: str, in_link: bool):
+        # a flag, not "".join(parts).strip() per piece: that is quadratic in a run's pieces
+        nonlocal owner, owner_path, link_words, has_text
         if not text:
             return
-        if not parts or not "".join(parts).strip():
-            owner = el
+        if not has_text:
+            owner, owner_path = el, path
         parts.append(text)
+        has_text = has_text or bool(text.strip())
         if in_link:
             link_words += len(text.split())
 
-    # stack of (element, phase); phase 0 = enter, 1 = leave
-    stack: list[tuple[lxml.html.HtmlElement, int, int]] = [(start, 0, 0)]
+    # stack of (element, phase, link depth, parent's path, XPath step index); phase 0 = enter,
+    # 1 = leave. Paths are built top-down as lxml's getpath writes them (``tag[k]`` only when
+    # the parent has several element children with that tag): getpath per unit walks to the
+    # root and counts siblings each time, quadratic on wide or deep pages.
+    stack: list[tuple] = [(start, 0, 0, "", 0)]
     while stack:
-        el, phase, link_depth = stack.pop()
+        el, phase, link_depth, parent_path, k = stack.pop()
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if el is start:
+            path = start_path
+        elif not tag:
+            path = ""  # comments and processing instructions own no text of their own
+        else:
+            path = f"{parent_path}/{el.tag}[{k}]" if k else f"{parent_path}/{el.tag}"
         if phase == 0:
             if not tag or tag in INVISIBLE_TAGS:
-                add(el.tail, el.getparent(), link_depth > 0) if el is not start else None
+                add(el.tail, el.getparent(), parent_path, link_depth > 0) \
+                    if el is not start else None
                 continue
             is_link = tag == "a"
             if not is_link:
                 flush()
             inner = link_depth + (1 if is_link else 0)
-            stack.append((el, 1, link_depth))
-            for child in reversed(el):
-                stack.append((child, 0, inner))
-            add(el.text, el, inner > 0)
+            stack.append((el, 1, link_depth, parent_path, k))
+            children = list(el)
+            totals = Counter(c.tag for c in children if isinstance(c.tag, str))
+            seen: Counter = Counter()
+            pushed = []
+            for c in children:
+                if isinstance(c.tag, str) and totals[c.tag] > 1:
+                    seen[c.tag] += 1
+                    pushed.append((c, 0, inner, path, seen[c.tag]))
+                else:
+                    pushed.append((c, 0, inner, path, 0))
+            stack.extend(reversed(pushed))
+            add(el.text, el, path, inner > 0)
         else:
             if tag != "a":
                 flush()
             if el is not start:
                 parent = el.getparent()
-                add(el.tail, parent if parent is not None else el, link_depth > 0)
+                if parent is not None:
+                    add(el.tail, parent, parent_path, link_depth > 0)
+                else:
+                    add(el.tail, el, path, link_depth > 0)
     flush()
     return units

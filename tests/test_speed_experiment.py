@@ -214,3 +214,31 @@ def test_speed_run_breaks_down_the_proposed_methods_steps(tmp_path):
     s = pd.read_csv(out / "summary.csv").set_index(["method", "metric"])
     assert (S.PY_WALK_LABEL, "ms_median") not in s.index  # speed.python_walk=false
     assert s.loc[("proposed", "step_primary_ms_mean"), "n_pages"] == 4
+
+
+def test_ladder_pages_have_the_asked_number_of_elements():
+    for shape in S.LADDER_SHAPES:
+        for n in (5, S.LADDER_CHAIN + 7):
+            page = S.ladder_page(n, shape)
+            root = parse_html(page.html)
+            # html, body, article, p, (wide: the div holding the spans) + n
+            assert sum(1 for _ in root.iter()) == 4 + (shape == "wide") + n
+            assert page.gold.text and page.site == shape
+
+
+def test_speed_ladder_reports_a_growth_exponent_per_shape_and_method(tmp_path):
+    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=2", "speed.n_boot=20",
+                    "method=[fulltext]", "speed.micro.enabled=false", "speed.python_walk=false",
+                    "speed.ladder.enabled=true", "speed.ladder.sizes=[200,2000]"])
+    out = run_experiment(cfg, tmp_path)
+    summary = pd.read_csv(out / "summary.csv")
+    rows = summary[summary["metric"] == "growth_exponent"]
+    for shape in ("wide", "deep"):
+        for method in ("fulltext", S.PARSE_LABEL):
+            sel = rows[(rows["dataset"] == f"ladder_{shape}") & (rows["method"] == method)]
+            assert len(sel) == 1 and sel["value"].notna().all()
+    assert (out / "tables" / "speed_ladder.md").is_file()
+    per_page = pd.read_csv(out / "per_page.csv")
+    ladder = per_page[per_page["dataset"] == "ladder"]
+    assert sorted(zip(ladder["shape"], ladder["n_elements"])) == [
+        ("deep", 200), ("deep", 2000), ("wide", 200), ("wide", 2000)]
