@@ -274,9 +274,6 @@ class Proposed(Extractor):
 
         return [DETECTORS.module_of(self.detector)]  # the registry imports it by name
 
-    def _site_key(self, page: Page) -> str | None:
-        return site_of(page)
-
     def reset(self) -> Proposed:
         """Forget the fingerprints remembered for site scope."""
         self.site_fingerprints_: dict[str, list[Any]] = {}
@@ -368,7 +365,7 @@ class Proposed(Extractor):
                page: Page) -> dict[int, list[str]]:
         """Stage 1.3; returns the blocks' terms when the detector made them as stage 1.4 does."""
         det = self._make_detector()
-        site = self._site_key(page) if self.scope == "site" else None
+        site = site_of(page) if self.scope == "site" else None
         if not hasattr(self, "site_fingerprints_"):
             self.reset()
         seen = self.site_fingerprints_.get(site, []) if site is not None else None
