@@ -1,0 +1,32 @@
+"""The block record round-trips through its JSON form and refuses unknown fields."""
+
+import json
+
+import pytest
+
+from evalkit.block import BLOCK_FIELDS, Block, preview
+
+
+def test_a_record_round_trips_through_json():
+    b = Block(index=3, tag="div", path="/html/body/div[2]", text=preview("  Breaking\n news  "),
+              words=2, link_words=0, kept=False, stage="dedup", rule="near_duplicate",
+              duplicate_of=1, scores={"score": 0.25, "threshold": 0.5}, attrs={"heading": True})
+    data = json.loads(json.dumps(b.to_dict()))
+    assert list(data) == list(BLOCK_FIELDS)
+    assert data["text"] == "Breaking news"
+    assert Block.from_dict(data) == b
+
+
+def test_defaults_are_empty_and_unknown_fields_are_named():
+    assert Block(index=0, tag="p").to_dict() == {
+        "index": 0, "tag": "p", "path": None, "text": "", "words": None, "link_words": None,
+        "kept": True, "stage": None, "rule": None, "reason": None, "duplicate_of": None,
+        "scores": {}, "attrs": {}}
+    with pytest.raises(ValueError, match="unknown block field.*priority"):
+        Block.from_dict({"index": 0, "tag": "p", "priority": 1.0})
+    with pytest.raises(ValueError, match="needs 'index' and 'tag'"):
+        Block.from_dict({"index": 0})
+
+
+def test_preview_collapses_whitespace_and_cuts():
+    assert preview("a\t b\n\nc" + "x" * 100, chars=6) == "a b cx"
