@@ -15,8 +15,8 @@ preprocessing) are evalkit's so that the only difference between detectors is
 the similarity measure. A block with no terms has no fingerprint and is never
 compared (two empty sets would otherwise count as identical).
 
-The feature function lives here and is reused by the MinHash baseline, which
-estimates this same quantity.
+The feature function and the coefficient live in ``evalkit.termsets``, shared
+with the MinHash baseline, which estimates this same quantity.
 """
 
 from __future__ import annotations
@@ -24,37 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.method import Detector
-from evalkit.text import STEMMERS, STOPLISTS, shingles, terms
+from evalkit.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features, jaccard
+from evalkit.text import STEMMERS, STOPLISTS
 from evalkit.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
-
-#: duplicate iff J >= this (METHODS §2)
-DEFAULT_THRESHOLD = 0.8
-#: 1 = plain term sets; k > 1 = contiguous k-term shingles
-DEFAULT_SHINGLE = 1
-
-
-def features(text: str, shingle: int = DEFAULT_SHINGLE, stoplist: str = "english",
-             stemmer: str = "porter") -> frozenset[str]:
-    """The feature set of a text: its distinct terms, or its distinct k-term shingles.
-
-    Shingles are joined with a space (terms never contain one), so every
-    feature is a plain string that can also be hashed by MinHash. A text
-    shorter than ``shingle`` terms gives one shorter shingle, as
-    ``evalkit.text.shingles`` defines.
-    """
-    seq = terms(text, stoplist, stemmer)
-    if shingle == 1:
-        return frozenset(seq)
-    return frozenset(" ".join(g) for g in shingles(seq, shingle))
-
-
-def jaccard(a: frozenset, b: frozenset) -> float:
-    """|a ∩ b| / |a ∪ b|; two empty sets give 0.0 (nothing in common to speak of)."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
-
 
 class Jaccard(Detector):
     """Near duplicates by exact Jaccard similarity of feature sets.

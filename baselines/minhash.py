@@ -3,7 +3,7 @@
 The second baseline of Saravanan & Sathya Bama (2020), Experiment 2 / Table 7
 (``000_...txt``), named there without parameters. evalkit's reading
 (METHODS §2): a datasketch ``MinHash(num_perm=128, seed=1)`` over exactly the
-features the Jaccard baseline uses (``baselines.jaccard.features``: the term
+features the Jaccard baseline uses (``evalkit.termsets.features``: the term
 set, or k-term shingles), duplicate iff the estimated Jaccard similarity is
 >= ``threshold``. With many blocks (site scope) ``candidates`` narrows the
 pairs to compare with a ``MinHashLSH`` index at the same threshold.
@@ -27,8 +27,8 @@ from typing import Any
 
 import datasketch
 
-from baselines.jaccard import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
 from evalkit.method import Detector
+from evalkit.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
 from evalkit.text import STEMMERS, STOPLISTS
 from evalkit.validate import check_choice, check_int, check_share
 

@@ -8,8 +8,8 @@ ends positive; blocks whose fingerprints differ in at most ``k`` bits are near
 duplicates (Manku, Jain & Das Sarma 2007 use 64 bits and k = 3).
 
 The weight is the term's frequency in the block. Everything else is the
-proposed detector's code (``evalkit.proposed.fingerprint`` and ``hamming``:
-XXH64 seed 0 per term, ties at 0 give bit 0) and its preprocessing
+code the proposed detector uses (``evalkit.fingerprint``: ``fingerprint`` and
+``hamming``, XXH64 seed 0 per term, ties at 0 give bit 0) and its preprocessing
 (``evalkit.text.terms``), so that a comparison with ``modified_simhash``
 isolates the TWC-PFM proximity weight (METHODS §2).
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from evalkit.fingerprint import fingerprint, hamming
 from evalkit.method import Detector
-from evalkit.proposed import fingerprint, hamming
 from evalkit.text import STEMMERS, STOPLISTS, terms
 from evalkit.validate import check_choice, check_int
 

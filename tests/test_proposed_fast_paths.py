@@ -13,6 +13,7 @@ import random
 import numpy as np
 import pytest
 
+from evalkit import fingerprint
 from evalkit.domains import host_matches
 from evalkit.method import Detector
 from evalkit.page import parse_html
@@ -265,7 +266,7 @@ def test_own_duplicate_loop_matches_the_generic_one():
 def test_bit_signs_are_the_hash_bits(bits):
     rng = random.Random(bits)
     hashes = [rng.getrandbits(bits) for _ in range(50)] + [0, (1 << bits) - 1]
-    signs = dedup._bit_signs(hashes, bits)
+    signs = fingerprint._bit_signs(hashes, bits)
     want = [[1.0 if (h >> k) & 1 else -1.0 for k in range(bits)] for h in hashes]
     assert signs.dtype == np.float64 and signs.flags.c_contiguous
     assert signs.tolist() == want

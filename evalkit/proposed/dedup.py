@@ -62,13 +62,14 @@ bit for bit the reference's: the weights of ``_twc_pfm_small`` summed as
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 import xxhash
 
+# the simhash sum and term hashing are core, shared with baselines.simhash (docs/floors.md)
+from evalkit.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash
 from evalkit.method import Detector
 from evalkit.text import STEMMERS, STOPLISTS
 from evalkit.text import terms as text_terms
@@ -86,11 +87,8 @@ __all__ = [
     "twc_pfm",
 ]
 
-#: fingerprint width; 32 and 128 use XXH32 and XXH3-128
-DEFAULT_BITS = 64
 #: near duplicate iff Hamming distance <= k (the paper's k = 3, after Manku et al. 2007)
 DEFAULT_K = 3
-SUPPORTED_BITS = (32, 64, 128)
 # below this many terms the pure-Python pass beats numpy's fixed costs
 _PAIRS_MIN_TERMS = 24
 # from here the FFT + chunked path (it rounds differently from the two exact paths below it)
@@ -429,61 +427,8 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray,
     return (np.bincount(tid, minlength=n_t) + sums) / 2.0 / n_t
 
 
-@lru_cache(maxsize=400_000)
-def term_hash(term: str, bits: int = DEFAULT_BITS) -> int:
-    """The xxHash of a term as an unsigned integer of ``bits`` bits (cached)."""
-    data = term.encode("utf-8")
-    if bits == 64:
-        return xxhash.xxh64_intdigest(data, seed=0)
-    if bits == 32:
-        return xxhash.xxh32_intdigest(data, seed=0)
-    if bits == 128:
-        return xxhash.xxh3_128_intdigest(data, seed=0)
-    raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
-
-
 # row v: the signs of the 4 bits of nibble value v, least significant first (+1 for 1, -1 for 0)
 _NIBBLE_SIGNS = np.where(np.arange(16)[:, None] >> np.arange(4) & 1, 1.0, -1.0)
-# row b: the signs of the 8 bits of byte value b, least significant first (+1 for 1, -1 for 0)
-_BYTE_SIGNS = np.where(np.arange(256)[:, None] >> np.arange(8) & 1, 1.0, -1.0)
-
-
-def _bit_signs(hashes: list[int], bits: int) -> np.ndarray:
-    """(terms x bits) matrix of +1 (hash bit k is 1) and -1 (bit k is 0)."""
-    n = len(hashes)
-    if bits == 128:
-        lo = np.fromiter((h & 0xFFFFFFFFFFFFFFFF for h in hashes), dtype="<u8", count=n)
-        hi = np.fromiter((h >> 64 for h in hashes), dtype="<u8", count=n)
-        words = np.stack([lo, hi], axis=1)
-    else:
-        words = np.fromiter(hashes, dtype="<u8" if bits == 64 else "<u4", count=n)
-    # the little-endian bytes of each hash in order: bit k lands in column k
-    return np.take(_BYTE_SIGNS, words.view(np.uint8), axis=0).reshape(n, bits)
-
-
-def _weighted_bits(weights: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """The simhash counters: one matrix-vector product, as every fingerprint has summed them."""
-    return weights @ signs
-
-
-def _as_int(positive: np.ndarray) -> int:
-    """The fingerprint whose bit k is ``positive[k]``."""
-    return int.from_bytes(np.packbits(positive, bitorder="little").tobytes(), "little")
-
-
-def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
-    """Weighted simhash of a block: bit k is 1 iff sum of +w (hash bit 1) / -w (bit 0) > 0.
-
-    Terms are hashed with :func:`term_hash`; an empty block gives 0.
-    """
-    if bits not in SUPPORTED_BITS:
-        raise ValueError(f"bits must be one of {SUPPORTED_BITS}, got {bits!r}")
-    if not weights:
-        return 0
-    w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
-    signs = _bit_signs(list(map(term_hash, weights, repeat(bits))), bits)
-    return _as_int(_weighted_bits(w, signs) > 0)
-
 
 # a counter within this share (times the block's distinct terms) of the block's weight
 # mass of zero may have its sign decided by rounding: such blocks are redone by the reference
@@ -633,10 +578,6 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     it = iter(found)
     return [next(it) if b else None for b in term_lists]
 
-
-def hamming(a: int, b: int) -> int:
-    """Number of differing bits between two fingerprints."""
-    return (a ^ b).bit_count()
 
 
 class ModifiedSimhash(Detector):
