@@ -52,6 +52,7 @@ from collections.abc import Sequence
 
 from evalkit.metrics import position_masks
 from evalkit.page import CONTENT, NOISE, Page, Unit
+from evalkit.units import DEFAULT_CONTENT_CLASSES, segment, span_units
 
 __all__ = [
     "DEFAULT_CONTENT_CLASSES",
@@ -65,8 +66,6 @@ __all__ = [
 
 #: a unit is kept when strictly more than this share of its words are found in order
 DEFAULT_MIN_SHARE = 0.5
-#: L3S-GN1 classes counted as main content: headline and full text
-DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
 # rows of the LCS table kept per recomputed block during the traceback
 _CHECKPOINT = 256
 # above this many cells (unit words x text words) a common prefix/suffix is matched first
@@ -207,16 +206,12 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
         return gold.units
     annotated = gold.extra.get("annotated")
     if annotated is not None:
-        from evalkit.data.l3s import span_units  # the span format belongs to its reader
-
         if content_classes is None:
             content_classes = gold.extra.get("content_classes") or DEFAULT_CONTENT_CLASSES
         units = span_units(annotated, content_classes=content_classes,
                            source=gold.extra.get("annotated_source", page.source or page.id))
         source = "spans"
     else:
-        from evalkit.units import segment
-
         units = segment(page.tree())
         for unit, keep in zip(units, align(units, gold.text, min_share=min_share)):
             unit.label = CONTENT if keep else NOISE

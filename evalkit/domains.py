@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-__all__ = ["GENERIC_SLDS", "TWO_LEVEL_SUFFIXES", "host_matches", "registrable_domain", "site_key",
-           "site_of", "url_host"]
+__all__ = ["GENERIC_SLDS", "TWO_LEVEL_SUFFIXES", "host_matches", "host_of", "registrable_domain",
+           "site_key", "site_of", "url_host", "url_site"]
 
 #: two-label public suffixes under which a registrable domain has three labels
 TWO_LEVEL_SUFFIXES = frozenset({
@@ -122,3 +122,19 @@ def site_key(site: str | None, url: str | None) -> str | None:
 def site_of(page) -> str | None:
     """The site of a :class:`evalkit.page.Page` (:func:`site_key` of its ``site`` and ``url``)."""
     return site_key(page.site, page.url)
+
+
+# the site field readers give a page from its URL (aeb, l3s, pairs: shared here, so no
+# reader imports another; docs/floors.md)
+def host_of(url: str | None) -> str | None:
+    """Host name of a URL, lower-cased, without a leading ``www.``; None when absent."""
+    if not url:
+        return None
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    host = host.removeprefix("www.")
+    return host or None
+
+
+def url_site(url: str | None) -> str | None:
+    """The site a page with this URL gets (its ``site`` field is :func:`host_of` the URL)."""
+    return site_key(host_of(url), url)

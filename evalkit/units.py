@@ -4,23 +4,40 @@ A unit is a run of visible text not interrupted by any tag other than
 ``<a>`` (Kohlschütter, Fankhauser & Nejdl, WSDM 2010), which is also the
 granularity of the L3S-GN1 labels. Units belong to the evaluation, not to any
 method: every method's output is scored against the same units.
+
+The units of an annotated L3S-GN1 page are labelled from its spans
+(:func:`span_units`): every atomic text block is wrapped in ``<span
+class="x-nc-selN">`` (0 not content, 1 headline, 2 full text, 3 supplemental,
+4 related content, 5 comments) and elements the annotators could not see carry
+``x-nc-invisible``. The format lives here rather than in its reader
+(``evalkit.data.l3s``) because the evaluation reads it too
+(``evalkit.align.gold_units``), and core never imports a reader (docs/floors.md).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import lxml.html
 
-from evalkit.page import Unit
+from evalkit.page import CONTENT, NOISE, Unit, parse_html
 from evalkit.text import normalize_space
 from evalkit.visible import INVISIBLE_TAGS
 
-__all__ = ["LabelFn", "segment"]
+__all__ = ["DEFAULT_CONTENT_CLASSES", "L3S_CLASSES", "LabelFn", "segment", "span_label",
+           "span_units"]
 
 #: maps the element a run starts in to ``(label, fine)``; None leaves the unit unlabelled
 LabelFn = Callable[[lxml.html.HtmlElement], "tuple[str | None, str | None] | None"]
+
+#: headline + full text, the data set's conventional main content
+DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
+#: every class the annotators used
+L3S_CLASSES = ("sel0", "sel1", "sel2", "sel3", "sel4", "sel5")
+_SEL = re.compile(r"\bx-nc-(sel[0-9])\b")
+_INVISIBLE = "x-nc-invisible"
 
 
 def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> list[Unit]:
@@ -110,3 +127,26 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
                     add(el.tail, el, path, link_depth > 0)
     flush()
     return units
+
+
+def span_label(el, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES):
+    """``(label, fine)`` from the nearest enclosing ``x-nc-selN`` span (noise, None if none)."""
+    while el is not None:
+        m = _SEL.search(el.get("class") or "")
+        if m:
+            fine = m.group(1)
+            return (CONTENT if fine in content_classes else NOISE), fine
+        el = el.getparent()
+    return NOISE, None
+
+
+def span_units(annotated: bytes | str, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
+               source: str = "<annotated>") -> list[Unit]:
+    """Atomic text blocks of an annotated L3S-GN1 document, labelled from its spans."""
+    classes = tuple(content_classes)
+    root = parse_html(annotated, source=source)
+    for el in list(root.iter()):
+        hidden = isinstance(el.tag, str) and _INVISIBLE in (el.get("class") or "").split()
+        if hidden and el.getparent() is not None:
+            el.drop_tree()  # keeps the tail, which was visible
+    return segment(root, label_of=lambda el: span_label(el, classes))

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.data.base import Dataset, group_by_site
-from evalkit.data.l3s import host_of, url_site
+from evalkit.domains import host_of, url_site
 from evalkit.method import param_names
 from evalkit.page import Gold, Page, decode_gold, undecodable
 

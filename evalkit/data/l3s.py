@@ -28,47 +28,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from evalkit.data.base import Dataset, group_by_site
-from evalkit.domains import site_key
+from evalkit.domains import host_of, url_site
 from evalkit.method import param_names
-from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html, undecodable
-from evalkit.units import segment
+from evalkit.page import CONTENT, Gold, Page, PageError, undecodable
+from evalkit.units import DEFAULT_CONTENT_CLASSES, L3S_CLASSES, span_units
 from evalkit.validate import check_str_list
 
-__all__ = [
-    "DEFAULT_CONTENT_CLASSES",
-    "L3S_CLASSES",
-    "L3SGN1Dataset",
-    "host_of",
-    "read_url_mapping",
-    "span_label",
-    "span_units",
-    "url_site",
-]
+__all__ = ["L3SGN1Dataset", "read_url_mapping"]
 
-#: headline + full text, the data set's conventional main content
-DEFAULT_CONTENT_CLASSES = ("sel1", "sel2")
-#: every class the annotators used
-L3S_CLASSES = ("sel0", "sel1", "sel2", "sel3", "sel4", "sel5")
-_SEL = re.compile(r"\bx-nc-(sel[0-9])\b")
-_INVISIBLE = "x-nc-invisible"
 _UUID_LINE = re.compile(r"^<urn:uuid:([0-9a-fA-F-]+)>\s+(\S.*)$")
-
-
-def host_of(url: str | None) -> str | None:
-    """Host name of a URL, lower-cased, without a leading ``www.``; None when absent."""
-    if not url:
-        return None
-    host = (urlsplit(url.strip()).hostname or "").lower()
-    host = host.removeprefix("www.")
-    return host or None
-
-
-def url_site(url: str | None) -> str | None:
-    """The site a page with this URL gets (its ``site`` field is :func:`host_of` the URL)."""
-    return site_key(host_of(url), url)
 
 
 def read_url_mapping(path: Path) -> dict[str, str]:
@@ -79,29 +49,6 @@ def read_url_mapping(path: Path) -> dict[str, str]:
         if m:
             mapping[m.group(1).lower()] = m.group(2).strip()
     return mapping
-
-
-def span_label(el, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES):
-    """``(label, fine)`` from the nearest enclosing ``x-nc-selN`` span (noise, None if none)."""
-    while el is not None:
-        m = _SEL.search(el.get("class") or "")
-        if m:
-            fine = m.group(1)
-            return (CONTENT if fine in content_classes else NOISE), fine
-        el = el.getparent()
-    return NOISE, None
-
-
-def span_units(annotated: bytes | str, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
-               source: str = "<annotated>") -> list[Unit]:
-    """Atomic text blocks of an annotated L3S-GN1 document, labelled from its spans."""
-    classes = tuple(content_classes)
-    root = parse_html(annotated, source=source)
-    for el in list(root.iter()):
-        hidden = isinstance(el.tag, str) and _INVISIBLE in (el.get("class") or "").split()
-        if hidden and el.getparent() is not None:
-            el.drop_tree()  # keeps the tail, which was visible
-    return segment(root, label_of=lambda el: span_label(el, classes))
 
 
 class L3SGN1Dataset(Dataset):

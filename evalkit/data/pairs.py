@@ -43,8 +43,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.data.base import Dataset, DatasetMissingError, group_by_site
-from evalkit.data.l3s import host_of
-from evalkit.domains import site_key
+from evalkit.domains import host_of, site_key
 from evalkit.method import param_names
 from evalkit.page import Gold, Page, PageError, decode_gold, parse_html, undecodable
 from evalkit.text import strip_cleaneval_markup
