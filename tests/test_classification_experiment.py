@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from baselines.naive_bayes import naive_bayes_accuracy
 from evalkit.data.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import classification as C
+from evalkit.naive_bayes import naive_bayes_accuracy
 from evalkit.page import Gold, Page
 from evalkit.runner import MethodSpec
 

@@ -11,7 +11,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import MultinomialNB
 
-from baselines.naive_bayes import (
+from evalkit.naive_bayes import (
     DEFAULT_TEST_FRACTIONS,
     FRAME_COLUMNS,
     _split_seed,  # to redraw the same splits

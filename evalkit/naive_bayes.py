@@ -1,5 +1,10 @@
 """Naive Bayes accuracy: a downstream check of extracted text (Kabir et al. 2015, §4.3-4.4).
 
+A measure, not a method: it judges the text any extractor returns, as the metrics
+do, and is not in the method registry. So it sits in core beside ``evalkit.metrics``
+(it was ``baselines/naive_bayes.py``, which made the classification experiment
+import a baseline's internals; docs/floors.md).
+
 Kabir, Amin et al. (2015, ``001_...txt``) judge a cleaning method by how well a
 Naive Bayes text classifier, trained on the cleaned text of most pages,
 predicts the category of the rest. Their protocol: 500 pages in 3 categories;
