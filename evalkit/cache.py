@@ -48,7 +48,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from evalkit import __version__, cache_entry
-from evalkit.page import NORMALISATION_VERSION, Extraction, Page
+from evalkit.page import NORMALISATION_VERSION, Extraction, Page, lxml_versions
 
 __all__ = [
     "NOT_INSTALLED",
@@ -270,15 +270,6 @@ def distribution_versions(import_names: Iterable[str]) -> dict[str, str]:
             out[canonical] = version
             todo.extend(needs)
     return dict(sorted(out.items()))
-
-
-@functools.cache
-def lxml_versions() -> dict[str, str]:
-    """lxml's version and the libxml2 it runs on: every method parses with them."""
-    import lxml.etree
-
-    return {"lxml": lxml.etree.__version__,
-            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
 
 
 def _runtime() -> dict[str, Any]:

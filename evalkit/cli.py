@@ -15,11 +15,9 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from evalkit.config import ConfigError, project_root, register_resolvers
+from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers
 
-__all__ = ["check_overrides", "main"]
-
-CONFIG_DIR = Path(project_root()) / "configs"
+__all__ = ["CONFIG_DIR", "check_overrides", "main"]
 
 
 def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | None:

@@ -14,7 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from evalkit.runner import MethodSpec
 
-__all__ = ["ConfigError", "project_root", "register_resolvers", "build_datasets",
+__all__ = ["CONFIG_DIR", "ConfigError", "project_root", "register_resolvers", "build_datasets",
            "method_specs", "check_specs", "plain"]
 
 
@@ -37,6 +37,11 @@ def project_root() -> str:
         if (parent / "pyproject.toml").is_file() and (parent / "configs").is_dir():
             return str(parent)
     return str(_PACKAGE_DIR.parent)
+
+
+#: the Hydra config folder; here, not in the shell, so that the harness (evalkit.reference)
+#: can compose a config without importing cli.py (docs/floors.md)
+CONFIG_DIR = Path(project_root()) / "configs"
 
 
 def register_resolvers(make_folders: bool = True) -> None:

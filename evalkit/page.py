@@ -15,6 +15,7 @@ what was decided, so a strange score can be traced back to a decoding choice.
 from __future__ import annotations
 
 import codecs
+import functools
 import hashlib
 import json
 import re
@@ -39,6 +40,7 @@ __all__ = [
     "decode_gold",
     "decode_html",
     "drop_tree",
+    "lxml_versions",
     "page_id_from_bytes",
     "parse_html",
     "prepare_html",
@@ -574,3 +576,11 @@ def _cap_depth(html: str, max_depth: int) -> str:
             if depth <= max_depth:
                 out.append(m.group(0))
     return "".join(out)
+
+
+@functools.cache
+def lxml_versions() -> dict[str, str]:
+    """lxml's version and the libxml2 it runs on: every method parses with them (read by
+    the cache key and by run.json, so it sits with the parser, below both)."""
+    return {"lxml": lxml.etree.__version__,
+            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}

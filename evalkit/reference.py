@@ -185,8 +185,7 @@ def missing_data(overrides: list[str]) -> str | None:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from evalkit.cli import CONFIG_DIR
-    from evalkit.config import register_resolvers
+    from evalkit.config import CONFIG_DIR, register_resolvers
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from evalkit import __version__
-from evalkit.cache import lxml_versions
+from evalkit.page import lxml_versions
 
 __all__ = [
     "CORE_PACKAGES",
