@@ -77,6 +77,11 @@ def test_every_module_sits_on_one_floor():
         assert homes, f"{module} is on no floor: add it to [tool.importlinter] in pyproject.toml"
 
 
+def test_light_core_covers_the_two_lowest_floors():
+    """The Hydra-free contract names the same modules as the two lowest floors."""
+    assert sorted(CONTRACTS["light-core"]["source_modules"]) == sorted(FLOORS[-1] + FLOORS[-2])
+
+
 def test_every_baseline_and_reader_is_in_its_independence_contract():
     """A new baseline (or reader) left out of its contract could import a sibling unseen."""
     listed = set(CONTRACTS["baselines-independent"]["modules"])
