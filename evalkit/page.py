@@ -25,6 +25,8 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
+from evalkit.block import Block
+
 __all__ = [
     "CONTENT",
     "NOISE",
@@ -163,15 +165,15 @@ class Extraction:
 
     ``text`` is the output text. ``kept_units`` (optional) are indices into the
     page's gold units when the method decided on evalkit's own units.
-    ``blocks`` holds one record per block the method considered, with the
-    stage and rule that removed it or its score, so a user can see why any
-    text was dropped. ``info`` carries small per-page numbers a study reports
+    ``blocks`` holds one :class:`evalkit.block.Block` record per block the method
+    considered, with the stage and rule that removed it or its scores, so a user
+    can see why any text was dropped. ``info`` carries small per-page numbers a study reports
     (block counts, timings per stage).
     """
 
     text: str = ""
     kept_units: list[int] | None = None
-    blocks: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
