@@ -33,7 +33,17 @@ from urllib.parse import urlsplit
 from evalkit.data.base import Dataset, group_by_site
 from evalkit.domains import site_key
 from evalkit.method import param_names
-from evalkit.page import CONTENT, NOISE, Gold, Page, PageError, Unit, parse_html, undecodable
+from evalkit.page import (
+    CONTENT,
+    NOISE,
+    Annotation,
+    Gold,
+    Page,
+    PageError,
+    Unit,
+    parse_html,
+    undecodable,
+)
 from evalkit.units import segment
 from evalkit.validate import check_str_list
 
@@ -160,7 +170,6 @@ class L3SGN1Dataset(Dataset):
             yield Page(
                 id=file.stem, dataset=self.name, raw=raw, url=url, source=str(file),
                 site=host_of(url),
-                gold=Gold(text=text, extra={"annotated": annotated,
-                                            "annotated_source": str(ann_file),
-                                            "content_classes": list(classes)}),
+                gold=Gold(text=text, annotation=Annotation(
+                    annotated, source=str(ann_file), content_classes=tuple(classes))),
             )
