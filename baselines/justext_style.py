@@ -84,6 +84,7 @@ from functools import lru_cache
 
 import lxml.etree
 
+from evalkit.block import PREVIEW_CHARS, Block
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, drop_tree
 from evalkit.text import STOPLISTS, stopwords
@@ -435,6 +436,12 @@ class JustextStyle(Extractor):
 
     Parameters are the thesis's (see the module docstring); ``stoplist`` is a
     name from :data:`evalkit.text.STOPLISTS` or ``"auto"``.
+
+    Block records (:class:`evalkit.block.Block`), one per paragraph in document
+    order, tag ``#paragraph``: ``words``, ``kept`` (the final class is good), in
+    ``scores``: ``chars`` (the length test's characters), ``link_density`` and
+    ``stopword_density`` (rounded to 4 digits), and in ``attrs``: ``cf_class`` (the
+    context-free class), ``class`` (the final one) and ``heading``.
     """
 
     name = "justext_style"
@@ -517,11 +524,15 @@ class JustextStyle(Extractor):
         for i, (p, density) in enumerate(zip(paras, densities)):
             text, cls = p.text, p.cls
             chars = len(text)
-            append({"block": i, "cf_class": p.cf_class, "class": cls, "chars": chars,
-                    # Paragraph.link_density, written out
-                    "link_density": round(p.link_chars / chars if chars else 0.0, 4),
-                    "stopword_density": round(density, 4), "heading": p.heading,
-                    "kept": cls == GOOD, "text": text[:80]})
+            # a paragraph's text is whitespace-normalised and never empty: its words are
+            # its spaces plus one, and its preview its first characters
+            append(Block(i, "#paragraph", text=text[:PREVIEW_CHARS], words=text.count(" ") + 1,
+                         kept=cls == GOOD, scores={
+                             "chars": chars,
+                             # Paragraph.link_density, written out
+                             "link_density": round(p.link_chars / chars if chars else 0.0, 4),
+                             "stopword_density": round(density, 4)},
+                         attrs={"cf_class": p.cf_class, "class": cls, "heading": p.heading}))
         good = [p.text for p in paras if p.cls == GOOD]
         return Extraction(text="\n".join(good), blocks=blocks,
                           info={"paragraphs": len(paras), "good": len(good)})

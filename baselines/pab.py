@@ -58,6 +58,8 @@ from urllib.parse import urlsplit
 import lxml.etree
 import lxml.html
 
+from evalkit.block import Block as BlockRecord
+from evalkit.block import preview
 from evalkit.domains import registrable_domain, url_host
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError
@@ -94,9 +96,6 @@ REMOVED_TAGS = frozenset({"script", "style", "iframe", "object", "form"})
 TITLE_PRIORITY = 1.0
 #: a block with a larger share of outer links is noise (§3.1.2)
 DEFAULT_MAX_OUTER_LINK_SHARE = 0.5
-
-_RECORD_TEXT_CHARS = 80
-
 
 def _tag(el) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
@@ -329,6 +328,13 @@ def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[
     return out, join_lines(outside)
 
 
+def _record(index: int, tag: str, priority: float, share: float, n_links: int,
+            reason: str | None = None) -> BlockRecord:
+    """A block's record before its text and fate are known (see :class:`PAB`)."""
+    return BlockRecord(index=index, tag=tag, reason=reason, scores={
+        "priority": priority, "outer_link_share": share, "n_links": n_links})
+
+
 class PAB(Extractor):
     """Tag-priority block filter of Kabir, Kabir & Amin (2015).
 
@@ -338,6 +344,13 @@ class PAB(Extractor):
         this gets priority 0 (the paper's 50 %).
     merge_duplicates : merge informative blocks with identical text (step 5 of
         Algorithm 3.2.2).
+
+    Block records (:class:`evalkit.block.Block`), one per block in document order
+    (the title first, the text outside every block last, tag ``#outside``): ``words``,
+    ``kept``, ``reason`` for a dropped block (``priority_zero``, ``outer_links``,
+    ``outside_blocks``, ``duplicate``), ``duplicate_of`` for a merged one, and in
+    ``scores``: ``priority`` (after the outer-link rule), ``outer_link_share``,
+    ``n_links`` (followable links in the block).
     """
 
     name = "pab"
@@ -363,13 +376,12 @@ class PAB(Extractor):
             if el.getparent() is not None:  # contents go, the text after the element stays
                 el.drop_tree()
 
-        records: list[dict] = []  # one per block, in document order
+        records: list[BlockRecord] = []  # one per block, in document order
         texts: list[str] = []  # each block's full text
         title = root.find(".//title")
         if title is not None:
             text = normalize_space(title.text_content())
-            records.append({"block": 0, "tag": "title", "priority": TITLE_PRIORITY,
-                            "outer_link_share": 0.0, "n_links": 0})
+            records.append(_record(0, "title", TITLE_PRIORITY, 0.0, 0))
             texts.append(text)
 
         body = root.find(".//body")
@@ -380,37 +392,34 @@ class PAB(Extractor):
             priority, reason = blk.priority, None
             if blk.outer_link_share > self.max_outer_link_share:
                 priority, reason = 0.0, "outer_links"
-            records.append({"block": len(records), "tag": _tag(blk.element), "priority": priority,
-                            "outer_link_share": blk.outer_link_share, "n_links": blk.n_links,
-                            "reason": reason})
+            records.append(_record(len(records), _tag(blk.element), priority,
+                                   blk.outer_link_share, blk.n_links, reason))
             texts.append(blk.text)
 
         if residual:  # text outside every block: one block without any tag of the table
             # (it holds no link: every <a> starts a block of its own)
-            records.append({"block": len(records), "tag": "#outside", "priority": 0.0,
-                            "outer_link_share": 0.0, "n_links": 0, "reason": "outside_blocks"})
+            records.append(_record(len(records), "#outside", 0.0, 0.0, 0, "outside_blocks"))
             texts.append(residual)
 
         seen: dict[str, int] = {}
         out: list[str] = []
         n_merged = 0
         for rec, text in zip(records, texts):
-            rec["text"] = text[:_RECORD_TEXT_CHARS]
-            rec.setdefault("reason", None)
-            if rec["priority"] <= 0:
-                rec["reason"] = rec["reason"] or "priority_zero"
-                rec["kept"] = False
+            rec.text = preview(text)
+            rec.words = len(text.split())
+            if rec.scores["priority"] <= 0:
+                rec.reason = rec.reason or "priority_zero"
+                rec.kept = False
                 continue
             key = text.replace("\n", " ")  # = normalize_space(text): its lines are normalised
             if self.merge_duplicates and key and key in seen:
-                rec["kept"], rec["reason"], rec["duplicate_of"] = False, "duplicate", seen[key]
+                rec.kept, rec.reason, rec.duplicate_of = False, "duplicate", seen[key]
                 n_merged += 1
                 continue
             if key:
-                seen.setdefault(key, rec["block"])
+                seen.setdefault(key, rec.index)
                 out.append(text)
-            rec["kept"] = True
-        n_informative = sum(1 for r in records if r["priority"] > 0)
+        n_informative = sum(1 for r in records if r.scores["priority"] > 0)
         return Extraction(text="\n".join(out), blocks=records, info={
             "n_blocks": len(records), "n_informative": n_informative,
             "n_noisy": len(records) - n_informative, "n_merged": n_merged,

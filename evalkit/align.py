@@ -195,21 +195,21 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
     """The page's labelled evaluation units (cached on ``page.gold``).
 
     Returns ``page.gold.units`` when already set. Pages with an annotated copy
-    (``gold.extra["annotated"]``, L3S-GN1) are labelled from their spans, with
+    (``gold.annotation``, L3S-GN1) are labelled from their spans, with
     ``content_classes`` defaulting to the classes the reader used for the gold
-    text (``gold.extra["content_classes"]``), else sel1+sel2; every other page
+    text (``gold.annotation.content_classes``), else sel1+sel2; every other page
     is segmented from its raw HTML and labelled by aligning the units with
     ``gold.text``.
     """
     gold = page.gold
     if gold.units is not None:
         return gold.units
-    annotated = gold.extra.get("annotated")
-    if annotated is not None:
+    annotation = gold.annotation
+    if annotation is not None:
         if content_classes is None:
-            content_classes = gold.extra.get("content_classes") or DEFAULT_CONTENT_CLASSES
-        units = span_units(annotated, content_classes=content_classes,
-                           source=gold.extra.get("annotated_source", page.source or page.id))
+            content_classes = annotation.content_classes or DEFAULT_CONTENT_CLASSES
+        units = span_units(annotation.html, content_classes=content_classes,
+                           source=annotation.source or page.source or page.id)
         source = "spans"
     else:
         units = segment(page.tree())

@@ -84,13 +84,57 @@ class Block:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Block:
-        """The record from :meth:`to_dict`'s form; ValueError naming an unknown field."""
+        """The record from :meth:`to_dict`'s form; ValueError naming an unknown field or a
+        field of the wrong type (a cache entry holding one is read as a miss)."""
+        if not isinstance(data, dict):  # one error type for every malformed record
+            raise ValueError(  # noqa: TRY004
+                f"a block record is a dict, not a {type(data).__name__}")
         unknown = sorted(set(data) - set(BLOCK_FIELDS))
         if unknown:
             raise ValueError(f"unknown block field(s): {', '.join(unknown)}")
         if "index" not in data or "tag" not in data:
             raise ValueError("a block record needs 'index' and 'tag'")
+        for name, value in data.items():
+            _check_field(name, value)
         return cls(**{k: _copy(v) for k, v in data.items()})
+
+
+# the JSON types each field takes; bool is not an int here (True is no block index)
+_INT, _STR, _BOOL, _DICT = "int", "str", "bool", "dict"
+_FIELD_TYPES: dict[str, tuple[str, bool]] = {  # name -> (type, None allowed)
+    "index": (_INT, False), "tag": (_STR, False), "path": (_STR, True), "text": (_STR, False),
+    "words": (_INT, True), "link_words": (_INT, True), "kept": (_BOOL, False),
+    "stage": (_STR, True), "rule": (_STR, True), "reason": (_STR, True),
+    "duplicate_of": (_INT, True), "scores": (_DICT, False), "attrs": (_DICT, False)}
+
+
+def _is(kind: str, value: Any) -> bool:
+    if kind == _INT:
+        return type(value) is int
+    if kind == _STR:
+        return type(value) is str
+    if kind == _BOOL:
+        return type(value) is bool
+    return type(value) is dict
+
+
+def _check_field(name: str, value: Any) -> None:
+    """ValueError naming ``name`` when ``value`` is not of the field's type."""
+    kind, optional = _FIELD_TYPES[name]
+    if value is None and optional:
+        return
+    if not _is(kind, value):
+        want = f"{kind} or None" if optional else kind
+        raise ValueError(f"block field {name!r} is a {type(value).__name__}, not {want}")
+    if kind == _DICT:
+        for key in value:
+            if type(key) is not str:
+                raise ValueError(f"block field {name!r} has a key {key!r} that is not a string")
+    if name == "scores":
+        for key, score in value.items():
+            if score is not None and type(score) not in (int, float):
+                raise ValueError(f"block score {key!r} is a {type(score).__name__}, "
+                                 "not a number or None")
 
 
 def _copy(value: Any) -> Any:

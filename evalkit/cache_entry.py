@@ -2,16 +2,20 @@
 
 An entry is one JSON object::
 
-    {"format": "evalkit.extraction", "version": 1, "key": "<cache key>",
+    {"format": "evalkit.extraction", "version": 2, "key": "<cache key>",
      "sha256": "<hex digest of the canonical payload>",
      "payload": {"text": ..., "kept_units": ..., "blocks": [...], "info": {...},
                  "error": ..., "seconds": ...}}
+
+``blocks`` holds each :class:`evalkit.block.Block` record as :meth:`Block.to_dict`
+gives it and is read back with :meth:`Block.from_dict`.
 
 Reading parses JSON and nothing else, so a file in the cache can never run code
 (a pickle could). :func:`decode` raises :class:`InvalidEntry` for anything that is
 not an entry written by :func:`encode` for that key: bad UTF-8 or JSON, another
 format or version, another key, a payload whose checksum does not match (a flipped
-byte), or a payload of the wrong shape. The cache treats that as a miss.
+byte), or a payload of the wrong shape (a block record with an unknown field or a
+field of the wrong type among them). The cache treats that as a miss.
 
 The checksum is the sha256 of the payload serialised canonically (sorted keys, no
 spaces, ASCII escapes), so it does not depend on how the file itself is laid out.
@@ -24,13 +28,15 @@ import hashlib
 import json
 from typing import Any
 
+from evalkit.block import Block
 from evalkit.page import Extraction
 
 __all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "encode"]
 
 FORMAT = "evalkit.extraction"
-#: raise when the entry layout changes: older entries then read as invalid (misses)
-VERSION = 1
+#: raise when the entry layout changes: older entries then read as invalid (misses).
+#: 2: blocks are typed Block records (the fields of evalkit.block), no longer free dicts
+VERSION = 2
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Extraction))
 
@@ -98,14 +104,17 @@ def as_data(ext: Extraction) -> Extraction:
 
     The runner scores this form whether or not the cache is on, so a run from the
     cache and a fresh run see the same values. A method whose ``blocks``, ``info`` or
-    ``kept_units`` hold something JSON cannot keep gets an error instead (its page is
-    a failure that names the value), never a silently changed record.
+    ``kept_units`` hold something JSON cannot keep, or whose ``blocks`` are not
+    :class:`~evalkit.block.Block` records with fields of their types, gets an error
+    instead (its page is a failure that names the value), never a silently changed
+    record.
     """
     try:
         fields = {}
         for name in ("text", "kept_units", "blocks", "info", "error"):
             try:
-                fields[name] = _plain(getattr(ext, name))
+                value = getattr(ext, name)
+                fields[name] = _plain_blocks(value) if name == "blocks" else _plain(value)
             except _NotData as exc:
                 exc.path.append(name)
                 raise
@@ -115,8 +124,6 @@ def as_data(ext: Extraction) -> Extraction:
         if kept is not None and not (isinstance(kept, list)
                                      and all(type(i) is int for i in kept)):
             raise _NotData("kept_units is not None or a list of ints")
-        if not (isinstance(blocks, list) and all(type(b) is dict for b in blocks)):
-            raise _NotData("blocks is not a list of dicts")
         if not isinstance(info, dict):
             raise _NotData("info is not a dict")
         if error is not None and not isinstance(error, str):
@@ -126,6 +133,26 @@ def as_data(ext: Extraction) -> Extraction:
                           seconds=float(ext.seconds))
     return Extraction(text=text, kept_units=kept, blocks=blocks, info=info, error=error,
                       seconds=float(ext.seconds))
+
+
+def _plain_blocks(blocks: Any) -> list[Block]:
+    """``blocks`` as the Block records the cache reads back (their fields JSON data and
+    of their types), or :class:`_NotData` naming the first block that is not one."""
+    if not isinstance(blocks, list | tuple):
+        raise _NotData(f"is a {type(blocks).__name__}, not a list of Block records")
+    out = []
+    for i, block in enumerate(blocks):
+        try:
+            if not isinstance(block, Block):
+                raise _NotData(f"is a {type(block).__name__}, not a Block record")
+            try:
+                out.append(Block.from_dict(_plain(block.to_dict())))
+            except ValueError as exc:  # a field of the wrong type
+                raise _NotData(f"is not a Block record: {exc}") from None
+        except _NotData as exc:
+            exc.path.append(f"[{i}]")
+            raise
+    return out
 
 
 def _canonical(payload: dict[str, Any]) -> bytes:
@@ -139,7 +166,8 @@ def encode(key: str, ext: Extraction) -> bytes:
     plain = as_data(ext)
     if plain.error != ext.error:
         raise TypeError(plain.error)
-    payload = {"text": plain.text, "kept_units": plain.kept_units, "blocks": plain.blocks,
+    payload = {"text": plain.text, "kept_units": plain.kept_units,
+               "blocks": [b.to_dict() for b in plain.blocks],
                "info": plain.info, "error": plain.error, "seconds": plain.seconds}
     entry = {"format": FORMAT, "version": VERSION, "key": key,
              "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
@@ -153,7 +181,8 @@ def _check_payload(payload: Any) -> Extraction:
 
     JSON parsing can only give dicts, lists, strings, numbers, booleans and None, so
     the values inside ``blocks`` and ``info`` are JSON data by construction; what is
-    checked here is the shape: which fields, and the type of each.
+    checked here is the shape: which fields, and the type of each (for every block
+    record, :meth:`Block.from_dict`'s check).
     """
     if not isinstance(payload, dict) or set(payload) != _FIELDS:
         raise InvalidEntry(f"payload fields are not {sorted(_FIELDS)}")
@@ -164,15 +193,21 @@ def _check_payload(payload: Any) -> Extraction:
         raise InvalidEntry("text is not a string")
     if kept is not None and not (isinstance(kept, list) and all(type(i) is int for i in kept)):
         raise InvalidEntry("kept_units is not null or a list of ints")
-    if not (isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks)):
-        raise InvalidEntry("blocks is not a list of objects")
+    if not isinstance(blocks, list):
+        raise InvalidEntry("blocks is not a list")
+    records = []
+    for i, data in enumerate(blocks):
+        try:
+            records.append(Block.from_dict(data))
+        except ValueError as exc:
+            raise InvalidEntry(f"blocks[{i}]: {exc}") from None
     if not isinstance(info, dict):
         raise InvalidEntry("info is not an object")
     if error is not None and not isinstance(error, str):
         raise InvalidEntry("error is not null or a string")
     if type(seconds) is not float:
         raise InvalidEntry("seconds is not a float")
-    return Extraction(text=text, kept_units=kept, blocks=blocks, info=info, error=error,
+    return Extraction(text=text, kept_units=kept, blocks=records, info=info, error=error,
                       seconds=seconds)
 
 

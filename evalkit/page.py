@@ -26,10 +26,13 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
+from evalkit.block import Block
+
 __all__ = [
     "CONTENT",
     "NOISE",
     "NORMALISATION_VERSION",
+    "Annotation",
     "Extraction",
     "Gold",
     "Page",
@@ -109,16 +112,61 @@ class Unit:
         return self.label == CONTENT
 
 
+@dataclass(frozen=True)
+class Annotation:
+    """An annotated copy of a page whose marked spans label its units (L3S-GN1).
+
+    ``html`` is the copy's bytes, ``source`` its file (named in errors), and
+    ``content_classes`` the span classes that are content (None: the reader's default,
+    ``evalkit.data.l3s.DEFAULT_CONTENT_CLASSES``).
+    """
+
+    html: bytes
+    source: str | None = None
+    content_classes: tuple[str, ...] | None = None
+
+
 @dataclass
 class Gold:
-    """What a page should yield: main text always; unit labels, duplicates, category if known."""
+    """What a page should yield: main text always; unit labels, duplicates, category if known.
+
+    Attributes
+    ----------
+    text : str
+        The main text.
+    units, unit_source : list of Unit, str
+        Labelled evaluation units and where their labels came from (``spans``,
+        ``aligned``, ``planted``); :func:`evalkit.align.gold_units` fills them on first use.
+    duplicate_groups : list of list of int
+        Groups of indices into ``block_texts``, original first (synthetic).
+    category : str
+        The page's class for the classification experiment.
+    annotation : Annotation
+        The annotated copy that labels the units (L3S-GN1).
+    block_texts : list of str
+        Texts of the planted headline, content and duplicate blocks in document order
+        (synthetic; the items of the dedup experiment's gold truth).
+    template_texts : list of str
+        Block texts on every page of the page's site (synthetic; the dedup experiment's
+        site-scope template).
+    visible_words : list of str
+        Cache of :func:`evalkit.scoring.page_all_words` (not compared, not shown).
+    extra : dict
+        What only a reader's own tests or a person reads: ``gold_source`` (the gold file,
+        ``pairs``); from ``synthetic``: ``near_edits`` ({block index: words substituted}),
+        ``ads`` (the planted ad slots), ``layout``, ``naming``, ``title``.
+    """
 
     text: str
     units: list[Unit] | None = None
     unit_source: str | None = None  # "spans" (annotated) or "aligned" (derived from text)
-    duplicate_groups: list[list[int]] | None = None  # groups of unit/block indices (synthetic)
+    duplicate_groups: list[list[int]] | None = None  # groups of indices into block_texts
     category: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    annotation: Annotation | None = None
+    block_texts: list[str] | None = None
+    template_texts: list[str] | None = None
+    visible_words: list[str] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -165,15 +213,15 @@ class Extraction:
 
     ``text`` is the output text. ``kept_units`` (optional) are indices into the
     page's gold units when the method decided on evalkit's own units.
-    ``blocks`` holds one record per block the method considered, with the
-    stage and rule that removed it or its score, so a user can see why any
-    text was dropped. ``info`` carries small per-page numbers a study reports
+    ``blocks`` holds one :class:`evalkit.block.Block` record per block the method
+    considered, with the stage and rule that removed it or its scores, so a user
+    can see why any text was dropped. ``info`` carries small per-page numbers a study reports
     (block counts, timings per stage).
     """
 
     text: str = ""
     kept_units: list[int] | None = None
-    blocks: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0

@@ -12,12 +12,12 @@ from typing import Any
 from evalkit import metrics
 from evalkit.page import Extraction, Page, PageError
 
-__all__ = ["score_extraction", "page_all_words"]
+__all__ = ["page_all_words", "score_extraction"]
 
 
 def page_all_words(page: Page) -> list[str]:
     """Words of the page's visible text (the Kaur 2017 confusion needs them); cached per page."""
-    cached = page.gold.extra.get("_all_words")
+    cached = page.gold.visible_words
     if cached is None:
         from evalkit.visible import visible_text
 
@@ -25,7 +25,7 @@ def page_all_words(page: Page) -> list[str]:
             cached = visible_text(page.tree()).split()
         except PageError:
             cached = []
-        page.gold.extra["_all_words"] = cached
+        page.gold.visible_words = cached
     return cached
 
 

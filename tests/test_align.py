@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from evalkit import align as align_mod
 from evalkit.align import align, align_words, gold_units, norm_words, project
-from evalkit.page import CONTENT, NOISE, Gold, Page, Unit
+from evalkit.page import CONTENT, NOISE, Annotation, Gold, Page, Unit
 
 
 def _units(*texts):
@@ -102,8 +102,9 @@ def test_long_pages_align():
     assert sum(hits) >= len(kept)  # the kept 70 % is a common subsequence in order
 
 
-def _page(html, gold_text, **extra):
-    return Page(id="p", dataset="t", raw=html.encode(), gold=Gold(text=gold_text, extra=extra))
+def _page(html, gold_text, annotation=None):
+    return Page(id="p", dataset="t", raw=html.encode(),
+                gold=Gold(text=gold_text, annotation=annotation))
 
 
 def test_gold_units_aligned_from_text_and_projection():
@@ -126,19 +127,19 @@ def test_gold_units_from_l3s_spans():
                  b"<p><span class='x-nc-sel2'>Body <a href='#'>with link</a> text</span></p>"
                  b"<label class='x-nc-invisible'>hidden label</label>tail stays"
                  b"<p><span class='x-nc-sel5'>A comment</span></p></div></body></html>")
-    page = _page("<html><body>whatever</body></html>", "ignored", annotated=annotated)
+    page = _page("<html><body>whatever</body></html>", "ignored", Annotation(annotated))
     units = gold_units(page)
     assert [(u.text, u.label, u.fine) for u in units] == [
         ("Top menu", NOISE, "sel0"), ("Big headline", CONTENT, "sel1"),
         ("Body with link text", CONTENT, "sel2"), ("tail stays", NOISE, None),
         ("A comment", NOISE, "sel5")]
     assert page.gold.unit_source == "spans"
-    page2 = _page("<html><body>x</body></html>", "", annotated=annotated)
+    page2 = _page("<html><body>x</body></html>", "", Annotation(annotated))
     assert [u.label for u in gold_units(page2, content_classes=("sel1", "sel2", "sel5"))][-1] \
         == CONTENT
     # by default the classes the reader used for the gold text
-    page3 = _page("<html><body>x</body></html>", "", annotated=annotated,
-                  content_classes=["sel5"])
+    page3 = _page("<html><body>x</body></html>", "",
+                  Annotation(annotated, content_classes=("sel5",)))
     assert [u.label for u in gold_units(page3)] == [NOISE, NOISE, NOISE, NOISE, CONTENT]
 
 

@@ -66,8 +66,8 @@ def test_proposed_pipeline_removes_a_block_at_distance_k(monkeypatch):
     html = ("<html><body><div><p>Alpha beta gamma.</p></div><div><p>Delta epsilon.</p></div>"
             "<div><p>Zeta theta iota.</p></div></body></html>")
     e = Proposed(primary=False).extract(_page(html))
-    assert [r["rule"] for r in e.blocks] == [None, "near_duplicate", None]
-    assert e.blocks[1]["duplicate_of"] == 0
+    assert [r.rule for r in e.blocks] == [None, "near_duplicate", None]
+    assert e.blocks[1].duplicate_of == 0
 
 
 # ---------------------------------------------------------------- Jaccard and MinHash
@@ -104,7 +104,7 @@ def test_a_block_scoring_exactly_the_threshold_is_dropped():
     html = "<html><body>" + "".join(f"<div><p>{t}</p></div>" for t in (a, a, b, b)) + \
         "</body></html>"
     e = Proposed(primary=False).extract(_page(html))
-    got = [(r["rule"], r["score"], r["threshold"], r["kept"]) for r in e.blocks]
+    got = [(r.rule, r.scores["score"], r.scores["threshold"], r.kept) for r in e.blocks]
     assert got == [("low_score", 0.5, 0.5, False), ("near_duplicate", None, None, False),
                    (None, pytest.approx(0.7), 0.5, True), ("near_duplicate", None, None, False)]
     assert e.text == b
@@ -119,7 +119,7 @@ def test_pab_outer_link_share_of_exactly_half_keeps_the_block():
     more = '<p>y <a href="http://other.org/">o</a> <a href="http://b.net/">p</a> ' \
            '<a href="/in">i</a></p>'
     e = PAB().extract(_page(f"<html><body>{half}{more}</body></html>", url))
-    assert [(r["outer_link_share"], r["priority"] > 0) for r in e.blocks] == [
+    assert [(r.scores["outer_link_share"], r.scores["priority"] > 0) for r in e.blocks] == [
         (0.5, True), (pytest.approx(2 / 3), False)]
     assert e.text == "x o i"
     # the cut-off is a parameter: at 2/3 exactly the second block is kept too
@@ -130,7 +130,7 @@ def test_pab_outer_link_share_of_exactly_half_keeps_the_block():
 def test_pab_priority_zero_is_noise():
     # a list holds no tag of Table 3.1 (ul adds 0, li is not in the table): priority 0
     e = PAB().extract(_page("<html><body><ul><li>Menu</li></ul><p>Text.</p></body></html>"))
-    assert [(r["tag"], r["priority"]) for r in e.blocks] == [("ul", 0.0), ("p", 0.1)]
+    assert [(r.tag, r.scores["priority"]) for r in e.blocks] == [("ul", 0.0), ("p", 0.1)]
     assert e.text == "Text."
 
 

@@ -23,6 +23,7 @@ from hydra import compose, initialize_config_dir
 from test_golden_outputs import METHOD_NAMES, _digest
 
 from evalkit import cache_entry
+from evalkit.block import Block
 from evalkit.cache import ExtractionCache
 from evalkit.cli import CONFIG_DIR
 from evalkit.config import build_datasets, method_specs, register_resolvers
@@ -76,15 +77,18 @@ def test_every_own_method_reads_back_what_it_wrote(label, shared, shared_root, t
 
 def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_path):
     ext = Extraction(text="t", kept_units=(np.int64(2), 5),
-                     blocks=[{"span": (1, 2), "score": np.float64(0.1), "n": np.int32(7),
-                              "keep": np.bool_(True), "f32": np.float32(0.5)}],
+                     blocks=[Block(index=np.int64(0), tag="p", words=np.int32(7),
+                                   kept=np.bool_(True), attrs={"span": (1, 2)},
+                                   scores={"score": np.float64(0.1), "f32": np.float32(0.5)})],
                      info={"sizes": [np.int64(3)], "name": np.str_("x")}, seconds=1)
     plain = cache_entry.as_data(ext)
     assert plain.error is None
     assert plain.kept_units == [2, 5] and type(plain.kept_units[0]) is int
     block = plain.blocks[0]
-    assert block == {"span": [1, 2], "score": 0.1, "n": 7, "keep": True, "f32": 0.5}
-    assert [type(block[k]) for k in ("score", "n", "keep", "f32")] == [float, int, bool, float]
+    assert block == Block(index=0, tag="p", words=7, kept=True, attrs={"span": [1, 2]},
+                          scores={"score": 0.1, "f32": 0.5})
+    assert [type(v) for v in (block.index, block.words, block.kept, block.scores["score"],
+                              block.scores["f32"])] == [int, int, bool, float, float]
     assert plain.info == {"sizes": [3], "name": "x"} and type(plain.info["name"]) is str
     assert plain.seconds == 1.0 and type(plain.seconds) is float
     cache = ExtractionCache(tmp_path)
@@ -95,11 +99,18 @@ def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_
 
 @pytest.mark.parametrize(("field", "value", "where"), [
     ("info", {"tags": {"a"}}, "info['tags'] is a set"),
-    ("blocks", [{"x": 1}, {"raw": b"\x00"}], "blocks[1]['raw'] is a bytes"),
+    ("blocks", [Block(0, "p"), Block(1, "p", attrs={"raw": b"\x00"})],
+     "blocks[1]['attrs']['raw'] is a bytes"),
+    ("blocks", [Block(0, "p", scores={"ids": {1}})], "blocks[0]['scores']['ids'] is a set"),
+    ("blocks", [Block(0, "p", words=2.5)],
+     "blocks[0] is not a Block record: block field 'words' is a float, not int or None"),
+    ("blocks", [Block(0, "p", scores={"level": "high"})],
+     "blocks[0] is not a Block record: block score 'level' is a str, not a number or None"),
+    ("blocks", [Block(0, "p"), {"index": 1, "tag": "p"}], "blocks[1] is a dict, not a Block record"),
     ("info", {"by_id": {3: 1.0}}, "info['by_id'] has a key 3 that is not a string"),
     ("info", {"arr": np.zeros(2)}, "info['arr'] is a ndarray"),
     ("kept_units", [1, 2.5], "kept_units is not None or a list of ints"),
-    ("blocks", ["not a dict"], "blocks is not a list of dicts"),
+    ("blocks", {"index": 0}, "blocks is a dict, not a list of Block records"),
 ])
 def test_a_value_json_cannot_keep_fails_the_page_naming_it(field, value, where, tmp_path):
     ext = Extraction(text="kept", seconds=0.5, **{field: value})
@@ -112,12 +123,12 @@ def test_a_value_json_cannot_keep_fails_the_page_naming_it(field, value, where, 
 
 
 def test_text_in_any_script_and_odd_floats_survive(tmp_path):
-    ext = Extraction(text="Ελληνικά 日本語 \ud800 emoji 🙂", blocks=[
-        {"v": float("inf"), "w": -0.0, "tiny": 5e-324, "big": 2 ** 70}], info={"nan": 1e308})
+    ext = Extraction(text="Ελληνικά 日本語 \ud800 emoji 🙂", blocks=[Block(0, "p", scores={
+        "v": float("inf"), "w": -0.0, "tiny": 5e-324, "big": 2 ** 70})], info={"nan": 1e308})
     cache = ExtractionCache(tmp_path)
     cache.put(KEY, ext)
     back = cache.get(KEY)
-    assert back == ext and str(back.blocks[0]["w"]) == "-0.0"
+    assert back == ext and str(back.blocks[0].scores["w"]) == "-0.0"
     assert "Ελληνικά".encode() in next(tmp_path.rglob("*.json")).read_bytes()  # readable
 
 
@@ -144,7 +155,7 @@ class _Crafted:
         return open, (self.path, "w")
 
 
-GOOD = Extraction(text="main text", kept_units=[0, 2], blocks=[{"i": 0, "kept": True}],
+GOOD = Extraction(text="main text", kept_units=[0, 2], blocks=[Block(0, "p", kept=True)],
                   info={"n": 1}, seconds=0.25)
 
 
@@ -160,6 +171,8 @@ def _bad_entries(tmp_path: Path) -> dict[str, bytes]:
         "an old pickled extraction": pickle.dumps(GOOD),
         "another key": cache_entry.encode("cd" + "1" * 62, GOOD),
         "another version": json.dumps({**entry, "version": 0}).encode(),
+        "version 1 (free block dicts)": _with_checksum({**entry, "version": 1, "payload": {
+            **entry["payload"], "blocks": [{"block": 0, "kept": True}]}}),
         "text changed, checksum kept": json.dumps(
             {**entry, "payload": {**entry["payload"], "text": "main texT"}}).encode(),
         "no checksum": json.dumps({k: v for k, v in entry.items() if k != "sha256"}).encode(),
@@ -172,6 +185,12 @@ def _bad_entries(tmp_path: Path) -> dict[str, bytes]:
                                                                     "kept_units": [True]}}),
         "blocks not objects": _with_checksum({**entry, "payload": {**entry["payload"],
                                                                    "blocks": [[1]]}}),
+        "a block field unknown": _with_checksum({**entry, "payload": {**entry["payload"],
+                                                 "blocks": [{"index": 0, "tag": "p", "i": 0}]}}),
+        "a block field of the wrong type": _with_checksum({**entry, "payload": {
+            **entry["payload"], "blocks": [{"index": 0, "tag": "p", "kept": "yes"}]}}),
+        "a block score not a number": _with_checksum({**entry, "payload": {
+            **entry["payload"], "blocks": [{"index": 0, "tag": "p", "scores": {"s": [1]}}]}}),
         "info a list": _with_checksum({**entry, "payload": {**entry["payload"],
                                                             "info": []}}),
         "error a number": _with_checksum({**entry, "payload": {**entry["payload"],
@@ -199,6 +218,20 @@ def test_every_kind_of_bad_entry_is_a_counted_miss_and_is_rewritten(tmp_path):
     assert (tmp_path / "marker").exists()
 
 
+def test_a_block_record_that_does_not_fit_is_named():
+    entry = _entry(GOOD)
+    entry["payload"]["blocks"] = [{"index": 0, "tag": "p"}, {"index": 1, "tag": "p", "kept": "yes"}]
+    with pytest.raises(cache_entry.InvalidEntry,
+                       match=r"^blocks\[1\]: block field 'kept' is a str, not bool$"):
+        cache_entry.decode(_with_checksum(entry), KEY)
+    entry["payload"]["blocks"] = [{"index": 0, "tag": "p", "priority": 1.0}]
+    with pytest.raises(cache_entry.InvalidEntry, match=r"^blocks\[0\]: unknown block field"):
+        cache_entry.decode(_with_checksum(entry), KEY)
+    entry["payload"]["blocks"] = [{"index": 0, "tag": "p", "words": 3, "scores": {"s": 0.5}}]
+    assert cache_entry.decode(_with_checksum(entry), KEY).blocks == [
+        Block(0, "p", words=3, scores={"s": 0.5})]
+
+
 def test_a_folder_in_place_of_an_entry_is_a_miss(tmp_path):
     cache = ExtractionCache(tmp_path)
     cache.put(KEY, GOOD)
@@ -221,7 +254,7 @@ def test_single_byte_flips_are_refused_or_read_back_unchanged():
     """1,000 seeded flips over one entry: none crashes, none reads back different data
     (a flip that keeps the JSON's meaning, such as ``e`` to ``E`` in a number, may pass)."""
     ext = Extraction(text="Some main text\nand more", blocks=[
-        {"index": i, "score": i / 7, "kept": i % 2 == 0, "rule": None, "path": f"/p[{i}]"}
+        Block(i, "p", scores={"score": i / 7}, kept=i % 2 == 0, path=f"/p[{i}]")
         for i in range(20)], info={"n_blocks": 20, "t": 1e-05}, seconds=0.5)
     data = cache_entry.encode(KEY, ext)
     rng = random.Random(14)

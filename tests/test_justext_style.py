@@ -173,13 +173,16 @@ def test_extract_keeps_article_and_records_blocks():
     assert lines[0] == "River otters return"
     assert lines[1].startswith("After an absence") and lines[2].startswith("The trust said")
     assert len(lines) == 3
-    assert [b["class"] for b in ext.blocks] == ["bad", "good", "good", "good", "bad"]
+    assert [b.attrs["class"] for b in ext.blocks] == ["bad", "good", "good", "good", "bad"]
+    assert [b.kept for b in ext.blocks] == [False, True, True, True, False]
     nav, _, first, _, foot = ext.blocks
-    assert nav["cf_class"] == "bad" and nav["link_density"] == pytest.approx(8 / 11, abs=1e-4)
-    assert foot["cf_class"] == "bad" and foot["text"].startswith("Copyright")
-    assert first["heading"] is False and ext.blocks[1]["heading"] is True
-    assert set(first) == {"block", "cf_class", "class", "chars", "link_density",
-                          "stopword_density", "heading", "kept", "text"}
+    assert nav.attrs["cf_class"] == "bad"
+    assert nav.scores["link_density"] == pytest.approx(8 / 11, abs=1e-4)  # "Home | News"
+    assert (nav.text, nav.words, nav.scores["chars"]) == ("Home | News", 3, 11)
+    assert foot.attrs["cf_class"] == "bad" and foot.text.startswith("Copyright")
+    assert first.attrs["heading"] is False and ext.blocks[1].attrs["heading"] is True
+    assert set(first.scores) == {"chars", "link_density", "stopword_density"}
+    assert set(first.attrs) == {"cf_class", "class", "heading"}
     assert ext.info == {"paragraphs": 5, "good": 3}
 
 
@@ -222,8 +225,8 @@ The animals were recorded on camera traps at six sites along the river.</p></bod
 def test_package_skips_first_heading_pass():
     # bad, short heading, short caption, good: only the first heading pass rescues the caption
     theirs = [p.class_type for p in justext.justext(BUG_PAGE, justext.get_stoplist("English"))]
-    fixed = [b["class"] for b in JustextStyle().extract(page_of(BUG_PAGE)).blocks]
-    compat = [b["class"] for b in
+    fixed = [b.attrs["class"] for b in JustextStyle().extract(page_of(BUG_PAGE)).blocks]
+    compat = [b.attrs["class"] for b in
               JustextStyle(heading_pass_bug_compatible=True).extract(page_of(BUG_PAGE)).blocks]
     assert theirs == compat == ["bad", "good", "bad", "good"]
     assert fixed == ["bad", "good", "good", "good"]

@@ -40,13 +40,14 @@ def _page(html: str, url: str | None = URL) -> Page:
 
 def test_table_3_2_priorities():
     ext = PAB().extract(_page(FIGURE_3_1))
-    tags = [b["tag"] for b in ext.blocks]
-    priorities = [b["priority"] for b in ext.blocks]
+    tags = [b.tag for b in ext.blocks]
+    priorities = [b.scores["priority"] for b in ext.blocks]
     assert tags == ["title", "h1", "b", "p", "p", "p", "p", "p"]
     assert priorities[1:] == pytest.approx([1.0, 0.0, 0.9, 0.7, 0.5, 0.1, 1.1])
     assert priorities[0] == 1.0  # the title block
-    assert ext.blocks[2]["outer_link_share"] == 1.0 and ext.blocks[2]["reason"] == "outer_links"
-    assert ext.blocks[7]["outer_link_share"] == 0.0
+    assert ext.blocks[2].scores["outer_link_share"] == 1.0 and ext.blocks[2].reason == "outer_links"
+    assert ext.blocks[2].scores["n_links"] == 10 and ext.blocks[2].words == 21  # "Sponsored:" + 10 x "ad i"
+    assert ext.blocks[7].scores["outer_link_share"] == 0.0 and ext.blocks[7].scores["n_links"] == 4
     # block 2's own tags would sum to 0.4 + 10 x 0.2 = 2.4 without the outer-link rule
     body = parse_html(FIGURE_3_1).find(".//body")
     assert block_priority(find_blocks(body)[1]) == pytest.approx(2.4)
@@ -69,9 +70,9 @@ def test_outer_link_rule():
             '<p id="half">y <a href="http://other.org/">a</a> <a href="/local">b</a></p></body>')
     ext = PAB().extract(_page(html))
     first, second = ext.blocks
-    assert first["outer_link_share"] == pytest.approx(2 / 3) and first["priority"] == 0.0
+    assert first.scores["outer_link_share"] == pytest.approx(2 / 3) and first.scores["priority"] == 0.0
     # exactly 50 % is not "more than 50 %": p + a + a = 0.5
-    assert second["outer_link_share"] == 0.5 and second["priority"] == pytest.approx(0.5)
+    assert second.scores["outer_link_share"] == 0.5 and second.scores["priority"] == pytest.approx(0.5)
     assert ext.text == "y a b"
     # a stricter limit drops the second block too
     assert PAB(max_outer_link_share=0.4).extract(_page(html)).text == ""
@@ -99,9 +100,9 @@ def test_title_block_and_text_outside_blocks():
     # no tag of the table in body: the page is one block of priority 0; only the title is kept
     html = "<html><head><title> The  title </title></head><body><div>Loose text <span>here</span></div></body></html>"
     ext = PAB().extract(_page(html))
-    assert [(b["tag"], b["priority"], b["kept"]) for b in ext.blocks] == [
+    assert [(b.tag, b.scores["priority"], b.kept) for b in ext.blocks] == [
         ("title", 1.0, True), ("#outside", 0.0, False)]
-    assert ext.blocks[1]["text"] == "Loose text here"
+    assert ext.blocks[1].text == "Loose text here" and ext.blocks[1].reason == "outside_blocks"
     assert ext.text == "The title"
     assert ext.info == {"n_blocks": 2, "n_informative": 1, "n_noisy": 1, "n_merged": 0}
 
@@ -111,7 +112,7 @@ def test_duplicate_informative_blocks_are_merged():
             "<p>Repeated <b>teaser</b></p><p>Unique</p><p>Repeated <b>teaser</b></p>"
             '<img src="a.png" alt="logo"><img src="b.png" alt="logo"><img src="c.png"></body></html>')
     ext = PAB().extract(_page(html))
-    kept = [(b["tag"], b["kept"], b.get("duplicate_of")) for b in ext.blocks]
+    kept = [(b.tag, b.kept, b.duplicate_of) for b in ext.blocks]
     # h1 equals the title; the second teaser equals the first; empty-text images never merge;
     # an img without alt text starts no block
     assert kept == [("title", True, None), ("h1", False, 0), ("p", True, None), ("p", True, None),
@@ -125,7 +126,7 @@ def test_medium_tags_start_blocks_with_inner_priorities():
     html = ('<body><table><tr><td>cell <b>bold</b></td><td><a href="/x">link</a></td></tr></table>'
             '<ul><li>plain item</li></ul><div><p>para in div</p></div></body>')
     ext = PAB().extract(_page(html))
-    assert [(b["tag"], b["priority"]) for b in ext.blocks] == [
+    assert [(b.tag, b.scores["priority"]) for b in ext.blocks] == [
         ("table", pytest.approx(0.6)), ("ul", 0.0), ("p", 0.1)]
     assert ext.text == "cell bold\nlink\npara in div"
 
@@ -160,4 +161,4 @@ def test_deep_tree_keeps_block_text():
     deep = "<body><div>outside</div><p>" + "<b>" * 3000 + "deep bold" + "</b>" * 3000 + "</p></body>"
     ext = PAB().extract(_page(deep))
     assert ext.text == "deep bold"
-    assert ext.blocks[-1]["text"] == "outside"
+    assert ext.blocks[-1].text == "outside"

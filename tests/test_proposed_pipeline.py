@@ -27,8 +27,7 @@ PAGE = f"""<html><head><title>Data mining evaluation</title></head><body>
 <div class="share"><a href="https://facebook.com/x">f</a><a href="https://twitter.com/x">t</a></div>
 <div id="footer">Copyright 2020 Example Inc. All rights reserved.</div>
 </body></html>"""
-RECORD_KEYS = {"block", "tag", "path", "words", "stage", "rule", "reason", "score", "threshold",
-               "kept", "text", "duplicate_of"}
+RECORD_SCORES = {"score", "threshold"}  # the names every proposed block record's scores hold
 INFO_KEYS = {"n_blocks", "n_after_primary", "n_after_dedup", "n_kept", "seconds_parse",
              "seconds_blocks", "seconds_primary", "seconds_dedup", "seconds_scoring",
              "seconds_output"}
@@ -41,9 +40,9 @@ def page(html: str = PAGE, url: str | None = "https://www.example.com/a", site=N
 def test_hand_page_all_stages():
     e = Proposed().extract(page())
     assert e.text.split("\n") == ["Data mining", PARA1, PARA2 + " Read about measures"]
-    assert all(set(r) == RECORD_KEYS for r in e.blocks)
+    assert all(set(r.scores) == RECORD_SCORES and not r.attrs for r in e.blocks)
     assert INFO_KEYS <= set(e.info)
-    got = [(r["path"], r["stage"], r["rule"], r["kept"]) for r in e.blocks]
+    got = [(r.path, r.stage, r.rule, r.kept) for r in e.blocks]
     assert got == [
         ("/html/body/div[1]", "primary", "min_subtree", False),
         ("/html/body/div[2]", None, None, True),  # "Data mining": merged with PARA1, kept
@@ -54,7 +53,8 @@ def test_hand_page_all_stages():
         ("/html/body/div[4]", "primary", "utility_links", False),
         ("/html/body/div[5]", "primary", "utility_links", False),
     ]
-    assert e.blocks[4]["duplicate_of"] == 2
+    assert e.blocks[4].duplicate_of == 2
+    assert (e.blocks[1].text, e.blocks[1].words, e.blocks[1].reason) == ("Data mining", 2, None)
     assert (e.info["n_blocks"], e.info["n_after_primary"], e.info["n_after_dedup"],
             e.info["n_kept"]) == (8, 4, 3, 3)
     # By hand. Title terms {data, mine, evalu}: D_title = 3.
@@ -64,11 +64,11 @@ def test_hand_page_all_stages():
     # PARA2 + link: evalu mine result matter precis recal accuraci common measur
     #        + read measur: 2 title, 2 link (read, measur), 7 content  N=11, distinct 10
     # D_link = 2, D_content = 2 + 14 + 10 = 26; threshold = 3 distinct / 8 blocks
-    scores = [e.blocks[i]["score"] for i in (1, 2, 3)]
+    scores = [e.blocks[i].scores["score"] for i in (1, 2, 3)]
     assert scores == pytest.approx([1 - 0.3 * 2 / 3,
                                     1 - (0.3 * 3 / 3 + 0.4 * 12 / 26),
                                     1 - (0.3 * 2 / 3 + 0.3 * 2 / 2 + 0.4 * 7 / 26)], abs=1e-12)
-    assert all(e.blocks[i]["threshold"] == 3 / 8 for i in (1, 2, 3))
+    assert all(e.blocks[i].scores["threshold"] == 3 / 8 for i in (1, 2, 3))
 
 
 def test_scoring_drops_low_score_block():
@@ -78,23 +78,23 @@ def test_scoring_drops_low_score_block():
             "<div><p>Alpha, beta; gamma: delta! <a href='/x'>epsilon zeta</a>.</p></div>"
             "</body></html>")
     e = Proposed(primary=False).extract(page(html))
-    assert [r["rule"] for r in e.blocks] == [None, "near_duplicate", "low_score"]
+    assert [r.rule for r in e.blocks] == [None, "near_duplicate", "low_score"]
     # D_content = 14 + 6 distinct terms; threshold = 2 distinct of 3 blocks
-    assert e.blocks[0]["score"] == pytest.approx(1 - 0.4 * 15 / 20)
-    assert e.blocks[2]["score"] == pytest.approx(1 - (0.3 * 4 / 4 + 0.3 * 2 / 2))
-    assert e.blocks[2]["threshold"] == pytest.approx(2 / 3)
+    assert e.blocks[0].scores["score"] == pytest.approx(1 - 0.4 * 15 / 20)
+    assert e.blocks[2].scores["score"] == pytest.approx(1 - (0.3 * 4 / 4 + 0.3 * 2 / 2))
+    assert e.blocks[2].scores["threshold"] == pytest.approx(2 / 3)
 
 
 def test_threshold_is_one_when_nothing_was_removed():
     # Eq. 8 gives t = 1 when every block is distinct, and no score exceeds 1
     html = f"<html><body><div><p>{PARA1}</p></div><div><p>{PARA2}</p></div></body></html>"
     e = Proposed(primary=False).extract(page(html))
-    assert e.text == "" and {r["threshold"] for r in e.blocks} == {1.0}
+    assert e.text == "" and {r.scores["threshold"] for r in e.blocks} == {1.0}
 
 
 def test_stage_switches_and_ablation_configs():
     full = Proposed(primary=False, dedup=False, scoring=False).extract(page())
-    assert all(r["kept"] for r in full.blocks) and full.info["n_kept"] == 8
+    assert all(r.kept for r in full.blocks) and full.info["n_kept"] == 8
     only_primary = Proposed(dedup=False, scoring=False).extract(page())
     assert only_primary.info["n_kept"] == only_primary.info["n_after_primary"] == 4
     for name, want in (("proposed_primary", (False, False)), ("proposed_dedup", (True, False))):
@@ -134,8 +134,8 @@ def test_validation_happens_at_use(params, msg):
 
 def test_other_detectors_plug_in():
     e = Proposed(detector="jaccard", detector_params={"threshold": 0.9}).extract(page())
-    assert [r["rule"] for r in e.blocks].count("near_duplicate") == 1
-    assert "jaccard" in next(r["reason"] for r in e.blocks if r["rule"] == "near_duplicate")
+    assert [r.rule for r in e.blocks].count("near_duplicate") == 1
+    assert "jaccard" in next(r.reason for r in e.blocks if r.rule == "near_duplicate")
 
 
 def test_page_without_url_skips_offsite_rule():
@@ -156,15 +156,15 @@ def test_site_scope_removes_template_blocks_on_later_pages():
              page(html(PARA2), site="other.org", pid="3")]
     m = Proposed(scope="site", rule_min_subtree=False, scoring=False)
     out = [m.extract(p) for p in pages]
-    assert [r["rule"] for r in out[0].blocks] == [None, None]
-    assert [r["rule"] for r in out[1].blocks] == ["site_duplicate", None]
-    assert [r["rule"] for r in out[2].blocks] == [None, None]  # another site
+    assert [r.rule for r in out[0].blocks] == [None, None]
+    assert [r.rule for r in out[1].blocks] == ["site_duplicate", None]
+    assert [r.rule for r in out[2].blocks] == [None, None]  # another site
     assert set(m.site_fingerprints_) == {"example.com", "other.org"}
     m.reset()
-    assert [r["rule"] for r in m.extract(pages[1]).blocks] == [None, None]
+    assert [r.rule for r in m.extract(pages[1]).blocks] == [None, None]
     # page scope never looks across pages
     m = Proposed(rule_min_subtree=False, scoring=False)
-    assert [r["rule"] for r in [m.extract(p) for p in pages][1].blocks] == [None, None]
+    assert [r.rule for r in [m.extract(p) for p in pages][1].blocks] == [None, None]
 
 
 # -- the synthetic set: planted noise and duplicates ---------------------------------------
@@ -190,10 +190,10 @@ def test_synthetic_primary_noise_and_duplicates():
     m = Proposed(dedup=False, scoring=False)
     removed, total = Counter(), Counter()
     for p in pages:
-        by_path = {r["path"]: r for r in m.extract(p).blocks}
+        by_path = {r.path: r for r in m.extract(p).blocks}
         for u, path in zip(p.gold.units, _unit_block_paths(p)):
             total[u.fine] += 1
-            removed[u.fine] += by_path[path]["stage"] == "primary"
+            removed[u.fine] += by_path[path].stage == "primary"
     share = {f: removed[f] / total[f] for f in total}
     # measured (60 pages): ad, nav, footer, social 1.000; content 0.000, headline 0.000
     for fine in ("ad", "nav", "footer", "social"):
@@ -210,10 +210,10 @@ def test_synthetic_primary_noise_and_duplicates():
                          if u.fine == "duplicate"}
             planted += len(dup_paths)
             for r in e.blocks:
-                if r["stage"] == "dedup":
+                if r.stage == "dedup":
                     reported += 1
-                    found += r["path"] in dup_paths
-                    false += r["path"] not in dup_paths
+                    found += r.path in dup_paths
+                    false += r.path not in dup_paths
         return found / planted, false / max(reported, 1)
 
     # the paper's k = 3 finds the exact copies but few near copies of these short blocks

@@ -35,8 +35,9 @@ def test_l3s_gn1(shared):
     assert first.site == "un.org" and first.dataset == "l3s_gn1"
     assert first.gold.text.startswith("No agreement reached on Kosovo?s future status")
     assert first.raw.startswith(b"<!DOCTYPE html PUBLIC")
-    assert first.gold.extra["annotated"].startswith(b"<html><head>")
-    assert first.gold.extra["content_classes"] == ["sel1", "sel2"]
+    assert first.gold.annotation.html.startswith(b"<html><head>")
+    assert first.gold.annotation.content_classes == ("sel1", "sel2")
+    assert first.gold.annotation.source.endswith(".html") and not first.gold.extra
     assert all(p.url for p in pages) and len({p.site for p in pages}) > 300
 
 

@@ -110,7 +110,7 @@ def test_one_site_name_in_two_data_sets_is_two_sites():
 
 def _score(page, method, ext):
     return {"page_id": page.id, "method": method, "error": ext.error,
-            "rules": [b["rule"] for b in ext.blocks]}
+            "rules": [b.rule for b in ext.blocks]}
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])

@@ -178,7 +178,7 @@ def test_decoys_and_unmarked_noise(pages):
     decoys = Counter()
     unmarked_ads = 0
     for p in pages:
-        planted = set(p.gold.extra["blocks"])
+        planted = set(p.gold.block_texts)
         for el in p.tree().iter():
             if not isinstance(el.tag, str):
                 continue
@@ -196,7 +196,7 @@ def test_decoys_and_unmarked_noise(pages):
 def test_duplicate_groups_are_exact_or_near_copies(pages):
     n_exact = n_near = pages_without = 0
     for p in pages:
-        blocks = p.gold.extra["blocks"]
+        blocks = p.gold.block_texts
         near = p.gold.extra["near_edits"]
         groups = p.gold.duplicate_groups
         if not groups:
@@ -232,10 +232,10 @@ def test_template_blocks_repeat_on_every_page_of_the_site(pages):
     for group in by_site.values():
         block_sets = [{block_text(el) for el in p.tree().iter("div", "td")} for p in group]
         for p in group:
-            tb = p.gold.extra["template_blocks"]
+            tb = p.gold.template_texts
             assert tb, p.id  # every site has at least its "about" blurb in a div
             assert all(all(t in bs for bs in block_sets) for t in tb), p.id
-            assert not set(tb) & set(p.gold.extra["blocks"])
+            assert not set(tb) & set(p.gold.block_texts)
 
 
 def test_text_is_topical_and_reads_as_prose(pages):

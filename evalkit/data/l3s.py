@@ -32,7 +32,7 @@ from pathlib import Path
 from evalkit.data.base import Dataset, group_by_site
 from evalkit.domains import host_of, url_site
 from evalkit.method import param_names
-from evalkit.page import CONTENT, Gold, Page, PageError, undecodable
+from evalkit.page import CONTENT, Annotation, Gold, Page, PageError, undecodable
 from evalkit.units import DEFAULT_CONTENT_CLASSES, L3S_CLASSES, span_units
 from evalkit.validate import check_str_list
 
@@ -107,7 +107,6 @@ class L3SGN1Dataset(Dataset):
             yield Page(
                 id=file.stem, dataset=self.name, raw=raw, url=url, source=str(file),
                 site=host_of(url),
-                gold=Gold(text=text, extra={"annotated": annotated,
-                                            "annotated_source": str(ann_file),
-                                            "content_classes": list(classes)}),
+                gold=Gold(text=text, annotation=Annotation(
+                    annotated, source=str(ann_file), content_classes=tuple(classes))),
             )

@@ -84,7 +84,7 @@ SEPARATION_TAGS = frozenset({"div", "td"})
 FINE_CLASSES = ("headline", "content", "nav", "header", "ad", "social", "legal", "footer",
                 "related", "comments", "duplicate", "search", "template")
 CONTENT_FINE = frozenset({"headline", "content"})
-#: fine classes that are content or copies of content (gold.extra["blocks"])
+#: fine classes that are content or copies of content (gold.block_texts)
 PLANTED_FINE = frozenset({"headline", "content", "duplicate"})
 
 # Each page independently gets an exact copy and a near copy with these odds,
@@ -945,12 +945,12 @@ class SyntheticDataset(Dataset):
     Gold, besides ``text``, ``units`` (``unit_source="planted"``, ``fine`` one of
     :data:`FINE_CLASSES`) and ``duplicate_groups``:
 
-    - ``extra["blocks"]``: :func:`block_text` of the div/td blocks that are
+    - ``block_texts``: :func:`block_text` of the div/td blocks that are
       headline, content or copies of content, in document order;
       ``duplicate_groups`` index into it, original first.
     - ``extra["near_edits"]``: ``{block index: words substituted}`` for each near
       copy (exact copies are absent).
-    - ``extra["template_blocks"]``: block texts that occur on every page of the
+    - ``template_texts``: block texts that occur on every page of the
       site (every page of a site is generated before the first is yielded).
     - ``extra["ads"]``: the planted ad slots (``kind`` image/iframe/adsense/native,
       ``size``); ``extra["layout"]``, ``extra["naming"]``, ``extra["title"]``.
@@ -997,7 +997,7 @@ class SyntheticDataset(Dataset):
                                           f"site{s + 1:0{width}d}-p{p + 1:0{width}d}"))
             common = set.intersection(*(set(d["all_blocks"]) for d in drafts))
             for d in drafts:
-                d["gold"].extra["template_blocks"] = [t for t in d["all_blocks"] if t in common]
+                d["gold"].template_texts = [t for t in d["all_blocks"] if t in common]
                 yield Page(id=d["id"], dataset=self.name, raw=d["raw"], gold=d["gold"],
                            url=d["url"], source=d["id"], site=site.host)
 
@@ -1031,7 +1031,8 @@ class SyntheticDataset(Dataset):
         lines = [art.headline] + [p.text for paras in art.blocks for p in paras]
         gold = Gold(text="\n".join(lines), units=units, unit_source="planted",
                     duplicate_groups=[groups[k] for k in sorted(groups)], category=topic,
-                    extra={"blocks": blocks, "near_edits": near_edits, "layout": site.layout,
+                    block_texts=blocks,
+                    extra={"near_edits": near_edits, "layout": site.layout,
                            "naming": site.scheme, "ads": ads, "title": art.title})
         return {"id": page_id, "url": url, "raw": raw_html.encode("utf-8"), "gold": gold,
                 "all_blocks": all_blocks}

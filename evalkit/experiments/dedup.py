@@ -6,7 +6,7 @@ whole pages by hand. This experiment scores the detectors directly, on the
 pairs of blocks they call near duplicates (METHODS §1.3 and §2):
 
 * **Blocks.** On a data set with planted duplicates (``synthetic``) the items
-  are the planted block texts ``gold.extra["blocks"]`` and the truth is
+  are the planted block texts ``gold.block_texts`` and the truth is
   ``gold.duplicate_groups``. On real sets the items are the blocks of the
   proposed method's stage 1.1 (``evalkit.proposed.blocks``: div/td blocks,
   scripts dropped, empty blocks left out) and the truth is every pair whose
@@ -16,7 +16,7 @@ pairs of blocks they call near duplicates (METHODS §1.3 and §2):
 * **Scopes.** ``page``: pairs inside one page. ``site``: the blocks of earlier
   pages of the same site (``evalkit.domains.site_of``: ``page.site``, else the
   URL's host) are candidates too; a cross-page pair is charged to its later page. On
-  ``synthetic`` the site's template blocks (``extra["template_blocks"]``:
+  ``synthetic`` the site's template blocks (``gold.template_texts``:
   header, legal links, about blurb ..., identical on every page) join the
   items at site scope, and a cross-page pair is true when the two texts are
   identical; inside a page the gold groups stay the truth.
@@ -220,14 +220,14 @@ def page_blocks(page, truth: str = "auto") -> PageBlocks:
     if truth not in ("auto", "gold", "shingles"):
         raise ValueError(f"truth must be auto, gold or shingles, got {truth!r}")
     gold = page.gold
-    has_gold = gold.duplicate_groups is not None and "blocks" in gold.extra
+    has_gold = gold.duplicate_groups is not None and gold.block_texts is not None
     if truth == "gold" and not has_gold:
         raise ValueError(f"page {page.id} has no planted duplicate groups; use truth=shingles")
     site = _site_key(page)
     if has_gold and truth != "shingles":
-        return PageBlocks(page.id, site, list(gold.extra["blocks"]),
+        return PageBlocks(page.id, site, list(gold.block_texts),
                           metrics.pairs_from_groups(gold.duplicate_groups), "gold",
-                          list(gold.extra.get("template_blocks", [])))
+                          list(gold.template_texts or []))
     from evalkit.proposed.blocks import block_text, drop_scripts, separate_blocks
 
     root = drop_scripts(page.tree())

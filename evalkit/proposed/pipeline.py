@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from evalkit.block import Block as BlockRecord
 from evalkit.domains import site_of
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page
@@ -330,12 +331,15 @@ class Proposed(Extractor):
         info["seconds_output"] = time.perf_counter() - t0
         return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=info)
 
-    def _record(self, b: Block, text: str) -> dict[str, Any]:
-        flat = " ".join(text.split())
-        return {"block": b.index, "tag": b.tag, "path": b.path, "words": b.words,
-                "stage": b.stage, "rule": b.rule, "reason": b.reason, "score": b.score,
-                "threshold": b.threshold, "kept": b.alive, "text": flat[:RECORD_TEXT_CHARS],
-                "duplicate_of": b.extra.get("duplicate_of")}
+    def _record(self, b: Block, text: str) -> BlockRecord:
+        """The block's record (:class:`evalkit.block.Block`): ``path``, ``words``, ``kept``,
+        ``stage``/``rule``/``reason`` of its removal, ``duplicate_of`` for a duplicate, and in
+        ``scores``: ``score`` and ``threshold`` (None unless stage 1.4 scored the block)."""
+        return BlockRecord(
+            index=b.index, tag=b.tag, path=b.path, text=" ".join(text.split())[:RECORD_TEXT_CHARS],
+            words=b.words, kept=b.alive, stage=b.stage, rule=b.rule, reason=b.reason or None,
+            duplicate_of=b.extra.get("duplicate_of"),
+            scores={"score": b.score, "threshold": b.threshold})
 
     def _primary(self, root, blocks: list[Block], page: Page, tags, texts: TextCache,
                  index: BodyIndex | None = None) -> dict[str, int]:
