@@ -33,7 +33,6 @@ class Confusion(NamedTuple):
     tn: float = 0.0
 
 
-
 def prf_from_counts(tp: float, fp: float, fn: float) -> PRF:
     """Precision, recall and F1 from counts, with the module's empty rules.
 
@@ -63,7 +62,6 @@ def mean_defined(values: Iterable[float]) -> float:
     x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
     x = x[~np.isnan(x)]
     return float(x.mean()) if x.size else math.nan
-
 
 
 # ---------------------------------------------------------------- pages correct

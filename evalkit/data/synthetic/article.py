@@ -72,7 +72,6 @@ def _headline(r: _Render, art: _Article, tag: str) -> None:
     r.close(tag)
 
 
-
 def _paras_html(paras: list[_Para]) -> str:
     out = []
     for p in paras:

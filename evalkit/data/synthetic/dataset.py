@@ -47,7 +47,6 @@ def block_text(el: lxml.html.HtmlElement) -> str:
     return element_text(el, skip_tags=SEPARATION_TAGS)
 
 
-
 _GOLD_RE = re.compile(r' data-gold="[a-z]+"')
 
 
@@ -59,7 +58,6 @@ def _label_of(el) -> tuple[str, str] | None:
             return (CONTENT if fine in CONTENT_FINE else NOISE), fine
         node = node.getparent()
     return None
-
 
 
 class SyntheticDataset(Dataset):

@@ -34,7 +34,6 @@ def _near_copy(paras: list[_Para], topic: str, rng: random.Random) -> tuple[list
     return out, n
 
 
-
 def _plant_copies(art: _Article, rng: random.Random) -> list[tuple[str, int, list[_Para], int]]:
     """The article's blocks in page order as ``(fine, original block index, paragraphs,
     edits)``, with an exact and a near copy (each at its rate) placed after its original."""

@@ -132,7 +132,6 @@ def _ad(r: _Render, slot: tuple[str, str, str, bool], rng: random.Random, tag: s
     return planted
 
 
-
 def _byline(r: _Render, rng: random.Random, tag: str = "div") -> None:
     who = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
     when = f"{rng.choice(_MONTHS)} {rng.randint(1, 28)}, {r.site.year}"
@@ -146,7 +145,6 @@ def _share(r: _Render, url: str, tag: str = "div") -> None:
     nets = [n for n in r.site.socials if n in _SHARE_URLS] or ["Facebook", "Twitter"]
     r.add("Share: " + _links([(f"Share on {n}", _SHARE_URLS[n].format(u=url)) for n in nets], " "))
     r.close(tag)
-
 
 
 def _related(r: _Render, topic: str, rng: random.Random) -> None:

@@ -152,7 +152,6 @@ def _site_template(index: int, key: str, rng: random.Random) -> _Site:
     )
 
 
-
 def _site_keys(n_sites: int, seed: int) -> list[str]:
     rng = random.Random(f"synthetic:{seed}:names")
     combos = [p + s for p in _NAME_PREFIXES for s in _NAME_SUFFIXES]
