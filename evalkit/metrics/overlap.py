@@ -3,10 +3,10 @@
 Sources and where this code departs from them (definitions in docs/metrics.md,
 "shingle", "word", "lcs" and "kaur"):
 
-* Shingle P/R/F1 follows the ScrapingHub (Zyte) article-extraction-benchmark
-  ``evaluate.py`` (github.com/scrapinghub/article-extraction-benchmark):
-  ``\\w+`` tokens, case kept, 4-gram shingle multisets (a text of fewer than
-  four tokens is one shorter shingle), per-page P and R, P averaged over the
+* Shingle P/R/F1 follows the ScrapingHub (Zyte) article-extraction-benchmark's
+  ``evaluate.py`` (docs/metrics.md, "shingle"): ``\\w+`` tokens, case kept,
+  4-gram shingle multisets (a text of fewer than four tokens is one shorter
+  shingle), per-page P and R, P averaged over the
   pages with a non-empty prediction and R over the pages with a non-empty
   truth, F1 of the two averages. The benchmark's per-page function returns
   1 for "both empty" and 0 for "empty prediction", but those values never
