@@ -56,7 +56,7 @@ def test_an_import_from_core_up_to_a_baseline_breaks_the_floors(tmp_path):
         shutil.copytree(REPO / part, tmp_path / part,
                         ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
-    metrics = tmp_path / "evalkit" / "metrics.py"
+    metrics = tmp_path / "evalkit" / "metrics" / "__init__.py"
     metrics.write_text(metrics.read_text(encoding="utf-8") + "\nfrom baselines import cetd\n",
                        encoding="utf-8")
     res = _lint(tmp_path)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from evalkit import metrics as M
+from evalkit.metrics import inference
 
 nan = math.nan
 
@@ -108,9 +109,10 @@ def test_exact_set_accuracy_compares_the_partners():
 
 def test_draws_come_in_chunks_of_1000():
     sizes = [len(b) for b in itertools.islice(
-        M._rng_batches(0, 2500, 3, M._resample_indices), 6)]
+        inference._rng_batches(0, 2500, 3, inference._resample_indices), 6)]
     assert sizes == [1000, 1000, 500]
-    assert [len(b) for b in M._rng_batches(0, 1000, 3, M._resample_indices)] == [1000]
+    one = inference._rng_batches(0, 1000, 3, inference._resample_indices)
+    assert [len(b) for b in one] == [1000]
 
 
 def test_bootstrap_defaults_seed_0_and_more_than_one_chunk():

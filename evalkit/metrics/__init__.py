@@ -1,0 +1,112 @@
+"""Metric functions: inputs in, numbers out, no I/O and no hidden state.
+
+Every function here is pure. Per-page scores are computed from counts, and
+one convention for the degenerate cases runs through the whole package (see
+:func:`~evalkit.metrics.scores.prf_from_counts`):
+
+* precision ``tp / (tp + fp)`` is **undefined (NaN)** when nothing was
+  predicted, recall ``tp / (tp + fn)`` is **NaN** when there is nothing to
+  find; averages over pages skip NaN pages;
+* per-page F1 is ``2 tp / (2 tp + fp + fn)`` (the harmonic mean of P and R
+  whenever both exist), **0** when exactly one side is empty and **1** when
+  both are empty (nothing to find and nothing claimed is a perfect answer).
+
+One concept per module; every public name is re-exported here, so code and
+tests import from ``evalkit.metrics``:
+
+* :mod:`.scores`: the ``PRF`` and ``Confusion`` records, scores from counts,
+  means over the pages where a metric is defined, pages correct;
+* :mod:`.overlap`: text overlap of an extraction with its gold (shingle,
+  word and LCS P/R/F1, Kaur's word-count confusion);
+* :mod:`.lcs`: the bit-parallel longest common subsequence;
+* :mod:`.units`: word-weighted unit confusion, micro and macro;
+* :mod:`.pairs`: near-duplicate pairs;
+* :mod:`.classification`: accuracy and the spread over repeated runs;
+* :mod:`.inference`: bootstrap intervals, paired tests, Holm's correction.
+
+The definitions, with their sources and departures, are in docs/metrics.md
+and in each module's docstring.
+"""
+
+from __future__ import annotations
+
+from evalkit.metrics.classification import (
+    accuracy,
+    kabir_standard_error,
+    mean_std,
+    standard_error,
+)
+from evalkit.metrics.inference import (
+    ALPHA,
+    N_BOOT,
+    N_PERM,
+    bootstrap_ci,
+    bootstrap_ci_pages,
+    holm,
+    paired_bootstrap_test,
+    paired_permutation_test,
+)
+from evalkit.metrics.lcs import lcs_length, position_masks
+from evalkit.metrics.overlap import (
+    SHINGLE_N,
+    aeb_tokens,
+    aggregate_prf,
+    lcs_prf,
+    page_text_metrics,
+    shingle_counts,
+    shingle_prf,
+    word_confusion,
+    word_counts,
+    word_prf,
+)
+from evalkit.metrics.pairs import exact_set_accuracy, pair_prf, pairs_from_groups
+from evalkit.metrics.scores import (
+    PRF,
+    Confusion,
+    confusion_scores,
+    mean_defined,
+    pages_correct,
+    pages_correct_curve,
+    prf_from_counts,
+)
+from evalkit.metrics.units import UNIT_METRICS, unit_confusion, unit_scores
+
+__all__ = [
+    "ALPHA",
+    "N_BOOT",
+    "N_PERM",
+    "PRF",
+    "SHINGLE_N",
+    "UNIT_METRICS",
+    "Confusion",
+    "accuracy",
+    "aeb_tokens",
+    "aggregate_prf",
+    "bootstrap_ci",
+    "bootstrap_ci_pages",
+    "confusion_scores",
+    "exact_set_accuracy",
+    "holm",
+    "kabir_standard_error",
+    "lcs_length",
+    "lcs_prf",
+    "mean_defined",
+    "mean_std",
+    "page_text_metrics",
+    "pages_correct",
+    "pages_correct_curve",
+    "pair_prf",
+    "paired_bootstrap_test",
+    "paired_permutation_test",
+    "pairs_from_groups",
+    "position_masks",
+    "prf_from_counts",
+    "shingle_counts",
+    "shingle_prf",
+    "standard_error",
+    "unit_confusion",
+    "unit_scores",
+    "word_confusion",
+    "word_counts",
+    "word_prf",
+]

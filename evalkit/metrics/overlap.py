@@ -1,0 +1,179 @@
+"""Text overlap of one page's extraction with its gold: shingles, words, LCS, Kaur's counts.
+
+Sources and where this code departs from them (definitions in docs/metrics.md,
+"shingle", "word", "lcs" and "kaur"):
+
+* Shingle P/R/F1 follows the ScrapingHub (Zyte) article-extraction-benchmark's
+  ``evaluate.py`` (docs/metrics.md, "shingle"): ``\\w+`` tokens, case kept,
+  4-gram shingle multisets (a text of fewer than four tokens is one shorter
+  shingle), per-page P and R, P averaged over the
+  pages with a non-empty prediction and R over the pages with a non-empty
+  truth, F1 of the two averages. The benchmark's per-page function returns
+  1 for "both empty" and 0 for "empty prediction", but those values never
+  reach its averages (they are filtered out); here they are NaN instead, which
+  gives the same averages and makes the skipping explicit. The benchmark's
+  confidence interval is 1.96 bootstrap standard deviations with an unseeded
+  generator; here intervals are seeded percentile intervals
+  (:func:`~evalkit.metrics.inference.bootstrap_ci_pages`).
+* The word-count confusion follows Kaur (2017, dissertation, §4.1,
+  Tables 4-1..4-4): TP, FP, TN, FN counted in words, precision
+  ``TP/(TP+FP)``, recall ``TP/(TP+FN)``, F1 their harmonic mean, accuracy
+  ``(TP+TN)/(TP+TN+FP+FN)``. The dissertation does not say how words are
+  matched; here they are matched as multisets (a word counts as often as it
+  occurs), and TN are the page's words that are neither gold nor predicted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from evalkit.metrics.lcs import lcs_length
+from evalkit.metrics.scores import PRF, Confusion, confusion_scores, mean_defined, prf_from_counts
+from evalkit.text import words
+
+SHINGLE_N = 4  # the benchmark's shingle length
+
+# \w+ runs; re.IGNORECASE in the benchmark does not change what \w matches
+_AEB_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+Tokens = str | Sequence[str]
+
+
+def _multiset_counts(pred: Counter, gold: Counter) -> tuple[int, int, int]:
+    tp = sum((pred & gold).values())
+    return tp, sum(pred.values()) - tp, sum(gold.values()) - tp
+
+
+def _tokens(text: Tokens) -> list[str]:
+    # a string is split on white space (evalkit.text.words); a sequence is taken as tokens
+    return words(text) if isinstance(text, str) else list(text)
+
+
+# ---------------------------------------------------------------- shingles (AEB)
+
+
+def aeb_tokens(text: str | None) -> list[str]:
+    """The benchmark's tokens: ``\\w+`` runs, case kept; ``None`` counts as empty."""
+    return _AEB_TOKEN.findall(text or "")
+
+
+def shingle_counts(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> tuple[int, int, int]:
+    """(tp, fp, fn) over the multisets of token n-gram shingles of two texts.
+
+    tp = sum over shingles of min(pred count, gold count); fp and fn are the
+    surplus counts of each side. A text with 1..n-1 tokens is a single
+    shorter shingle; a text without tokens has none.
+    """
+    if n < 1:
+        raise ValueError(f"shingle length n must be >= 1, got {n}")
+    return _multiset_counts(
+        _shingle_multiset(aeb_tokens(pred), n), _shingle_multiset(aeb_tokens(gold), n)
+    )
+
+
+def _shingle_multiset(tokens: list[str], n: int) -> Counter:
+    # same multiset as evalkit.text.shingles, built with zip because it is about twice as fast
+    if len(tokens) < n:
+        return Counter([tuple(tokens)]) if tokens else Counter()
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def shingle_prf(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> PRF:
+    """Per-page shingle precision, recall and F1 (the benchmark's per-page step).
+
+    Precision is NaN when the prediction has no tokens, recall is NaN when the
+    gold has none; the benchmark leaves exactly those pages out of its
+    averages. Average pages with :func:`aggregate_prf`.
+    """
+    return prf_from_counts(*shingle_counts(pred, gold, n))
+
+
+def aggregate_prf(precisions: Iterable[float], recalls: Iterable[float]) -> dict[str, float]:
+    """The benchmark's page aggregate: mean precision over pages where it is
+    defined, mean recall likewise, and f1 = 2PR/(P+R) of the two means.
+
+    f1 is 0 when both means are 0 and NaN when either mean is undefined
+    (no page has it).
+    """
+    p = mean_defined(precisions)
+    r = mean_defined(recalls)
+    if math.isnan(p) or math.isnan(r):
+        f1 = math.nan
+    else:
+        f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    return {"precision": p, "recall": r, "f1": f1}
+
+
+# ---------------------------------------------------------------- words and LCS
+
+
+def word_counts(pred: Tokens, gold: Tokens) -> tuple[int, int, int]:
+    """(tp, fp, fn) of the word multisets (bag of words, case kept).
+
+    Strings are split on white space; pass token lists to tokenise otherwise.
+    """
+    return _multiset_counts(Counter(_tokens(pred)), Counter(_tokens(gold)))
+
+
+def word_prf(pred: Tokens, gold: Tokens) -> PRF:
+    """Bag-of-words precision, recall, F1 of one page (empty rules of :func:`prf_from_counts`)."""
+    return prf_from_counts(*word_counts(pred, gold))
+
+
+def lcs_prf(pred: Tokens, gold: Tokens) -> PRF:
+    """Longest-common-word-subsequence precision, recall, F1 of one page.
+
+    tp = LCS length of the two token sequences (order matters, case kept),
+    fp = len(pred) - tp, fn = len(gold) - tp; empty rules of :func:`prf_from_counts`.
+    """
+    p_tok, g_tok = _tokens(pred), _tokens(gold)
+    tp = lcs_length(p_tok, g_tok)
+    return prf_from_counts(tp, len(p_tok) - tp, len(g_tok) - tp)
+
+
+# ---------------------------------------------------------------- Kaur 2017 word counts
+
+
+def word_confusion(pred: Tokens, gold: Tokens, all_words: Tokens) -> Confusion:
+    """Kaur (2017) word-count confusion of one page, in words.
+
+    With A, G, P the word multisets of the whole visible page, the gold text
+    and the prediction: TP = |P ∩ G| (gold words extracted), FP = |P − G|
+    (extracted words that are not gold), FN = |G − P| (gold words missed),
+    TN = |A − (G ∪ P)| (page words that are noise and were left out), where ∩
+    and ∪ take the minimum and maximum count per word. When A contains G and
+    P, TP + FP + FN + TN = |A|. Score with :func:`confusion_scores`.
+    """
+    p, g, a = Counter(_tokens(pred)), Counter(_tokens(gold)), Counter(_tokens(all_words))
+    tp, fp, fn = _multiset_counts(p, g)
+    tn = sum((a - (p | g)).values())
+    return Confusion(tp, fp, fn, tn)
+
+
+def page_text_metrics(
+    pred: str | None, gold: str | None, all_words: Tokens | None = None, n: int = SHINGLE_N
+) -> dict[str, float]:
+    """Every text metric of one page in one flat dict (a per-page record).
+
+    Keys: ``shingle_{precision,recall,f1}``, ``word_{...}``, ``lcs_{...}``, and,
+    when ``all_words`` (the visible page text) is given, ``kaur_{tp,fp,fn,tn,
+    precision,recall,f1,accuracy}``. ``None`` texts count as empty.
+    """
+    pred, gold = pred or "", gold or ""
+    out: dict[str, float] = {}
+    for name, prf in (
+        ("shingle", shingle_prf(pred, gold, n)),
+        ("word", word_prf(pred, gold)),
+        ("lcs", lcs_prf(pred, gold)),
+    ):
+        out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
+    if all_words is not None:
+        conf = word_confusion(pred, gold, all_words)
+        out.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
+        out.update({f"kaur_{k}": v for k, v in confusion_scores(*conf).items()})
+    return out
+
+
