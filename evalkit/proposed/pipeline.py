@@ -46,6 +46,7 @@ from evalkit.proposed.blocks import (
     TextCache,
     block_anchor_text,
     drop_scripts,
+    iter_own,
     link_words,
     split_body,
 )
@@ -114,6 +115,10 @@ class Proposed(Extractor):
         Eq. 4 weights (alpha <= beta <= gamma, sum 1).
     content_denominator : {"block_distinct_sum", "page_distinct"}
         D_content of Eq. 7 (see ``scoring``).
+    title_source, title_count, link_scope, link_count, content_count, content_weight, bound,
+    threshold_blocks, comparison, if_none_pass : str
+        The other readings of stage 1.4, fields of :class:`evalkit.proposed.scoring.Reading`
+        (its docstring quotes the paper for each; docs/readings.md).
     """
 
     name = "proposed"
@@ -157,6 +162,16 @@ class Proposed(Extractor):
         beta: float = scoring.DEFAULT_BETA,
         gamma: float = scoring.DEFAULT_GAMMA,
         content_denominator: str = "block_distinct_sum",
+        title_source: str = "title",
+        title_count: str = "occurrences",
+        link_scope: str = "block",
+        link_count: str = "occurrences",
+        content_count: str = "remainder",
+        content_weight: str = "eq4",
+        bound: str = "none",
+        threshold_blocks: str = "stage1",
+        comparison: str = "gt",
+        if_none_pass: str = "nothing",
     ):
         self.primary = primary
         self.dedup = dedup
@@ -195,6 +210,16 @@ class Proposed(Extractor):
         self.beta = beta
         self.gamma = gamma
         self.content_denominator = content_denominator
+        self.title_source = title_source
+        self.title_count = title_count
+        self.link_scope = link_scope
+        self.link_count = link_count
+        self.content_count = content_count
+        self.content_weight = content_weight
+        self.bound = bound
+        self.threshold_blocks = threshold_blocks
+        self.comparison = comparison
+        self.if_none_pass = if_none_pass
 
     # -- validation and helpers -------------------------------------------------------
 
@@ -239,13 +264,15 @@ class Proposed(Extractor):
         if self.detector_params is not None and not isinstance(self.detector_params, dict):
             raise ParamError("detector_params", self.detector_params,
                              "must be a mapping of detector keyword arguments, e.g. {k: 4}")
-        scoring.validate_weights(self.alpha, self.beta, self.gamma)
-        check_choice("content_denominator", self.content_denominator,
-                     scoring.CONTENT_DENOMINATORS)
+        self._reading()  # the weights and every reading of stage 1.4
         from evalkit.registry import DETECTORS
 
         if self.detector not in DETECTORS:
             DETECTORS.get(self.detector)  # raises with the list of known names
+
+    def _reading(self) -> scoring.Reading:
+        """Stage 1.4's reading from the flat parameters (validated on construction)."""
+        return scoring.Reading(**{f: getattr(self, f) for f in scoring.Reading.__dataclass_fields__})
 
     def _tag_rules(self) -> list[str]:
         return [r for r in primary_tags.TAG_RULES if getattr(self, f"rule_{r}")]
@@ -321,7 +348,7 @@ class Proposed(Extractor):
         t0 = time.perf_counter()
         if self.scoring:
             self._score([b for b in blocks if b.alive], texts, title, len(blocks), tags,
-                        block_terms, index)
+                        block_terms, index, info["n_after_primary"])
         info["n_kept"] = sum(b.alive for b in blocks)
         info["seconds_scoring"] = time.perf_counter() - t0
 
@@ -403,29 +430,30 @@ class Proposed(Extractor):
         return block_terms
 
     def _score(self, alive: list[Block], texts: dict[int, str], title: str, n_blocks: int,
-               tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None) -> None:
-        title_terms = frozenset(terms(title, self.stoplist, self.stemmer))
+               tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None,
+               n_primary: int | None = None) -> None:
+        reading = self._reading()
+        prep = (self.stoplist, self.stemmer)
         anchors = _anchor_texts(alive, index, tags) if index is not None else None
-        counts, link_sets, content_sets = [], [], []
+        heads = _heading_texts(alive, index, tags) if reading.title_source == "headings" else {}
+        inputs = []
         for b in alive:
             own = block_terms.get(b.index)
             link_text = anchors.get(b.index, "") if anchors is not None else \
                 block_anchor_text(b, tags)
-            c, links, content = scoring.count_block(
-                own if own is not None else terms(texts[b.index], self.stoplist, self.stemmer),
-                terms(link_text, self.stoplist, self.stemmer), title_terms)
-            counts.append(c)
-            link_sets.append(links)
-            content_sets.append(content)
-        d_title, d_link, d_content = scoring.denominators(
-            counts, len(title_terms), link_sets, content_sets, self.content_denominator)
-        scores = scoring.block_scores(counts, d_title, d_link, d_content,
-                                      self.alpha, self.beta, self.gamma)
-        t = scoring.threshold(len(alive), n_blocks)
-        for b, s in zip(alive, scores):
-            b.score, b.threshold = s, t
-            if not s > t:
-                b.remove("scoring", "low_score", f"score {s:.3f} <= threshold {t:.3f}")
+            inputs.append(scoring.BlockInputs(
+                terms=own if own is not None else terms(texts[b.index], *prep),
+                anchor_terms=terms(link_text, *prep),
+                heading_terms=terms(heads[b.index], *prep) if b.index in heads else ()))
+        out = scoring.score_page(reading, scoring.PageInputs(
+            blocks=inputs, title_terms=terms(title, *prep), n_blocks_stage1=n_blocks,
+            n_blocks_stage2=n_blocks if n_primary is None else n_primary))
+        below = "<=" if reading.comparison == "gt" else "<"
+        for b, s, keep in zip(alive, out.scores, out.kept):
+            b.score, b.threshold = s, out.threshold
+            if not keep:
+                b.remove("scoring", "low_score", f"score {s:.3f} {below} threshold "
+                                                 f"{out.threshold:.3f}")
 
 
 def _anchor_texts(alive: list[Block], index: BodyIndex, tags) -> dict[int, str]:
@@ -442,4 +470,29 @@ def _anchor_texts(alive: list[Block], index: BodyIndex, tags) -> dict[int, str]:
         i = by_el.get(holder) if holder is not None else residual
         if i is not None:
             parts.setdefault(i, []).append(link_words(el, tags))
+    return {i: normalize_space(" ".join(p)) for i, p in parts.items()}
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _heading_texts(alive: list[Block], index: BodyIndex | None, tags) -> dict[int, str]:
+    """Own text of the ``<h1>``-``<h6>`` elements each alive block owns (for
+    ``title_source="headings"``), from the index when there is one."""
+    parts: dict[int, list[str]] = {}
+    if index is None:
+        for b in alive:
+            for node in iter_own(b.element, tags):
+                if node.tag in _HEADINGS:
+                    parts.setdefault(b.index, []).append(link_words(node, tags))
+    else:
+        by_el = {b.element: b.index for b in alive}
+        residual = next((b.index for b in alive if b.residual), None)
+        for el in index.elements:
+            if el.tag not in _HEADINGS or el in index.gone:
+                continue
+            holder = index.owner[el]
+            i = by_el.get(holder) if holder is not None else residual
+            if i is not None:
+                parts.setdefault(i, []).append(link_words(el, tags))
     return {i: normalize_space(" ".join(p)) for i, p in parts.items()}
