@@ -1,8 +1,8 @@
 """Exact Jaccard near-duplicate detector over term sets or word k-shingles.
 
 The Jaccard coefficient |A ∩ B| / |A ∪ B| is the first baseline of Saravanan &
-Sathya Bama (2020), Experiment 2 / Table 7 (``000_...txt``), where it is named
-but not specified. evalkit's reading (METHODS §2): the features of a block are
+Sathya Bama (2020), Experiment 2 / Table 7 (docs/papers.md#saravanan2020), where it is named
+but not specified. evalkit's reading (docs/methods/detectors.md): the features of a block are
 the set of its index terms, built exactly as the proposed detector builds them
 (``evalkit.text.terms``: lowercase ``\\w+`` words with a letter, stop words
 dropped, original Porter stemming), or, with ``shingle=k > 1``, the set of
@@ -29,7 +29,7 @@ from evalkit.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
 
-#: duplicate iff J >= this (METHODS §2)
+#: duplicate iff J >= this (docs/methods/detectors.md)
 DEFAULT_THRESHOLD = 0.8
 #: 1 = plain term sets; k > 1 = contiguous k-term shingles
 DEFAULT_SHINGLE = 1

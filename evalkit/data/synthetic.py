@@ -1,6 +1,6 @@
 """The ``synthetic`` data set: seeded, annotated news pages generated in memory.
 
-Saravanan & Sathya Bama (2020, ``000_...txt``) evaluate their noise-removal
+Saravanan & Sathya Bama (2020, docs/papers.md#saravanan2020) evaluate their noise-removal
 method on 300 pages, 10 from each of 30 news sites, and name the noise it
 targets: advertisements (banner images of IAB sizes, ad-provider URLs,
 ``adsbygoogle`` slots), social and legal links, search bars, headers, footers
@@ -78,7 +78,7 @@ DEFAULT_PAGES_PER_SITE = 10  # ... 10 pages each
 DEFAULT_N_TOPICS = 6
 GOLD_ATTR = "data-gold"
 _SPAN = ' colspan="2"'  # full-width rows of the table layout
-#: elements the proposed method separates into blocks (METHODS §1.1)
+#: elements the proposed method separates into blocks (docs/methods/proposed.md#31-block-separation)
 SEPARATION_TAGS = frozenset({"div", "td"})
 
 FINE_CLASSES = ("headline", "content", "nav", "header", "ad", "social", "legal", "footer",
@@ -326,7 +326,10 @@ _SCHEMES = ("readable", "readable", "bem", "opaque")
 
 
 def block_text(el: lxml.html.HtmlElement) -> str:
-    """Visible text of a div/td block minus its nested div/td blocks (METHODS §1.1)."""
+    """Visible text of a div/td block minus its nested div/td blocks.
+
+    See docs/methods/proposed.md#31-block-separation.
+    """
     return element_text(el, skip_tags=SEPARATION_TAGS)
 
 

@@ -1,7 +1,7 @@
 """Stage 1.4 of the proposed method: weighted block scoring and the threshold.
 
 Saravanan & Sathya Bama (2020), §3.4, Eqs. 4-8 and Table 4; specification in
-METHODS.md §1.4.
+docs/methods/proposed.md#34-weighted-block-scoring.
 
 The paper: every distinct block i (after duplicate removal) is scored
 
