@@ -1,9 +1,9 @@
 """CETD: content extraction via text density (Sun, Song & Liao, SIGIR 2011).
 
-Two variants of the family compared by Sandeep Kaur (2015, ``004_...txt``,
+Two variants of the family compared by Sandeep Kaur (2015, docs/papers.md#kaur2015,
 Table 4.2.1): **cetd_ds** (text density + DensitySum) and **cectd_ds**
 (composite text density + DensitySum, the default). Our reading is written
-out in METHODS §3; the first author's C++ code (GitHub
+out in docs/methods/cetd.md; the first author's C++ code (GitHub
 ``FeiSun/ContentExtraction``) settled the details the paper leaves open.
 
 For every element i under ``<body>``:

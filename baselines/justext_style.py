@@ -3,7 +3,7 @@
 Reference: J. Pomikálek, *Removing Boilerplate and Duplicate Content from Web
 Corpora*, PhD thesis, Masaryk University, 2011, as summarised by Pan Ei San &
 Nilar Aye, "Noise Block Cleaning and Main Content Block Extraction from
-Dynamic Web Page" (``002_...txt``, §4.1.2 and Algorithm 1). The installed
+Dynamic Web Page" (docs/papers.md#san-aye, §4.1.2 and Algorithm 1). The installed
 ``justext`` 3.0.2 package is the behavioural check; this is an independent
 implementation on evalkit's :class:`~evalkit.page.Page`.
 
@@ -107,7 +107,7 @@ __all__ = [
     "revise",
 ]
 
-# Defaults of the thesis and of the jusText package (METHODS §3).
+# Defaults of the thesis and of the jusText package (docs/methods/justext_style.md).
 DEFAULT_LENGTH_LOW = 70            # characters: below is "short"
 DEFAULT_LENGTH_HIGH = 200          # characters: above (with enough stop words) is "good"
 DEFAULT_STOPWORDS_LOW = 0.30       # stop-word density: below is "bad"

@@ -1,9 +1,9 @@
 """PAB: informative blocks by HTML tag priority (Kabir, Kabir & Amin, ECIJ 4(3), 2015).
 
-The page (``001_...txt``, §3) is cut into disjoint blocks, each block gets the
+The page (docs/papers.md#kabir2015, §3) is cut into disjoint blocks, each block gets the
 sum of the priorities of the tags it holds (Table 3.1), blocks whose links
 lead mostly to other sites get 0, and the blocks above 0 are the informative
-ones. Our reading (METHODS §3):
+ones. Our reading (docs/methods/pab.md):
 
 1. script, style, iframe, object and form are removed with their contents.
 2. The page ``<title>`` is block 1 with priority 1.0 (when the page has one).

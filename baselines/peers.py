@@ -2,7 +2,7 @@
 
 Each peer is an :class:`~evalkit.method.Extractor` that hands the page's
 decoded HTML (``page.html``) to one installed library and returns its text.
-The libraries are the optional extra ``peers`` (METHODS §5); a peer whose
+The libraries are the optional extra ``peers`` (docs/methods/peers.md); a peer whose
 package is missing still constructs, reports itself through
 :func:`available`, and raises :class:`PeerUnavailable` from ``extract`` so a
 run records it as unavailable instead of crashing.

@@ -1,7 +1,7 @@
 """Plain simhash near-duplicate detector (Charikar 2002) with term-frequency weights.
 
 The third baseline of Saravanan & Sathya Bama (2020), Experiment 2 / Table 7
-(``000_...txt``): the simhash that their modified simhash improves on. Each
+(docs/papers.md#saravanan2020): the simhash that their modified simhash improves on. Each
 distinct term of a block adds its weight to bit counter k when bit k of its
 hash is 1 and subtracts it otherwise; the fingerprint bit is 1 iff the counter
 ends positive; blocks whose fingerprints differ in at most ``k`` bits are near
@@ -11,7 +11,7 @@ The weight is the term's frequency in the block. Everything else is the
 code the proposed detector uses (``evalkit.fingerprint``: ``fingerprint`` and
 ``hamming``, XXH64 seed 0 per term, ties at 0 give bit 0) and its preprocessing
 (``evalkit.text.terms``), so that a comparison with ``modified_simhash``
-isolates the TWC-PFM proximity weight (METHODS §2).
+isolates the TWC-PFM proximity weight (docs/methods/detectors.md).
 
 Departures: the paper gives no parameters for its simhash baseline; bits and
 k follow the proposed detector's defaults. A block with no terms has no

@@ -1,4 +1,6 @@
-"""Gold units and projection: labelling evaluation units from a text (DESIGN.md §2).
+"""Gold units and projection: labelling evaluation units from a text.
+
+See docs/architecture.md#the-data-contract.
 
 Two jobs share one algorithm.
 

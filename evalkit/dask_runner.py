@@ -1,4 +1,4 @@
-"""The Dask backend of the runner: the same tasks, mapped over a Dask cluster (DESIGN.md §8).
+"""The Dask backend of the runner: the same tasks, mapped over a Dask cluster (docs/runner.md).
 
 ``runner=dask`` makes :class:`evalkit.runner.Runner` send every task of
 every experiment here instead of to local processes: the same task

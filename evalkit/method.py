@@ -84,7 +84,9 @@ class Extractor(BaseMethod):
 
 
 class Detector(BaseMethod):
-    """A near-duplicate detector over text blocks (METHODS §1.3 and §2).
+    """A near-duplicate detector over text blocks.
+
+    See docs/methods/proposed.md#33-secondary-noise-removal and docs/methods/detectors.md.
 
     ``fingerprint(text)`` returns a comparable signature, ``similar(a, b)``
     decides on two signatures, and ``find_duplicates(texts)`` walks blocks in

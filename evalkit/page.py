@@ -2,7 +2,7 @@
 
 Every dataset reader produces :class:`Page` objects and every method consumes
 them; every method returns an :class:`Extraction`. Nothing else crosses the
-boundary between data, methods and evaluation (DESIGN.md §2).
+boundary between data, methods and evaluation (docs/architecture.md#the-data-contract).
 
 Decoding never raises: it tries, in order, a byte-order mark, an HTTP-equiv or
 ``<meta charset>`` declaration, an XML declaration, the NUL pattern of UTF-16/32

@@ -1,4 +1,6 @@
-"""The run folder (DESIGN.md §7): summary, per-page records, provenance, all written atomically.
+"""The run folder: summary, per-page records, provenance, all written atomically.
+
+See docs/architecture.md#the-run-folder.
 
 ``summary.csv`` is long format with the fixed columns of :data:`SUMMARY_COLUMNS`;
 outside scripts and later stages read it, so its columns never change.

@@ -1,4 +1,4 @@
-"""Per-page scoring of one extraction: every metric family of DESIGN.md §5 in one record.
+"""Per-page scoring of one extraction: every metric family of docs/metrics.md in one record.
 
 Runs inside worker processes; all arithmetic lives in :mod:`evalkit.metrics`,
 this module only gathers the inputs (gold text, gold units, the page's

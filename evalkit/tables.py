@@ -1,7 +1,7 @@
 """Tables from run files: a wide method x metric view of ``summary.csv`` in csv, md and tex.
 
 Tables are always made from the files of a run, never from objects in memory,
-so a stored run can be re-tabulated alone (DESIGN.md §3).
+so a stored run can be re-tabulated alone (docs/architecture.md#the-flow-of-a-run).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 _SPACE = re.compile(r"\s+")
-# \w+ runs; terms additionally need one letter (METHODS §1.3)
+# \w+ runs; terms additionally need one letter (docs/methods/proposed.md#33-secondary-noise-removal)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # on ASCII, \w is [A-Za-z0-9_]: lower case it and make every other character a space
 _ASCII_WORDS = str.maketrans({chr(i): chr(i).lower() if chr(i).isalnum() or chr(i) == "_" else " "
@@ -239,7 +239,7 @@ def _tokens(text: str) -> list[str]:
 
 def terms(text: str, stoplist: str = "english", stemmer: str = "porter") -> list[str]:
     """Index terms of a text, in order: lowercase ``\\w+`` words holding a letter,
-    stop words dropped, then stemmed (METHODS §1.3).
+    stop words dropped, then stemmed (docs/methods/proposed.md#33-secondary-noise-removal).
 
     Every token is decided once per process (:class:`_TermMap`); after that a
     token costs one dict lookup.

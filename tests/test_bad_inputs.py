@@ -1,4 +1,4 @@
-"""Bad-input catalogue (DESIGN.md §9): each bad file goes through a real reader and the real
+"""Bad-input catalogue (docs/inputs.md): each bad file goes through a real reader and the real
 extraction experiment. Every one is either scored like any page or listed as skipped in
 run.json with a reason that names the file; the run always finishes."""
 

@@ -1,4 +1,4 @@
-"""Near-duplicate baselines: Jaccard, MinHash and plain simhash (METHODS §2).
+"""Near-duplicate baselines: Jaccard, MinHash and plain simhash (docs/methods/detectors.md).
 
 The synthetic pairs are seeded word sequences over a made-up vocabulary whose
 words are no stop words and stem to distinct terms, so the exact Jaccard

@@ -1,4 +1,6 @@
-"""The same config and seed give byte-identical results (DESIGN.md §9).
+"""The same config and seed give byte-identical results.
+
+See docs/architecture.md#reliability-and-repeatability.
 
 Every file of two fresh runs (cache off, so nothing is read back) is compared byte for
 byte, except what measures time: ``per_page.csv``'s timing columns, ``run.json``'s wall

@@ -1,7 +1,7 @@
 """Experiments: each a function ``run(ctx) -> summary rows`` writing its own tables and figures.
 
 ``run_experiment(cfg, out_dir)`` is the task function the Hydra shell calls;
-tests call it directly with a composed config (DESIGN.md §10).
+tests call it directly with a composed config (docs/architecture.md#experiments-and-studies).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The ``dedup`` experiment: near-duplicate detectors scored on block pairs.
 
-Saravanan & Sathya Bama (2020, ``000_...txt``) compare their modified simhash
+Saravanan & Sathya Bama (2020, docs/papers.md#saravanan2020) compare their modified simhash
 with Jaccard, MinHash and simhash (Experiment 2, Table 7, Fig. 8) by judging
 whole pages by hand. This experiment scores the detectors directly, on the
-pairs of blocks they call near duplicates (METHODS §1.3 and §2):
+pairs of blocks they call near duplicates (docs/methods/proposed.md#33-secondary-noise-removal and
+docs/methods/detectors.md):
 
 * **Blocks.** On a data set with planted duplicates (``synthetic``) the items
   are the planted block texts ``gold.block_texts`` and the truth is

@@ -1,6 +1,6 @@
 """The ``saravanan2020`` study: Tables 4, 6, 7 and 8 and Figs. 7-9 of Saravanan & Sathya Bama (2020).
 
-The paper (``/work/shared/papers/000_...txt``, §4-5) works one page by hand
+The paper (docs/papers.md#saravanan2020, §4-5) works one page by hand
 (Table 4: weighted block scores) and then judges 100, 200 and 300 of its own
 news pages by eye, per stage: a page is *correctly extracted* when what the
 method keeps is core content and holds no noise block (Table 6: primary noise

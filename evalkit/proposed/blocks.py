@@ -1,6 +1,6 @@
 """Stage 1.1 of the proposed method: block separation by ``<div>`` and ``<td>``.
 
-Saravanan & Sathya Bama (2020), §3.1; specification in METHODS.md §1.1.
+Saravanan & Sathya Bama (2020), §3.1; specification in docs/methods/proposed.md#31-block-separation.
 
 The paper: the page is cut into blocks at the ``<DIV>`` and ``<TD>`` tags
 inside ``<BODY>``; when a block tag holds other tags *and* inner block tags,
@@ -68,7 +68,7 @@ __all__ = [
     "split_body",
 ]
 
-#: elements that delimit blocks (METHODS §1.1)
+#: elements that delimit blocks (docs/methods/proposed.md#31-block-separation)
 BLOCK_TAGS = ("div", "td")
 #: removed with their subtree (tails kept) before block separation
 DROP_TAGS = frozenset({"script", "style", "noscript", "template"})

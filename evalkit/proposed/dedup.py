@@ -1,7 +1,7 @@
 """Stage 1.3 of the proposed method: secondary noise removal with a modified simhash.
 
-Saravanan & Sathya Bama (2020), §3.3 (``/work/shared/papers/000_...txt``);
-specification in METHODS.md §1.3.
+Saravanan & Sathya Bama (2020), §3.3 (docs/papers.md#saravanan2020);
+specification in docs/methods/proposed.md#33-secondary-noise-removal.
 
 The paper, in short: each block is reduced to index terms (lower case, stop
 words removed, Porter stems). Every distinct term gets a weight that mixes its
@@ -16,7 +16,7 @@ is 0, and the fingerprint bit is 1 iff its counter ends positive (Charikar's
 simhash with the TWC-PFM weight in place of the frequency). Blocks whose
 fingerprints are close are duplicates or near duplicates and are removed.
 
-Our reading (METHODS §1.3):
+Our reading (docs/methods/proposed.md#33-secondary-noise-removal):
 
 * For an occurrence p of term a, each distinct other term b contributes once,
   at its *first* occurrence q after p, and only when q comes before the next
@@ -581,7 +581,9 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
 
 
 class ModifiedSimhash(Detector):
-    """The proposed near-duplicate detector: simhash over TWC-PFM weights (METHODS §1.3).
+    """The proposed near-duplicate detector: simhash over TWC-PFM weights.
+
+    See docs/methods/proposed.md#33-secondary-noise-removal.
 
     Parameters
     ----------

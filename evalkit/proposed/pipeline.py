@@ -1,9 +1,9 @@
 """The proposed extractor: the four stages of Saravanan & Sathya Bama (2020) chained.
 
-Block separation (``blocks``, §1.1), primary noise removal by tag and DOM
-analysis (``primary_tags``, ``primary_dom``, §1.2), secondary noise removal
-with the modified simhash (``dedup``, §1.3) and weighted block scoring
-(``scoring``, §1.4); METHODS.md §1 is the specification and each module's
+Block separation (``blocks``, stage 1.1), primary noise removal by tag and DOM
+analysis (``primary_tags``, ``primary_dom``, stage 1.2), secondary noise removal
+with the modified simhash (``dedup``, stage 1.3) and weighted block scoring
+(``scoring``, stage 1.4); docs/methods/proposed.md is the specification and each module's
 docstring lists where it departs from the paper.
 
 Each stage can be switched off (``primary``, ``dedup``, ``scoring``), and
@@ -76,7 +76,7 @@ RECORD_TEXT_CHARS = 80
 class Proposed(Extractor):
     """Saravanan & Sathya Bama (2020) noise removal and core-content extraction.
 
-    Parameters (METHODS §1; every one is a key of ``configs/method/proposed.yaml``)
+    Parameters (docs/methods/proposed.md; every one is a key of ``configs/method/proposed.yaml``)
     ----------
     primary, dedup, scoring : bool
         Run stage 1.2, 1.3, 1.4. Block separation always runs.

@@ -1,7 +1,7 @@
 """Stage 1.2, part two: primary noise removal by DOM analysis (minimum subtree, punctuation).
 
 Saravanan & Sathya Bama (2020), §3.2 (last paragraphs, Fig. 3); specification
-in METHODS.md §1.2 "DOM analysis".
+in docs/methods/proposed.md#32-primary-noise-removal "DOM analysis".
 
 The paper: after the tag rules, the DOM tree is searched for the *minimum
 subtree* that still covers the page's content ("a subtree must contain the
@@ -35,7 +35,7 @@ Our reading:
   on its own text.
 
 Departures: the paper gives neither the coverage share nor the "small text"
-size; 0.8 and 80 characters are ours (parameters). METHODS suggests 40
+size; 0.8 and 80 characters are ours (parameters). An earlier reading took 40
 characters, which removes most headlines (40-80 characters, no punctuation)
 of the synthetic set; 80 keeps them and removes the same noise.
 """
@@ -62,7 +62,7 @@ __all__ = [
     "punctuation_counts",
 ]
 
-#: the punctuation marks counted (METHODS §1.2)
+#: the punctuation marks counted (docs/methods/proposed.md#32-primary-noise-removal)
 PUNCTUATION = ",.;:!?"
 DEFAULT_MIN_SUBTREE_COVERAGE = 0.8
 DEFAULT_SHORT_TEXT_CHARS = 80

@@ -1,7 +1,7 @@
 """Stage 1.2, part one: primary noise removal by tag analysis.
 
 Saravanan & Sathya Bama (2020), §3.2 (rules) and §4 (the worked page);
-specification in METHODS.md §1.2 rules 1-6.
+specification in docs/methods/proposed.md#32-primary-noise-removal rules 1-6.
 
 The paper's rules, paraphrased: (1) td/tr/table/div/body elements that carry
 a ``background`` attribute or a ``background-image`` style only decorate the
