@@ -1,8 +1,8 @@
 """Exact Jaccard near-duplicate detector over term sets or word k-shingles.
 
 The Jaccard coefficient |A ∩ B| / |A ∪ B| is the first baseline of Saravanan &
-Sathya Bama (2020), Experiment 2 / Table 7 (``000_...txt``), where it is named
-but not specified. evalkit's reading (METHODS §2): the features of a block are
+Sathya Bama (2020), Experiment 2 / Table 7 (docs/papers.md#saravanan2020), where it is named
+but not specified. evalkit's reading (docs/methods/detectors.md): the features of a block are
 the set of its index terms, built exactly as the proposed detector builds them
 (``evalkit.text.terms``: lowercase ``\\w+`` words with a letter, stop words
 dropped, original Porter stemming), or, with ``shingle=k > 1``, the set of

@@ -1,8 +1,8 @@
 """MinHash near-duplicate detector (Broder 1997) built on datasketch.
 
 The second baseline of Saravanan & Sathya Bama (2020), Experiment 2 / Table 7
-(``000_...txt``), named there without parameters. evalkit's reading
-(METHODS §2): a datasketch ``MinHash(num_perm=128, seed=1)`` over exactly the
+(docs/papers.md#saravanan2020), named there without parameters. evalkit's reading
+(docs/methods/detectors.md): a datasketch ``MinHash(num_perm=128, seed=1)`` over exactly the
 features the Jaccard baseline uses (``evalkit.termsets.features``: the term
 set, or k-term shingles), duplicate iff the estimated Jaccard similarity is
 >= ``threshold``. With many blocks (site scope) ``candidates`` narrows the

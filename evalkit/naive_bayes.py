@@ -5,14 +5,14 @@ do, and is not in the method registry. So it sits in core beside ``evalkit.metri
 (it was ``baselines/naive_bayes.py``, which made the classification experiment
 import a baseline's internals; docs/floors.md).
 
-Kabir, Amin et al. (2015, ``001_...txt``) judge a cleaning method by how well a
+Kabir, Amin et al. (2015, docs/papers.md#kabir2015) judge a cleaning method by how well a
 Naive Bayes text classifier, trained on the cleaned text of most pages,
 predicts the category of the rest. Their protocol: 500 pages in 3 categories;
 seven random train/test partitions with 10, 20, ..., 70 test pages (2 % to
 14 %, Table 4.3.1); accuracy = correct / classified per case (Table 4.3.2);
 and one "standard error" per method over the seven cases (Table 4.4.1).
 
-evalkit's reading (METHODS §4):
+evalkit's reading (docs/methods/naive_bayes.md):
 
 * Multinomial Naive Bayes (scikit-learn, Laplace smoothing alpha = 1) on word
   counts from ``CountVectorizer(lowercase=True, stop_words="english")``; the

@@ -16,7 +16,7 @@ from evalkit.text import shingles, terms
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "features", "jaccard"]
 
-#: duplicate iff J >= this (METHODS §2)
+#: duplicate iff J >= this (docs/methods/detectors.md)
 DEFAULT_THRESHOLD = 0.8
 #: 1 = plain term sets; k > 1 = contiguous k-term shingles
 DEFAULT_SHINGLE = 1

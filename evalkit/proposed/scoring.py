@@ -1,8 +1,8 @@
 """Stage 1.4 of the proposed method: weighted block scoring and the threshold, under every reading.
 
 Saravanan & Sathya Bama (2020), §3.4, Eqs. 4-8, the Weighted Block Score
-algorithm and Table 4; specification in METHODS.md §1.4; every ambiguity, the
-readings it allows and their measured effect in ``docs/readings.md``.
+algorithm and Table 4; specification in docs/methods/proposed.md#34-weighted-block-scoring;
+every ambiguity, the readings it allows and their measured effect in ``docs/readings.md``.
 
 The paper: every distinct block i (after duplicate removal) is scored
 
