@@ -28,7 +28,7 @@ EXTERNAL = re.compile(
     r"\b" + _NOTES + r"(?:\.md)?\s?§"           # a section of a design note
     + r"|\b" + _NOTES + r"\.md\b"                # a design note by file name
     + r"|\bMETHODS\s+(?:says|suggests|asks)\b"   # a design note as the subject of a sentence
-    + r"|shared/" + r"(?:design|papers)"         # the folders outside the repository
+    + r"|shared/" + r"(?:design|papers|checks)"  # the folders outside the repository
     + r"|\b00[0-4]_(?:\.\.\.|[0-9a-f]{16}\.)txt"  # a local copy of a paper
 )
 DOC_CITE = re.compile(r"(?<![\w./-])(?:\.\./)*(docs/[\w./-]+?\.md)(?:#([\w-]+))?")
@@ -89,7 +89,8 @@ def test_slug_follows_github():
 def test_the_pattern_catches_every_known_form_and_not_the_registry():
     cited = ["METHODS §1.4", "METHODS.md §2.3", "DESIGN §4", "(DESIGN.md §9)",
              "see METHODS.md", "../shared/" + "design/DESIGN.md", "METHODS suggests 40",
-             "(``000_...txt``)", "/work/shared/" + "papers/001_89abed5d2aeae1c1.txt"]
+             "(``000_...txt``)", "/work/shared/" + "papers/001_89abed5d2aeae1c1.txt",
+             "bash ../shared/" + "checks/trust-cache-key"]
     fine = ["METHODS = Registry(", "evalkit/registry.py METHODS", "OWN_METHODS §",
             "Saravanan & Sathya Bama (2020), §3.3", "docs/methods/proposed.md"]
     assert [c for c in cited if not EXTERNAL.search(c)] == []
