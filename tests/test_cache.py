@@ -47,6 +47,7 @@ EXPECTED = {
     # evalkit/proposed/__init__.py imports dedup, so the package and dedup go together
     "evalkit/proposed/__init__.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
     "evalkit/proposed/dedup.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
+    "evalkit/proposed/term_weights.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
     "evalkit/proposed/blocks.py": PROPOSED,
     "evalkit/proposed/pipeline.py": PROPOSED,
     "evalkit/proposed/primary_dom.py": PROPOSED,
