@@ -26,12 +26,12 @@ from evalkit.proposed.blocks import (
     separate_blocks,
 )
 from evalkit.proposed.dedup import ModifiedSimhash
+from evalkit.proposed.primary_markers import is_ad_marked
 from evalkit.proposed.primary_tags import (
     DEFAULT_AD_HOSTS,
     DEFAULT_AD_SUBSTRINGS,
     DEFAULT_AD_TOKENS,
     apply_tag_rules,
-    is_ad_marked,
 )
 from evalkit.proposed.term_weights import _pair_sums, _twc_pfm_pairs, _twc_pfm_small
 
