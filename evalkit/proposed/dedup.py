@@ -1,7 +1,7 @@
 """Stage 1.3 of the proposed method: secondary noise removal with a modified simhash.
 
-Saravanan & Sathya Bama (2020), §3.3 (``/work/shared/papers/000_...txt``);
-specification in METHODS.md §1.3.
+Saravanan & Sathya Bama (2020), §3.3 (docs/papers.md#saravanan2020);
+specification in docs/methods/proposed.md#33-secondary-noise-removal.
 
 The paper, in short: each block is reduced to index terms (lower case, stop
 words removed, Porter stems). Every distinct term gets its TWC-PFM weight, a
@@ -13,7 +13,7 @@ counter ends positive (Charikar's simhash with the TWC-PFM weight in place of
 the frequency). Blocks whose fingerprints are close are duplicates or near
 duplicates and are removed.
 
-Our reading (METHODS §1.3):
+Our reading (docs/methods/proposed.md#33-secondary-noise-removal):
 
 * Hash: XXH64 (seed 0) of the UTF-8 term for 64 bits, XXH32 for 32 bits,
   XXH3-128 for 128 bits. Bit k of the fingerprint is bit k (least significant

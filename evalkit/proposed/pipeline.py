@@ -3,7 +3,7 @@
 Block separation (``blocks``, §1.1), primary noise removal by tag and DOM
 analysis (``primary_tags``, ``primary_dom``, §1.2), secondary noise removal
 with the modified simhash (``dedup``, §1.3) and weighted block scoring
-(``scoring``, §1.4); METHODS.md §1 is the specification and each module's
+(``scoring``, §1.4); docs/methods/proposed.md is the specification and each module's
 docstring lists where it departs from the paper.
 
 Each stage is an object of :mod:`evalkit.proposed.stages` made from its own
@@ -97,7 +97,7 @@ def _setting(group: str, name: str) -> property:
 class Proposed(Extractor):
     """Saravanan & Sathya Bama (2020) noise removal and core-content extraction.
 
-    Parameters (METHODS §1; each a group of ``configs/method/proposed.yaml``)
+    Parameters (docs/methods/proposed.md; each a group of ``configs/method/proposed.yaml``)
     ----------
     blocks : dict or BlocksStage, optional
         Stage 1.1 settings: ``tags`` (:class:`~evalkit.proposed.stages.BlocksStage`).

@@ -1,7 +1,7 @@
 """TWC-PFM: the term weights of the proposed method's modified simhash (stage 1.3).
 
 Saravanan & Sathya Bama (2020), §3.3, Algorithm 1; specification in
-METHODS.md §1.3. The fingerprint that uses these weights is in
+docs/methods/proposed.md#33-secondary-noise-removal. The fingerprint that uses these weights is in
 :mod:`evalkit.proposed.dedup`.
 
 The paper: every distinct term of a block gets a weight that mixes its
