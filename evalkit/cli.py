@@ -15,9 +15,18 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers
+from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers, warn_renamed
 
-__all__ = ["CONFIG_DIR", "check_overrides", "main"]
+__all__ = ["CONFIG_DIR", "check_overrides", "main", "upgrade_overrides"]
+
+
+def upgrade_overrides(argv: list[str],
+                      config_dir: Path = CONFIG_DIR) -> tuple[list[str], list[tuple[str, str]]]:
+    """``argv`` with renamed method keys at their new place, and the ``(old, new)`` keys
+    moved (:func:`evalkit.overrides.upgrade_overrides`)."""
+    from evalkit.overrides import upgrade_overrides as upgrade
+
+    return upgrade(argv, config_dir)
 
 
 def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | None:
@@ -75,7 +84,11 @@ def main() -> None:
     from evalkit.rundir import prints_only
 
     register_resolvers(make_folders=not prints_only(sys.argv[1:]))
-    msg = check_overrides(sys.argv[1:])
+    argv, moved = upgrade_overrides(sys.argv[1:])
+    for old, new in moved:  # method.proposed.k=4 runs as method.proposed.dedup.k=4
+        warn_renamed(old, new)
+    sys.argv[1:] = argv  # what Hydra reads
+    msg = check_overrides(argv)
     if msg:
         print(msg, file=sys.stderr)
         sys.exit(2)

@@ -7,6 +7,7 @@ config with ``hydra.compose`` and call the same functions.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,17 @@ from omegaconf import DictConfig, OmegaConf
 
 from evalkit.runner import MethodSpec
 
-__all__ = ["CONFIG_DIR", "ConfigError", "project_root", "register_resolvers", "build_datasets",
-           "method_specs", "check_specs", "plain"]
+__all__ = [
+    "CONFIG_DIR",
+    "ConfigError",
+    "build_datasets",
+    "check_specs",
+    "method_specs",
+    "plain",
+    "project_root",
+    "register_resolvers",
+    "warn_renamed",
+]
 
 
 class ConfigError(ValueError):
@@ -67,7 +77,7 @@ def plain(node: Any) -> Any:
 def _entries(node) -> dict[str, dict[str, Any]]:
     entries = plain(node) or {}
     if not isinstance(entries, dict):
-        raise ValueError(f"expected a mapping of name -> settings, got {entries!r}")
+        raise ValueError(f"expected a mapping of name -> settings, got {entries!r}")  # noqa: TRY004 - callers catch ValueError
     return {str(k): dict(v or {}) for k, v in entries.items()}
 
 
@@ -97,15 +107,36 @@ def build_datasets(cfg: DictConfig) -> dict[str, Any]:
     return out
 
 
+#: the deprecation lines printed so far (each once per process)
+_WARNED: set[str] = set()
+
+
+def warn_renamed(old: str, new: str) -> None:
+    """Print, once per process, the one line saying that key ``old`` is now ``new``."""
+    line = f"evalkit: {old} is deprecated: use {new}"
+    if line not in _WARNED:
+        _WARNED.add(line)
+        print(line, file=sys.stderr)
+
+
 def method_specs(node, kind: str = "method") -> list[MethodSpec]:
-    """``cfg.method`` (name -> settings) to specs; the registry name defaults to the key."""
+    """``cfg.method`` (name -> settings) to specs; the registry name defaults to the key.
+
+    A key a method has renamed (its class's ``renamed``: ``k`` -> ``dedup.k``) is moved
+    to its new place, with one warning line naming both."""
     from evalkit.registry import DETECTORS, METHODS
+    from evalkit.validate import renamed_keys
 
     reg = METHODS if kind == "method" else DETECTORS
     specs = []
     for label, settings in _entries(node).items():
         registry = settings.pop("_name_", label)
-        reg.get(registry)  # unknown names fail now, listing the valid ones
+        cls = reg.get(registry)  # unknown names fail now, listing the valid ones
+        renamed = getattr(cls, "renamed", None)
+        if renamed:
+            settings, moved = renamed_keys(settings, renamed)
+            for old, new in moved:
+                warn_renamed(f"{kind}.{label}.{old}", f"{kind}.{label}.{new}")
         specs.append(MethodSpec(label=label, registry=registry, params=settings, kind=kind))
     return specs
 

@@ -10,7 +10,7 @@ what is decided at run time, and is what the result cache keys on and what
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 from evalkit.page import Extraction, Page
 
@@ -29,6 +29,9 @@ class BaseMethod:
 
     #: registry name; set by each subclass
     name: str = ""
+    #: old parameter name -> its new dotted place (``k`` -> ``dedup.k``): the harness moves
+    #: an old key of a config or command line there with a one-line deprecation warning
+    renamed: ClassVar[dict[str, str]] = {}
 
     def get_params(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in param_names(type(self))}
@@ -65,6 +68,12 @@ class BaseMethod:
         wherever a method resolves something; the result must be JSON-able.
         """
         return self.get_params()
+
+    def bind_detectors(self, detectors) -> BaseMethod:
+        """Receive the harness's detector registry (``evalkit.registry.DETECTORS``) right
+        after construction. A method whose parameters name a detector builds it here, so
+        that no method imports the registry (methods import core only); others ignore it."""
+        return self
 
     def runtime_modules(self) -> list[str]:
         """Modules this method imports by name at run time (``importlib``), which no import

@@ -12,6 +12,11 @@ bad value of any method, detector, reader, runner or experiment key (one line
 naming the key as typed, docs/inputs.md "Bad values"). No page is read and
 nothing is written: the cost is one composition (about 0.3 s), and only when
 the command line carries overrides.
+
+:func:`upgrade_overrides` runs first: an override of a method key that its class has
+renamed (``method.proposed.k=4``; the class's ``renamed``) is moved to the new key
+(``method.proposed.dedup.k=4``), which the command then uses and prints one warning
+line about.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-__all__ = ["check_overrides", "closest"]
+__all__ = ["check_overrides", "closest", "upgrade_overrides"]
 
 _PROG = "evalkit"
 
@@ -110,6 +115,8 @@ def _unknown_key(cfg: DictConfig, override: Override,
     if not names:
         return f"{_PROG}: unknown key {key}: {here} is a value, not a section"
     near = [f"{here}.{n}" if here else n for n in closest(part, names)]
+    if not near:  # method.proposed.kk: the key may sit one group down (method.proposed.dedup.k)
+        near = _closest_below(cfg, here, part)
     msg = f"{_PROG}: unknown key {key}"
     if full != key:
         msg += f" ({here or 'the config'} has no {part!r})"
@@ -117,6 +124,93 @@ def _unknown_key(cfg: DictConfig, override: Override,
     if part in groups.get(here, ()):  # dataset.aeb.limit without dataset=aeb
         msg += f"; {part} is not selected ({here}={part} or '{here}=[...,{part}]' selects it)"
     return msg
+
+
+def _node(cfg: DictConfig, path: str):
+    """The node at the dotted ``path`` of ``cfg`` (the root for ""), unresolved."""
+    node = cfg
+    for part in path.split(".") if path else ():
+        node = node._get_node(part)
+    return node
+
+
+def _closest_below(cfg: DictConfig, here: str, part: str) -> list[str]:
+    """The keys of the sections right below ``here`` nearest to ``part``, as full keys."""
+    node = _node(cfg, here)
+    below: dict[str, list[str]] = {}
+    for name in node:
+        child = node._get_node(name)
+        if isinstance(child, DictConfig):
+            for leaf in child:
+                full = f"{here}.{name}.{leaf}" if here else f"{name}.{leaf}"
+                below.setdefault(str(leaf), []).append(full)
+    return [full for leaf in closest(part, below) for full in below[leaf]]
+
+
+def _renamed(key: str, renamed: dict[str, str], node: DictConfig, override: Override) -> str | None:
+    """The new key of a method's setting ``key`` (relative to the method) when it is one of
+    the method's renamed keys as the config now stands, else None."""
+    head = key.split(".")[0]
+    new = renamed.get(head)
+    if new is None or override.type == OverrideType.DEL:
+        return None
+    if new.startswith(head + "."):  # a flag that became a group: primary=false
+        value = None if override.is_sweep_override() else override.value()
+        group = node._get_node(head) if head in node else None
+        return new if key == head and isinstance(group, DictConfig) and \
+            not isinstance(value, dict) else None
+    # moved to a group; kept as it is where the method's config still has the old key
+    return new + key[len(head):] if _missing(node, key) is not None else None
+
+
+def upgrade_overrides(argv: list[str], config_dir: Path | str,
+                      config_name: str = "config") -> tuple[list[str], list[tuple[str, str]]]:
+    """``argv`` with each override of a renamed method or detector key set at its new key,
+    and the ``(old, new)`` keys so moved. Composes the config (the group choices only) once,
+    and only when an override reaches into a method's or detector's settings."""
+    from hydra._internal.utils import get_args_parser
+
+    from evalkit.registry import DETECTORS, METHODS
+
+    args = get_args_parser().parse_args(argv)
+    if not args.overrides or args.config_path or args.config_dir:
+        return argv, []
+    try:
+        parsed = OverridesParser.create().parse_overrides(args.overrides)
+    except HydraException:
+        return argv, []  # check_overrides says what is wrong
+    keyed = [o for o in parsed if o.package is None and o.key_or_group.count(".") >= 2
+             and o.key_or_group.split(".")[0] in ("method", "detector")]
+    if not keyed:
+        return argv, []
+    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3",
+                               job_name=_PROG):
+        loader = GlobalHydra.instance().config_loader()
+        options = {o.key_or_group: names for o in parsed
+                   if (names := loader.get_group_options(o.key_or_group))}
+        chosen = [_collapsed(o, options[o.key_or_group]) for o in parsed
+                  if o.key_or_group in options]
+        try:
+            base = compose(config_name=config_name, overrides=chosen)
+        except (HydraException, OmegaConfBaseException):
+            return argv, []  # check_overrides says what is wrong
+    out, moved = list(argv), []
+    for o in keyed:
+        section, label, key = o.key_or_group.split(".", 2)
+        node = base.get(section, {}).get(label) if section in base else None
+        reg = METHODS if section == "method" else DETECTORS
+        if not isinstance(node, DictConfig) or node.get("_name_", label) not in reg:
+            continue
+        renamed = getattr(reg.get(node.get("_name_", label)), "renamed", None) or {}
+        new = _renamed(key, renamed, node, o)
+        if new is None or o.input_line not in out:
+            continue
+        new_key = f"{section}.{label}.{new}"
+        line = o.input_line
+        at = line.index(o.key_or_group)
+        out[out.index(line)] = line[:at] + new_key + line[at + len(o.key_or_group):]
+        moved.append((o.key_or_group, new_key))
+    return out, moved
 
 
 def check_overrides(argv: list[str], config_dir: Path | str, config_name: str = "config",

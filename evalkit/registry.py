@@ -58,7 +58,7 @@ class Registry:
         """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""
         cls = self.get(name)
         try:
-            return cls(**params)
+            obj = cls(**params)
         except TypeError as exc:
             from evalkit.method import param_names
 
@@ -72,6 +72,10 @@ class Registry:
                     f"{hint}valid: {', '.join(valid)}"
                 ) from exc
             raise
+        bind = getattr(obj, "bind_detectors", None)
+        if bind is not None:  # a method that names a detector builds it from here
+            bind(DETECTORS)
+        return obj
 
 
 DATASETS = Registry("dataset", {

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
 __all__ = ["ParamError", "check_bool", "check_choice", "check_int", "check_number",
-           "check_path", "check_share", "check_str_list", "show"]
+           "check_path", "check_share", "check_str_list", "renamed_keys", "show"]
 
 
 def show(value: Any) -> str:
@@ -152,3 +152,32 @@ def check_path(name: str, value: Any, folder: bool = True) -> Any:
     if not (os.path.isdir(path) if folder else os.path.isfile(path)):
         raise ParamError(name, value, f"no such {kind}")
     return value
+
+
+def renamed_keys(params: Mapping[str, Any],
+                 renamed: Mapping[str, str]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """``params`` with each old key of ``renamed`` (old flat name -> new dotted place) moved
+    to its new place, and the ``(old, new)`` pairs moved, in the order given.
+
+    An old name that is now a group (``primary`` -> ``primary.enabled``) is old only when
+    its value is not a mapping: a mapping is the group itself. An old key's value wins
+    over a value already at its new place (that one may be a config file's default; the
+    old key is what the user wrote). ``params`` and the mappings in it are not changed.
+    """
+    def is_old(key: str) -> bool:
+        new = renamed.get(key)
+        return new is not None and not (new.startswith(key + ".")
+                                        and isinstance(params[key], Mapping))
+
+    moved = [(key, renamed[key]) for key in params if is_old(key)]
+    olds = {old for old, _ in moved}
+    out = {k: v for k, v in params.items() if k not in olds}
+    for old, new in moved:
+        *path, leaf = new.split(".")
+        node = out
+        for part in path:
+            inner = node.get(part)
+            node[part] = dict(inner) if isinstance(inner, Mapping) else {}
+            node = node[part]
+        node[leaf] = params[old]
+    return out, moved

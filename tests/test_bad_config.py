@@ -59,30 +59,39 @@ CASES = [
      "dataset.l3s_gn1.content_classes"),
     (["dataset=aeb", "dataset.aeb.limit=2.5"], "dataset.aeb.limit=2.5"),
     (["dataset=readability", "dataset.readability.path=/nonexistent/r"], "dataset.readability.path"),
-    # -- the proposed method, stage by stage (evalkit/proposed/*.py)
-    (["method.proposed.block_tags=[]"], "method.proposed.block_tags=[]"),          # 1.1
-    (["method.proposed.block_tags=div"], "method.proposed.block_tags=div"),        # 1.1
-    (["method.proposed.primary=yes"], "method.proposed.primary=yes"),              # 1.2
-    (["method.proposed.rule_plugin=off"], "method.proposed.rule_plugin=off"),      # 1.2
-    (["method.proposed.ad_max_share=-0.1"], "method.proposed.ad_max_share=-0.1"),  # 1.2
-    (["method.proposed.utility_link_share=2"], "method.proposed.utility_link_share=2"),
-    (["method.proposed.ad_container_chars=-1"], "method.proposed.ad_container_chars=-1"),
-    (["method.proposed.iab_sizes=[[0,60]]"], "method.proposed.iab_sizes"),
-    (["method.proposed.min_subtree_coverage=1.5"], "method.proposed.min_subtree_coverage=1.5"),
-    (["method.proposed.outside_subtree=drop"], "method.proposed.outside_subtree=drop"),
-    (["method.proposed.short_text_chars=-1"], "method.proposed.short_text_chars=-1"),
-    (["method.proposed.k=-1"], "method.proposed.k=-1"),                            # 1.3
-    (["method.proposed.k=abc"], "method.proposed.k=abc"),
-    (["method.proposed.bits=48"], "method.proposed.bits=48"),
-    (["method.proposed.stoplist=klingon"], "method.proposed.stoplist=klingon"),
-    (["method.proposed.stemmer=snowball"], "method.proposed.stemmer=snowball"),
-    (["method.proposed.scope=world"], "method.proposed.scope=world"),
-    (["method.proposed.gamma=0.5"], "method.proposed.gamma=0.5"),                  # 1.4: sum 1.1
-    (["method.proposed.alpha=0.35", "method.proposed.beta=0.25"],                  # order broken
-     "method.proposed.alpha=0.35"),
-    (["method.proposed.alpha=-0.1", "method.proposed.beta=0.5", "method.proposed.gamma=0.6"],
-     "method.proposed.alpha=-0.1"),
-    (["method.proposed.content_denominator=words"], "method.proposed.content_denominator=words"),
+    # -- the proposed method, stage by stage (evalkit/proposed/stages.py)
+    (["method.proposed.blocks.tags=[]"], "method.proposed.blocks.tags=[]"),            # 1.1
+    (["method.proposed.blocks.tags=div"], "method.proposed.blocks.tags=div"),
+    (["method.proposed.primary.enabled=yes"], "method.proposed.primary.enabled=yes"),  # 1.2
+    (["method.proposed.primary.rule_plugin=off"], "method.proposed.primary.rule_plugin=off"),
+    (["method.proposed.primary.ad_max_share=-0.1"], "method.proposed.primary.ad_max_share=-0.1"),
+    (["method.proposed.primary.utility_link_share=2"],
+     "method.proposed.primary.utility_link_share=2"),
+    (["method.proposed.primary.ad_container_chars=-1"],
+     "method.proposed.primary.ad_container_chars=-1"),
+    (["method.proposed.primary.iab_sizes=[[0,60]]"], "method.proposed.primary.iab_sizes"),
+    (["method.proposed.primary.min_subtree_coverage=1.5"],
+     "method.proposed.primary.min_subtree_coverage=1.5"),
+    (["method.proposed.primary.outside_subtree=drop"],
+     "method.proposed.primary.outside_subtree=drop"),
+    (["method.proposed.primary.short_text_chars=-1"],
+     "method.proposed.primary.short_text_chars=-1"),
+    (["method.proposed.dedup.k=-1"], "method.proposed.dedup.k=-1"),                    # 1.3
+    (["method.proposed.dedup.k=abc"], "method.proposed.dedup.k=abc"),
+    (["method.proposed.dedup.bits=48"], "method.proposed.dedup.bits=48"),
+    (["method.proposed.dedup.stoplist=klingon"], "method.proposed.dedup.stoplist=klingon"),
+    (["method.proposed.dedup.stemmer=snowball"], "method.proposed.dedup.stemmer=snowball"),
+    (["method.proposed.dedup.scope=world"], "method.proposed.dedup.scope=world"),
+    (["method.proposed.dedup.detector=jacard"], "method.proposed.dedup.detector=jacard"),
+    (["+method.proposed.dedup.detector_params.k=-2"],
+     "method.proposed.dedup.detector_params.k=-2"),
+    (["method.proposed.scoring.gamma=0.5"], "method.proposed.scoring.gamma=0.5"),      # 1.4
+    (["method.proposed.scoring.alpha=0.35", "method.proposed.scoring.beta=0.25"],  # order broken
+     "method.proposed.scoring.alpha=0.35"),
+    (["method.proposed.scoring.alpha=-0.1", "method.proposed.scoring.beta=0.5",
+      "method.proposed.scoring.gamma=0.6"], "method.proposed.scoring.alpha=-0.1"),
+    (["method.proposed.scoring.content_denominator=words"],
+     "method.proposed.scoring.content_denominator=words"),
     # -- the own baselines and detectors
     (["method=cetd", "method.cetd.variant=cetd_xx"], "method.cetd.variant=cetd_xx"),
     (["method=pab", "method.pab.max_outer_link_share=1.5"], "method.pab.max_outer_link_share=1.5"),
@@ -151,8 +160,8 @@ def test_at_least_25_cases():
 
 @pytest.mark.parametrize("overrides,key", [
     (["runner.n_jobs=0"], "runner.n_jobs=0: must be a whole number >= 1"),
-    (["method.proposed.k=-1"], "method.proposed.k=-1: must be a whole number >= 0"),
-    (["method.proposed.gamma=0.5"], "must sum to 1"),
+    (["method.proposed.dedup.k=-1"], "method.proposed.dedup.k=-1: must be a whole number >= 0"),
+    (["method.proposed.scoring.gamma=0.5"], "must sum to 1"),
     (["dataset.synthetic.limit=abc"], "dataset.synthetic.limit=abc: must be a whole number >= 1"),
 ])
 def test_bad_value_through_a_subprocess(overrides, key, tmp_path):
@@ -174,7 +183,8 @@ def test_valid_values_still_pass_the_check():
     """The defaults of every method, reader and section are accepted (no false alarm)."""
     methods = "proposed,proposed_dedup,proposed_primary,cetd,cetd_ds,pab,justext_style,fulltext"
     argv = [*BASE, "experiment=all", f"method=[{methods}]", "runner=dask",
-            "method.proposed.alpha=0.2", "method.proposed.beta=0.3", "method.proposed.gamma=0.5"]
+            "method.proposed.scoring.alpha=0.2", "method.proposed.scoring.beta=0.3",
+            "method.proposed.scoring.gamma=0.5"]
     assert cli.check_overrides(argv) is None
 
 

@@ -55,7 +55,7 @@ def test_distance_k_is_a_near_duplicate_and_k_plus_1_is_not(detector, k):
 
 
 def test_the_proposed_default_is_the_papers_k_3():
-    assert ModifiedSimhash().k == 3 and Proposed().k == 3
+    assert ModifiedSimhash().k == 3 and Proposed().dedup_.k == 3
 
 
 def test_proposed_pipeline_removes_a_block_at_distance_k(monkeypatch):
@@ -65,7 +65,7 @@ def test_proposed_pipeline_removes_a_block_at_distance_k(monkeypatch):
     monkeypatch.setattr(ModifiedSimhash, "fingerprint_many", lambda self, lists: next(fps))
     html = ("<html><body><div><p>Alpha beta gamma.</p></div><div><p>Delta epsilon.</p></div>"
             "<div><p>Zeta theta iota.</p></div></body></html>")
-    e = Proposed(primary=False).extract(_page(html))
+    e = Proposed(primary={"enabled": False}).extract(_page(html))
     assert [r.rule for r in e.blocks] == [None, "near_duplicate", None]
     assert e.blocks[1].duplicate_of == 0
 
@@ -103,7 +103,7 @@ def test_a_block_scoring_exactly_the_threshold_is_dropped():
     a, b = "Zebra zebra zebra quartz quartz.", "Violin violin melon."
     html = "<html><body>" + "".join(f"<div><p>{t}</p></div>" for t in (a, a, b, b)) + \
         "</body></html>"
-    e = Proposed(primary=False).extract(_page(html))
+    e = Proposed(primary={"enabled": False}).extract(_page(html))
     got = [(r.rule, r.scores["score"], r.scores["threshold"], r.kept) for r in e.blocks]
     assert got == [("low_score", 0.5, 0.5, False), ("near_duplicate", None, None, False),
                    (None, pytest.approx(0.7), 0.5, True), ("near_duplicate", None, None, False)]

@@ -33,7 +33,7 @@ PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3
 SPECS = {
     **{name: MethodSpec(name, name) for name in
        ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", *PEERS]},
-    **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"detector": d})
+    **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
        for d in ("jaccard", "minhash", "simhash")},
     **{f"det:{d}": MethodSpec(d, d, kind="detector")
        for d in ("modified_simhash", "simhash", "jaccard", "minhash")},
@@ -47,10 +47,14 @@ EXPECTED = {
     # evalkit/proposed/__init__.py imports dedup, so the package and dedup go together
     "evalkit/proposed/__init__.py": PROPOSED | {"det:modified_simhash"},
     "evalkit/proposed/dedup.py": PROPOSED | {"det:modified_simhash"},
+    "evalkit/proposed/term_weights.py": PROPOSED | {"det:modified_simhash"},
     "evalkit/proposed/blocks.py": PROPOSED,
     "evalkit/proposed/pipeline.py": PROPOSED,
     "evalkit/proposed/primary_dom.py": PROPOSED,
+    "evalkit/proposed/primary_markers.py": PROPOSED,
     "evalkit/proposed/primary_tags.py": PROPOSED,
+    "evalkit/proposed/stages.py": PROPOSED,
+    "evalkit/proposed/state.py": PROPOSED,
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
     "baselines/__init__.py": USES_BASELINES,
     "baselines/cetd.py": {"cetd"},
@@ -213,19 +217,35 @@ def test_resolved_parameters_are_in_the_key(monkeypatch):
 
 def test_proposed_resolves_its_detector_and_its_defaults():
     tree = SourceTree()
-    own = describe_method(MethodSpec("p", "proposed", {"k": 5}), tree)
-    assert own.resolved_params["detector_params"] == {"bits": 64, "k": 5, "stoplist": "english",
-                                                      "stemmer": "porter"}
-    jac = describe_method(MethodSpec("p", "proposed", {"detector": "jaccard"}), tree)
-    assert jac.resolved_params["detector_params"] == {"threshold": 0.8, "shingle": 1,
-                                                      "stoplist": "english", "stemmer": "porter"}
+    own = describe_method(MethodSpec("p", "proposed", {"dedup": {"k": 5}}), tree)
+    assert own.resolved_params["dedup"]["detector_params"] == {
+        "bits": 64, "k": 5, "stoplist": "english", "stemmer": "porter"}
+    # every stage's settings, defaults filled in
+    assert own.resolved_params["blocks"] == {"tags": ["div", "td"]}
+    assert own.resolved_params["scoring"] == {
+        "enabled": True, "alpha": 0.3, "beta": 0.3, "gamma": 0.4,
+        "content_denominator": "block_distinct_sum", "title_source": "title",
+        "title_count": "occurrences", "link_scope": "block", "link_count": "occurrences",
+        "content_count": "remainder", "content_weight": "eq4", "bound": "none",
+        "threshold_blocks": "stage1", "comparison": "gt", "if_none_pass": "nothing"}
+    assert own.resolved_params["primary"]["rule_ad_marker"] is True
+    assert own.key() != describe_method(MethodSpec("p", "proposed", {}), tree).key()
+    jac = describe_method(MethodSpec("p", "proposed", {"dedup": {"detector": "jaccard"}}), tree)
+    assert jac.resolved_params["dedup"]["detector_params"] == {
+        "threshold": 0.8, "shingle": 1, "stoplist": "english", "stemmer": "porter"}
+    assert "baselines.jaccard" in jac.modules  # the detector's code is in the key
     # an explicit default is the same method as an implicit one
-    same = describe_method(MethodSpec("p", "proposed", {"detector": "jaccard",
-                                                        "detector_params": {"shingle": 1}}), tree)
+    same = describe_method(MethodSpec("p", "proposed", {"dedup": {
+        "detector": "jaccard", "detector_params": {"shingle": 1}}}), tree)
     assert same.key() == jac.key()
-    other = describe_method(MethodSpec("p", "proposed", {"detector": "jaccard",
-                                                         "detector_params": {"shingle": 2}}), tree)
+    other = describe_method(MethodSpec("p", "proposed", {"dedup": {
+        "detector": "jaccard", "detector_params": {"shingle": 2}}}), tree)
     assert other.key() != jac.key()
+    # the settings as a dict or as the defaults they equal: one method, one key
+    spelled = describe_method(MethodSpec("p", "proposed", {"dedup": {"k": 3},
+                                                           "blocks": {"tags": ["div", "td"]}}),
+                              tree)
+    assert spelled.key() == describe_method(MethodSpec("p", "proposed", {}), tree).key()
 
 
 def test_outside_packages_and_lxml_are_in_the_key(monkeypatch):
@@ -304,7 +324,8 @@ def test_run_json_lists_each_peers_package_version(tmp_path):
     assert methods["trafilatura"]["registry"] == "trafilatura"
     assert methods["justext_style"]["params"]["stoplist"] == "auto"
     assert methods["justext_style"]["resolved_params"]["stoplist"] == "justext_english"
-    assert methods["proposed"]["resolved_params"]["detector_params"]["k"] == 3
+    assert methods["proposed"]["resolved_params"]["dedup"]["detector_params"]["k"] == 3
+    assert methods["proposed"]["params"]["dedup"]["k"] == 3  # as the config gives it
     assert all(isinstance(v, str) for m in methods.values() for v in m["packages"].values())
     assert info["lxml"] == {"lxml": lxml.etree.__version__,
                             "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}

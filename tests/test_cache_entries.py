@@ -48,7 +48,7 @@ def _pages(label: str, shared, shared_root: Path, limit: int):
         shared(Path(cfg.dataset[label].path).name)  # skips, saying why, when it is absent
     (ds,) = build_datasets(cfg).values()
     methods = {spec.label: spec.build() for spec in method_specs(cfg.method)}
-    methods["proposed@site"] = METHODS.create("proposed", scope="site")
+    methods["proposed@site"] = METHODS.create("proposed", dedup={"scope": "site"})
     return list(ds.pages()), methods
 
 

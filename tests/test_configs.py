@@ -70,9 +70,16 @@ def test_bad_method_parameters_stop_before_any_page_naming_the_method():
     from evalkit.config import ConfigError, check_specs
 
     cfg = _compose(["method=proposed", "+method.proposed.kk=3"])
-    with pytest.raises(ConfigError,
-                       match=r"^method 'proposed' has no parameter kk; closest: k; valid: primary, "):
+    with pytest.raises(ConfigError, match=r"^method 'proposed' has no parameter kk; "
+                                          r"valid: blocks, primary, dedup, scoring$"):
         check_specs(method_specs(cfg.method))
-    cfg = _compose(["method=proposed", "method.proposed.alpha=0.5"])
-    with pytest.raises(ConfigError, match=r"method.proposed.alpha=0.5, .*alpha <= beta <= gamma"):
+    # a key inside a stage's group is named with its group
+    cfg = _compose(["method=proposed", "+method.proposed.dedup.kk=3"])
+    with pytest.raises(ConfigError, match=r"^method 'proposed' has no parameter dedup.kk; "
+                                          r"closest: dedup.k; valid: dedup.enabled, "):
+        check_specs(method_specs(cfg.method))
+    cfg = _compose(["method=proposed", "method.proposed.scoring.alpha=0.5"])
+    with pytest.raises(ConfigError, match=r"^method.proposed.scoring.alpha=0.5, "
+                                          r"method.proposed.scoring.beta=0.3, "
+                                          r"method.proposed.scoring.gamma=0.4: .*alpha <= beta"):
         check_specs(method_specs(cfg.method))

@@ -81,7 +81,7 @@ def _outputs(cfg) -> dict[str, dict[str, str]]:
     (ds,) = build_datasets(cfg).values()
     methods = {spec.label: spec.build() for spec in method_specs(cfg.method)}
     # site scope carries fingerprints from page to page: one instance, pages in order
-    methods["proposed@site"] = METHODS.create("proposed", scope="site")
+    methods["proposed@site"] = METHODS.create("proposed", dedup={"scope": "site"})
     out: dict[str, dict[str, str]] = {}
     for page in ds.pages():
         out[page.id] = {name: _digest(m.extract(page)) for name, m in methods.items()}

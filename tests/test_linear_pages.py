@@ -86,8 +86,9 @@ def test_revise_matches_the_neighbour_scan(seed):
     assert [p.cls for p in paragraphs] == _old_revise_steps_2_3(classes)
 
 
-OWN = {"proposed": {}, "proposed@primary": {"primary": True, "dedup": False, "scoring": False},
-       "proposed@dedup": {"primary": True, "dedup": True, "scoring": False},
+OWN = {"proposed": {}, "proposed@primary": {"dedup": {"enabled": False},
+                                            "scoring": {"enabled": False}},
+       "proposed@dedup": {"scoring": {"enabled": False}},
        "cetd": {}, "cetd@ds": {"variant": "cetd_ds"}, "pab": {}, "justext_style": {},
        "fulltext": {}}
 MAIN = "Main text of the page, with words. " * 50

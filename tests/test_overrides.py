@@ -35,12 +35,17 @@ def _refusal(argv: list[str], monkeypatch, capsys) -> str:
     (["sed=1"], "evalkit: unknown key sed; closest: seed"),
     (["datset=aeb"], "evalkit: unknown key datset; closest: dataset"),
     (["~sed"], "evalkit: unknown key sed; closest: seed"),
-    (["method.proposed.kk=3"], "evalkit: unknown key method.proposed.kk; closest: method.proposed.k"),
+    (["method.proposed.kk=3"],  # no close name at its level: the keys one group down
+     "evalkit: unknown key method.proposed.kk; closest: method.proposed.dedup.k"),
+    (["method.proposed.dedup.kk=3"],
+     "evalkit: unknown key method.proposed.dedup.kk; closest: method.proposed.dedup.k"),
+    (["method.proposed.primary.rule_ad_markr=false"], ("evalkit: unknown key "
+     "method.proposed.primary.rule_ad_markr; closest: method.proposed.primary.rule_ad_marker")),
     (["hydra.job.chdirr=true"], "evalkit: unknown key hydra.job.chdirr; closest: hydra.job.chdir"),
     (["-m", "seed=1,2", "runner.n_jbs=1,2"],
      "evalkit: unknown key runner.n_jbs; closest: runner.n_jobs"),
-    (["-m", "method.proposed.k=range(1,3)", "method.proposed.kk=1"],
-     "evalkit: unknown key method.proposed.kk; closest: method.proposed.k"),
+    (["-m", "method.proposed.dedup.k=range(1,3)", "method.proposed.dedup.kk=1"],
+     "evalkit: unknown key method.proposed.dedup.kk; closest: method.proposed.dedup.k"),
     (["dataset=aebb"], ("evalkit: unknown dataset aebb; closest: aeb; valid choices: aeb, "
                         "big5_2017, chaos, cleaneval_dev, cleanportaleval, l3s_gn1, readability, "
                         "synthetic")),
@@ -49,7 +54,9 @@ def _refusal(argv: list[str], monkeypatch, capsys) -> str:
     (["-m", "dataset=aeb,chaoss"], "evalkit: unknown dataset chaoss; closest: chaos; "),
     (["hydra/launcher=jobli"], "evalkit: unknown hydra/launcher jobli; closest: joblib; "),
     (["+method.proposed.kk=3"], ("evalkit: method 'proposed' has no parameter kk; "
-                                 "closest: k; valid: primary, dedup, ")),
+                                 "valid: blocks, primary, dedup, scoring")),
+    (["+method.proposed.dedup.kk=3"], ("evalkit: method 'proposed' has no parameter dedup.kk; "
+                                       "closest: dedup.k; valid: dedup.enabled, ")),
     (["method=proposed_primary", "+method.proposed@primary.dedupp=true"],
      ("evalkit: cannot set +method.proposed@primary.dedupp: Hydra reads the '@' in a key as "
       "a package of a config group, and there is no group method.proposed")),
@@ -81,14 +88,14 @@ def test_without_a_close_name_every_valid_one_is_listed(monkeypatch, capsys):
     ["seed=3", "dataset=aeb"],
     ["+foo=1", "++seed=4", "++other.key=2", "~study"],
     ["dataset=[aeb,chaos]", "dataset.chaos.limit=3"],
-    ["method.proposed.legal_phrases=[\"a, b\",c]", "method.proposed.block_tags=[div,td]"],
-    ["-m", "seed=1,2", "method.proposed.k=range(1,3)"],
+    ["method.proposed.primary.legal_phrases=[\"a, b\",c]", "method.proposed.blocks.tags=[div,td]"],
+    ["-m", "seed=1,2", "method.proposed.dedup.k=range(1,3)"],
     ["-m", "method=[proposed,cetd],[pab]", "study=kaur2015,saravanan2020"],
     ["-m", "dataset=glob(c*)"],
     ["-m", "sweep=proposed_k", "hydra/launcher=joblib", "hydra.launcher.n_jobs=1"],
-    ["-m", "hydra/sweeper=optuna", "method.proposed.k=interval(1,3)"],
+    ["-m", "hydra/sweeper=optuna", "method.proposed.dedup.k=interval(1,3)"],
     ["--cfg", "job", "hydra.run.dir=/tmp/x", "hydra.job.chdir=true"],
-    ["study=saravanan2020", "method.proposed.k=4"],
+    ["study=saravanan2020", "method.proposed.dedup.k=4"],
     ["method=proposed_primary"],
 ])
 def test_good_overrides_pass(argv):

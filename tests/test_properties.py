@@ -188,7 +188,7 @@ def _own_methods():
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"method=[{','.join(OWN)}]"])
     # site scope carries fingerprints from one generated page to the next
-    site = ("proposed@site", METHODS_REGISTRY.create("proposed", scope="site"))
+    site = ("proposed@site", METHODS_REGISTRY.create("proposed", dedup={"scope": "site"}))
     return [(spec.label, spec.build()) for spec in method_specs(cfg.method)] + [site]
 
 

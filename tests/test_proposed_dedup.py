@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from evalkit.proposed import dedup, fingerprint, hamming, twc_pfm
-from evalkit.proposed.dedup import ModifiedSimhash, _twc_pfm_numpy, _twc_pfm_small, term_hash
+from evalkit.proposed import fingerprint, hamming, term_weights, twc_pfm
+from evalkit.proposed.dedup import ModifiedSimhash, term_hash
+from evalkit.proposed.term_weights import _twc_pfm_numpy, _twc_pfm_small
 from evalkit.registry import DETECTORS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,8 +45,8 @@ def naive_twc_pfm(terms: list[str]) -> dict[str, float]:
 
 def fft_only(terms: list[str]) -> dict[str, float]:
     """The chunked FFT path, whatever the gaps (``_twc_pfm_numpy`` may take the gap pass)."""
-    distinct, tid = dedup._intern(terms)
-    return dict(zip(distinct, dedup._fft_weights(tid, len(distinct)).tolist()))
+    distinct, tid = term_weights._intern(terms)
+    return dict(zip(distinct, term_weights._fft_weights(tid, len(distinct)).tolist()))
 
 
 def test_twc_pfm_paper_example_by_hand():

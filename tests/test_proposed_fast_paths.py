@@ -17,7 +17,7 @@ from evalkit import fingerprint
 from evalkit.domains import host_matches
 from evalkit.method import Detector
 from evalkit.page import parse_html
-from evalkit.proposed import dedup
+from evalkit.proposed import dedup, term_weights
 from evalkit.proposed.blocks import (
     TextCache,
     block_text,
@@ -26,14 +26,15 @@ from evalkit.proposed.blocks import (
     own_word_count,
     separate_blocks,
 )
-from evalkit.proposed.dedup import ModifiedSimhash, _pair_sums, _twc_pfm_pairs, _twc_pfm_small
+from evalkit.proposed.dedup import ModifiedSimhash
+from evalkit.proposed.primary_markers import is_ad_marked
 from evalkit.proposed.primary_tags import (
     DEFAULT_AD_HOSTS,
     DEFAULT_AD_SUBSTRINGS,
     DEFAULT_AD_TOKENS,
     apply_tag_rules,
-    is_ad_marked,
 )
+from evalkit.proposed.term_weights import _pair_sums, _twc_pfm_pairs, _twc_pfm_small
 
 PAGE = """<html><head><title>T</title></head><body>
 lead text <img src="https://cdn.other.com/x.png"><b class="ad">sponsored words</b> residual
@@ -117,11 +118,11 @@ def test_pair_batches_sum_like_one_bincount(monkeypatch):
     p = p_at[j]
     ok = (q[owner] - p) % 3 != 0
     want = np.bincount(p[ok], weights=1.0 / (q[owner][ok] - p[ok]), minlength=n)
-    monkeypatch.setattr(dedup, "_PAIR_BATCH", 97)  # many batches, cut inside ranges' runs
-    got = _pair_sums(q, start, end, p_at, np.zeros(n), dedup._pair_buffers(),
+    monkeypatch.setattr(term_weights, "_PAIR_BATCH", 97)  # many batches, cut inside ranges' runs
+    got = _pair_sums(q, start, end, p_at, np.zeros(n), term_weights._pair_buffers(),
                      keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask))
     assert np.array_equal(got, want)  # bit for bit
-    direct = dedup._pair_sums_direct(q, start, end, p_at, n,
+    direct = term_weights._pair_sums_direct(q, start, end, p_at, n,
                                      keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0,
                                                                             out=mask))
     assert np.array_equal(direct, want)
@@ -131,11 +132,11 @@ def test_pair_batches_sum_like_one_bincount(monkeypatch):
 def test_long_blocks_sum_alike_at_once_and_in_batches(monkeypatch, n):
     rng = random.Random(n)
     words = [f"w{int(rng.paretovariate(0.8))}" for _ in range(n)]
-    tid = dedup._intern(words)[1]
-    at_once = dedup._fft_weights(tid, int(tid.max()) + 1)
-    monkeypatch.setattr(dedup, "_PAIR_BATCH", 97)
-    monkeypatch.setattr(dedup, "_ITEM_BATCH", 50)
-    assert np.array_equal(dedup._fft_weights(tid, int(tid.max()) + 1), at_once)  # bit for bit
+    tid = term_weights._intern(words)[1]
+    at_once = term_weights._fft_weights(tid, int(tid.max()) + 1)
+    monkeypatch.setattr(term_weights, "_PAIR_BATCH", 97)
+    monkeypatch.setattr(term_weights, "_ITEM_BATCH", 50)
+    assert np.array_equal(term_weights._fft_weights(tid, int(tid.max()) + 1), at_once)  # bit for bit
 
 
 @pytest.mark.parametrize("n", [24, 57, 120, 199])
@@ -159,7 +160,7 @@ def test_exact_weights_of_many_blocks_are_each_blocks_own():
         tid += [index[t] for t in b]
         n_t += [len(distinct)] * len(distinct)
         names += distinct
-    got = dedup._exact_weights(np.array(tid), np.array(start), np.array(n_t)).tolist()
+    got = term_weights._exact_weights(np.array(tid), np.array(start), np.array(n_t)).tolist()
     want = [w for b in blocks for w in _twc_pfm_small(b).values()]
     assert got == want  # bit for bit, block by block
 
@@ -208,26 +209,26 @@ def test_near_ties_are_redone_by_the_reference(monkeypatch):
 
 @pytest.mark.parametrize("n", [160, 400, 1500])
 def test_gap_weights_are_the_exact_weights(monkeypatch, n):
-    monkeypatch.setattr(dedup, "_GAP_MAX_PAIRS", 10**7)
+    monkeypatch.setattr(term_weights, "_GAP_MAX_PAIRS", 10**7)
     rng = random.Random(n)
     for kind in range(3):
         words = ([f"w{int(rng.paretovariate(0.8))}" for _ in range(n)] if kind == 0 else
                  [f"u{i}" for i in range(n)] if kind == 1 else rng.choices("ab", k=n))
-        distinct, tid = dedup._intern(words)
-        prev, nxt = dedup._links(tid)
+        distinct, tid = term_weights._intern(words)
+        prev, nxt = term_weights._links(tid)
         # links as fingerprints() hands them over: offset, none below 0 or at n and beyond
-        got = dedup._gap_weights(tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n))
+        got = term_weights._gap_weights(tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n))
         want = np.array(list(_twc_pfm_small(words).values()))
         assert np.allclose(got, want, rtol=1e-13, atol=0)
 
 
 def test_long_gaps_go_to_the_fft_path():
     words = ["a", "b"] * 400  # gaps of one position each: 798
-    tid = dedup._intern(words)[1]
-    assert dedup._gap_weights(tid, 2, *dedup._links(tid)) is not None
+    tid = term_weights._intern(words)[1]
+    assert term_weights._gap_weights(tid, 2, *term_weights._links(tid)) is not None
     words = [f"u{i % 300}" for i in range(900)]  # 600 gaps of 299 positions
-    tid = dedup._intern(words)[1]
-    assert dedup._gap_weights(tid, 300, *dedup._links(tid)) is None
+    tid = term_weights._intern(words)[1]
+    assert term_weights._gap_weights(tid, 300, *term_weights._links(tid)) is None
     assert dedup.fingerprints([words]) == [reference_fingerprint(words)]
 
 

@@ -36,13 +36,8 @@ from evalkit.proposed.blocks import (
 )
 from evalkit.proposed.pipeline import _anchor_texts
 from evalkit.proposed.primary_dom import content_root, punctuation_counts
-from evalkit.proposed.primary_tags import (
-    _has_phrase,
-    _is_search_box,
-    _phrase_matcher,
-    _scan,
-    apply_tag_rules,
-)
+from evalkit.proposed.primary_markers import _has_phrase, _is_search_box, _phrase_matcher, _scan
+from evalkit.proposed.primary_tags import apply_tag_rules
 
 # invisible elements holding blocks, a processing instruction, tails everywhere, nested
 # blocks inside links, a table, line breaks without white space

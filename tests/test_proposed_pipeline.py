@@ -14,6 +14,8 @@ from evalkit.proposed.blocks import owner_block
 from evalkit.proposed.pipeline import Proposed
 from evalkit.registry import METHODS
 
+OFF = {"enabled": False}  # a stage switched off
+
 REPO = Path(__file__).resolve().parents[1]
 PARA1 = ("Data mining is the process of finding patterns, trends and rules in large data sets. "
          "It draws on statistics, machine learning and databases.")
@@ -77,7 +79,7 @@ def test_scoring_drops_low_score_block():
             f"<div><p>{PARA1}</p></div><div><p>{PARA1}</p></div>"
             "<div><p>Alpha, beta; gamma: delta! <a href='/x'>epsilon zeta</a>.</p></div>"
             "</body></html>")
-    e = Proposed(primary=False).extract(page(html))
+    e = Proposed(primary=OFF).extract(page(html))
     assert [r.rule for r in e.blocks] == [None, "near_duplicate", "low_score"]
     # D_content = 14 + 6 distinct terms; threshold = 2 distinct of 3 blocks
     assert e.blocks[0].scores["score"] == pytest.approx(1 - 0.4 * 15 / 20)
@@ -88,14 +90,14 @@ def test_scoring_drops_low_score_block():
 def test_threshold_is_one_when_nothing_was_removed():
     # Eq. 8 gives t = 1 when every block is distinct, and no score exceeds 1
     html = f"<html><body><div><p>{PARA1}</p></div><div><p>{PARA2}</p></div></body></html>"
-    e = Proposed(primary=False).extract(page(html))
+    e = Proposed(primary=OFF).extract(page(html))
     assert e.text == "" and {r.scores["threshold"] for r in e.blocks} == {1.0}
 
 
 def test_stage_switches_and_ablation_configs():
-    full = Proposed(primary=False, dedup=False, scoring=False).extract(page())
+    full = Proposed(primary=OFF, dedup=OFF, scoring=OFF).extract(page())
     assert all(r.kept for r in full.blocks) and full.info["n_kept"] == 8
-    only_primary = Proposed(dedup=False, scoring=False).extract(page())
+    only_primary = Proposed(dedup=OFF, scoring=OFF).extract(page())
     assert only_primary.info["n_kept"] == only_primary.info["n_after_primary"] == 4
     for name, want in (("proposed_primary", (False, False)), ("proposed_dedup", (True, False))):
         cfg = yaml.safe_load((REPO / "configs" / "method" / f"{name}.yaml").read_text())
@@ -103,7 +105,7 @@ def test_stage_switches_and_ablation_configs():
         assert label == name.replace("_", "@")
         params = {k: v for k, v in settings.items() if k != "_name_"}
         m = METHODS.create(settings["_name_"], **params)
-        assert (m.dedup, m.scoring) == want
+        assert (m.dedup_.enabled, m.scoring_.enabled) == want
         assert m.extract(page()).error is None
 
 
@@ -117,30 +119,45 @@ def test_full_config_matches_constructor_defaults():
 
 
 @pytest.mark.parametrize("params,msg", [
-    ({"alpha": 0.5, "beta": 0.3, "gamma": 0.2}, "alpha <= beta <= gamma"),
-    ({"alpha": 0.3, "beta": 0.3, "gamma": 0.3}, "sum to 1"),
-    ({"scope": "world"}, "scope"),
-    ({"outside_subtree": "drop"}, "outside_subtree"),
-    ({"content_denominator": "words"}, "content_denominator"),
-    ({"bits": 16}, "bits"),
-    ({"k": -1}, "k=-1: must be a whole number >= 0"),
-    ({"detector": "nope"}, "known detectors"),
+    ({"scoring": {"alpha": 0.5, "beta": 0.3, "gamma": 0.2}},
+     "scoring.alpha=0.5, scoring.beta=0.3, scoring.gamma=0.2: scoring weights need alpha <= "),
+    ({"scoring": {"alpha": 0.3, "beta": 0.3, "gamma": 0.3}},
+     "scoring.alpha=0.3, scoring.beta=0.3, scoring.gamma=0.3: scoring weights must sum to 1"),
+    ({"dedup": {"scope": "world"}}, "dedup.scope=world: must be one of page, site"),
+    ({"primary": {"outside_subtree": "drop"}}, "primary.outside_subtree=drop: must be one of"),
+    ({"scoring": {"content_denominator": "words"}}, "scoring.content_denominator=words: "),
+    ({"dedup": {"bits": 16}}, "dedup.bits=16: must be one of 32, 64, 128"),
+    ({"dedup": {"k": -1}}, "dedup.k=-1: must be a whole number >= 0"),
+    ({"blocks": {"tags": "div"}}, "blocks.tags=div: must be a list of strings"),
+    ({"primary": {"enabled": "no"}}, "primary.enabled=no: must be true or false"),
+    ({"dedup": {"detector_params": {"k": -2}}}, "dedup.detector_params.k=-2: must be a whole"),
+    ({"dedup": {"detector": "nope"}}, "dedup.detector=nope: must be one of modified_simhash, "),
 ])
-def test_validation_happens_at_use(params, msg):
-    m = Proposed(**params)  # storing never fails
-    with pytest.raises((ValueError, KeyError), match=msg):
-        m.extract(page())
+def test_bad_settings_are_refused_when_the_method_is_made(params, msg):
+    with pytest.raises(ValueError, match="^" + msg.replace("[", r"\[").replace("(", r"\(")):
+        METHODS.create("proposed", **params)
 
 
 def test_other_detectors_plug_in():
-    e = Proposed(detector="jaccard", detector_params={"threshold": 0.9}).extract(page())
+    m = METHODS.create("proposed", dedup={"detector": "jaccard",
+                                          "detector_params": {"threshold": 0.9}})
+    e = m.extract(page())
     assert [r.rule for r in e.blocks].count("near_duplicate") == 1
     assert "jaccard" in next(r.reason for r in e.blocks if r.rule == "near_duplicate")
+    assert m.runtime_modules() == ["baselines.jaccard"]  # the cache key follows its code
+    # a detector object needs no registry; its records name it
+    from baselines.jaccard import Jaccard
+
+    e2 = Proposed(dedup={"detector": Jaccard(threshold=0.9)}).extract(page())
+    assert [r.rule for r in e2.blocks] == [r.rule for r in e.blocks]
+    # a name other than the modified simhash is the harness's to build
+    with pytest.raises(ValueError, match="dedup.detector=jaccard: is built by the harness"):
+        Proposed(dedup={"detector": "jaccard"}).extract(page())
 
 
 def test_page_without_url_skips_offsite_rule():
     html = f'<html><body><div><img src="https://cdn.other.com/x.jpg"><p>{PARA1}</p></div></body></html>'
-    e = Proposed(scoring=False).extract(page(html, url=None))
+    e = Proposed(scoring=OFF).extract(page(html, url=None))
     assert e.error is None and e.text == PARA1
     assert e.info["primary_counts"]["offsite_image"] == 0
 
@@ -154,16 +171,16 @@ def test_site_scope_removes_template_blocks_on_later_pages():
     pages = [page(html(PARA1), site="example.com", pid="1"),
              page(html(PARA2), site="example.com", pid="2"),
              page(html(PARA2), site="other.org", pid="3")]
-    m = Proposed(scope="site", rule_min_subtree=False, scoring=False)
+    m = Proposed(dedup={"scope": "site"}, primary={"rule_min_subtree": False}, scoring=OFF)
     out = [m.extract(p) for p in pages]
     assert [r.rule for r in out[0].blocks] == [None, None]
     assert [r.rule for r in out[1].blocks] == ["site_duplicate", None]
     assert [r.rule for r in out[2].blocks] == [None, None]  # another site
-    assert set(m.site_fingerprints_) == {"example.com", "other.org"}
+    assert set(m.dedup_.site_fingerprints_) == {"example.com", "other.org"}
     m.reset()
     assert [r.rule for r in m.extract(pages[1]).blocks] == [None, None]
     # page scope never looks across pages
-    m = Proposed(rule_min_subtree=False, scoring=False)
+    m = Proposed(primary={"rule_min_subtree": False}, scoring=OFF)
     assert [r.rule for r in [m.extract(p) for p in pages][1].blocks] == [None, None]
 
 
@@ -187,7 +204,7 @@ def test_synthetic_primary_noise_and_duplicates():
 
     pages = list(SyntheticDataset(n_sites=30, pages_per_site=2, seed=0).pages())
     # stage 1.2: units of each fine class whose block primary removed
-    m = Proposed(dedup=False, scoring=False)
+    m = Proposed(dedup=OFF, scoring=OFF)
     removed, total = Counter(), Counter()
     for p in pages:
         by_path = {r.path: r for r in m.extract(p).blocks}
@@ -219,9 +236,9 @@ def test_synthetic_primary_noise_and_duplicates():
     # the paper's k = 3 finds the exact copies but few near copies of these short blocks
     # (measured: recall 0.67, no false pair); k = 10 is needed for 64-bit fingerprints of
     # 30-60 term blocks with 1-3 substituted words (measured: recall 0.96, no false pair)
-    recall, false_share = dedup_scores(Proposed(scoring=False, k=10))
+    recall, false_share = dedup_scores(Proposed(scoring=OFF, dedup={"k": 10}))
     assert recall >= 0.90 and false_share <= 0.05, (recall, false_share)
-    recall3, false3 = dedup_scores(Proposed(scoring=False))
+    recall3, false3 = dedup_scores(Proposed(scoring=OFF))
     assert 0.5 < recall3 < 0.9 and false3 == 0.0
 
 

@@ -13,12 +13,8 @@ from evalkit.proposed.primary_dom import (
     content_root,
     count_punctuation,
 )
-from evalkit.proposed.primary_tags import (
-    apply_tag_rules,
-    attr_tokens,
-    iab_size,
-    is_ad_marked,
-)
+from evalkit.proposed.primary_markers import attr_tokens, iab_size, is_ad_marked
+from evalkit.proposed.primary_tags import apply_tag_rules
 
 URL = "https://news.example.co.uk/world/story.html"
 PARA = "<p>The council met on Monday, and the vote passed: nine to four.</p>"

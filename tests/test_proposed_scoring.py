@@ -210,7 +210,7 @@ def test_pipeline_hands_the_reading_its_inputs(monkeypatch):
                         lambda reading, inputs: seen.append((reading, inputs)) or real(reading, inputs))
     page = Page(id="p", dataset="t", raw=HTML.encode(), gold=Gold(text=""),
                 url="https://example.com/x")
-    ext = Proposed(title_source="headings", bound="ratios").extract(page)
+    ext = Proposed(scoring={"title_source": "headings", "bound": "ratios"}).extract(page)
     (reading, inputs), = seen
     assert reading == Reading(title_source="headings", bound="ratios")
     assert list(inputs.title_terms) == ["data", "mine"]
@@ -220,8 +220,6 @@ def test_pipeline_hands_the_reading_its_inputs(monkeypatch):
     assert list(main.anchor_terms) == ["read", "measur"]
 
 
-def test_pipeline_checks_the_reading_at_use():
-    m = Proposed(bound="clip")  # storing never fails
-    page = Page(id="p", dataset="t", raw=HTML.encode(), gold=Gold(text=""))
+def test_pipeline_checks_the_reading_when_made():
     with pytest.raises(ValueError, match=r"bound=clip: must be one of none, ratios, score"):
-        m.extract(page)
+        Proposed(scoring={"bound": "clip"})

@@ -120,7 +120,8 @@ def test_site_scope_sees_a_sites_earlier_pages_whatever_the_readers_order(n_jobs
                           _page("p2", site="b", body=BODIES[1]),
                           _page("p3", site="a", body=BODIES[2])])
     spec = MethodSpec("proposed@site", "proposed",
-                      {"scope": "site", "rule_min_subtree": False, "scoring": False})
+                      {"dedup": {"scope": "site"}, "primary": {"rule_min_subtree": False},
+                       "scoring": {"enabled": False}})
     recs = run_pages(ds.pages(), [spec], score=_score, n_jobs=n_jobs, progress=False)
     assert [(r["page_id"], r["rules"]) for r in recs] == [
         ("p1", [None, None]), ("p3", ["site_duplicate", None]), ("p2", [None, None])]

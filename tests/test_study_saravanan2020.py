@@ -118,13 +118,15 @@ def test_table7_specs_put_each_detector_into_the_dedup_pipeline(cfg):
                                         "proposed@dedup[modified_simhash]"]
     jac = specs[0]
     assert jac.registry == "proposed"
-    assert (jac.params["primary"], jac.params["dedup"], jac.params["scoring"]) == \
-        (True, True, False)
-    assert jac.params["detector"] == "jaccard"
-    assert jac.params["detector_params"] == {"threshold": 0.8, "shingle": 1,
-                                             "stoplist": "english", "stemmer": "porter"}
+    dedup = jac.params["dedup"]
+    assert (jac.params["primary"]["enabled"], dedup["enabled"],
+            jac.params["scoring"]["enabled"]) == (True, True, False)
+    assert dedup["k"] == 3  # the pipeline's own settings stay
+    assert dedup["detector"] == "jaccard"
+    assert dedup["detector_params"] == {"threshold": 0.8, "shingle": 1,
+                                        "stoplist": "english", "stemmer": "porter"}
     method = jac.build()
-    assert method.detector == "jaccard" and method._make_detector().threshold == 0.8
+    assert method.dedup_.detector == "jaccard" and method.dedup_.detector_.threshold == 0.8
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ def _job(root: Path, num: int, overrides: list[str], rows: list[tuple], metric_d
 def _fake_sweep(root: Path) -> Path:
     # k = 10 is job 0 so that a string sort (10 < 2) would put it first
     for num, k, f1 in ((0, 10, 0.5), (1, 2, 0.7), (2, 0, 0.6)):
-        _job(root, num, [f"method.proposed.k={k}", "sweep=proposed_k", "dataset.synthetic.limit=15"],
+        _job(root, num, [f"method.proposed.dedup.k={k}", "sweep=proposed_k", "dataset.synthetic.limit=15"],
              [("synthetic", "proposed", "shingle_f1", f1, f1 - 0.1, f1 + 0.1, 15),
               ("synthetic", "proposed", "word_f1", f1 / 2, f1 / 2 - 0.1, f1 / 2 + 0.1, 15)],
              metric_default="word_f1")
@@ -43,7 +43,7 @@ def _fake_sweep(root: Path) -> Path:
 
 def test_collect_finds_the_varying_parameter_the_fixed_ones_and_the_missing_job(tmp_path):
     rows, params, fixed, missing = collect(_fake_sweep(tmp_path))
-    assert params == ["method.proposed.k"]
+    assert params == ["method.proposed.dedup.k"]
     assert fixed == {"sweep": "proposed_k", "dataset.synthetic.limit": "15"}
     assert missing == ["3"]
     assert len(rows) == 6 and set(rows["job"]) == {0, 1, 2}
@@ -52,7 +52,7 @@ def test_collect_finds_the_varying_parameter_the_fixed_ones_and_the_missing_job(
 def test_table_sorts_parameter_values_as_numbers_and_keeps_the_interval(tmp_path):
     rows, params, _, _ = collect(_fake_sweep(tmp_path))
     table = sweep_table(rows, params, "shingle_f1")
-    assert list(table["method.proposed.k"]) == ["0", "2", "10"]
+    assert list(table["method.proposed.dedup.k"]) == ["0", "2", "10"]
     assert list(table["shingle_f1"]) == [0.6, 0.7, 0.5]
     assert list(table["ci_low"]) == pytest.approx([0.5, 0.6, 0.4])
     with pytest.raises(ValueError, match="metrics in this sweep: shingle_f1, word_f1"):
@@ -76,11 +76,11 @@ def test_aggregate_uses_the_sweep_configs_metric_and_writes_table_and_plot(tmp_p
 
 def test_a_grid_of_several_parameters_plots_one_point_per_combination(tmp_path):
     for num, (a, g) in enumerate(((0.2, 0.5), (0.3, 0.4))):
-        _job(tmp_path, num, [f"method.proposed.alpha={a}", f"method.proposed.gamma={g}"],
+        _job(tmp_path, num, [f"method.proposed.scoring.alpha={a}", f"method.proposed.scoring.gamma={g}"],
              [("synthetic", "proposed", "shingle_f1", 0.8 + num / 10, 0.7, 0.95, 10),
               ("synthetic", "cetd", "shingle_f1", 0.6, float("nan"), float("nan"), 10)])
     res = aggregate(tmp_path)
-    assert res["params"] == ["method.proposed.alpha", "method.proposed.gamma"]
+    assert res["params"] == ["method.proposed.scoring.alpha", "method.proposed.scoring.gamma"]
     assert len(res["table"]) == 4 and (tmp_path / "sweep_plot.png").is_file()
 
 
@@ -117,19 +117,21 @@ def test_weight_grid_keeps_the_papers_constraints_and_reaches_the_method():
         assert w["alpha"] + w["beta"] + w["gamma"] == pytest.approx(1.0)
     cfg = _compose(["sweep=proposed_weights", "proposed_weights=a1_b3_g6"])
     params = method_specs(cfg.method)[0].params
-    assert (params["alpha"], params["beta"], params["gamma"]) == (0.1, 0.3, 0.6)
+    weights = params["scoring"]
+    assert (weights["alpha"], weights["beta"], weights["gamma"]) == (0.1, 0.3, 0.6)
 
 
 def test_minhash_threshold_feeds_the_detector_and_the_proposed_stage():
     cfg = _compose(["sweep=minhash_threshold", "detector.minhash.threshold=0.65"])
     params = method_specs(cfg.method)[0].params
-    assert params["detector"] == "minhash" and params["detector_params"] == {"threshold": 0.65}
+    assert params["dedup"]["detector"] == "minhash"
+    assert params["dedup"]["detector_params"] == {"threshold": 0.65}
     assert list(cfg.detector) == ["minhash"]
 
 
 @pytest.mark.slow
 def test_real_multirun_of_five_k_values_aggregates_into_five_rows(tmp_path):
-    cmd = [sys.executable, "-m", "evalkit", "-m", "sweep=proposed_k", "method.proposed.k=0,2,4,6,8",
+    cmd = [sys.executable, "-m", "evalkit", "-m", "sweep=proposed_k", "method.proposed.dedup.k=0,2,4,6,8",
            "dataset.synthetic.limit=15", "extraction.n_boot=200", "runner.n_jobs=1",
            "runner.progress=false", f"paths.results={tmp_path}"]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300,
@@ -139,8 +141,8 @@ def test_real_multirun_of_five_k_values_aggregates_into_five_rows(tmp_path):
     assert len(sweeps) == 1
     res = aggregate(sweeps[0])
     table = res["table"]
-    assert res["params"] == ["method.proposed.k"] and len(table) == 5
-    assert list(table["method.proposed.k"]) == ["0", "2", "4", "6", "8"]
+    assert res["params"] == ["method.proposed.dedup.k"] and len(table) == 5
+    assert list(table["method.proposed.dedup.k"]) == ["0", "2", "4", "6", "8"]
     assert set(table["n_pages"]) == {15} and set(table["method"]) == {"proposed"}
     f1 = table["shingle_f1"].to_numpy()
     assert ((table["ci_low"] <= f1) & (f1 <= table["ci_high"])).all()
@@ -159,8 +161,8 @@ def test_optuna_search_space_keeps_k_within_0_to_8():
     dists = {k: create_optuna_distribution_from_override(parser.parse_override(f"{k}={v}"))
              for k, v in params.items()}
     # Optuna's integer range includes its end, the basic sweeper's does not
-    assert (dists["method.proposed.k"].low, dists["method.proposed.k"].high) == (0, 8)
-    cov = dists["method.proposed.min_subtree_coverage"]
+    assert (dists["method.proposed.dedup.k"].low, dists["method.proposed.dedup.k"].high) == (0, 8)
+    cov = dists["method.proposed.primary.min_subtree_coverage"]
     assert 0.5 < cov.low and cov.high <= 1.0  # the method accepts (0.5, 1]
     assert cfg.aggregate.method == "proposed" and cfg.hydra.sweeper.direction == "maximize"
 

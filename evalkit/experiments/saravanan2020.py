@@ -210,18 +210,25 @@ def table7_specs(cfg, base_label: str, detectors: Sequence[str]) -> list[MethodS
     (else stages 1-3 with defaults); the detector's settings from
     ``cfg.detector[<name>]`` (else its defaults).
     """
-    from evalkit.config import plain
+    from evalkit.config import method_specs, plain
 
-    methods = plain(cfg.get("method")) or {}
+    methods = cfg.get("method") or {}
     det_cfg = plain(cfg.get("detector")) or {}
-    base = dict(methods.get(base_label) or {"primary": True, "dedup": True, "scoring": False})
-    registry = base.pop("_name_", "proposed")
+    if base_label in methods:  # its settings as the method takes them (renamed keys moved)
+        (spec,) = method_specs({base_label: plain(methods[base_label])})
+        registry, base = spec.registry, dict(spec.params)
+    else:
+        registry = "proposed"
+        base = {"primary": {"enabled": True}, "dedup": {"enabled": True},
+                "scoring": {"enabled": False}}
     specs = []
     for name in detectors:
         settings = dict(det_cfg.get(name) or {})
         det_registry = settings.pop("_name_", name)
         # for modified_simhash these override the pipeline's own bits/k/stoplist/stemmer
-        params = {**base, "detector": det_registry, "detector_params": settings}
+        dedup = {**(base.get("dedup") or {}), "detector": det_registry,
+                 "detector_params": settings}
+        params = {**base, "dedup": dedup}
         specs.append(MethodSpec(label=f"{base_label}[{name}]", registry=registry, params=params))
     return specs
 

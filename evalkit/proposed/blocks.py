@@ -51,7 +51,7 @@ from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count, jo
 __all__ = [
     "BLOCK_TAGS",
     "DROP_TAGS",
-    "Block",
+    "BlockNode",
     "BodyIndex",
     "TextCache",
     "block_anchor_text",
@@ -76,8 +76,10 @@ _WALK_EVENTS = ("start", "end", "comment", "pi")
 
 
 @dataclass
-class Block:
-    """One block: an element and the part of its subtree not inside nested blocks.
+class BlockNode:
+    """One block as the pipeline works on it: an element and the part of its subtree not
+    inside nested blocks, with what became of it. (What the extraction reports of each
+    block is the record ``Proposed._record`` makes from it.)
 
     ``stage``/``rule``/``reason`` say which stage removed the block and why
     (None while it survives); ``score``/``threshold`` are set by stage 1.4.
@@ -166,16 +168,16 @@ class TextCache:
         self.block_tags = block_tags
         self._texts: dict[int, str] = {}
 
-    def __getitem__(self, block: Block) -> str:
+    def __getitem__(self, block: BlockNode) -> str:
         text = self._texts.get(block.index)
         if text is None:
             text = self._texts[block.index] = own_text(block.element, self.block_tags)
         return text
 
-    def __setitem__(self, block: Block, text: str) -> None:
+    def __setitem__(self, block: BlockNode, text: str) -> None:
         self._texts[block.index] = text
 
-    def invalidate(self, block: Block) -> None:
+    def invalidate(self, block: BlockNode) -> None:
         self._texts.pop(block.index, None)
 
 
@@ -276,7 +278,7 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
                      words=len("".join(whole).split()))
 
 
-def block_text(block: Block, block_tags=BLOCK_TAGS) -> str:
+def block_text(block: BlockNode, block_tags=BLOCK_TAGS) -> str:
     """Visible text owned by the block, one line per block-level element."""
     return own_text(block.element, block_tags)
 
@@ -287,7 +289,7 @@ def link_words(a: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> str:
     return " ".join((own_text(a, block_tags) if len(a) else a.text or "").split())
 
 
-def block_anchor_text(block: Block, block_tags=BLOCK_TAGS) -> str:
+def block_anchor_text(block: BlockNode, block_tags=BLOCK_TAGS) -> str:
     """Text of the ``<a>`` elements the block owns, space separated."""
     parts = []
     for node in iter_own(block.element, block_tags):
@@ -365,7 +367,7 @@ def _paths_of(targets, top: lxml.html.HtmlElement) -> dict:
 
 
 def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-                    texts: TextCache | None = None) -> list[Block]:
+                    texts: TextCache | None = None) -> list[BlockNode]:
     """The blocks of a (script-free) document in document order, residual block first.
 
     The residual block (the body's own text outside every div/td) comes first
@@ -376,7 +378,7 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
 
 
 def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-               texts: TextCache | None = None) -> tuple[list[Block], BodyIndex]:
+               texts: TextCache | None = None) -> tuple[list[BlockNode], BodyIndex]:
     """:func:`separate_blocks` and the :class:`BodyIndex` of the walk that found the blocks."""
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
@@ -385,15 +387,15 @@ def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     block_els = [el for el in index.elements if el.tag.lower() in tag_set and el is not body]
     paths = _paths_of(block_els, body)
     own = index.texts
-    blocks: list[Block] = []
+    blocks: list[BlockNode] = []
     text = own[body]
     if text:
-        blocks.append(Block(index=0, element=body, path=paths.get(body) or
+        blocks.append(BlockNode(index=0, element=body, path=paths.get(body) or
                             body.getroottree().getpath(body), tag=_tag(body) or "body",
                             residual=True, words=len(text.split())))
     for el in block_els:
         text = own[el]
-        blocks.append(Block(index=len(blocks), element=el, path=paths[el], tag=_tag(el),
+        blocks.append(BlockNode(index=len(blocks), element=el, path=paths[el], tag=_tag(el),
                             words=len(text.split())))
     if texts is not None:
         for b in blocks:

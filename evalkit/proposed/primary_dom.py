@@ -47,7 +47,7 @@ import re
 import lxml.etree
 import lxml.html
 
-from evalkit.proposed.blocks import BLOCK_TAGS, Block, TextCache, block_text, owner_block
+from evalkit.proposed.blocks import BLOCK_TAGS, BlockNode, TextCache, block_text, owner_block
 from evalkit.visible import INVISIBLE_TAGS
 
 __all__ = [
@@ -79,7 +79,7 @@ def _tag(el) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
 
 
-def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[Block],
+def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[BlockNode],
                        block_tags=BLOCK_TAGS) -> tuple[dict, int]:
     """Punctuation marks in every element's subtree, counting only text of alive blocks.
 
@@ -149,7 +149,7 @@ def _enter(el, known: dict, alive_of: dict):
     return state
 
 
-def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
+def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
                  coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
                  block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, int, int]:
     """The deepest element holding >= ``coverage`` of the alive punctuation.
@@ -196,10 +196,10 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[Block],
         node, depth = nxt, depth + 1
 
 
-def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[Block], *,
+def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
                       coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
                       outside_subtree: str = "remove",
-                      block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, list[Block]]:
+                      block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, list[BlockNode]]:
     """Find the content root M; remove (or only flag) alive blocks outside it.
 
     Returns ``(M, alive blocks inside M)``. Flagged-but-kept blocks get
@@ -230,7 +230,7 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[Block], *,
     return m, inside
 
 
-def apply_punctuation(blocks: list[Block], *,
+def apply_punctuation(blocks: list[BlockNode], *,
                       short_text_chars: int = DEFAULT_SHORT_TEXT_CHARS,
                       block_tags=BLOCK_TAGS, texts: TextCache | None = None) -> int:
     """Remove blocks (or merged runs of short blocks) without punctuation.

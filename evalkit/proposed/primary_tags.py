@@ -14,7 +14,8 @@ are noise; (5) blocks with links to terms and conditions, disclaimers,
 copyright notices, search bars and social sites (facebook, twitter, google,
 pinterest, linkedin) are noise.
 
-Our reading and departures (each is a parameter of ``Proposed``):
+Our reading and departures (each is a key of the ``primary`` settings of
+``Proposed``, ``method.proposed.primary.<key>``):
 
 * **background** strips the background attribute/style and keeps the block:
   the paper says the *tags* "can be removed", but dropping a ``<body>`` or a
@@ -52,6 +53,11 @@ Our reading and departures (each is a parameter of ``Proposed``):
   the ad's wrapper keeps a label such as "Advertisement" that would otherwise
   survive as a block of its own.
 
+Each rule is a function of one :class:`TagPass` (the page's tree, its blocks
+and what the rules read and did so far), and :data:`TAG_RULES` names them in
+the order they run; after them every block left without text goes
+(``_remove_emptied``).
+
 Speed (no change to any decision): lxml finds every rule's candidate
 elements in C (by tag name, and by XPath for the attribute values); the
 live tree at any point is the tree minus the subtrees dropped so far;
@@ -65,24 +71,31 @@ loses the element.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterable
-from functools import lru_cache
-from itertools import accumulate
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import lxml.etree
 import lxml.html
 
-from evalkit.domains import host_matches, registrable_domain, url_host
+from evalkit.domains import registrable_domain, url_host
 from evalkit.page import drop_tree
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
-    Block,
+    BlockNode,
     BodyIndex,
     TextCache,
-    link_words,
     own_word_count,
     owner_block,
+)
+from evalkit.proposed.primary_markers import (
+    _ad_candidates,
+    _ad_reason,
+    _needle_hits,
+    _phrase_matcher,
+    _scan,
+    _screen,
+    _utility_reason,
+    iab_size,
 )
 
 __all__ = [
@@ -97,14 +110,10 @@ __all__ = [
     "DEFAULT_UTILITY_MAX_WORDS",
     "IAB_SIZES",
     "TAG_RULES",
+    "TagPass",
+    "TagSettings",
     "apply_tag_rules",
-    "attr_tokens",
-    "iab_size",
-    "is_ad_marked",
 ]
-
-#: the tag-analysis rules in the order they run
-TAG_RULES = ("background", "offsite_image", "ad_marker", "iab_size", "plugin", "utility_links")
 
 DEFAULT_AD_TOKENS = (
     "ad", "ads", "adv", "advert", "adverts", "advertisement", "advertisements", "advertising",
@@ -151,66 +160,250 @@ _BG_DECL = re.compile(r"background(?:-image)?\s*:[^;]*url\s*\([^)]*\)[^;]*;?", r
 _AD_RULES = frozenset({"offsite_image", "ad_marker", "iab_size", "plugin"})
 _PLUGIN_TAGS = frozenset({"embed", "object", "applet", "audio", "video"})
 _SIZED_TAGS = frozenset({"img", "iframe", "embed", "object"})
-_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_PX = re.compile(r"^\s*(\d+)(?:\.0+)?\s*(?:px)?\s*$", re.IGNORECASE)
-_STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)(?:\.0+)?\s*px", re.IGNORECASE)
-_SEARCH_NAMES = frozenset({"q", "s", "search", "query", "searchterm", "keywords"})
-# the attributes ad_marker reads, in the order it reads them
-_AD_ATTRS = ("id", "class", "src", "href")
-
-
-def attr_tokens(value: str) -> list[str]:
-    """Lower-case alphanumeric tokens of an attribute value, split at camelCase humps too."""
-    return [t.lower() for t in _TOKEN.findall(value)]
 
 
 def _tag(el) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
 
 
-def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
-                 ad_hosts: Iterable[str]) -> str | None:
-    """Why ``el`` looks like an advertisement (the matching attribute), else None."""
-    if not isinstance(ad_tokens, (set, frozenset)):
-        ad_tokens = frozenset(ad_tokens)
-    for attr in _AD_ATTRS:
-        value = el.get(attr)
-        if not value:
-            continue
-        why = _attr_ad_reason(attr, value, ad_tokens, ad_substrings, ad_hosts)
-        if why is not None:
-            return why
-    return None
-
-
-def _dim(el, name: str) -> int | None:
-    value = el.get(name)
-    if value:
-        m = _PX.match(value)
-        if m:
-            return int(m.group(1))
-    for key, num in _STYLE_DIM.findall(el.get("style") or ""):
-        if key.lower() == name:
-            return int(num)
-    return None
-
-
-def iab_size(el) -> tuple[int, int] | None:
-    """(width, height) of an element when both are given in pixels, else None."""
-    w, h = _dim(el, "width"), _dim(el, "height")
-    return (w, h) if w is not None and h is not None else None
-
-
 def _words(text: str) -> int:
     return len(text.split())
 
 
+@dataclass(frozen=True)
+class TagSettings:
+    """The tag rules' parameters (see the module docstring for each)."""
+
+    background_removes_block: bool = False
+    ad_tokens: Iterable[str] = DEFAULT_AD_TOKENS
+    ad_substrings: Iterable[str] = DEFAULT_AD_SUBSTRINGS
+    ad_hosts: Iterable[str] = DEFAULT_AD_HOSTS
+    ad_max_share: float = DEFAULT_AD_MAX_SHARE
+    social_hosts: Iterable[str] = DEFAULT_SOCIAL_HOSTS
+    legal_phrases: Iterable[str] = DEFAULT_LEGAL_PHRASES
+    iab_sizes: Iterable[tuple[int, int]] = IAB_SIZES
+    utility_link_share: float = DEFAULT_UTILITY_LINK_SHARE
+    utility_max_words: int = DEFAULT_UTILITY_MAX_WORDS
+    ad_container_chars: int = DEFAULT_AD_CONTAINER_CHARS
+
+
+class TagPass:
+    """One page's run of the tag rules: its tree and blocks, what the rules read of every
+    element (taken before any rule runs), what they dropped, and their counts.
+
+    The rules only drop subtrees (and edit style attributes), so "still in the tree" is
+    "not in :attr:`gone`"; the index, when given, says which block owns an element.
+    """
+
+    def __init__(self, root: lxml.html.HtmlElement, blocks: list[BlockNode],
+                 settings: TagSettings, *, page_url: str | None, block_tags,
+                 texts: TextCache, index: BodyIndex | None):
+        if index is not None:
+            body = index.body  # looking it up again would walk the head
+        else:
+            body = root.find(".//body")
+            body = body if body is not None else root
+        if index is not None and body.getroottree().getroot() is not root:
+            raise ValueError("index was made for another tree")
+        self.root, self.body, self.blocks, self.settings = root, body, blocks, settings
+        self.block_tags, self.texts, self.index = block_tags, texts, index
+        self.by_el = {b.element: b for b in blocks}
+        self.had_text = {b.index: b.words > 0 for b in blocks}
+        self.counts = {r: 0 for r in TAG_RULES}
+        self.counts["empty"] = 0
+        self.counts["ad_container"] = 0
+        self.counts["ad_kept_large"] = 0
+        self.page_domain = registrable_domain(page_url) if page_url else None
+        #: block index -> the ad rule that took an element out of it
+        self.lost: dict[int, str] = {}
+        self.gone: set = index.gone if index is not None else set()
+        self._owner_of = index.owner if index is not None else {}
+        # Every rule's candidates, taken before any rule runs (the tags and the id/class/src/
+        # href, type/name/role values the rules read are never changed by an earlier rule),
+        # found by lxml in C by tag name (libxml2's HTML parser gives lower-case names) or in
+        # one pass over the body's elements (the index holds their proxies already)
+        self.bg_els = list(body.iter(*_BACKGROUND_TAGS))
+        self.img_els = list(body.iter("img"))
+        self.sized_els = list(body.iter(*_SIZED_TAGS))
+        self.plugin_els = list(body.iter(*_PLUGIN_TAGS, "iframe"))
+        elements = index.elements if index is not None else list(body.iter(lxml.etree.Element))
+        self.ad_rows, self.anchors, self.searches = _scan(elements, body)
+
+    def holder_of(self, el):
+        """``owner_block(el)``, from the index when it knows ``el``."""
+        owner_of = self._owner_of
+        return owner_of[el] if el in owner_of else owner_block(el, self.block_tags)
+
+    def drop(self, el, rule: str, reason: str) -> None:
+        """Drop ``el`` with its subtree (keeping its tail): every block inside goes with it,
+        and the block whose own text loses it is told (and noted when an ad rule did it)."""
+        by_el, texts = self.by_el, self.texts
+        for sub in el.iter():
+            self.gone.add(sub)
+            b = by_el.get(sub)
+            if b is not None:
+                b.remove("primary", rule, reason)
+                texts.invalidate(b)
+        parent = el.getparent()
+        if parent is not None:
+            holder = self.holder_of(parent)
+            if holder is not None and holder in by_el and rule in _AD_RULES:
+                self.lost.setdefault(by_el[holder].index, rule)
+            # the block whose own text loses the element's (the residual when no div/td holds it)
+            owner = by_el.get(holder if holder is not None else self.body)
+            if owner is not None:
+                texts.invalidate(owner)
+            drop_tree(el)
+        self.counts[rule] += 1
+
+
+def rule_background(p: TagPass) -> None:
+    """Strip background images (or, literally read, drop their elements; never the body)."""
+    body, s = p.body, p.settings
+    # as before, an element inside one dropped earlier in this loop is still visited
+    for el in p.bg_els:
+        style = el.get("style") or ""
+        if el.get("background") is None and not _BG_STYLE.search(style):
+            continue
+        if s.background_removes_block and el is not body:
+            p.drop(el, "background", f"<{_tag(el)}> has a background image")
+            continue
+        el.attrib.pop("background", None)
+        if style:
+            el.set("style", _BG_DECL.sub("", style))
+        p.counts["background"] += 1
+
+
+def rule_offsite_image(p: TagPass) -> None:
+    """Drop images served from another registrable domain than the page's (needs its URL)."""
+    page_domain = p.page_domain
+    if not page_domain:
+        return
+    for el in [e for e in p.img_els if e not in p.gone]:
+        src = el.get("src") or ""
+        dom = registrable_domain(url_host(src)) if not src.startswith("data:") else None
+        if dom and dom != page_domain:
+            p.drop(el, "offsite_image", f"image from {dom}, page on {page_domain}")
+
+
+def rule_ad_marker(p: TagPass) -> None:
+    """Drop elements whose id/class/src/href carries an ad token or points to an ad host,
+    unless one holds more than ``ad_max_share`` of the page's words."""
+    s, gone, index = p.settings, p.gone, p.index
+    tokens = frozenset(t.lower() for t in s.ad_tokens)
+    subs = tuple(x.lower() for x in s.ad_substrings)
+    hosts = frozenset(s.ad_hosts)
+    memo: dict = {}
+    screen = _screen(tokens, subs, hosts)
+    page_words = None  # counted when first needed (after offsite_image, as before)
+    for el, values in _ad_candidates(p.ad_rows, screen):
+        if el in gone:
+            continue
+        why = _ad_reason(values, tokens, subs, hosts, memo, screen)
+        if why is None:
+            continue
+        if page_words is None:
+            # dropped images hold no text: the walk's count stands unless the
+            # background rule dropped whole elements
+            same = index is not None and not (s.background_removes_block and gone)
+            page_words = max(index.words if same else own_word_count(p.body, ()), 1)
+        if own_word_count(el, ()) > s.ad_max_share * page_words:
+            p.counts["ad_kept_large"] += 1
+            continue
+        p.drop(el, "ad_marker", why)
+
+
+def rule_iab_size(p: TagPass) -> None:
+    """Drop img/iframe/embed/object elements of a standard banner size."""
+    sizes = {tuple(int(x) for x in s) for s in p.settings.iab_sizes}
+    for el in p.sized_els:
+        if el in p.gone:
+            continue
+        wh = iab_size(el)
+        if wh in sizes:
+            p.drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
+
+
+def rule_plugin(p: TagPass) -> None:
+    """Drop plug-ins: embed, object, applet, audio, video, and iframes with a source."""
+    for el in p.plugin_els:
+        tag = _tag(el)
+        if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and el not in p.gone:
+            p.drop(el, "plugin", f"plug-in <{tag}>")
+
+
+def rule_utility_links(p: TagPass) -> None:
+    """Remove short blocks of social/legal links, with a legal phrase or a search box."""
+    s, gone, body, texts = p.settings, p.gone, p.body, p.texts
+    phrases = _phrase_matcher(tuple(x.lower() for x in s.legal_phrases))
+    social = frozenset(s.social_hosts)
+    # each link and search box still on the page, under the block that owns it (the
+    # residual block when no div/td does): what a walk of the block's own elements finds
+    links_of: dict = {}
+    search_in: set = set()
+    for el in p.anchors:
+        if el not in gone:
+            holder = p.holder_of(el)
+            links_of.setdefault(body if holder is None else holder, []).append(el)
+    for el in p.searches:
+        if el not in gone:
+            holder = p.holder_of(el)
+            search_in.add(body if holder is None else holder)
+    short = [(b, text) for b in p.blocks
+             if b.alive and _words(text := texts[b]) <= s.utility_max_words]
+    # a block without links or a search box is a utility block only when its text holds
+    # a phrase: one search over all the short texts finds the few that may
+    phrase_list = tuple(x for x, _ in phrases[1])
+    maybe = (_needle_hits([t.lower() for _, t in short], phrase_list)
+             if phrases[0] is not None and not any("\x00" in x for x in phrase_list)
+             else range(len(short)))
+    for k, (b, text) in enumerate(short):
+        links, search = links_of.get(b.element, ()), b.element in search_in
+        if not links and not search and k not in maybe:
+            continue
+        why = _utility_reason(links, search, text, phrases, social, s.utility_link_share,
+                              p.block_tags)
+        if why:
+            b.remove("primary", "utility_links", why)
+            p.counts["utility_links"] += 1
+
+
+#: the tag-analysis rules, by name, in the order they run
+TAG_RULES: dict[str, Callable[[TagPass], None]] = {
+    "background": rule_background,
+    "offsite_image": rule_offsite_image,
+    "ad_marker": rule_ad_marker,
+    "iab_size": rule_iab_size,
+    "plugin": rule_plugin,
+    "utility_links": rule_utility_links,
+}
+
+
+def _remove_emptied(p: TagPass) -> None:
+    """After the rules: a block without text goes (``empty``), and so does one an ad rule
+    took an element out of that keeps less than ``ad_container_chars`` characters."""
+    limit = p.settings.ad_container_chars
+    for b in p.blocks:
+        if not b.alive:
+            continue
+        text = p.texts[b]
+        if not text:
+            b.remove("primary", "empty",
+                     "no text left after tag rules" if p.had_text[b.index] else "no text of its own")
+            p.counts["empty"] += 1
+        elif b.index in p.lost and len(" ".join(text.split())) < limit:
+            b.remove("primary", p.lost[b.index],
+                     f"ad container: only {' '.join(text.split())[:40]!r} left after "
+                     f"{p.lost[b.index]}")
+            p.counts["ad_container"] += 1
+
+
 def apply_tag_rules(
     root: lxml.html.HtmlElement,
-    blocks: list[Block],
+    blocks: list[BlockNode],
     *,
     page_url: str | None = None,
-    rules: Iterable[str] = TAG_RULES,
+    rules: Iterable[str] = tuple(TAG_RULES),
     background_removes_block: bool = False,
     ad_tokens: Iterable[str] = DEFAULT_AD_TOKENS,
     ad_substrings: Iterable[str] = DEFAULT_AD_SUBSTRINGS,
@@ -226,7 +419,8 @@ def apply_tag_rules(
     texts: TextCache | None = None,
     index: BodyIndex | None = None,
 ) -> dict[str, int]:
-    """Run the tag rules in place on ``root``; mark removed blocks. Returns counts per rule.
+    """Run the tag rules named in ``rules`` in place on ``root`` (in :data:`TAG_RULES` order),
+    then remove emptied blocks; mark removed blocks. Returns counts per rule.
 
     Element-level rules (offsite_image, ad_marker, iab_size, plugin) drop the
     element with its subtree (keeping its tail text); every block inside a
@@ -237,339 +431,20 @@ def apply_tag_rules(
     tree (``blocks.split_body``): its element list and owner map replace walks
     of the tree, and the elements dropped here are added to ``index.gone``.
     """
-    rules = set(rules)
-    unknown = rules - set(TAG_RULES)
+    chosen = set(rules)
+    unknown = chosen - set(TAG_RULES)
     if unknown:
         raise ValueError(f"unknown tag rule(s) {sorted(unknown)}; known: {list(TAG_RULES)}")
-    if texts is None:
-        texts = TextCache(block_tags)
-    if index is not None:
-        body = index.body  # looking it up again would walk the head
-    else:
-        body = root.find(".//body")
-        body = body if body is not None else root
-    by_el = {b.element: b for b in blocks}
-    had_text = {b.index: b.words > 0 for b in blocks}
-    counts = {r: 0 for r in TAG_RULES}
-    counts["empty"] = 0
-    counts["ad_container"] = 0
-    counts["ad_kept_large"] = 0
-    page_domain = registrable_domain(page_url) if page_url else None
-
-    lost: dict[int, str] = {}  # block index -> ad rule that took an element out of it
-    # The rules only drop subtrees (and edit style attributes), so "still in the tree" is
-    # "not in gone"; the index, when given, says which block owns an element.
-    if index is not None and body.getroottree().getroot() is not root:
-        raise ValueError("index was made for another tree")
-    gone: set = index.gone if index is not None else set()
-    owner_of = index.owner if index is not None else {}
-
-    def holder_of(el):  # owner_block(el), from the index when it knows el
-        return owner_of[el] if el in owner_of else owner_block(el, block_tags)
-
-    # Every rule's candidates, taken before any rule runs (the tags and the id/class/src/
-    # href, type/name/role values the rules read are never changed by an earlier rule),
-    # found by lxml in C by tag name (libxml2's HTML parser gives lower-case names) or in
-    # one pass over the body's elements (the index holds their proxies already)
-    bg_els = list(body.iter(*_BACKGROUND_TAGS))
-    img_els = list(body.iter("img"))
-    sized_els = list(body.iter(*_SIZED_TAGS))
-    plugin_els = list(body.iter(*_PLUGIN_TAGS, "iframe"))
-    elements = index.elements if index is not None else list(body.iter(lxml.etree.Element))
-    ad_rows, anchors, searches = _scan(elements, body)
-
-    def drop(el, rule: str, reason: str) -> None:
-        for sub in el.iter():
-            gone.add(sub)
-            b = by_el.get(sub)
-            if b is not None:
-                b.remove("primary", rule, reason)
-                texts.invalidate(b)
-        parent = el.getparent()
-        if parent is not None:
-            holder = holder_of(parent)
-            if holder is not None and holder in by_el and rule in _AD_RULES:
-                lost.setdefault(by_el[holder].index, rule)
-            # the block whose own text loses the element's (the residual when no div/td holds it)
-            owner = by_el.get(holder if holder is not None else body)
-            if owner is not None:
-                texts.invalidate(owner)
-            drop_tree(el)
-        counts[rule] += 1
-
-    if "background" in rules:
-        # as before, an element inside one dropped earlier in this loop is still visited
-        for el in bg_els:
-            style = el.get("style") or ""
-            if el.get("background") is None and not _BG_STYLE.search(style):
-                continue
-            if background_removes_block and el is not body:
-                drop(el, "background", f"<{_tag(el)}> has a background image")
-                continue
-            el.attrib.pop("background", None)
-            if style:
-                el.set("style", _BG_DECL.sub("", style))
-            counts["background"] += 1
-
-    if "offsite_image" in rules and page_domain:
-        for el in [e for e in img_els if e not in gone]:
-            src = el.get("src") or ""
-            dom = registrable_domain(url_host(src)) if not src.startswith("data:") else None
-            if dom and dom != page_domain:
-                drop(el, "offsite_image", f"image from {dom}, page on {page_domain}")
-
-    if "ad_marker" in rules:
-        tokens = frozenset(t.lower() for t in ad_tokens)
-        subs = tuple(s.lower() for s in ad_substrings)
-        hosts = frozenset(ad_hosts)
-        memo: dict = {}
-        screen = _screen(tokens, subs, hosts)
-        page_words = None  # counted when first needed (after offsite_image, as before)
-        for el, values in _ad_candidates(ad_rows, screen):
-            if el in gone:
-                continue
-            why = _ad_reason(values, tokens, subs, hosts, memo, screen)
-            if why is None:
-                continue
-            if page_words is None:
-                # dropped images hold no text: the walk's count stands unless the
-                # background rule dropped whole elements
-                same = index is not None and not (background_removes_block and gone)
-                page_words = max(index.words if same else own_word_count(body, ()), 1)
-            if own_word_count(el, ()) > ad_max_share * page_words:
-                counts["ad_kept_large"] += 1
-                continue
-            drop(el, "ad_marker", why)
-
-    if "iab_size" in rules:
-        sizes = {tuple(int(x) for x in s) for s in iab_sizes}
-        for el in sized_els:
-            if el in gone:
-                continue
-            wh = iab_size(el)
-            if wh in sizes:
-                drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
-
-    if "plugin" in rules:
-        for el in plugin_els:
-            tag = _tag(el)
-            if (tag in _PLUGIN_TAGS or (tag == "iframe" and el.get("src"))) and el not in gone:
-                drop(el, "plugin", f"plug-in <{tag}>")
-
-    if "utility_links" in rules:
-        phrases = _phrase_matcher(tuple(p.lower() for p in legal_phrases))
-        social = frozenset(social_hosts)
-        # each link and search box still on the page, under the block that owns it (the
-        # residual block when no div/td does): what a walk of the block's own elements finds
-        links_of: dict = {}
-        search_in: set = set()
-        for el in anchors:
-            if el not in gone:
-                holder = holder_of(el)
-                links_of.setdefault(body if holder is None else holder, []).append(el)
-        for el in searches:
-            if el not in gone:
-                holder = holder_of(el)
-                search_in.add(body if holder is None else holder)
-        short = [(b, text) for b in blocks
-                 if b.alive and _words(text := texts[b]) <= utility_max_words]
-        # a block without links or a search box is a utility block only when its text holds
-        # a phrase: one search over all the short texts finds the few that may
-        phrase_list = tuple(p for p, _ in phrases[1])
-        maybe = (_needle_hits([t.lower() for _, t in short], phrase_list)
-                 if phrases[0] is not None and not any("\x00" in p for p in phrase_list)
-                 else range(len(short)))
-        for k, (b, text) in enumerate(short):
-            links, search = links_of.get(b.element, ()), b.element in search_in
-            if not links and not search and k not in maybe:
-                continue
-            why = _utility_reason(links, search, text, phrases, social, utility_link_share,
-                                  block_tags)
-            if why:
-                b.remove("primary", "utility_links", why)
-                counts["utility_links"] += 1
-
-    for b in blocks:
-        if not b.alive:
-            continue
-        text = texts[b]
-        if not text:
-            b.remove("primary", "empty",
-                     "no text left after tag rules" if had_text[b.index] else "no text of its own")
-            counts["empty"] += 1
-        elif b.index in lost and len(" ".join(text.split())) < ad_container_chars:
-            b.remove("primary", lost[b.index],
-                     f"ad container: only {' '.join(text.split())[:40]!r} left after "
-                     f"{lost[b.index]}")
-            counts["ad_container"] += 1
-    return counts
-
-
-@lru_cache(maxsize=16)
-def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]):
-    """Needles one of which occurs in every lower-cased attribute value that can mark an ad
-    (None: no screening possible).
-
-    An ad token is an ASCII run of the value, so it occurs in the lower-cased
-    value; so do the substrings; and a host (or its parent domain) on the ad
-    list occurs in the lower-cased URL. A value that holds no needle is not an
-    ad marker, whatever the full test would say.
-    """
-    if "" in subs:  # the empty substring is in every value: no screening possible
-        return None
-    needles = {*tokens, *subs, *hosts} - {""}
-    # a needle holding another (ads, advert, googleads all hold ad) adds nothing to "some
-    # needle occurs": the screen keeps the shortest (19 of the 73 defaults)
-    return tuple(sorted(n for n in needles if not any(m != n and m in n for m in needles))) \
-        or None
-
-
-def _needle_hits(lows: list[str], needles) -> set[int]:
-    """Indices of the (lower-case) texts that hold at least one of the needles."""
-    # one text of all, NUL-separated (no needle holds a NUL, so no match spans two);
-    # str.find per needle is much faster than a regular expression of the alternatives
-    joined = "\x00".join(lows)
-    starts = list(accumulate((len(x) + 1 for x in lows), initial=0))
-    hits = set()
-    for needle in needles:
-        i = joined.find(needle)
-        while i >= 0:
-            k = bisect_right(starts, i) - 1
-            hits.add(k)
-            i = joined.find(needle, starts[k + 1])  # the next text
-    return hits
-
-
-def _screened(values: list[str], needles: tuple[str, ...]) -> set[str]:
-    """The values (distinct) that hold a needle once lower-cased."""
-    # lower-cased one by one: lower() may change a length
-    return {values[k] for k in _needle_hits([v.lower() for v in values], needles)}
-
-
-def _scan(elements, body) -> tuple[list, list, list]:
-    """What the rules read of every element, in one pass over ``elements`` (the body and all
-    below it, in document order): ``(element, id, class, src, href)`` of each element other
-    than ``body`` with one of those values; the ``<a>`` elements below ``body`` with a
-    non-empty href (what ``.//a[@href != '']`` finds); and the search boxes among the input
-    elements and the elements with a role (``descendant-or-self::input |
-    descendant-or-self::*[@role]``, judged by :func:`_is_search_box`).
-
-    Reading the attributes of each element is cheaper than asking libxml2's XPath for
-    them (it builds and sorts node sets; for attribute values, a proxy per value's element).
-    """
-    rows, anchors, searches = [], [], []
-    for el in elements:
-        i, c, s, h = el.get("id"), el.get("class"), el.get("src"), el.get("href")
-        tag = el.tag
-        if (tag == "input" or el.get("role") is not None) and _is_search_box(el):
-            searches.append(el)
-        if el is body:
-            continue
-        if i or c or s or h:
-            rows.append((el, i, c, s, h))
-            if h and tag == "a":
-                anchors.append(el)
-    return rows, anchors, searches
-
-
-def _ad_candidates(rows, screen) -> list:
-    """``(element, its non-empty (attribute, value) pairs in _AD_ATTRS order)`` for the
-    :func:`_scan` rows with a value that holds one of the ``screen`` needles (every row
-    without a screen), in their order."""
-    if screen is not None:
-        hits = _screened(list({v for row in rows for v in row[1:] if v}), screen)
-        rows = [row for row in rows if not hits.isdisjoint(row[1:])]
-    return [(row[0], [(a, v) for a, v in zip(_AD_ATTRS, row[1:]) if v]) for row in rows]
-
-
-def _is_search_box(el) -> bool:
-    """A search input (type search or a usual query name) or an element with role=search."""
-    return ((el.tag == "input" and ((el.get("type") or "").lower() == "search"
-                                    or (el.get("name") or "").lower() in _SEARCH_NAMES))
-            or (el.get("role") or "").lower() == "search")
-
-
-def _ad_reason(values, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
-               memo: dict, screen=None) -> str | None:
-    """:func:`is_ad_marked` on an element's non-empty (attribute, value) pairs in
-    ``_AD_ATTRS`` order, each value judged once per page (``memo``).
-
-    ``screen`` (:func:`_screen`'s needles) rules out most values at once.
-    """
-    for key in values:
-        attr, value = key
-        why = memo.get(key, key)
-        if why is key:
-            if screen is None or any(map(value.lower().__contains__, screen)):
-                why = _attr_ad_reason(attr, value, tokens, subs, hosts)
-            else:
-                why = None
-            memo[key] = why
-        if why is not None:
-            return why
-    return None
-
-
-def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -> str | None:
-    """The reason one attribute value marks an ad (the body of :func:`is_ad_marked`'s loop)."""
-    low = value.lower()
-    if attr in ("src", "href") and host_matches(url_host(low), ad_hosts):
-        return f"{attr} on ad host {url_host(low)}"
-    # most values hold no ad token: test the set first, look for the first hit only on a match
-    words = attr_tokens(value)
-    hit = None if ad_tokens.isdisjoint(words) else next(t for t in words if t in ad_tokens)
-    if hit is None:
-        hit = next((s for s in ad_substrings if s in low), None)
-    if hit is not None:
-        return f"{attr}={value[:60]!r} has ad token {hit!r}"
-    return None
-
-
-@lru_cache(maxsize=32)
-def _phrase_matcher(phrases: tuple[str, ...]) -> tuple:
-    """``(screen, rules)``: a pattern that finds any phrase as a plain substring (or None),
-    and per phrase, in order, (phrase, whole-word pattern or None for a plain substring)."""
-    rules = tuple((p, re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
-                   if p.isalnum() or " " in p or "&" in p else None) for p in phrases)
-    screen = re.compile("|".join(map(re.escape, phrases))) if phrases and all(phrases) else None
-    return screen, rules
-
-
-def _has_phrase(text: str, phrases) -> str | None:
-    """The first phrase found in ``text``: whole words for word phrases, anywhere for symbols.
-
-    ``phrases`` is a tuple of lower-case phrases or a :func:`_phrase_matcher` result.
-    """
-    if not phrases:
-        return None
-    if isinstance(phrases[0], str):
-        phrases = _phrase_matcher(tuple(phrases))
-    screen, rules = phrases
-    # one search finds whether any phrase occurs at all; most texts hold none
-    if screen is not None and screen.search(text) is None:
-        return None
-    for p, pattern in rules:
-        # the substring test is necessary for a match and much cheaper than the search
-        if p in text and (pattern is None or pattern.search(text)):
-            return p
-    return None
-
-
-def _utility_reason(links, search: bool, text: str, phrases, social, share: float,
-                    block_tags) -> str | None:
-    """Why a short block is a utility block: its own ``<a href>`` elements ``links``, whether
-    it holds a search box, its own text."""
-    if links:
-        n_social = n_legal = 0
-        for a in links:
-            if host_matches(url_host(a.get("href")), social):
-                n_social += 1
-            elif _has_phrase(link_words(a, block_tags).lower(), phrases):
-                n_legal += 1
-        if (n_social + n_legal) / len(links) > share:
-            return (f"{n_social} social and {n_legal} legal of {len(links)} links "
-                    f"(> {share:.0%})")
-    hit = _has_phrase(text.lower(), phrases)
-    if hit:
-        return f"legal/utility notice ({hit!r})"
-    return "search box" if search else None
+    settings = TagSettings(
+        background_removes_block=background_removes_block, ad_tokens=ad_tokens,
+        ad_substrings=ad_substrings, ad_hosts=ad_hosts, ad_max_share=ad_max_share,
+        social_hosts=social_hosts, legal_phrases=legal_phrases, iab_sizes=iab_sizes,
+        utility_link_share=utility_link_share, utility_max_words=utility_max_words,
+        ad_container_chars=ad_container_chars)
+    p = TagPass(root, blocks, settings, page_url=page_url, block_tags=block_tags,
+                texts=texts if texts is not None else TextCache(block_tags), index=index)
+    for name, rule in TAG_RULES.items():
+        if name in chosen:
+            rule(p)
+    _remove_emptied(p)
+    return p.counts

@@ -1,0 +1,505 @@
+"""The stages of the proposed method as objects, one per config group.
+
+Each stage holds the settings of one group of ``configs/method/proposed.yaml``
+(``blocks``, ``primary``, ``dedup``, ``scoring``), stores them unchanged under their
+own names, checks them when it is made and names a bad one by its dotted key
+(``dedup.k=-1: must be a whole number >= 0``). Stages 1.1 to 1.3 ``run`` on a page's
+:class:`~evalkit.proposed.state.PageState`; stage 1.4's work is
+``Proposed._score`` (``evalkit.proposed.pipeline``), whose weights this module's
+:class:`ScoringStage` holds and checks.
+
+The stage-1.3 detector is the modified simhash unless ``dedup.detector`` names
+another detector, which the harness builds (:meth:`DedupStage.bind`: the
+registry is handed in, never imported), or is a
+:class:`~evalkit.method.Detector` object.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from evalkit.domains import site_of
+from evalkit.method import Detector, param_names
+from evalkit.proposed import primary_dom, primary_tags, scoring
+from evalkit.proposed.blocks import BLOCK_TAGS, TextCache, drop_scripts, split_body
+from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
+from evalkit.proposed.state import PageState
+from evalkit.text import STEMMERS, STOPLISTS, normalize_space, terms_many
+from evalkit.validate import (
+    ParamError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_share,
+    check_str_list,
+)
+
+__all__ = ["RULES", "SCOPES", "STAGES", "BlocksStage", "DedupStage", "PrimaryStage",
+           "ScoringStage", "Stage", "make_stage"]
+
+#: the primary rules, each switched by ``primary.rule_<name>``, in the order they run
+RULES = (*primary_tags.TAG_RULES, "min_subtree", "punctuation")
+SCOPES = ("page", "site")
+#: the detector stage 1.3 builds itself (every other one comes from the harness)
+OWN_DETECTOR = "modified_simhash"
+
+
+class Stage:
+    """One stage's settings: keyword arguments stored unchanged, checked when made."""
+
+    #: the config group (``method.proposed.<group>.<key>``)
+    group: ClassVar[str] = ""
+    #: whether the stage runs (stage 1.1 always does)
+    enabled: bool = True
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in param_names(type(self))}
+
+    def validate(self) -> Stage:
+        """Check every setting; a bad one raises :class:`ParamError` naming
+        ``<group>.<key>``."""
+        try:
+            self._check()
+        except ParamError as exc:
+            raise ParamError([f"{self.group}.{n}" for n in exc.names], exc.values,
+                             exc.allowed) from None
+        return self
+
+    def _check(self) -> None:  # pragma: no cover - every stage has its own
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class BlocksStage(Stage):
+    """Stage 1.1, block separation (``evalkit.proposed.blocks``).
+
+    Parameters
+    ----------
+    tags : list of str
+        Elements that delimit blocks (div, td).
+    """
+
+    group = "blocks"
+
+    def __init__(self, tags: tuple[str, ...] = BLOCK_TAGS):
+        self.tags = tags
+        self.validate()
+
+    def _check(self) -> None:
+        check_str_list("tags", self.tags)
+
+    def run(self, state: PageState) -> None:
+        """The title, then the blocks of the script-free body, their texts and the index."""
+        root = state.root
+        title_el = root.find(".//title")
+        state.title = normalize_space(title_el.xpath("string()")) if title_el is not None else ""
+        drop_scripts(root)
+        state.tags = tags = tuple(t.lower() for t in self.tags)
+        state.cache = TextCache(tags)  # each block's own text, kept current by the tag rules
+        # the index holds every element of the body, so later visits reuse their proxies
+        state.blocks, state.index = split_body(root, tags, texts=state.cache)
+        # block texts before later stages change the tree, for the records
+        state.first_text = {b.index: state.cache[b] for b in state.blocks}
+
+
+class PrimaryStage(Stage):
+    """Stage 1.2, primary noise removal: the tag rules (``primary_tags``), then the minimum
+    subtree and punctuation rules (``primary_dom``).
+
+    Parameters
+    ----------
+    enabled : bool
+        Run the stage.
+    rule_background, rule_offsite_image, rule_ad_marker, rule_iab_size, rule_plugin,
+    rule_utility_links, rule_min_subtree, rule_punctuation : bool
+        Switch each rule.
+    background_removes_block : bool
+        False strips background images only; True drops the element (literal reading).
+    ad_tokens, ad_substrings, ad_hosts, social_hosts, legal_phrases : list of str
+        Word lists of the tag rules (see ``primary_tags``); ``[]`` switches one off.
+    iab_sizes : list of [width, height]
+        Banner sizes removed by ``iab_size``.
+    ad_max_share, utility_link_share, utility_max_words, ad_container_chars
+        Limits of ``ad_marker``, ``utility_links`` and the ad-container check.
+    min_subtree_coverage : float
+        Share of punctuation the content root must hold (0.8).
+    outside_subtree : {"remove", "keep"}
+        What happens to blocks outside the content root.
+    short_text_chars : int
+        Blocks shorter than this are merged with sibling blocks for the punctuation rule.
+    """
+
+    group = "primary"
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        rule_background: bool = True,
+        rule_offsite_image: bool = True,
+        rule_ad_marker: bool = True,
+        rule_iab_size: bool = True,
+        rule_plugin: bool = True,
+        rule_utility_links: bool = True,
+        rule_min_subtree: bool = True,
+        rule_punctuation: bool = True,
+        background_removes_block: bool = False,
+        ad_tokens: tuple[str, ...] = primary_tags.DEFAULT_AD_TOKENS,
+        ad_substrings: tuple[str, ...] = primary_tags.DEFAULT_AD_SUBSTRINGS,
+        ad_hosts: tuple[str, ...] = primary_tags.DEFAULT_AD_HOSTS,
+        social_hosts: tuple[str, ...] = primary_tags.DEFAULT_SOCIAL_HOSTS,
+        legal_phrases: tuple[str, ...] = primary_tags.DEFAULT_LEGAL_PHRASES,
+        iab_sizes: tuple[tuple[int, int], ...] = primary_tags.IAB_SIZES,
+        ad_max_share: float = primary_tags.DEFAULT_AD_MAX_SHARE,
+        utility_link_share: float = primary_tags.DEFAULT_UTILITY_LINK_SHARE,
+        utility_max_words: int = primary_tags.DEFAULT_UTILITY_MAX_WORDS,
+        ad_container_chars: int = primary_tags.DEFAULT_AD_CONTAINER_CHARS,
+        min_subtree_coverage: float = primary_dom.DEFAULT_MIN_SUBTREE_COVERAGE,
+        outside_subtree: str = "remove",
+        short_text_chars: int = primary_dom.DEFAULT_SHORT_TEXT_CHARS,
+    ):
+        self.enabled = enabled
+        self.rule_background = rule_background
+        self.rule_offsite_image = rule_offsite_image
+        self.rule_ad_marker = rule_ad_marker
+        self.rule_iab_size = rule_iab_size
+        self.rule_plugin = rule_plugin
+        self.rule_utility_links = rule_utility_links
+        self.rule_min_subtree = rule_min_subtree
+        self.rule_punctuation = rule_punctuation
+        self.background_removes_block = background_removes_block
+        self.ad_tokens = ad_tokens
+        self.ad_substrings = ad_substrings
+        self.ad_hosts = ad_hosts
+        self.social_hosts = social_hosts
+        self.legal_phrases = legal_phrases
+        self.iab_sizes = iab_sizes
+        self.ad_max_share = ad_max_share
+        self.utility_link_share = utility_link_share
+        self.utility_max_words = utility_max_words
+        self.ad_container_chars = ad_container_chars
+        self.min_subtree_coverage = min_subtree_coverage
+        self.outside_subtree = outside_subtree
+        self.short_text_chars = short_text_chars
+        self.validate()
+
+    def _check(self) -> None:
+        for name in ("enabled", *(f"rule_{r}" for r in RULES), "background_removes_block"):
+            check_bool(name, getattr(self, name))
+        for name in ("ad_tokens", "ad_substrings", "ad_hosts", "social_hosts", "legal_phrases"):
+            check_str_list(name, getattr(self, name), allow_empty=True)  # [] switches a list off
+        sizes = self.iab_sizes
+        if not isinstance(sizes, (list, tuple)) or not all(
+                isinstance(s, (list, tuple)) and len(s) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in s)
+                for s in sizes):
+            raise ParamError("iab_sizes", sizes, "must be a list of [width,height] pairs of "
+                                                 "whole numbers > 0, e.g. [[468,60]]")
+        check_share("ad_max_share", self.ad_max_share)
+        check_share("utility_link_share", self.utility_link_share)
+        check_int("utility_max_words", self.utility_max_words, low=0)
+        check_int("ad_container_chars", self.ad_container_chars, low=0)
+        check_number("min_subtree_coverage", self.min_subtree_coverage, low=0.5, high=1.0,
+                     low_open=True)
+        check_choice("outside_subtree", self.outside_subtree, primary_dom.OUTSIDE_SUBTREE)
+        check_int("short_text_chars", self.short_text_chars, low=0)
+
+    def tag_rules(self) -> list[str]:
+        """The tag rules switched on, in the order they run."""
+        return [r for r in primary_tags.TAG_RULES if getattr(self, f"rule_{r}")]
+
+    def run(self, state: PageState) -> None:
+        """The tag rules, the content root and the punctuation rule; their counts go to
+        ``info["primary_counts"]``."""
+        blocks, tags = state.blocks, state.tags
+        counts = primary_tags.apply_tag_rules(
+            state.root, blocks, page_url=state.page.url, rules=self.tag_rules(),
+            background_removes_block=self.background_removes_block,
+            ad_tokens=self.ad_tokens, ad_substrings=self.ad_substrings,
+            ad_hosts=self.ad_hosts, ad_max_share=self.ad_max_share,
+            social_hosts=self.social_hosts, legal_phrases=self.legal_phrases,
+            iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
+            utility_max_words=self.utility_max_words,
+            ad_container_chars=self.ad_container_chars, block_tags=tags, texts=state.cache,
+            index=state.index)
+        if self.rule_min_subtree:
+            _, inside = primary_dom.apply_min_subtree(
+                state.root, blocks, coverage=self.min_subtree_coverage,
+                outside_subtree=self.outside_subtree, block_tags=tags)
+        else:
+            inside = state.alive()
+        counts["min_subtree"] = sum(b.rule == "min_subtree" for b in blocks)
+        if self.rule_punctuation:
+            counts["punctuation"] = primary_dom.apply_punctuation(
+                inside, short_text_chars=self.short_text_chars, block_tags=tags,
+                texts=state.cache)
+        state.info["primary_counts"] = counts
+
+
+class DedupStage(Stage):
+    """Stage 1.3, secondary noise removal: near-duplicate blocks (``dedup``).
+
+    Parameters
+    ----------
+    enabled : bool
+        Run the stage.
+    stoplist, stemmer : str
+        Term preprocessing of stages 1.3 and 1.4.
+    bits, k : int
+        Modified simhash width and Hamming threshold (used when ``detector`` is
+        ``modified_simhash``; ``detector_params`` may override them).
+    scope : {"page", "site"}
+        Compare blocks within a page, or also against earlier pages of the same site
+        (``site_fingerprints_``; :meth:`reset` forgets them).
+    detector : str or Detector
+        ``modified_simhash``, any other name in ``evalkit.registry.DETECTORS`` (built by
+        the harness: :meth:`bind`), or a detector object.
+    detector_params : dict
+        Keyword arguments for a named detector.
+    """
+
+    group = "dedup"
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        scope: str = "page",
+        detector: str | Detector = OWN_DETECTOR,
+        detector_params: dict[str, Any] | None = None,
+    ):
+        self.enabled = enabled
+        self.stoplist = stoplist
+        self.stemmer = stemmer
+        self.bits = bits
+        self.k = k
+        self.scope = scope
+        self.detector = detector
+        self.detector_params = detector_params
+        self.validate()
+        #: the detector in use: built here unless the harness must build it (:meth:`bind`)
+        self.detector_: Detector | None = None
+        if isinstance(detector, Detector):
+            self.detector_ = detector
+        elif detector == OWN_DETECTOR:
+            self.detector_ = self._made(ModifiedSimhash, {
+                "bits": bits, "k": int(k), "stoplist": stoplist, "stemmer": stemmer,
+                **(detector_params or {})})
+        self.reset()
+
+    def _check(self) -> None:
+        check_bool("enabled", self.enabled)
+        check_choice("stoplist", self.stoplist, STOPLISTS)
+        check_choice("stemmer", self.stemmer, STEMMERS)
+        check_choice("bits", self.bits, SUPPORTED_BITS)
+        check_int("k", self.k, low=0)
+        check_choice("scope", self.scope, SCOPES)
+        if not isinstance(self.detector, (str, Detector)):
+            raise ParamError("detector", self.detector,
+                             "must be a detector name (e.g. modified_simhash, jaccard) or a "
+                             "Detector object")
+        if self.detector_params is not None and not isinstance(self.detector_params, Mapping):
+            raise ParamError("detector_params", self.detector_params,
+                             "must be a mapping of detector keyword arguments, e.g. {k: 4}")
+        if isinstance(self.detector, Detector) and self.detector_params:
+            raise ParamError("detector_params", self.detector_params,
+                             "must be empty when the detector is an object (set its own "
+                             "parameters)")
+
+    def _made(self, make, params: dict[str, Any]) -> Detector:
+        """``make(**params)``, checked, with any bad parameter named as a key of this group."""
+        try:
+            det = make(**params)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, ParamError):
+                raise ParamError([f"{self.group}.detector_params.{n}" for n in exc.names],
+                                 exc.values, exc.allowed) from None
+            raise ParamError(f"{self.group}.detector_params", self.detector_params or {},
+                             str(exc)) from None
+        try:
+            det.validate()
+        except ParamError as exc:
+            raise ParamError([f"{self.group}.detector_params.{n}" for n in exc.names],
+                             exc.values, exc.allowed) from None
+        return det
+
+    def bind(self, detectors) -> DedupStage:
+        """Build a detector named in ``detector`` from the harness's registry (``create``,
+        ``names``, ``in``); the modified simhash and detector objects need none."""
+        if self.detector_ is not None:
+            return self
+        name = self.detector
+        if name not in detectors:
+            raise ParamError(f"{self.group}.detector", name,
+                             f"must be one of {', '.join(detectors.names())}")
+        self.detector_ = self._made(lambda **p: detectors.create(name, **p),
+                                    dict(self.detector_params or {}))
+        return self
+
+    def _detector(self) -> Detector:
+        if self.detector_ is None:
+            raise ParamError(f"{self.group}.detector", self.detector,
+                             "is built by the harness: make the method with "
+                             "evalkit.registry.METHODS.create, or pass a Detector object")
+        return self.detector_
+
+    @property
+    def detector_name(self) -> str:
+        """The detector's name as records and ``resolved_params`` give it."""
+        if isinstance(self.detector, str):
+            return self.detector
+        return self.detector.name or type(self.detector).__name__
+
+    def resolved_params(self) -> dict[str, Any]:
+        """The settings with the detector's name and its parameters as it was built (its
+        own defaults filled in; for the modified simhash, ``bits``/``k``/``stoplist``/
+        ``stemmer`` passed down)."""
+        return {**self.get_params(), "detector": self.detector_name,
+                "detector_params": self._detector().resolved_params()}
+
+    def runtime_modules(self) -> list[str]:
+        """The module of the detector in use (the cache key follows its code)."""
+        return [type(self._detector()).__module__]
+
+    def reset(self) -> DedupStage:
+        """Forget the fingerprints remembered for site scope."""
+        #: site -> fingerprints of the blocks kept on its earlier pages (site scope)
+        self.site_fingerprints_: dict[str, list[Any]] = {}
+        return self
+
+    def run(self, state: PageState) -> None:
+        """Remove the near duplicates among the alive blocks (and, with site scope, of the
+        blocks kept on the site's earlier pages); leave the terms made on the way in
+        ``state.block_terms`` when they are the ones stage 1.4 uses."""
+        alive, texts = state.alive(), state.texts
+        det, name = self._detector(), self.detector_name
+        site = site_of(state.page) if self.scope == "site" else None
+        seen = self.site_fingerprints_.get(site, []) if site is not None else None
+        block_terms: dict[int, list[str]] = {}
+        fps = None
+        if isinstance(det, ModifiedSimhash) and (det.stoplist, det.stemmer) == (self.stoplist,
+                                                                                 self.stemmer):
+            # the detector's terms are the scoring's: make them once
+            lists = terms_many([texts[b.index] for b in alive], self.stoplist, self.stemmer)
+            block_terms = {b.index: t for b, t in zip(alive, lists)}
+            fps = det.fingerprint_many(lists)  # the page's blocks at once
+            matches = det.match_fingerprints(fps, seen=seen)
+        else:
+            matches = det.find_duplicates([texts[b.index] for b in alive], seen=seen)
+        for b, m in zip(alive, matches):
+            if m is None:
+                continue
+            if m >= 0:
+                b.remove("dedup", "near_duplicate",
+                         f"near duplicate of block b{alive[m].index} ({name})")
+                b.extra["duplicate_of"] = alive[m].index
+            else:
+                b.remove("dedup", "site_duplicate",
+                         f"near duplicate of a block kept earlier on {site} ({name})")
+        if site is not None:
+            if fps is not None:
+                kept = [f for b, f in zip(alive, fps) if b.alive]
+            else:
+                kept = [det.fingerprint(texts[b.index]) for b in alive if b.alive]
+            self.site_fingerprints_.setdefault(site, []).extend(f for f in kept if f is not None)
+        state.block_terms = block_terms
+
+
+class ScoringStage(Stage):
+    """Stage 1.4, weighted block scoring (``scoring``; run by ``Proposed._score``).
+
+    Parameters
+    ----------
+    enabled : bool
+        Run the stage.
+    alpha, beta, gamma : float
+        Eq. 4 weights (alpha <= beta <= gamma, sum 1).
+    content_denominator : {"block_distinct_sum", "page_distinct"}
+        D_content of Eq. 7 (see ``scoring``).
+    title_source, title_count, link_scope, link_count, content_count, content_weight, bound,
+    threshold_blocks, comparison, if_none_pass : str
+        The other readings of stage 1.4: fields of :class:`evalkit.proposed.scoring.Reading`,
+        whose docstring quotes the paper's sentence for each (docs/readings.md). The defaults
+        are the most literal reading.
+    """
+
+    group = "scoring"
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        alpha: float = scoring.DEFAULT_ALPHA,
+        beta: float = scoring.DEFAULT_BETA,
+        gamma: float = scoring.DEFAULT_GAMMA,
+        content_denominator: str = "block_distinct_sum",
+        title_source: str = "title",
+        title_count: str = "occurrences",
+        link_scope: str = "block",
+        link_count: str = "occurrences",
+        content_count: str = "remainder",
+        content_weight: str = "eq4",
+        bound: str = "none",
+        threshold_blocks: str = "stage1",
+        comparison: str = "gt",
+        if_none_pass: str = "nothing",
+    ):
+        self.enabled = enabled
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.content_denominator = content_denominator
+        self.title_source = title_source
+        self.title_count = title_count
+        self.link_scope = link_scope
+        self.link_count = link_count
+        self.content_count = content_count
+        self.content_weight = content_weight
+        self.bound = bound
+        self.threshold_blocks = threshold_blocks
+        self.comparison = comparison
+        self.if_none_pass = if_none_pass
+        self.validate()
+
+    def reading(self) -> scoring.Reading:
+        """The stage's reading of §3.4 (every setting but ``enabled``)."""
+        return scoring.Reading(**{f: getattr(self, f) for f in scoring.Reading.__dataclass_fields__})
+
+    def _check(self) -> None:
+        check_bool("enabled", self.enabled)
+        self.reading()  # the weights and every reading, each named when bad
+
+
+#: the stage classes by config group, in the order they run
+STAGES: dict[str, type[Stage]] = {
+    "blocks": BlocksStage, "primary": PrimaryStage, "dedup": DedupStage, "scoring": ScoringStage,
+}
+
+
+def make_stage(group: str, settings: Any) -> Stage:
+    """The stage of ``group`` from its settings: None (the defaults), a mapping of them, or a
+    stage object (used as it is). An unknown key raises TypeError naming it
+    (``dedup.kk``) with the closest valid key."""
+    cls = STAGES[group]
+    if settings is None:
+        return cls()
+    if isinstance(settings, cls):
+        return settings
+    if not isinstance(settings, Mapping):
+        raise ParamError(group, settings, f"must be a mapping of the {group} stage's settings, "
+                                          f"e.g. {{{param_names(cls)[-1]}: ...}}")
+    valid = param_names(cls)
+    unknown = [str(k) for k in settings if k not in valid]
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], valid, n=3)
+        hint = f"closest: {', '.join(f'{group}.{n}' for n in near)}; " if near else ""
+        raise TypeError(f"has no parameter {', '.join(f'{group}.{u}' for u in unknown)}; "
+                        f"{hint}valid: {', '.join(f'{group}.{n}' for n in valid)}")
+    return cls(**settings)
