@@ -57,6 +57,11 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
 
     def flush():
         nonlocal parts, link_words, has_text
+        if not has_text:  # only white space: no unit (most calls, on element boundaries)
+            if parts:
+                parts = []
+            link_words = 0
+            return
         text = normalize_space("".join(parts))
         if text:
             n = len(text.split())
@@ -105,11 +110,13 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
             inner = link_depth + (1 if is_link else 0)
             stack.append((el, 1, link_depth, parent_path, k))
             children = list(el)
-            totals = Counter(c.tag for c in children if isinstance(c.tag, str))
+            # a tag repeats only among two or more children: skip the count for the rest
+            totals = Counter(c.tag for c in children if isinstance(c.tag, str)) \
+                if len(children) > 1 else {}
             seen: Counter = Counter()
             pushed = []
             for c in children:
-                if isinstance(c.tag, str) and totals[c.tag] > 1:
+                if isinstance(c.tag, str) and totals.get(c.tag, 0) > 1:
                     seen[c.tag] += 1
                     pushed.append((c, 0, inner, path, seen[c.tag]))
                 else:
