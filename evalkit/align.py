@@ -84,6 +84,9 @@ _TRIM_ABOVE = 50_000_000
 # the checkpointed traceback in Python takes over
 _RAPIDFUZZ_MAX_CELLS = 400_000_000
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+# ASCII characters _NON_ALNUM removes that do not separate tokens either
+_ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
+                                  if not (chr(i).isalnum() or chr(i).isspace())})
 
 
 def norm_words(text: str) -> list[str]:
@@ -91,6 +94,10 @@ def norm_words(text: str) -> list[str]:
 
     Tokens that become empty (pure punctuation) are dropped.
     """
+    if text.isascii():
+        # the same in C: lower-casing ASCII is per character, and deleting the characters
+        # that are neither alphanumeric nor white space leaves the tokens' boundaries alone
+        return text.lower().translate(_ASCII_NON_ALNUM).split()
     out = []
     for tok in text.split():
         w = tok.lower()

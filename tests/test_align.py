@@ -1,6 +1,7 @@
 """Gold-unit alignment: in-order LCS matching, the min_share rule, projection, L3S-GN1 agreement."""
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -123,6 +124,15 @@ def test_rapidfuzz_traceback_is_not_fooled_by_a_common_suffix():
 
 def test_norm_words_keeps_letters_and_digits_only():
     assert norm_words("Ki-moon's  ÉTÉ x_y 42 -- » café") == ["kimoons", "été", "xy", "42", "café"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_norm_words_on_ascii_is_the_per_token_rule(text):
+    # the ASCII path deletes characters from the whole text; the rule is per token
+    expect = [w for w in (re.sub(r"[\W_]+", "", t.lower()) for t in text.split()) if w]
+    assert norm_words(text) == expect
+    assert norm_words(text + " é") == expect + ["é"]  # the per-token path
 
 
 def test_unit_words_prepared_once_give_the_same_decisions():
