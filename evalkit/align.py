@@ -39,6 +39,13 @@ diagonally through a match). To bound memory the forward pass keeps only every
 ``_CHECKPOINT``-th ``V`` and the traceback recomputes one block of rows at a
 time, so memory is ``O(m (K + n / K))`` bits instead of ``O(m n)``.
 
+That is the definition, and the code for pages above ``_RAPIDFUZZ_MAX_CELLS``.
+Below it the same recurrence and the same traceback choices run compiled in
+rapidfuzz (``LCSseq.editops`` with the text as its first sequence; see
+:func:`_align_rapidfuzz`), holding the whole ``m x n`` bit matrix. Words are
+numbered first (:func:`unit_words`, once per page for the gold units), so the
+LCS compares integers.
+
 Units with no alignable word (only punctuation, e.g. ``"|"`` or ``"»"``)
 cannot be judged by share; such a unit is kept when the nearest units with
 words on both sides are kept, so a lone dash inside an article follows the
