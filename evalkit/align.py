@@ -41,6 +41,13 @@ diagonally through a match). To bound memory the forward pass keeps only every
 ``_CHECKPOINT``-th ``V`` and the traceback recomputes one block of rows at a
 time, so memory is ``O(m (K + n / K))`` bits instead of ``O(m n)``.
 
+That is the definition, and the code for pages above ``_RAPIDFUZZ_MAX_CELLS``.
+Below it the same recurrence and the same traceback choices run compiled in
+rapidfuzz (``LCSseq.editops`` with the text as its first sequence; see
+:func:`_align_rapidfuzz`), holding the whole ``m x n`` bit matrix. Words are
+numbered first (:func:`unit_words`, once per page for the gold units), so the
+LCS compares integers.
+
 Units with no alignable word (only punctuation, e.g. ``"|"`` or ``"»"``)
 cannot be judged by share; such a unit is kept when the nearest units with
 words on both sides are kept, so a lone dash inside an article follows the
@@ -51,6 +58,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+
+import lxml.html
+import numpy as np
+from rapidfuzz.distance import LCSseq
 
 from evalkit.metrics import position_masks
 from evalkit.page import CONTENT, NOISE, Page, Unit
@@ -59,11 +72,15 @@ from evalkit.units import DEFAULT_CONTENT_CLASSES, segment, span_units
 __all__ = [
     "DEFAULT_CONTENT_CLASSES",
     "DEFAULT_MIN_SHARE",
+    "UnitWords",
     "align",
+    "align_units",
     "align_words",
+    "gold_unit_words",
     "gold_units",
     "norm_words",
     "project",
+    "unit_words",
 ]
 
 #: a unit is kept when strictly more than this share of its words are found in order
@@ -72,7 +89,13 @@ DEFAULT_MIN_SHARE = 0.5
 _CHECKPOINT = 256
 # above this many cells (unit words x text words) a common prefix/suffix is matched first
 _TRIM_ABOVE = 50_000_000
+# above this many cells rapidfuzz's traceback matrix (a bit per cell) would pass 50 MB:
+# the checkpointed traceback in Python takes over
+_RAPIDFUZZ_MAX_CELLS = 400_000_000
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+# ASCII characters _NON_ALNUM removes that do not separate tokens either
+_ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
+                                  if not (chr(i).isalnum() or chr(i).isspace())})
 
 
 def norm_words(text: str) -> list[str]:
@@ -80,9 +103,16 @@ def norm_words(text: str) -> list[str]:
 
     Tokens that become empty (pure punctuation) are dropped.
     """
+    if text.isascii():
+        # the same in C: lower-casing ASCII is per character, and deleting the characters
+        # that are neither alphanumeric nor white space leaves the tokens' boundaries alone
+        return text.lower().translate(_ASCII_NON_ALNUM).split()
     out = []
     for tok in text.split():
-        w = _NON_ALNUM.sub("", tok.lower())
+        w = tok.lower()
+        # [\W_] matches exactly the characters str.isalnum() rejects: most words skip re
+        if not w.isalnum():
+            w = _NON_ALNUM.sub("", w)
         if w:
             out.append(w)
     return out
@@ -91,13 +121,18 @@ def norm_words(text: str) -> list[str]:
 def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
     """For each word of ``a``, whether one longest common subsequence with ``b`` uses it.
 
-    Exact LCS (bit-parallel forward pass, checkpointed traceback); see the
-    module docstring. ``sum(result)`` is the LCS length.
+    Exact LCS; see the module docstring for which one. ``sum(result)`` is the LCS length.
     """
+    ids: dict[str, int] = {}
+    a_ids = [ids.setdefault(w, len(ids)) for w in a]
+    return _align_ids(a_ids, list(map(ids.get, b, repeat(-1))))
+
+
+def _align_ids(a: list[int], b: list[int]) -> list[bool]:
+    """:func:`align_words` on numbered words: ``a`` >= 0, a word of ``b`` that ``a`` lacks -1."""
     m = len(a)
-    matched = [False] * m
     if m == 0 or not b:
-        return matched
+        return [False] * m
     if m * len(b) > _TRIM_ABOVE:
         # long pages: match the common prefix and suffix first (they belong to some
         # LCS), so a method that returns most of a huge page costs no bit loop
@@ -108,15 +143,47 @@ def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
         while tail < min(m, len(b)) - head and a[m - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
         if head or tail:
-            inner = align_words(a[head:m - tail], b[head:len(b) - tail])
+            inner = _align_ids(a[head:m - tail], b[head:len(b) - tail])
             return [True] * head + inner + [True] * tail
-    masks = position_masks(a, only=set(b))
+    # text words absent from the units match nothing and leave the traceback's choices alone
+    b = [x for x in b if x >= 0]
+    if not b:
+        return [False] * m
+    if m * len(b) <= _RAPIDFUZZ_MAX_CELLS:
+        return _align_rapidfuzz(a, b)
+    return _align_checkpointed(a, b)
+
+
+def _align_rapidfuzz(a: list[int], b: list[int]) -> list[bool]:
+    """The LCS of the module docstring by rapidfuzz's compiled traceback.
+
+    With the text as rapidfuzz's first sequence, its traceback (skip text words
+    while the LCS allows, then unit words, then match) picks the same matching as
+    :func:`_align_checkpointed`. Distinct sentinels at both ends stop rapidfuzz from
+    matching a common prefix or suffix first, which would pick another LCS when a
+    word repeats.
+    """
+    matched = [False] * len(a)
+    ops = LCSseq.editops([-2, *b, -3], [-4, *a, -5])
+    for block in ops.as_matching_blocks():
+        start = block.b - 1  # the sentinel shifts every unit word by one
+        matched[start:start + block.size] = [True] * block.size
+    return matched
+
+
+def _align_checkpointed(a: list[int], b: list[int]) -> list[bool]:
+    """The LCS of the module docstring in Python, in ``O(m (K + n / K))`` bits of memory.
+
+    Hand-written because rapidfuzz's traceback holds the whole ``m x n`` bit matrix
+    (a 100,000-word page against a 100,000-word output: 1.25 GB); used above
+    :data:`_RAPIDFUZZ_MAX_CELLS`. ``b`` holds only words of ``a``.
+    """
+    m = len(a)
+    matched = [False] * m
+    masks = position_masks(a)
     full = (1 << m) - 1
-    # text words absent from the units never change V: drop them up front
-    seq = [masks[w] for w in b if w in masks]
+    seq = [masks[w] for w in b]
     n = len(seq)
-    if n == 0:
-        return matched
 
     def advance(v: int, start: int, stop: int, keep: list[int] | None) -> int:
         for j in range(start, stop):
@@ -150,6 +217,50 @@ def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
     return matched
 
 
+@dataclass(frozen=True)
+class UnitWords:
+    """The normalised words of a page's units, numbered, once per page: the unit side
+    of every projection of a text onto them (:func:`align_units`).
+
+    ``vocab`` numbers the distinct words, ``ids`` are all units' words in document
+    order, ``ends[k]`` is where unit ``k``'s words end in ``ids`` and ``lengths[k]``
+    how many it has.
+    """
+
+    vocab: dict[str, int]
+    ids: list[int]
+    ends: np.ndarray
+    lengths: np.ndarray
+
+
+def unit_words(units: Sequence[Unit]) -> UnitWords:
+    """:class:`UnitWords` of ``units``."""
+    vocab: dict[str, int] = {}
+    ids: list[int] = []
+    lengths = []
+    for u in units:
+        ws = norm_words(u.text)
+        ids += [vocab.setdefault(w, len(vocab)) for w in ws]
+        lengths.append(len(ws))
+    n = np.asarray(lengths, dtype=np.int64)
+    return UnitWords(vocab, ids, np.cumsum(n), n)
+
+
+def align_units(words: UnitWords, text: str,
+                min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
+    """:func:`align` with the units' words prepared once (:func:`unit_words`)."""
+    if not 0.0 <= min_share < 1.0:
+        raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
+    if len(words.lengths) == 0:
+        return []
+    hits = _align_ids(words.ids, list(map(words.vocab.get, norm_words(text or ""), repeat(-1))))
+    found = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
+    n = words.lengths
+    counts = found[words.ends] - found[words.ends - n]
+    # the same double product and comparison as sum(hits) > min_share * k in Python
+    return _fill_wordless(counts > min_share * n, n > 0)
+
+
 def align(units: Sequence[Unit], text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
     """Kept mask: a unit is kept when > ``min_share`` of its words are found, in order, in ``text``.
 
@@ -159,53 +270,50 @@ def align(units: Sequence[Unit], text: str, min_share: float = DEFAULT_MIN_SHARE
     """
     if not 0.0 <= min_share < 1.0:
         raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
-    unit_words = [norm_words(u.text) for u in units]
-    flat = [w for ws in unit_words for w in ws]
-    hits = align_words(flat, norm_words(text or ""))
-    kept: list[bool | None] = []
-    pos = 0
-    for ws in unit_words:
-        k = len(ws)
-        kept.append(sum(hits[pos:pos + k]) > min_share * k if k else None)
-        pos += k
-    return _fill_wordless(kept)
+    return align_units(unit_words(units), text, min_share)
 
 
-def _fill_wordless(kept: list[bool | None]) -> list[bool]:
-    """Decide units with no alignable word from their nearest decided neighbours."""
+def _fill_wordless(kept: np.ndarray, decided: np.ndarray) -> list[bool]:
+    """Decide units with no alignable word (``decided`` False) from their nearest
+    decided neighbours: kept when the nearest on both sides are kept."""
     n = len(kept)
-    before: list[bool] = [False] * n
-    last = False
-    for idx, k in enumerate(kept):
-        if k is not None:
-            last = k
-        before[idx] = last
-    out = [False] * n
-    nxt = False
-    for idx in range(n - 1, -1, -1):
-        k = kept[idx]
-        if k is not None:
-            nxt = k
-            out[idx] = k
-        else:
-            out[idx] = before[idx] and nxt
-    return out
+    idx = np.arange(n)
+    last = np.maximum.accumulate(np.where(decided, idx, -1))
+    before = (last >= 0) & kept[np.maximum(last, 0)]
+    nxt = np.minimum.accumulate(np.where(decided, idx, n)[::-1])[::-1]
+    after = (nxt < n) & kept[np.minimum(nxt, n - 1)]
+    return np.where(decided, kept, before & after).tolist()
 
 
 def gold_units(page: Page, content_classes: Sequence[str] | None = None,
-               min_share: float = DEFAULT_MIN_SHARE) -> list[Unit]:
+               min_share: float = DEFAULT_MIN_SHARE,
+               tree: lxml.html.HtmlElement | None = None) -> list[Unit]:
     """The page's labelled evaluation units (cached on ``page.gold``).
 
     Returns ``page.gold.units`` when already set. Pages with an annotated copy
     (``gold.annotation``, L3S-GN1) are labelled from their spans, with
     ``content_classes`` defaulting to the classes the reader used for the gold
     text (``gold.annotation.content_classes``), else sel1+sel2; every other page
-    is segmented from its raw HTML and labelled by aligning the units with
-    ``gold.text``.
+    is segmented from its raw HTML (``tree``, when the caller has parsed it already;
+    segmenting does not change it) and labelled by aligning the units with ``gold.text``.
     """
+    return _gold_units(page, content_classes, min_share, tree)[0]
+
+
+def gold_unit_words(page: Page,
+                    tree: lxml.html.HtmlElement | None = None) -> tuple[list[Unit], UnitWords]:
+    """:func:`gold_units` (default classes and share) and their :func:`unit_words`, which
+    labelling the units from the gold text computes on the way."""
+    units, words = _gold_units(page, None, DEFAULT_MIN_SHARE, tree)
+    return units, words if words is not None else unit_words(units)
+
+
+def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: float,
+                tree: lxml.html.HtmlElement | None) -> tuple[list[Unit], UnitWords | None]:
     gold = page.gold
     if gold.units is not None:
-        return gold.units
+        return gold.units, None
+    words = None
     annotation = gold.annotation
     if annotation is not None:
         if content_classes is None:
@@ -214,12 +322,13 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
                            source=annotation.source or page.source or page.id)
         source = "spans"
     else:
-        units = segment(page.tree())
-        for unit, keep in zip(units, align(units, gold.text, min_share=min_share)):
+        units = segment(page.tree() if tree is None else tree)
+        words = unit_words(units)
+        for unit, keep in zip(units, align_units(words, gold.text, min_share=min_share)):
             unit.label = CONTENT if keep else NOISE
         source = "aligned"
     gold.units, gold.unit_source = units, source
-    return units
+    return units, words
 
 
 def project(page: Page, text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:

@@ -1,6 +1,7 @@
 """Gold-unit alignment: in-order LCS matching, the min_share rule, projection, L3S-GN1 agreement."""
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -82,14 +83,66 @@ def test_punctuation_differences_do_not_break_a_match():
 @given(st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"),
                                                                  max_size=30))
 def test_align_words_is_an_exact_lcs(a, b):
-    old = align_mod._CHECKPOINT
-    align_mod._CHECKPOINT = 3  # exercise the block recomputation of the traceback
-    try:
-        hits = align_words(a, b)
-    finally:
-        align_mod._CHECKPOINT = old
+    hits = align_words(a, b)
     assert sum(hits) == _lcs_length(a, b)
     assert _is_subsequence([w for w, h in zip(a, hits) if h], b)
+
+
+def _checkpointed(a, b):
+    old = align_mod._CHECKPOINT, align_mod._RAPIDFUZZ_MAX_CELLS
+    # the Python traceback, in blocks of 3 rows to exercise their recomputation
+    align_mod._CHECKPOINT, align_mod._RAPIDFUZZ_MAX_CELLS = 3, 0
+    try:
+        return align_words(a, b)
+    finally:
+        align_mod._CHECKPOINT, align_mod._RAPIDFUZZ_MAX_CELLS = old
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from("abcd"), max_size=40), st.lists(st.sampled_from("abcde"),
+                                                                 max_size=40))
+def test_rapidfuzz_and_python_tracebacks_pick_the_same_lcs(a, b):
+    # with repeated words many LCSs exist; the units' decisions depend on which one is
+    # taken, so the compiled path must take the same as the checkpointed one
+    hits = _checkpointed(a, b)
+    assert sum(hits) == _lcs_length(a, b)
+    assert _is_subsequence([w for w, h in zip(a, hits) if h], b)
+    assert align_words(a, b) == hits
+
+
+def test_rapidfuzz_traceback_is_not_fooled_by_a_common_suffix():
+    # units "y x x", text "x": an LCS matches either x; the module's traceback takes the
+    # first (rapidfuzz alone would match the common suffix, the last)
+    assert align_words(["y", "x", "x"], ["x"]) == [False, True, False]
+    assert _checkpointed(["y", "x", "x"], ["x"]) == [False, True, False]
+    # a long page, where rapidfuzz works in 64-bit blocks
+    rng = random.Random(11)
+    page = [rng.choice("abcdef") for _ in range(700)]
+    text = [rng.choice("abcdefg") for _ in range(500)]
+    assert align_words(page, text) == _checkpointed(page, text)
+
+
+def test_norm_words_keeps_letters_and_digits_only():
+    assert norm_words("Ki-moon's  ÉTÉ x_y 42 -- » café") == ["kimoons", "été", "xy", "42", "café"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_norm_words_on_ascii_is_the_per_token_rule(text):
+    # the ASCII path deletes characters from the whole text; the rule is per token
+    expect = [w for w in (re.sub(r"[\W_]+", "", t.lower()) for t in text.split()) if w]
+    assert norm_words(text) == expect
+    assert norm_words(text + " é") == expect + ["é"]  # the per-token path
+
+
+def test_unit_words_prepared_once_give_the_same_decisions():
+    units = _units("alpha beta", "—", "gamma delta", "|", "footer words alpha")
+    words = align_mod.unit_words(units)
+    assert words.ids == [0, 1, 2, 3, 4, 5, 0] and words.lengths.tolist() == [2, 0, 2, 0, 3]
+    for text in ("alpha beta gamma delta", "footer words alpha", "", "delta alpha beta"):
+        assert align_mod.align_units(words, text) == align(units, text)
+    assert align_mod.align_units(words, "alpha beta gamma delta") == [True, True, True,
+                                                                       False, False]
 
 
 def test_long_pages_align():

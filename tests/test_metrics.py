@@ -6,7 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from evalkit import metrics
 from evalkit.metrics import (
     Confusion,
     accuracy,
@@ -388,3 +391,40 @@ def test_holm_by_hand():
     np.testing.assert_allclose(holm([0.5, nan, 0.2]), [0.5, nan, 0.4])
     np.testing.assert_allclose(holm([0.6, 0.7]), [1.0, 1.0])
     assert holm([]).size == 0
+
+
+def test_text_metrics_with_a_prepared_gold_by_hand():
+    # gold "the cat sat on the mat", page adds "home" and a second "on"
+    gold = metrics.prepare_gold("the cat sat on the mat", "home the cat sat on on the mat", n=2)
+    assert gold.word_counts == {"the": 2, "cat": 1, "sat": 1, "on": 1, "mat": 1}
+    assert gold.rest == {"home": 1, "on": 1} and gold.n_rest == 2
+    rec = metrics.text_metrics("home the cat on on", gold)
+    # words: tp = the, cat, on = 3; fp = home, on = 2; fn = the, sat, mat = 3
+    assert (rec["word_precision"], rec["word_recall"]) == (3 / 5, 3 / 6)
+    # LCS of "home the cat on on" and "the cat sat on the mat": the cat on = 3
+    assert rec["lcs_f1"] == 2 * 3 / (2 * 3 + 2 + 3)
+    # bigrams: pred {home the, the cat, cat on, on on}, gold 5 bigrams; common: the cat
+    assert (rec["shingle_precision"], rec["shingle_recall"]) == (1 / 4, 1 / 5)
+    # TN: page words neither gold nor predicted; home and the second on were both taken
+    assert (rec["kaur_tp"], rec["kaur_fp"], rec["kaur_fn"], rec["kaur_tn"]) == (3, 2, 3, 0)
+    assert metrics.text_metrics("the cat", gold)["kaur_tn"] == 2.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), max_size=25), st.lists(st.sampled_from("abcdef"),
+                                                                 max_size=25),
+       st.lists(st.sampled_from("abcdefg"), max_size=30), st.integers(1, 4))
+def test_text_metrics_agree_with_each_metric_alone(pred, gold, page, n):
+    p, g, a = " ".join(pred), " ".join(gold), " ".join(page)
+    rec = metrics.text_metrics(p, metrics.prepare_gold(g, a.split(), n))
+    assert rec == page_text_metrics(p, g, a.split(), n)
+    expect = {}
+    for name, prf in (("shingle", metrics.shingle_prf(p, g, n)), ("word", metrics.word_prf(p, g)),
+                      ("lcs", metrics.lcs_prf(p, g))):
+        expect.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
+    conf = word_confusion(p, g, a)  # Counter arithmetic, the definition
+    expect.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
+    expect.update({f"kaur_{k}": v for k, v in metrics.confusion_scores(*conf).items()})
+    assert list(rec) == list(expect)
+    assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k])
+               for k in expect)

@@ -1,49 +1,39 @@
 """Longest common subsequence of two token sequences, bit-parallel.
 
 LCS length is the bit-parallel algorithm of Allison & Dix (1986) in the form
-of Hyyrö (2004), on Python integers used as bit vectors (docs/metrics.md,
-"lcs"). :func:`position_masks` builds the match masks; the alignment of gold
-text to units (:mod:`evalkit.align`) uses them too.
+of Hyyrö (2004) (docs/metrics.md, "lcs"), compiled in rapidfuzz.
+:func:`position_masks` builds match masks on Python integers used as bit
+vectors, for the alignment of text to units (:mod:`evalkit.align`) on pages too
+large for rapidfuzz's full traceback matrix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Hashable, Sequence
+from itertools import repeat
+
+from rapidfuzz.distance import LCSseq
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """Length of the longest common subsequence of two token sequences.
 
-    Bit-parallel (Allison & Dix 1986; Hyyrö 2004): bit i of V is 0 where the
-    LCS table's column steps up at row i; for each token y of the other
-    sequence, U = V & M[y] and V = (V + U) | (V - U), where M[y] has bit i set
-    where the first sequence holds y. The answer is the number of zero bits.
-    Time O(len(a) * len(b) / word size); the shorter sequence drives the Python
-    loop and the longer one is the bit vector.
+    rapidfuzz's compiled bit-parallel LCS (``LCSseq.similarity``; Allison & Dix
+    1986, Hyyrö 2004), O(len(a) * len(b) / 64). Tokens are numbered first (equal
+    tokens, equal numbers): rapidfuzz compares other objects by their hash, and two
+    different words with one hash would count as a match.
     """
-    if len(a) < len(b):
-        a, b = b, a
-    # a common prefix and suffix belong to some LCS: count them without the bit loop
-    head = 0
-    while head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(b) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    a, b = a[head:len(a) - tail], b[head:len(b) - tail]
-    m = len(a)
-    if m == 0 or not b:
-        return head + tail
-    match = position_masks(a, only=set(b))
-    full = (1 << m) - 1
-    v = full
-    for y in b:
-        mask = match.get(y)
-        if mask is None:
-            continue  # U = 0 leaves V unchanged
-        u = v & mask
-        v = ((v + u) | (v - u)) & full
-    return head + tail + m - v.bit_count()
+    if not a or not b:
+        return 0
+    ids: dict[Hashable, int] = {}
+    a_ids = [ids.setdefault(x, len(ids)) for x in a]
+    # a token of b that a lacks can match nothing: -1 for all of them
+    return lcs_length_ids(a_ids, list(map(ids.get, b, repeat(-1))))
+
+
+def lcs_length_ids(a: list[int], b: list[int]) -> int:
+    """:func:`lcs_length` of two sequences already numbered (equal tokens, equal ints)."""
+    return int(LCSseq.similarity(a, b)) if a and b else 0
 
 
 def position_masks(seq: Sequence[Hashable], only: Container | None = None) -> dict[Hashable, int]:

@@ -29,8 +29,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import repeat
 
-from evalkit.metrics.lcs import lcs_length
+from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.scores import PRF, Confusion, confusion_scores, mean_defined, prf_from_counts
 from evalkit.text import words
 
@@ -43,8 +45,8 @@ Tokens = str | Sequence[str]
 
 
 def _multiset_counts(pred: Counter, gold: Counter) -> tuple[int, int, int]:
-    tp = sum((pred & gold).values())
-    return tp, sum(pred.values()) - tp, sum(gold.values()) - tp
+    tp = _common(pred, gold)
+    return tp, pred.total() - tp, gold.total() - tp
 
 
 def _tokens(text: Tokens) -> list[str]:
@@ -153,6 +155,87 @@ def word_confusion(pred: Tokens, gold: Tokens, all_words: Tokens) -> Confusion:
     return Confusion(tp, fp, fn, tn)
 
 
+# ---------------------------------------------------------------- one page, gold once
+
+
+@dataclass(frozen=True)
+class GoldText:
+    """The gold side of every text metric of one page, computed once and shared by every
+    method scored on the page (:func:`prepare_gold`); :func:`text_metrics` takes it.
+
+    ``vocab`` numbers the distinct gold words, so the LCS runs on integers (a
+    prediction's word outside it can match nothing and becomes -1): exact, where
+    hashing the strings could collide. ``rest`` is the page's surplus over the gold,
+    ``A - G`` (word -> count > 0), with its size ``n_rest``: Kaur's TN is
+    ``|A - (P ∪ G)| = |A - G| - |min(A - G, P - G)|`` per word, so a prediction only
+    walks its own distinct words.
+    """
+
+    n: int
+    words: list[str]
+    word_counts: Counter
+    vocab: dict[str, int]
+    word_ids: list[int]
+    shingles: Counter
+    rest: dict[str, int] | None
+    n_rest: int
+
+
+def prepare_gold(gold: str | None, all_words: Tokens | None = None,
+                 n: int = SHINGLE_N) -> GoldText:
+    """:class:`GoldText` of one page: gold words, their counts and ids, the gold's
+    shingle multiset and, when ``all_words`` (the visible page) is given, Kaur's surplus."""
+    if n < 1:
+        raise ValueError(f"shingle length n must be >= 1, got {n}")
+    g_words = _tokens(gold or "")
+    counts = Counter(g_words)
+    vocab = {w: i for i, w in enumerate(counts)}
+    rest, n_rest = None, 0
+    if all_words is not None:
+        get = counts.get
+        rest = {w: c - get(w, 0) for w, c in Counter(_tokens(all_words)).items()
+                if c > get(w, 0)}
+        n_rest = sum(rest.values())
+    return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
+                    _shingle_multiset(aeb_tokens(gold), n), rest, n_rest)
+
+
+def _common(pred: Counter, gold: Counter) -> int:
+    # sum over pred's words of min(pred count, gold count): |P ∩ G|, walked in C
+    return sum(map(min, pred.values(), map(gold.get, pred, repeat(0))))
+
+
+def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
+    """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values)."""
+    out: dict[str, float] = {}
+    p_sh = _shingle_multiset(aeb_tokens(pred), gold.n)
+    tp = _common(p_sh, gold.shingles)
+    shingle = prf_from_counts(tp, p_sh.total() - tp, gold.shingles.total() - tp)
+    p_words = _tokens(pred or "")
+    p_counts = Counter(p_words)
+    tp = _common(p_counts, gold.word_counts)
+    fp, fn = len(p_words) - tp, len(gold.words) - tp
+    word = prf_from_counts(tp, fp, fn)
+    lcs = lcs_length_ids(list(map(gold.vocab.get, p_words, repeat(-1))), gold.word_ids)
+    lcs_prf_ = prf_from_counts(lcs, len(p_words) - lcs, len(gold.words) - lcs)
+    for name, prf in (("shingle", shingle), ("word", word), ("lcs", lcs_prf_)):
+        out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
+    if gold.rest is not None:
+        rest, g_get = gold.rest, gold.word_counts.get
+        # per word, min(A - G, P - G): the surplus words the prediction took
+        taken = 0
+        for w, c in p_counts.items():
+            r = rest.get(w)
+            if r is not None:
+                extra = c - g_get(w, 0)
+                if extra > 0:
+                    taken += min(r, extra)
+        conf = Confusion(tp, fp, fn, gold.n_rest - taken)
+        out.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
+        out.update({f"kaur_{k}": v for k, v in confusion_scores(*conf).items()})
+    return out
+
+
 def page_text_metrics(
     pred: str | None, gold: str | None, all_words: Tokens | None = None, n: int = SHINGLE_N
 ) -> dict[str, float]:
@@ -160,20 +243,7 @@ def page_text_metrics(
 
     Keys: ``shingle_{precision,recall,f1}``, ``word_{...}``, ``lcs_{...}``, and,
     when ``all_words`` (the visible page text) is given, ``kaur_{tp,fp,fn,tn,
-    precision,recall,f1,accuracy}``. ``None`` texts count as empty.
+    precision,recall,f1,accuracy}``. ``None`` texts count as empty. Scoring many
+    predictions of one page: :func:`prepare_gold` once, then :func:`text_metrics`.
     """
-    pred, gold = pred or "", gold or ""
-    out: dict[str, float] = {}
-    for name, prf in (
-        ("shingle", shingle_prf(pred, gold, n)),
-        ("word", word_prf(pred, gold)),
-        ("lcs", lcs_prf(pred, gold)),
-    ):
-        out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
-    if all_words is not None:
-        conf = word_confusion(pred, gold, all_words)
-        out.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
-        out.update({f"kaur_{k}": v for k, v in confusion_scores(*conf).items()})
-    return out
-
-
+    return text_metrics(pred, prepare_gold(gold, all_words, n))
