@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Self
 
@@ -95,16 +94,48 @@ class DaskBackend:
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         """``fn(task)`` on the cluster, results in task order, at most ``window_per_worker``
-        tasks per worker thread in flight (so tasks stream from a lazy iterable)."""
+        tasks per worker thread submitted and not yet handed on (so tasks stream from a
+        lazy iterable and memory does not grow with their number).
+
+        Results are collected as tasks finish (``as_completed``), so one slow task does not
+        idle the other workers; each future is released as soon as its result is here, so
+        neither the client nor the scheduler keeps a finished task, its pages or its result.
+        """
+        from distributed import as_completed
+
         threads = sum(self.client.nthreads().values()) or 1
         limit = max(1, self.window_per_worker * threads)
-        in_flight: deque = deque()
-        for task in tasks:
-            in_flight.append(self.client.submit(fn, task, pure=False, retries=self.retries))
-            if len(in_flight) >= limit:
-                yield in_flight.popleft().result()  # oldest first keeps task order
-        while in_flight:
-            yield in_flight.popleft().result()
+        tasks = iter(tasks)
+        running = as_completed()
+        position: dict[str, int] = {}  # future key -> task number
+        ready: dict[int, Any] = {}  # finished, waiting for an earlier task
+        submitted = handed = 0
+        more = True
+        while True:
+            while more and submitted - handed < limit:
+                task = next(tasks, _END)
+                if task is _END:
+                    more = False
+                    break
+                future = self.client.submit(fn, task, pure=False, retries=self.retries)
+                del task  # the scheduler has it; this process need not
+                position[future.key] = submitted
+                submitted += 1
+                running.add(future)
+            if handed == submitted:
+                return
+            while handed not in ready:
+                future = next(running)
+                ready[position.pop(future.key)] = future.result()
+                future.release()
+                del future
+            while handed in ready:
+                yield ready.pop(handed)
+                handed += 1
+
+
+#: end of the tasks (a task may be None)
+_END = object()
 
 
 def run_pages_dask(pages: Iterable[Page], specs: list[MethodSpec], *, score,
