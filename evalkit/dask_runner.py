@@ -41,6 +41,11 @@ DEFAULT_WINDOW_PER_WORKER = 4
 #: times the scheduler reruns a task whose worker died
 DEFAULT_RETRIES = 1
 
+#: dask's setting for the length of its debugging logs (of messages, transitions, events)
+LOG_LENGTH_KEY = "distributed.admin.low-level-log-length"
+#: the length evalkit sets while its client runs: a few messages, not a run's pages
+LOG_LENGTH = 16
+
 _INSTALL_HINT = "the Dask runner needs dask[distributed]: pip install 'evalkit[dask]'"
 
 
@@ -69,9 +74,14 @@ class DaskBackend:
     def open(self) -> Self:
         """Connect; an unreachable scheduler is one :class:`RunnerError` line naming it."""
         try:
+            import dask
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - dask is an optional extra
             raise RunnerError(_INSTALL_HINT) from exc
+        # every batched stream (client -> scheduler -> worker) keeps its last N messages
+        # for debugging, default 1000: with a task's pages inside each, measured ~93 KB a
+        # task held in this process until 1000 tasks per worker. Kept while the client is.
+        self._stack.enter_context(dask.config.set({LOG_LENGTH_KEY: LOG_LENGTH}))
         if self.scheduler:
             try:
                 self.client = self._stack.enter_context(Client(self.scheduler))

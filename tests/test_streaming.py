@@ -100,3 +100,21 @@ def test_dask_map_keeps_order_and_releases_every_future():
         assert not scheduler.tasks
     finally:
         backend.close()
+
+
+def test_dask_streams_keep_no_log_of_the_runs_tasks():
+    # each compute message carries a task's pages: dask's default 1000-message debug log
+    # per stream held them all in this process
+    pytest.importorskip("distributed")
+    from evalkit.dask_runner import LOG_LENGTH, DaskBackend
+
+    backend = DaskBackend(n_workers=1, processes=False, window_per_worker=2).open()
+    try:
+        assert list(backend.map(_square, range(4 * LOG_LENGTH))) == [
+            x * x for x in range(4 * LOG_LENGTH)]
+        streams = list(backend.client.cluster.scheduler.stream_comms.values())
+        assert streams
+        for stream in [*streams, backend.client.scheduler_comm]:
+            assert 0 < len(stream.recent_message_log) <= LOG_LENGTH
+    finally:
+        backend.close()
