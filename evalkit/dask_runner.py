@@ -16,7 +16,10 @@ before any work with one line naming it.
 
 At most ``window_per_worker`` tasks per worker thread are in flight at once,
 so pages stream from the reader instead of all being loaded first, and a
-worker that dies has its task retried (``retries``) by the scheduler.
+worker that dies has its task retried (``retries``) by the scheduler. Each
+future is released as soon as its result is collected, and Dask's debug logs of
+recent messages (which carry the tasks' pages) are kept short while the client
+runs, so the main process's memory does not grow with the number of pages.
 """
 
 from __future__ import annotations
