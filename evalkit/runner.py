@@ -446,20 +446,28 @@ class Runner:
         """Run ``specs`` over ``pages``: one record per (page, method), in page order.
 
         Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. ``cache=False``
-        bypasses the extraction cache (e.g. when the run measures time).
+        bypasses the extraction cache (e.g. when the run measures time). All records are
+        returned at once; :meth:`iter_records` hands them out as their tasks finish.
         """
+        return list(self.iter_records(pages, specs, score=score, desc=desc, total=total,
+                                      cache=cache))
+
+    def iter_records(self, pages: Iterable[Page], specs: list[MethodSpec], *, score,
+                     desc: str = "pages", total: int | None = None,
+                     cache: bool = True) -> Iterator[dict[str, Any]]:
+        """:meth:`run_pages` as a stream: records in page order as their tasks finish, so
+        a caller that writes them out (evalkit.results.RecordSpill) holds a window of
+        tasks' records, not the run's."""
         task = functools.partial(_run_task, specs=specs,
                                  cache_root=self.cache_root if cache else None, score=score,
                                  on_failure=self.on_failure, page_timeout=self.page_timeout,
                                  max_page_bytes=self.max_page_bytes)
         n_methods = max(len(specs), 1)
-        out: list[dict[str, Any]] = []
         for recs in self.map(task, self.page_tasks(pages), desc=desc, total=total, unit="page",
                              count=lambda recs: len(recs) // n_methods):
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
-            out.extend(recs)
-        return out
+            yield from recs
 
 
 #: seconds between a local worker's checks that the run's main process still lives

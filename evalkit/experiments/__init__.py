@@ -20,9 +20,11 @@ from evalkit.experiments.checks import check_sections
 from evalkit.registry import Registry
 from evalkit.results import (
     SUMMARY_COLUMNS,
+    RecordSpill,
     atomic_write_text,
     dataset_fingerprint,
     write_csv,
+    write_frames_csv,
     write_run_json,
 )
 from evalkit.runner import Runner
@@ -57,6 +59,11 @@ class Context:
     dataset_info: dict[str, Any] = field(default_factory=dict)
     report: list[str] = field(default_factory=list)  # markdown sections of report.md
     runner_: Runner | None = None
+    #: id of a frame in ``per_page`` -> the spill holding all its columns (per_page.csv is
+    #: written from the spill; the frame keeps only what the experiments read)
+    spills: dict[int, RecordSpill] = field(default_factory=dict)
+    #: every spill made by :meth:`spill`, deleted when the run ends
+    scratch: list[RecordSpill] = field(default_factory=list)
 
     @property
     def runner(self) -> Runner:
@@ -70,10 +77,22 @@ class Context:
     def on_failure(self) -> str:
         return self.runner.on_failure
 
-    def record_pages(self, per_page: pd.DataFrame, dataset: str) -> None:
+    def spill(self, name: str) -> RecordSpill:
+        """A new :class:`evalkit.results.RecordSpill` in the run folder for records as they
+        arrive; hand it to :meth:`record_pages` (or close it when it stays empty)."""
+        spill = RecordSpill(self.out / f".records-{len(self.scratch)}-{name}.jsonl")
+        self.scratch.append(spill)
+        return spill
+
+    def record_pages(self, per_page: pd.DataFrame, dataset: str,
+                     spill: RecordSpill | None = None) -> None:
         """Keep an experiment's per-page records for per_page.csv and list its failures
-        (page, method, error) for run.json."""
+        (page, method, error) for run.json. With ``spill``, per_page.csv gets the spill's
+        records and ``per_page`` may hold only some of their columns (page_id, method and
+        error at least)."""
         self.per_page.append(per_page)
+        if spill is not None:
+            self.spills[id(per_page)] = spill
         for rec in per_page[per_page["error"].notna()].itertuples():
             self.failures.append({"dataset": dataset, "page": rec.page_id, "method": rec.method,
                                   "error": rec.error})
@@ -106,6 +125,15 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     (out / "figures").mkdir(parents=True, exist_ok=True)
     ctx = Context(cfg=cfg, out=out, datasets=datasets, specs=specs, seed=int(cfg.seed),
                   runner_=runner)
+    try:
+        return _run_parts(cfg, ctx, parts, runs, detectors, t0)
+    finally:
+        for spill in ctx.scratch:
+            spill.close()  # spill files are scratch: deleted however the run ends
+
+
+def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0) -> Path:
+    out, runner = ctx.out, ctx.runner
     summaries = []
     with runner:  # a Dask client connects now (an unreachable scheduler stops the run here)
         for name, fn in zip(parts, runs):
@@ -123,9 +151,10 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
         {"experiment": str(cfg.experiment.name), "dataset": label,
          "error": f"skipped: {s['reason']}", "skipped_file": s["file"]}
         for label, info in ctx.dataset_info.items() for s in info.get("skipped", [])])
-    frames = ctx.per_page + ([skipped_rows] if len(skipped_rows) else [])
+    frames = ([ctx.spills.get(id(f), f) for f in ctx.per_page]
+              + ([skipped_rows] if len(skipped_rows) else []))
     if frames:
-        write_csv(pd.concat(frames, ignore_index=True), out / "per_page.csv")
+        write_frames_csv(frames, out / "per_page.csv")
     # what each method ran with on this machine: resolved parameters, outside packages
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     extra = {"experiment": str(cfg.experiment.name), "parts": parts,
@@ -161,9 +190,9 @@ def _report(cfg: DictConfig, ctx: Context) -> str:
     skipped = _skipped(ctx)
     methods = ", ".join(s.label for s in ctx.specs)
     head = [f"# evalkit run: {cfg.experiment.name}", "",
-            f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
+            (f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
-            f" Skipped files: {len(skipped)}.", ""]
+            f" Skipped files: {len(skipped)}."), ""]
     if ctx.failures:
         how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
                "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "

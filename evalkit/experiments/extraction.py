@@ -13,6 +13,7 @@ for byte (the ``speed`` experiment is where time is measured).
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.plots import bar_prf, pages_correct_curve
+from evalkit.results import CHUNK_ROWS
 from evalkit.scoring import score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import wide_table, write_table
@@ -37,13 +39,16 @@ def run(ctx: Context) -> pd.DataFrame:
                               unit_min_share=opts.get("unit_min_share", 0.5))
     summaries = []
     for label, ds in ctx.datasets.items():
-        records = ctx.runner.run_pages(ds.pages(), ctx.specs, score=score,
-                                       desc=f"extraction {label}")
-        per_page = pd.DataFrame.from_records(records)
-        if per_page.empty:
+        # records go to disk as they arrive; the summaries read back only the score columns
+        spill = ctx.spill(f"extraction-{label}")
+        records = ctx.runner.iter_records(ds.pages(), ctx.specs, score=score,
+                                          desc=f"extraction {label}")
+        while chunk := list(itertools.islice(records, CHUNK_ROWS)):
+            spill.append({"experiment": "extraction", **rec} for rec in chunk)
+        if not spill.n_records:
             continue
-        per_page.insert(0, "experiment", "extraction")
-        ctx.record_pages(per_page, label)
+        per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
+        ctx.record_pages(per_page, label, spill=spill)
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)
@@ -52,6 +57,15 @@ def run(ctx: Context) -> pd.DataFrame:
         note = drop_note(pd.concat(frames, ignore_index=True), ctx.on_failure)
         _overview(ctx, pd.concat(summaries, ignore_index=True), note)
     return pd.concat(summaries, ignore_index=True) if summaries else None
+
+
+#: the per-page columns summaries, tables, figures and later parts (kaur2015) read
+_KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error"}
+_SCORE_PREFIXES = ("shingle_", "word_", "lcs_", "kaur_", "unit_")
+
+
+def _summary_input(column: str) -> bool:
+    return column in _KEYS or column.startswith(_SCORE_PREFIXES)
 
 
 def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:

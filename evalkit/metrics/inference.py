@@ -18,15 +18,20 @@ import numpy as np
 N_BOOT = 1000  # bootstrap resamples
 ALPHA = 0.05  # 1 - confidence level of intervals
 N_PERM = 10_000  # sign flips in the paired permutation test
-_CHUNK = 1000  # resamples drawn at once, to bound memory on large page sets
+_CHUNK = 1000  # resamples drawn at once at most
+#: index cells drawn at once at most (2 MB of int64): resamples of n pages come
+#: max(1, _CELLS // n) at a time, so memory is O(n_draws + n), not O(n_draws x n)
+_CELLS = 1 << 18
 
 
 def _rng_batches(seed: int, n_draws: int, n: int, draw: Callable):
-    # one generator, fixed chunking: the same seed gives the same draws
+    # one generator, consumed in row order: a (k, n) draw then a (m, n) draw yields the
+    # same numbers as one (k + m, n) draw, so the chunk size never changes a result
     rng = np.random.default_rng(seed)
+    rows = max(1, min(_CHUNK, _CELLS // max(n, 1)))
     done = 0
     while done < n_draws:
-        size = min(_CHUNK, n_draws - done)
+        size = min(rows, n_draws - done)
         yield draw(rng, size, n)
         done += size
 
