@@ -231,7 +231,7 @@ def test_proximity_nearest_on_the_papers_block():
     want = {t: (f + s) / 2 / 4 for t, f, s in
             (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))}
     assert want == {"a": F(125, 96), "b": F(113, 120), "c": F(17, 24), "d": F(15, 32)}
-    block = "a b c d a b a c a b d".split()
+    block = ["a", "b", "c", "d", "a", "b", "a", "c", "a", "b", "d"]
     got = twc_pfm(block, "nearest")
     assert got == twc_pfm_nearest(block) and set(got) == set(want)
     for t, w in want.items():
