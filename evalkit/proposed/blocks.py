@@ -30,7 +30,10 @@ Other readings, each a setting of the blocks stage (docs/readings.md):
   (default) is the reading above; ``subtree`` gives every div/td block the visible text
   of its whole subtree, so an inner block's text is counted in the inner block and in
   every block around it (:class:`TextCache` with ``nested="subtree"``). The residual
-  block keeps the body's own text (its subtree would be the whole page).
+  block keeps the body's own text (its subtree would be the whole page). What changes
+  is each block's text (what the punctuation rule, stages 1.3 and 1.4 and the output
+  read) and stage 1.4's link and heading words; the tag rules still find the block of
+  an element by ownership (``BodyIndex.owner``).
 * ``residual_block`` ("n is the number of ``<DIV>`` tags and ``<TD>`` tags inside the
   ``<BODY>`` tag"): ``true`` (default) makes the residual block above; ``false`` makes
   none, so text outside every div/td is dropped and not counted in n (the threshold of
