@@ -219,9 +219,10 @@ def test_proposed_resolves_its_detector_and_its_defaults():
     tree = SourceTree()
     own = describe_method(MethodSpec("p", "proposed", {"dedup": {"k": 5}}), tree)
     assert own.resolved_params["dedup"]["detector_params"] == {
-        "bits": 64, "k": 5, "stoplist": "english", "stemmer": "porter"}
+        "bits": 64, "k": 5, "stoplist": "english", "stemmer": "porter", "proximity": "pointer"}
     # every stage's settings, defaults filled in
-    assert own.resolved_params["blocks"] == {"tags": ["div", "td"]}
+    assert own.resolved_params["blocks"] == {"tags": ["div", "td"], "nested_text": "own",
+                                             "residual_block": True}
     assert own.resolved_params["scoring"] == {
         "enabled": True, "alpha": 0.3, "beta": 0.3, "gamma": 0.4,
         "content_denominator": "block_distinct_sum", "title_source": "title",

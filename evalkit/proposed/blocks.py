@@ -23,6 +23,22 @@ Our reading:
   with nested blocks left out; the record keeps the element and its XPath as
   computed at separation time, before later stages change the tree.
 
+Other readings, each a setting of the blocks stage (docs/readings.md):
+
+* ``nested_text`` ("inner block tags (``<DIV>``) as well as the outer block tag along
+  with other tags (``<TD><P></TD>``) are considered as a separate block"): ``own``
+  (default) is the reading above; ``subtree`` gives every div/td block the visible text
+  of its whole subtree, so an inner block's text is counted in the inner block and in
+  every block around it (:class:`TextCache` with ``nested="subtree"``). The residual
+  block keeps the body's own text (its subtree would be the whole page). What changes
+  is each block's text (what the punctuation rule, stages 1.3 and 1.4 and the output
+  read) and stage 1.4's link and heading words; the tag rules still find the block of
+  an element by ownership (``BodyIndex.owner``).
+* ``residual_block`` ("n is the number of ``<DIV>`` tags and ``<TD>`` tags inside the
+  ``<BODY>`` tag"): ``true`` (default) makes the residual block above; ``false`` makes
+  none, so text outside every div/td is dropped and not counted in n (the threshold of
+  stage 1.4).
+
 Departures: none beyond making the residual block explicit.
 
 Speed: :func:`index_body` walks the body once and learns every block's own
@@ -51,6 +67,7 @@ from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count, jo
 __all__ = [
     "BLOCK_TAGS",
     "DROP_TAGS",
+    "NESTED_TEXT",
     "BlockNode",
     "BodyIndex",
     "TextCache",
@@ -73,6 +90,8 @@ BLOCK_TAGS = ("div", "td")
 #: removed with their subtree (tails kept) before block separation
 DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
 _WALK_EVENTS = ("start", "end", "comment", "pi")
+#: what a block's text is (``nested_text``): its own text, or its whole subtree's
+NESTED_TEXT = ("own", "subtree")
 
 
 @dataclass
@@ -162,23 +181,35 @@ class TextCache:
 
     Whoever changes the tree inside a block calls :meth:`invalidate` for it
     (``primary_tags.apply_tag_rules`` does for every element it drops).
+
+    With ``nested="subtree"`` (the ``nested_text`` reading) a div/td block's text is
+    the visible text of its whole subtree, nested blocks included, and the residual
+    block's its own; a change inside one block changes the text of every block around
+    it, so :meth:`invalidate` forgets every text (a simpler, slower path).
     """
 
-    def __init__(self, block_tags=BLOCK_TAGS):
+    def __init__(self, block_tags=BLOCK_TAGS, nested: str = "own"):
+        if nested not in NESTED_TEXT:
+            raise ValueError(f"nested must be one of {NESTED_TEXT}, got {nested!r}")
         self.block_tags = block_tags
+        self.nested = nested
         self._texts: dict[int, str] = {}
 
     def __getitem__(self, block: BlockNode) -> str:
         text = self._texts.get(block.index)
         if text is None:
-            text = self._texts[block.index] = own_text(block.element, self.block_tags)
+            skip = () if self.nested == "subtree" and not block.residual else self.block_tags
+            text = self._texts[block.index] = element_text(block.element, skip_tags=skip)
         return text
 
     def __setitem__(self, block: BlockNode, text: str) -> None:
         self._texts[block.index] = text
 
     def invalidate(self, block: BlockNode) -> None:
-        self._texts.pop(block.index, None)
+        if self.nested == "subtree":
+            self._texts.clear()
+        else:
+            self._texts.pop(block.index, None)
 
 
 @dataclass
@@ -367,18 +398,21 @@ def _paths_of(targets, top: lxml.html.HtmlElement) -> dict:
 
 
 def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-                    texts: TextCache | None = None) -> list[BlockNode]:
+                    texts: TextCache | None = None, residual: bool = True) -> list[BlockNode]:
     """The blocks of a (script-free) document in document order, residual block first.
 
     The residual block (the body's own text outside every div/td) comes first
-    because its text starts before, or around, every other block. ``texts``,
-    when given, receives every block's own text.
+    because its text starts before, or around, every other block; ``residual=False``
+    makes none (that text then belongs to no block). ``texts``, when given, receives
+    every block's own text (its whole subtree's for a ``nested="subtree"`` cache, whose
+    block word counts are then those of the subtree too).
     """
-    return split_body(root, block_tags, texts)[0]
+    return split_body(root, block_tags, texts, residual)[0]
 
 
 def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-               texts: TextCache | None = None) -> tuple[list[BlockNode], BodyIndex]:
+               texts: TextCache | None = None,
+               residual: bool = True) -> tuple[list[BlockNode], BodyIndex]:
     """:func:`separate_blocks` and the :class:`BodyIndex` of the walk that found the blocks."""
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
@@ -389,7 +423,7 @@ def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     own = index.texts
     blocks: list[BlockNode] = []
     text = own[body]
-    if text:
+    if text and residual:
         blocks.append(BlockNode(index=0, element=body, path=paths.get(body) or
                             body.getroottree().getpath(body), tag=_tag(body) or "body",
                             residual=True, words=len(text.split())))
@@ -398,6 +432,10 @@ def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
         blocks.append(BlockNode(index=len(blocks), element=el, path=paths[el], tag=_tag(el),
                             words=len(text.split())))
     if texts is not None:
-        for b in blocks:
-            texts[b] = own[b.element]
+        if texts.nested == "subtree":  # the cache makes the subtree texts; words follow them
+            for b in blocks:
+                b.words = len(texts[b].split())
+        else:
+            for b in blocks:
+                texts[b] = own[b.element]
     return blocks, index

@@ -23,6 +23,13 @@ Our reading (docs/methods/proposed.md#33-secondary-noise-removal):
   to an earlier *kept* block is the duplicate (the paper drops b7, the later
   copy of b2). A block without terms has no fingerprint and is never compared.
 
+Other readings, each a setting of the dedup stage (docs/readings.md): the TWC-PFM
+pair rule (``proximity``: the pseudocode's pointer walk or the prose's "the one with
+the smallest distance", :func:`evalkit.proposed.term_weights.twc_pfm_nearest`); which
+member of a near-duplicate pair goes and what a block is compared with
+(:func:`match_ordered`: ``duplicate_keeps`` first, last or longest; ``compare_with``
+kept or all blocks).
+
 Departures: none in the arithmetic (the weights' fast paths are described in
 :mod:`evalkit.proposed.term_weights`).
 
@@ -51,6 +58,7 @@ from evalkit.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hammi
 from evalkit.method import Detector
 from evalkit.proposed.term_weights import (
     _NUMPY_MIN_TERMS,
+    PROXIMITY,
     _exact_twc_pfm,
     _fft_weights,
     _gap_weights,
@@ -63,18 +71,26 @@ from evalkit.text import terms as text_terms
 from evalkit.validate import check_choice, check_int
 
 __all__ = [
+    "COMPARE_WITH",
     "DEFAULT_BITS",
     "DEFAULT_K",
+    "DUPLICATE_KEEPS",
+    "PROXIMITY",
     "SUPPORTED_BITS",
     "ModifiedSimhash",
     "fingerprint",
     "fingerprints",
     "hamming",
+    "match_ordered",
     "term_hash",
 ]
 
 #: near duplicate iff Hamming distance <= k (the paper's k = 3, after Manku et al. 2007)
 DEFAULT_K = 3
+#: which member of a near-duplicate pair stays (``duplicate_keeps``), and what a block is
+#: compared with (``compare_with``): the first value of each is the default reading
+DUPLICATE_KEEPS = ("first", "last", "longest")
+COMPARE_WITH = ("kept", "all")
 # fingerprints(): from here a block's weights come from _gap_weights, unless its gaps hold
 # more positions than the next (arrays past 256 KB cost more in page faults than _fft_weights)
 _GAP_MIN_TERMS = 160
@@ -237,6 +253,15 @@ class ModifiedSimhash(Detector):
         Near duplicate iff the fingerprints differ in at most ``k`` bits.
     stoplist, stemmer : str
         Preprocessing (``evalkit.text.terms``): ``"english"`` and ``"porter"``.
+    proximity : {"pointer", "nearest"}
+        The TWC-PFM pair rule. The paper: "When more than one t_j occurs near t_i or
+        more than one t_i occurs near t_j, the one with the smallest distance is taken
+        into account for computing the proximity score", and Algorithm 1's pointer walk
+        "If ((*ptr_i < *ptr_j) and (*ptr_(i+1) > *ptr_j))". ``pointer`` (default): an
+        occurrence of t_j counts for the nearest t_i before it only while t_i does not
+        recur (:func:`~evalkit.proposed.term_weights.twc_pfm`); ``nearest``: every
+        occurrence of t_i counts its nearest following t_j
+        (:func:`~evalkit.proposed.term_weights.twc_pfm_nearest`, a slower path).
 
     ``fingerprint(text)`` is None for a text without terms, and such texts are
     never compared. Fingerprints of different widths are not comparable:
@@ -246,11 +271,12 @@ class ModifiedSimhash(Detector):
     name = "modified_simhash"
 
     def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
-                 stoplist: str = "english", stemmer: str = "porter"):
+                 stoplist: str = "english", stemmer: str = "porter", proximity: str = "pointer"):
         self.bits = bits
         self.k = k
         self.stoplist = stoplist
         self.stemmer = stemmer
+        self.proximity = proximity
 
     def _validate(self) -> None:
         # cheap: it runs before every fingerprint
@@ -262,6 +288,7 @@ class ModifiedSimhash(Detector):
         self._validate()
         check_choice("stoplist", self.stoplist, STOPLISTS)
         check_choice("stemmer", self.stemmer, STEMMERS)
+        check_choice("proximity", self.proximity, PROXIMITY)
         return self
 
     def terms(self, text: str) -> list[str]:
@@ -272,6 +299,8 @@ class ModifiedSimhash(Detector):
         self._validate()
         if not block_terms:
             return None
+        if self.proximity != "pointer":  # another reading: the plain path
+            return fingerprint(twc_pfm(block_terms, self.proximity), self.bits)
         if len(block_terms) < _NUMPY_MIN_TERMS:  # exact weights: the reference itself
             return fingerprint(twc_pfm(block_terms), self.bits)
         return fingerprints([block_terms], self.bits)[0]  # with the check for near ties
@@ -280,6 +309,8 @@ class ModifiedSimhash(Detector):
         """``[self.fingerprint_terms(t) for t in term_lists]``, all blocks of a page at once
         (:func:`fingerprints`)."""
         self._validate()
+        if self.proximity != "pointer":
+            return [self.fingerprint_terms(t) for t in term_lists]
         return fingerprints(term_lists, self.bits)
 
     def fingerprint(self, text: str) -> int | None:
@@ -303,3 +334,35 @@ class ModifiedSimhash(Detector):
 
     def versions(self) -> dict[str, str]:
         return {"xxhash": xxhash.VERSION}
+
+
+def match_ordered(sigs: list[Any], same, *, order: list[int], compare_with: str = "kept",
+                  seen: list[Any] | None = None, similar=None) -> list[int | None]:
+    """For each signature, the index of the block it duplicates, else None, with the blocks
+    taken in ``order`` (indices into ``sigs``): the readings of "one of the block is
+    considered as the near duplicate and can be eliminated" that ``Detector.match_signatures``
+    (document order, kept blocks only) does not cover.
+
+    A block is compared, in ``order``, with the blocks taken before it: those kept
+    (``compare_with="kept"``) or all of them, duplicates too (``"all"``: of a chain
+    A~B~C with A and C apart, C goes as B's duplicate). The first match in ``order``
+    is the one reported. A block with no match on the page is compared with ``seen``
+    (signatures kept on earlier pages, site scope; reported as ``-1 - i``) by
+    ``similar``. A None signature is never compared and never matched.
+    """
+    if compare_with not in COMPARE_WITH:
+        raise ValueError(f"compare_with must be one of {COMPARE_WITH}, got {compare_with!r}")
+    out: list[int | None] = [None] * len(sigs)
+    before: list[int] = []  # blocks a later one is compared with, in order
+    prior = list(seen or [])
+    for i in order:
+        sig = sigs[i]
+        if sig is None:
+            continue
+        match = next((j for j in before if same(sig, sigs[j])), None)
+        if match is None and prior:
+            match = next((-1 - j for j, other in enumerate(prior) if similar(sig, other)), None)
+        out[i] = match
+        if match is None or compare_with == "all":
+            before.append(i)
+    return out

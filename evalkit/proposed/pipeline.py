@@ -284,15 +284,19 @@ class Proposed(Extractor):
     def _run_scoring(self, state: PageState) -> None:
         """Stage 1.4 on the page's alive blocks (:meth:`_score`)."""
         self._score(state.alive(), state.texts, state.title, len(state.blocks), state.tags,
-                    state.block_terms, state.index, state.info.get("n_after_primary"))
+                    state.block_terms, state.index, state.info.get("n_after_primary"),
+                    nested=state.cache is not None and state.cache.nested == "subtree")
 
     def _score(self, alive: list[BlockNode], texts: dict[int, str], title: str, n_blocks: int,
                tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None,
-               n_primary: int | None = None) -> None:
+               n_primary: int | None = None, nested: bool = False) -> None:
+        """Stage 1.4; ``nested``: the blocks' texts are their subtrees'
+        (``blocks.nested_text=subtree``), so their link and heading words are too."""
         reading = self.scoring_.reading()
         prep = (self.stoplist, self.stemmer)
-        anchors = _anchor_texts(alive, index, tags) if index is not None else None
-        heads = _heading_texts(alive, index, tags) if reading.title_source == "headings" else {}
+        anchors = _anchor_texts(alive, index, tags, nested) if index is not None else None
+        heads = (_heading_texts(alive, index, tags, nested)
+                 if reading.title_source == "headings" else {})
         inputs = []
         for b in alive:
             own = block_terms.get(b.index)
@@ -322,9 +326,29 @@ def _step(state: PageState, name: str, count: str, run: Callable[[PageState], No
     state.info[f"seconds_{name}"] = time.perf_counter() - t0
 
 
-def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags) -> dict[int, str]:
+def _holders(holder, by_el: dict, residual: int | None, nested: bool) -> list[int]:
+    """The alive blocks whose text holds an element owned by ``holder`` (its nearest block
+    element, None: the residual): that block, and with ``nested`` every block around it."""
+    if holder is None:
+        return [] if residual is None else [residual]
+    if not nested:
+        i = by_el.get(holder)
+        return [] if i is None else [i]
+    out = []
+    node = holder
+    while node is not None:
+        i = by_el.get(node)
+        if i is not None and i != residual:  # the residual holds the body's own text only
+            out.append(i)
+        node = node.getparent()
+    return out
+
+
+def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags,
+                  nested: bool = False) -> dict[int, str]:
     """``block_anchor_text`` of each alive block, from the index: the ``<a>`` elements still
-    in the tree, grouped by the block that owns them, each one's own text."""
+    in the tree, grouped by the block that owns them (with ``nested``, also by every block
+    around that one), each one's own text."""
     by_el = {b.element: b.index for b in alive}
     residual = next((b.index for b in alive if b.residual), None)
     parts: dict[int, list[str]] = {}
@@ -333,6 +357,10 @@ def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags) -> dict[int, s
         if el.tag != "a" or el in gone:  # libxml2's HTML parser gives lower-case names
             continue
         holder = owner[el]
+        if nested:
+            for i in _holders(holder, by_el, residual, nested):
+                parts.setdefault(i, []).append(link_words(el, tags))
+            continue
         i = by_el.get(holder) if holder is not None else residual
         if i is not None:
             parts.setdefault(i, []).append(link_words(el, tags))
@@ -342,9 +370,11 @@ def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags) -> dict[int, s
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
-def _heading_texts(alive: list[BlockNode], index: BodyIndex | None, tags) -> dict[int, str]:
+def _heading_texts(alive: list[BlockNode], index: BodyIndex | None, tags,
+                   nested: bool = False) -> dict[int, str]:
     """Own text of the ``<h1>``-``<h6>`` elements each alive block owns (for
-    ``title_source="headings"``), from the index when there is one."""
+    ``title_source="headings"``), from the index when there is one; with ``nested``, also
+    those of the blocks inside it."""
     parts: dict[int, list[str]] = {}
     if index is None:
         for b in alive:
@@ -358,7 +388,6 @@ def _heading_texts(alive: list[BlockNode], index: BodyIndex | None, tags) -> dic
             if el.tag not in _HEADINGS or el in index.gone:
                 continue
             holder = index.owner[el]
-            i = by_el.get(holder) if holder is not None else residual
-            if i is not None:
+            for i in _holders(holder, by_el, residual, nested):
                 parts.setdefault(i, []).append(link_words(el, tags))
     return {i: normalize_space(" ".join(p)) for i, p in parts.items()}

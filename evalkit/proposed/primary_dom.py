@@ -34,6 +34,16 @@ Our reading:
   the merged text has a punctuation mark. A block that is not short is judged
   on its own text.
 
+Other readings, each a setting of the primary stage (docs/readings.md):
+
+* ``coverage_by`` ("the minimum subtree that covers the entire web page content by
+  computing the punctuation marks"): ``punctuation`` (default) measures a subtree's
+  content by its punctuation marks; ``characters`` by its non-white-space characters
+  of text (content as text length; the punctuation rule still counts marks).
+* ``punctuation_marks`` ("The core content in the web page has more punctuations such as
+  comma, periods than other noise contents"): the marks both rules count, ``,.;:!?``
+  (default) or, e.g., comma and period only (``,.``).
+
 Departures: the paper gives neither the coverage share nor the "small text"
 size; 0.8 and 80 characters are ours (parameters). An earlier reading took 40
 characters, which removes most headlines (40-80 characters, no punctuation)
@@ -51,6 +61,7 @@ from evalkit.proposed.blocks import BLOCK_TAGS, BlockNode, TextCache, block_text
 from evalkit.visible import INVISIBLE_TAGS
 
 __all__ = [
+    "COVERAGE_BY",
     "DEFAULT_MIN_SUBTREE_COVERAGE",
     "DEFAULT_SHORT_TEXT_CHARS",
     "OUTSIDE_SUBTREE",
@@ -58,6 +69,7 @@ __all__ = [
     "apply_min_subtree",
     "apply_punctuation",
     "content_root",
+    "count_characters",
     "count_punctuation",
     "punctuation_counts",
 ]
@@ -67,12 +79,18 @@ PUNCTUATION = ",.;:!?"
 DEFAULT_MIN_SUBTREE_COVERAGE = 0.8
 DEFAULT_SHORT_TEXT_CHARS = 80
 OUTSIDE_SUBTREE = ("remove", "keep")
+#: what the content root's share is measured in (``coverage_by``; the first is the default)
+COVERAGE_BY = ("punctuation", "characters")
 
 
+def count_punctuation(text: str, marks: str = PUNCTUATION) -> int:
+    """Number of ``marks`` characters (``, . ; : ! ?``) in ``text``."""
+    return sum(map(text.count, marks))
 
-def count_punctuation(text: str) -> int:
-    """Number of ``, . ; : ! ?`` characters in ``text``."""
-    return sum(map(text.count, PUNCTUATION))
+
+def count_characters(text: str) -> int:
+    """Number of non-white-space characters in ``text`` (``coverage_by="characters"``)."""
+    return len("".join(text.split()))
 
 
 def _tag(el) -> str:
@@ -127,6 +145,20 @@ def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[BlockNode],
 #: functions are slower than testing each text in Python)
 _TEXT_NODES = lxml.etree.XPath("descendant::text()")
 _HAS_MARK = re.compile("[" + re.escape(PUNCTUATION) + "]").search
+_HAS_CHAR = re.compile(r"\S").search
+
+
+def _measure(coverage_by: str, marks: str):
+    """``(has, count)`` of a content measure: a test that a text holds any of it, and its
+    amount in a text (the default's are the precompiled ones)."""
+    if coverage_by == "characters":
+        return _HAS_CHAR, count_characters
+    if coverage_by != "punctuation":
+        raise ValueError(f"coverage_by must be one of {COVERAGE_BY}, got {coverage_by!r}")
+    if marks == PUNCTUATION:
+        return _HAS_MARK, count_punctuation
+    return (re.compile("[" + re.escape(marks) + "]").search,
+            lambda text: count_punctuation(text, marks))
 
 
 def _enter(el, known: dict, alive_of: dict):
@@ -151,8 +183,10 @@ def _enter(el, known: dict, alive_of: dict):
 
 def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
                  coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
-                 block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, int, int]:
-    """The deepest element holding >= ``coverage`` of the alive punctuation.
+                 block_tags=BLOCK_TAGS, *, coverage_by: str = "punctuation",
+                 marks: str = PUNCTUATION) -> tuple[lxml.html.HtmlElement, int, int]:
+    """The deepest element holding >= ``coverage`` of the alive punctuation (``marks``), or
+    of the alive non-white-space characters (``coverage_by="characters"``).
 
     Returns ``(M, marks under M, total marks)``, the numbers
     :func:`punctuation_counts` gives; only the text nodes that hold a mark
@@ -166,7 +200,8 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
     known: dict = {body: None if _tag(body) in INVISIBLE_TAGS else ([body], residual_alive)}
     marked = []  # (chain body -> holder, marks)
     total = 0
-    for t in filter(_HAS_MARK, _TEXT_NODES(body)):
+    has, count = _measure(coverage_by, marks)
+    for t in filter(has, _TEXT_NODES(body)):
         holder = t.getparent()
         if t.is_tail:  # a tail counts where its element's parent's text does
             holder = holder.getparent()
@@ -174,7 +209,7 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
         if state is False:
             state = _enter(holder, known, alive_of)
         if state is not None and state[1]:
-            n = count_punctuation(t)
+            n = count(t)
             marked.append((state[0], n))
             total += n
     node = body
@@ -199,8 +234,10 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
 def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
                       coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
                       outside_subtree: str = "remove",
-                      block_tags=BLOCK_TAGS) -> tuple[lxml.html.HtmlElement, list[BlockNode]]:
-    """Find the content root M; remove (or only flag) alive blocks outside it.
+                      block_tags=BLOCK_TAGS, coverage_by: str = "punctuation",
+                      marks: str = PUNCTUATION) -> tuple[lxml.html.HtmlElement, list[BlockNode]]:
+    """Find the content root M (:func:`content_root`); remove (or only flag) alive blocks
+    outside it.
 
     Returns ``(M, alive blocks inside M)``. Flagged-but-kept blocks get
     ``extra["outside_subtree"] = True``.
@@ -209,7 +246,9 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
         raise ValueError(f"outside_subtree must be one of {OUTSIDE_SUBTREE}, got {outside_subtree!r}")
     body = root.find(".//body")
     body = body if body is not None else root
-    m, marks, total = content_root(body, blocks, coverage, block_tags)
+    m, found, total = content_root(body, blocks, coverage, block_tags,
+                                   coverage_by=coverage_by, marks=marks)
+    unit = "punctuation marks" if coverage_by == "punctuation" else "characters"
     if m is body:
         return m, [b for b in blocks if b.alive]
     below = set(m.iter())
@@ -224,7 +263,7 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
             inside.append(b)
         elif outside_subtree == "remove":
             b.remove("primary", "min_subtree",
-                     f"outside content root {path} ({marks}/{total} punctuation marks)")
+                     f"outside content root {path} ({found}/{total} {unit})")
         else:
             b.extra["outside_subtree"] = True
     return m, inside
@@ -232,8 +271,9 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
 
 def apply_punctuation(blocks: list[BlockNode], *,
                       short_text_chars: int = DEFAULT_SHORT_TEXT_CHARS,
-                      block_tags=BLOCK_TAGS, texts: TextCache | None = None) -> int:
-    """Remove blocks (or merged runs of short blocks) without punctuation.
+                      block_tags=BLOCK_TAGS, texts: TextCache | None = None,
+                      marks: str = PUNCTUATION) -> int:
+    """Remove blocks (or merged runs of short blocks) without punctuation (``marks``).
 
     ``blocks`` are the candidates (alive blocks inside M) in document order.
     Returns the number of blocks removed. ``texts``, when given, supplies the
@@ -241,13 +281,13 @@ def apply_punctuation(blocks: list[BlockNode], *,
     """
     own = texts.__getitem__ if texts is not None else (lambda b: block_text(b, block_tags))
     texts = [" ".join(own(b).split("\n")) for b in blocks]
-    marks = [count_punctuation(t) for t in texts]
+    found = [count_punctuation(t, marks) for t in texts]
     short = [len(t) < short_text_chars for t in texts]
     removed = 0
     i = 0
     while i < len(blocks):
         if not short[i]:
-            if marks[i] == 0:
+            if found[i] == 0:
                 blocks[i].remove("primary", "punctuation",
                                  f"no punctuation in {len(texts[i])} characters")
                 removed += 1
@@ -257,7 +297,7 @@ def apply_punctuation(blocks: list[BlockNode], *,
         while j < len(blocks) and short[j]:
             j += 1
         lo, hi = max(i - 1, 0), min(j + 1, len(blocks))  # the run plus one neighbour each side
-        if sum(marks[lo:hi]) == 0:
+        if sum(found[lo:hi]) == 0:
             ids = ", ".join(f"b{blocks[x].index}" for x in range(lo, hi))
             for x in range(i, j):
                 blocks[x].remove("primary", "punctuation",

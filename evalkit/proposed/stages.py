@@ -23,8 +23,17 @@ from typing import Any, ClassVar
 from evalkit.domains import site_of
 from evalkit.method import Detector, param_names
 from evalkit.proposed import primary_dom, primary_tags, scoring
-from evalkit.proposed.blocks import BLOCK_TAGS, TextCache, drop_scripts, split_body
-from evalkit.proposed.dedup import DEFAULT_BITS, DEFAULT_K, SUPPORTED_BITS, ModifiedSimhash
+from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
+from evalkit.proposed.dedup import (
+    COMPARE_WITH,
+    DEFAULT_BITS,
+    DEFAULT_K,
+    DUPLICATE_KEEPS,
+    PROXIMITY,
+    SUPPORTED_BITS,
+    ModifiedSimhash,
+    match_ordered,
+)
 from evalkit.proposed.state import PageState
 from evalkit.text import STEMMERS, STOPLISTS, normalize_space, terms_many
 from evalkit.validate import (
@@ -83,16 +92,32 @@ class BlocksStage(Stage):
     ----------
     tags : list of str
         Elements that delimit blocks (div, td).
+    nested_text : {"own", "subtree"}
+        What a block's text is when blocks nest. The paper: "inner block tags (<DIV>) as
+        well as the outer block tag along with other tags (<TD><P></TD>) are considered
+        as a separate block". ``own`` (default): the outer block owns its subtree minus
+        the inner blocks, so every text is counted once; ``subtree``: the outer block
+        holds the inner blocks' text too, counted in both (a slower path).
+    residual_block : bool
+        Whether the body's text outside every div/td is a block. The paper: "n is the
+        number of <DIV> tags and <TD> tags inside the <BODY> tag". ``true`` (default):
+        one residual block holds it and counts in n (the threshold of stage 1.4);
+        ``false``: no residual block, that text is dropped and n counts div/td only.
     """
 
     group = "blocks"
 
-    def __init__(self, tags: tuple[str, ...] = BLOCK_TAGS):
+    def __init__(self, tags: tuple[str, ...] = BLOCK_TAGS, nested_text: str = "own",
+                 residual_block: bool = True):
         self.tags = tags
+        self.nested_text = nested_text
+        self.residual_block = residual_block
         self.validate()
 
     def _check(self) -> None:
         check_str_list("tags", self.tags)
+        check_choice("nested_text", self.nested_text, NESTED_TEXT)
+        check_bool("residual_block", self.residual_block)
 
     def run(self, state: PageState) -> None:
         """The title, then the blocks of the script-free body, their texts and the index."""
@@ -101,9 +126,11 @@ class BlocksStage(Stage):
         state.title = normalize_space(title_el.xpath("string()")) if title_el is not None else ""
         drop_scripts(root)
         state.tags = tags = tuple(t.lower() for t in self.tags)
-        state.cache = TextCache(tags)  # each block's own text, kept current by the tag rules
+        # each block's own text (its subtree's: nested_text), kept current by the tag rules
+        state.cache = TextCache(tags, nested=self.nested_text)
         # the index holds every element of the body, so later visits reuse their proxies
-        state.blocks, state.index = split_body(root, tags, texts=state.cache)
+        state.blocks, state.index = split_body(root, tags, texts=state.cache,
+                                               residual=self.residual_block)
         # block texts before later stages change the tree, for the records
         state.first_text = {b.index: state.cache[b] for b in state.blocks}
 
@@ -133,6 +160,17 @@ class PrimaryStage(Stage):
         What happens to blocks outside the content root.
     short_text_chars : int
         Blocks shorter than this are merged with sibling blocks for the punctuation rule.
+    coverage_by : {"punctuation", "characters"}
+        What the content root's share is measured in. The paper: "the minimum subtree that
+        covers the entire web page content by computing the punctuation marks".
+        ``punctuation`` (default): punctuation marks (``punctuation_marks``);
+        ``characters``: non-white-space characters of text, content as text length
+        (``primary_dom.content_root``).
+    punctuation_marks : str
+        The marks the minimum-subtree and punctuation rules count. The paper: "The core
+        content in the web page has more punctuations such as comma, periods than other
+        noise contents". ``",.;:!?"`` (default) or any other set of punctuation
+        characters, e.g. ``",."`` (comma and period only).
     """
 
     group = "primary"
@@ -162,6 +200,8 @@ class PrimaryStage(Stage):
         min_subtree_coverage: float = primary_dom.DEFAULT_MIN_SUBTREE_COVERAGE,
         outside_subtree: str = "remove",
         short_text_chars: int = primary_dom.DEFAULT_SHORT_TEXT_CHARS,
+        coverage_by: str = "punctuation",
+        punctuation_marks: str = primary_dom.PUNCTUATION,
     ):
         self.enabled = enabled
         self.rule_background = rule_background
@@ -186,6 +226,8 @@ class PrimaryStage(Stage):
         self.min_subtree_coverage = min_subtree_coverage
         self.outside_subtree = outside_subtree
         self.short_text_chars = short_text_chars
+        self.coverage_by = coverage_by
+        self.punctuation_marks = punctuation_marks
         self.validate()
 
     def _check(self) -> None:
@@ -208,6 +250,13 @@ class PrimaryStage(Stage):
                      low_open=True)
         check_choice("outside_subtree", self.outside_subtree, primary_dom.OUTSIDE_SUBTREE)
         check_int("short_text_chars", self.short_text_chars, low=0)
+        check_choice("coverage_by", self.coverage_by, primary_dom.COVERAGE_BY)
+        marks = self.punctuation_marks
+        if (not isinstance(marks, str) or not marks or len(set(marks)) != len(marks)
+                or any(c.isalnum() or c.isspace() or c == "_" for c in marks)):
+            raise ParamError("punctuation_marks", marks,
+                             "must be a string of distinct punctuation characters, e.g. "
+                             "',.;:!?' or ',.'")
 
     def tag_rules(self) -> list[str]:
         """The tag rules switched on, in the order they run."""
@@ -230,14 +279,15 @@ class PrimaryStage(Stage):
         if self.rule_min_subtree:
             _, inside = primary_dom.apply_min_subtree(
                 state.root, blocks, coverage=self.min_subtree_coverage,
-                outside_subtree=self.outside_subtree, block_tags=tags)
+                outside_subtree=self.outside_subtree, block_tags=tags,
+                coverage_by=self.coverage_by, marks=self.punctuation_marks)
         else:
             inside = state.alive()
         counts["min_subtree"] = sum(b.rule == "min_subtree" for b in blocks)
         if self.rule_punctuation:
             counts["punctuation"] = primary_dom.apply_punctuation(
                 inside, short_text_chars=self.short_text_chars, block_tags=tags,
-                texts=state.cache)
+                texts=state.cache, marks=self.punctuation_marks)
         state.info["primary_counts"] = counts
 
 
@@ -261,6 +311,27 @@ class DedupStage(Stage):
         the harness: :meth:`bind`), or a detector object.
     detector_params : dict
         Keyword arguments for a named detector.
+    duplicate_keeps : {"first", "last", "longest"}
+        Which member of a near-duplicate pair stays. The paper: "one of the block is
+        considered as the near duplicate and can be eliminated"; §4: "Block b7 is labeled
+        as the near duplicate block" (b7 comes after b2). ``first`` (default): blocks are
+        taken in document order and the later one goes; ``last``: in reverse order, the
+        earlier one goes; ``longest``: by decreasing word count (ties in document order),
+        the shorter one goes (:func:`~evalkit.proposed.dedup.match_ordered`).
+    compare_with : {"kept", "all"}
+        What a block is compared with. The paper compares every pair (Table 3) and says
+        "presents only the distinct blocks present in a web page". ``kept`` (default): the
+        blocks taken before it and kept, so of a chain A~B~C with A and C apart, A and C
+        stay; ``all``: every block taken before it, duplicates too (C goes with B).
+    proximity : {"pointer", "nearest"}
+        The TWC-PFM pair rule of the modified simhash (``ModifiedSimhash.proximity``;
+        only with ``detector=modified_simhash``). The paper: "When more than one t_j
+        occurs near t_i or more than one t_i occurs near t_j, the one with the smallest
+        distance is taken into account for computing the proximity score" and Algorithm
+        1's "If ((*ptr_i < *ptr_j) and (*ptr_(i+1) > *ptr_j))". ``pointer`` (default):
+        the pseudocode's walk; ``nearest``: every occurrence of t_i counts its nearest
+        following t_j, even when t_i recurs first
+        (:func:`~evalkit.proposed.term_weights.twc_pfm_nearest`).
     """
 
     group = "dedup"
@@ -275,6 +346,9 @@ class DedupStage(Stage):
         scope: str = "page",
         detector: str | Detector = OWN_DETECTOR,
         detector_params: dict[str, Any] | None = None,
+        duplicate_keeps: str = "first",
+        compare_with: str = "kept",
+        proximity: str = "pointer",
     ):
         self.enabled = enabled
         self.stoplist = stoplist
@@ -284,6 +358,9 @@ class DedupStage(Stage):
         self.scope = scope
         self.detector = detector
         self.detector_params = detector_params
+        self.duplicate_keeps = duplicate_keeps
+        self.compare_with = compare_with
+        self.proximity = proximity
         self.validate()
         #: the detector in use: built here unless the harness must build it (:meth:`bind`)
         self.detector_: Detector | None = None
@@ -292,7 +369,7 @@ class DedupStage(Stage):
         elif detector == OWN_DETECTOR:
             self.detector_ = self._made(ModifiedSimhash, {
                 "bits": bits, "k": int(k), "stoplist": stoplist, "stemmer": stemmer,
-                **(detector_params or {})})
+                "proximity": proximity, **(detector_params or {})})
         self.reset()
 
     def _check(self) -> None:
@@ -313,6 +390,13 @@ class DedupStage(Stage):
             raise ParamError("detector_params", self.detector_params,
                              "must be empty when the detector is an object (set its own "
                              "parameters)")
+        check_choice("duplicate_keeps", self.duplicate_keeps, DUPLICATE_KEEPS)
+        check_choice("compare_with", self.compare_with, COMPARE_WITH)
+        check_choice("proximity", self.proximity, PROXIMITY)
+        if self.proximity != "pointer" and self.detector != OWN_DETECTOR:
+            raise ParamError("proximity", self.proximity,
+                             f"is a setting of the modified simhash: use {PROXIMITY[0]} with "
+                             f"another detector")
 
     def _made(self, make, params: dict[str, Any]) -> Detector:
         """``make(**params)``, checked, with any bad parameter named as a key of this group."""
@@ -369,6 +453,24 @@ class DedupStage(Stage):
         """The module of the detector in use (the cache key follows its code)."""
         return [type(self._detector()).__module__]
 
+    def _in_order(self) -> bool:
+        """Whether the detector's own matching applies (document order, kept blocks)."""
+        return self.duplicate_keeps == "first" and self.compare_with == "kept"
+
+    def _match(self, sigs, same, det: Detector, alive, texts, seen) -> list[int | None]:
+        """:func:`~evalkit.proposed.dedup.match_ordered` in the order ``duplicate_keeps``
+        names."""
+        n = len(alive)
+        if self.duplicate_keeps == "last":
+            order = list(range(n - 1, -1, -1))
+        elif self.duplicate_keeps == "longest":
+            words = [len(texts[b.index].split()) for b in alive]
+            order = sorted(range(n), key=lambda i: (-words[i], i))
+        else:
+            order = list(range(n))
+        return match_ordered(sigs, same, order=order, compare_with=self.compare_with,
+                             seen=seen, similar=det.similar)
+
     def reset(self) -> DedupStage:
         """Forget the fingerprints remembered for site scope."""
         #: site -> fingerprints of the blocks kept on its earlier pages (site scope)
@@ -391,9 +493,17 @@ class DedupStage(Stage):
             lists = terms_many([texts[b.index] for b in alive], self.stoplist, self.stemmer)
             block_terms = {b.index: t for b, t in zip(alive, lists)}
             fps = det.fingerprint_many(lists)  # the page's blocks at once
-            matches = det.match_fingerprints(fps, seen=seen)
-        else:
+            if self._in_order():
+                matches = det.match_fingerprints(fps, seen=seen)
+            else:
+                k = det.k
+                matches = self._match(fps, lambda a, b: (a ^ b).bit_count() <= k, det,
+                                      alive, texts, seen)
+        elif self._in_order():
             matches = det.find_duplicates([texts[b.index] for b in alive], seen=seen)
+        else:
+            fps = [det.fingerprint(texts[b.index]) for b in alive]
+            matches = self._match(fps, det.similar, det, alive, texts, seen)
         for b, m in zip(alive, matches):
             if m is None:
                 continue

@@ -23,6 +23,15 @@ Our reading:
   weight of a block by the same positive constant, and the sign of each bit
   counter is invariant under a positive scaling.
 
+Another reading (``proximity="nearest"``, :func:`twc_pfm_nearest`): the prose says
+"When more than one t_j occurs near t_i or more than one t_i occurs near t_j, the one
+with the smallest distance is taken into account for computing the proximity score".
+Read for each occurrence p of t_i on its own, every other term b that occurs after p
+counts once, at its nearest (first) occurrence q after p, *whether or not t_i occurs
+again before q*: the pseudocode's window test ``*ptr_(i+1) > *ptr_j`` is dropped. On
+the paper's block ``a b c d a b a c a b d`` this adds, for a, 1/3 + 1/6 (p = 5: c at 8,
+d at 11) and 1/3 + 1/4 (p = 7: b at 10, d at 11), for b 1/5 (p = 6: d at 11).
+
 Departures: none in the arithmetic. The paper's pairwise pointer walk costs
 O(N_t^2 * N); :func:`twc_pfm` computes the same sums from each position's
 previous and next occurrence (a recency-list pass for short blocks, the same
@@ -41,7 +50,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["twc_pfm"]
+__all__ = ["PROXIMITY", "twc_pfm", "twc_pfm_nearest"]
+
+#: the readings of "the one with the smallest distance" (``ModifiedSimhash(proximity=...)``)
+PROXIMITY = ("pointer", "nearest")
 
 # below this many terms the pure-Python pass beats numpy's fixed costs
 _PAIRS_MIN_TERMS = 24
@@ -58,8 +70,11 @@ _PAIR_BATCH = 1 << 15
 _ITEM_BATCH = 1 << 13
 
 
-def twc_pfm(terms: list[str]) -> dict[str, float]:
+def twc_pfm(terms: list[str], proximity: str = "pointer") -> dict[str, float]:
     """TWC-PFM weight of every distinct term of a block (Algorithm 1).
+
+    ``proximity="nearest"`` is the other reading of the pair rule
+    (:func:`twc_pfm_nearest`); the rest of this docstring is the pointer rule's.
 
     ``w(a) = (f(a) + sum of 1/(q - p)) / 2 / N_t`` where, for every
     occurrence p of a and every other term b, q is b's first occurrence
@@ -70,11 +85,42 @@ def twc_pfm(terms: list[str]) -> dict[str, float]:
     and next occurrence of the same term; -1 and N when there is none). The
     work is the number of such pairs, not the paper's O(N_t^2 N) pointer walk.
     """
+    if proximity != "pointer":
+        if proximity == "nearest":
+            return twc_pfm_nearest(terms)
+        raise ValueError(f"proximity must be one of {PROXIMITY}, got {proximity!r}")
     if len(terms) < _PAIRS_MIN_TERMS:
         return _twc_pfm_small(terms)
     if len(terms) < _NUMPY_MIN_TERMS:
         return _twc_pfm_pairs(terms)
     return _twc_pfm_numpy(terms)
+
+
+def twc_pfm_nearest(terms: list[str]) -> dict[str, float]:
+    """TWC-PFM weights under the "nearest" reading: ``w(a) = (f(a) + sum of 1/(q - p)) / 2
+    / N_t`` where, for every occurrence p of a and every other term b that occurs after
+    p, q is b's first occurrence after p (no window up to a's next occurrence).
+
+    One vectorised pass per distinct term b (its next occurrence after every position,
+    by binary search): O(N_t * N) work, simpler and slower than the pointer rule's
+    paths, and rounded its own way (a reading of its own, not a copy of the reference).
+    """
+    if not terms:
+        return {}
+    distinct, tid = _intern(terms)
+    n, n_t = len(tid), len(distinct)
+    pos = np.arange(n, dtype=np.int64)
+    order = np.argsort(tid, kind="stable")  # positions grouped by term, increasing
+    freq = np.bincount(tid, minlength=n_t)
+    starts = freq.cumsum() - freq
+    sums = np.zeros(n_t)
+    for b in range(n_t):
+        occ = order[starts[b]:starts[b] + freq[b]]
+        k = np.searchsorted(occ, pos, side="right")  # b's first occurrence after each p
+        ok = (k < len(occ)) & (tid != b)
+        p = pos[ok]
+        sums += np.bincount(tid[ok], weights=1.0 / (occ[k[ok]] - p), minlength=n_t)
+    return dict(zip(distinct, ((freq + sums) / 2.0 / n_t).tolist()))
 
 
 def _twc_pfm_small(terms: list[str]) -> dict[str, float]:
