@@ -54,6 +54,8 @@ EXPECTED = {
     "evalkit/proposed/primary_markers.py": PROPOSED,
     "evalkit/proposed/primary_tags.py": PROPOSED,
     "evalkit/proposed/stages.py": PROPOSED,
+    "evalkit/proposed/stage.py": PROPOSED,
+    "evalkit/proposed/dedup_stage.py": PROPOSED,
     "evalkit/proposed/state.py": PROPOSED,
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
     "baselines/__init__.py": USES_BASELINES,
