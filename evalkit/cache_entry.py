@@ -31,7 +31,7 @@ from typing import Any
 from evalkit.block import Block
 from evalkit.page import Extraction
 
-__all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "encode"]
+__all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "digest", "encode"]
 
 FORMAT = "evalkit.extraction"
 #: raise when the entry layout changes: older entries then read as invalid (misses).
@@ -160,15 +160,25 @@ def _canonical(payload: dict[str, Any]) -> bytes:
                       allow_nan=True).encode("ascii")
 
 
-def encode(key: str, ext: Extraction) -> bytes:
-    """The bytes of the entry for ``ext`` under ``key``; TypeError if a field is not JSON
-    data (:func:`as_data` says which)."""
+def _payload(ext: Extraction) -> dict[str, Any]:
     plain = as_data(ext)
     if plain.error != ext.error:
         raise TypeError(plain.error)
-    payload = {"text": plain.text, "kept_units": plain.kept_units,
-               "blocks": [b.to_dict() for b in plain.blocks],
-               "info": plain.info, "error": plain.error, "seconds": plain.seconds}
+    return {"text": plain.text, "kept_units": plain.kept_units,
+            "blocks": [b.to_dict() for b in plain.blocks],
+            "info": plain.info, "error": plain.error, "seconds": plain.seconds}
+
+
+def digest(ext: Extraction) -> str:
+    """sha256 of everything ``ext`` holds (the checksum an entry of it carries): two
+    extractions with one digest score alike. TypeError if a field is not JSON data."""
+    return hashlib.sha256(_canonical(_payload(ext))).hexdigest()
+
+
+def encode(key: str, ext: Extraction) -> bytes:
+    """The bytes of the entry for ``ext`` under ``key``; TypeError if a field is not JSON
+    data (:func:`as_data` says which)."""
+    payload = _payload(ext)
     entry = {"format": FORMAT, "version": VERSION, "key": key,
              "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
     # readable text in the file (a page in Greek stays Greek); a lone surrogate survives
