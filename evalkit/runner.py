@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from evalkit.cache import ExtractionCache, invalid_entries_line, method_key
+from evalkit.cache import ExtractionCache, cached_scorer, invalid_entries_line, method_key
 from evalkit.cache import page_key as _page_key
 from evalkit.cache_entry import as_data
 from evalkit.page import Extraction, Page
@@ -459,8 +459,10 @@ class Runner:
         and the pages are made where the task runs. ``cache=False``
         bypasses the extraction cache (e.g. when the run measures time).
         """
-        task = functools.partial(_run_task, specs=specs,
-                                 cache_root=self.cache_root if cache else None, score=score,
+        root = self.cache_root if cache else None
+        # score records are cached beside the extractions (evalkit.cache.ScoreCache)
+        task = functools.partial(_run_task, specs=specs, cache_root=root,
+                                 score=cached_scorer(score, root),
                                  on_failure=self.on_failure, page_timeout=self.page_timeout,
                                  max_page_bytes=self.max_page_bytes)
         n_methods = max(len(specs), 1)
