@@ -160,25 +160,29 @@ def _canonical(payload: dict[str, Any]) -> bytes:
                       allow_nan=True).encode("ascii")
 
 
-def _payload(ext: Extraction) -> dict[str, Any]:
-    plain = as_data(ext)
-    if plain.error != ext.error:
-        raise TypeError(plain.error)
-    return {"text": plain.text, "kept_units": plain.kept_units,
-            "blocks": [b.to_dict() for b in plain.blocks],
-            "info": plain.info, "error": plain.error, "seconds": plain.seconds}
-
-
 def digest(ext: Extraction) -> str:
-    """sha256 of everything ``ext`` holds (the checksum an entry of it carries): two
-    extractions with one digest score alike. TypeError if a field is not JSON data."""
-    return hashlib.sha256(_canonical(_payload(ext))).hexdigest()
+    """sha256 of everything ``ext`` holds: two extractions with one digest score alike.
+
+    Hashes the ``repr`` of its fields, not the canonical JSON of an entry: on a warm
+    pass the canonical form cost more than the scoring it saves (every block record
+    re-checked and re-serialised). ``repr`` of the plain data an extraction holds
+    (str, int, float, bool, None, lists, dicts, :class:`Block` records) is exact and the
+    same for an extraction as made (after :func:`as_data`) and as read back, so the
+    same record digests alike on the cold and the warm pass.
+    """
+    blob = repr((ext.text, ext.kept_units, ext.blocks, ext.info, ext.error, ext.seconds))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def encode(key: str, ext: Extraction) -> bytes:
     """The bytes of the entry for ``ext`` under ``key``; TypeError if a field is not JSON
     data (:func:`as_data` says which)."""
-    payload = _payload(ext)
+    plain = as_data(ext)
+    if plain.error != ext.error:
+        raise TypeError(plain.error)
+    payload = {"text": plain.text, "kept_units": plain.kept_units,
+               "blocks": [b.to_dict() for b in plain.blocks],
+               "info": plain.info, "error": plain.error, "seconds": plain.seconds}
     entry = {"format": FORMAT, "version": VERSION, "key": key,
              "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
     # readable text in the file (a page in Greek stays Greek); a lone surrogate survives
