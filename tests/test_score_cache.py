@@ -100,3 +100,31 @@ def test_the_real_scorer_gives_the_same_record_warm(tmp_path):
                                                                    seconds=0.001))
     assert json.dumps(warm, sort_keys=True) == json.dumps(cold, sort_keys=True)
     assert cold["word_precision"] == 1.0 and cold["word_recall"] == 0.75
+
+
+def test_a_warm_run_reads_records_back_and_parses_no_page(tmp_path, monkeypatch):
+    from evalkit import page as page_mod
+    from evalkit.data.synthetic import SyntheticDataset
+    from evalkit.runner import MethodSpec, Runner
+
+    specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("cetd", "cetd")]
+    real = functools.partial(score_extraction, shingle_n=4, unit_min_share=0.5)
+
+    def run():
+        with Runner(cache_root=str(tmp_path), progress=False) as runner:
+            return runner.run_pages(SyntheticDataset(n_sites=2, pages_per_site=2).pages(),
+                                    specs, score=real)
+
+    cold = run()
+    assert not any(r["cached"] for r in cold) and "word_f1" in cold[0]
+
+    def no_parse(*args, **kwargs):
+        raise RuntimeError("parsed on the warm pass")
+
+    # scoring parses the page (its visible words, its units); methods were cached: a
+    # warm pass that re-scored or re-extracted anything would record the error
+    monkeypatch.setattr(page_mod.Page, "tree", no_parse)
+    warm = run()
+    assert all(r["cached"] for r in warm)
+    assert [{k: v for k, v in r.items() if k != "cached"} for r in warm] == \
+        [{k: v for k, v in r.items() if k != "cached"} for r in cold]
