@@ -11,8 +11,8 @@ For each data set of the run (``speed.harness.enabled=true``), over the same pag
   off (pages, methods, scoring; then the summary and the files): wall time minus the sum of
   the per-page method seconds, over that sum (issue 17's "harness time beyond the
   methods");
-* **cold and warm**: the same path on the run's own runner (``runner=...``), first with an
-  empty cache (cold: every page extracted, scored and both written to the cache), then
+* **cold and warm**: the same path on the run's own runner (``runner=...``, already
+  started), first with an empty cache (cold: every page extracted, scored and both written to the cache), then
   again with that cache (warm: extractions and score records read back); wall seconds of
   each and ``warm/cold``;
 * **memory ladder** (``speed.harness.ladder_sizes``): a synthetic extraction of each size
@@ -148,17 +148,18 @@ def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
                  summary_row(label, "harness", f"{HARNESS_PREFIX}overhead_ratio",
                              (wall - methods) / methods if methods else float("nan"),
                              n_pages=n)]
-        base = ctx.runner
-        cache = work / "cache"
+        # the run's own runner, already open (its workers or Dask client started once, so
+        # neither pass pays a start-up), pointed at a private cache for the two passes
+        runner, saved = ctx.runner, ctx.runner.cache_root
         times = {}
-        for name in ("cold", "warm"):
-            with Runner(name=base.name, n_jobs=base.n_jobs, cache_root=str(cache),
-                        progress=False, on_failure=base.on_failure,
-                        page_timeout=base.page_timeout, max_page_bytes=base.max_page_bytes,
-                        dask=dict(base.dask)) as runner:
+        try:
+            runner.cache_root = str(work / "cache")
+            for name in ("cold", "warm"):
                 times[name], _ = _path_pass(runner, ds, specs, score, label, ctx, work)
-            rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}{name}_wall_s",
-                                    times[name], n_pages=n))
+                rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}{name}_wall_s",
+                                        times[name], n_pages=n))
+        finally:
+            runner.cache_root = saved
         rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}warm_over_cold",
                                 times["warm"] / times["cold"], n_pages=n))
     finally:
