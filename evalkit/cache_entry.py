@@ -31,7 +31,7 @@ from typing import Any
 from evalkit.block import Block
 from evalkit.page import Extraction
 
-__all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "encode"]
+__all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "digest", "encode"]
 
 FORMAT = "evalkit.extraction"
 #: raise when the entry layout changes: older entries then read as invalid (misses).
@@ -158,6 +158,20 @@ def _plain_blocks(blocks: Any) -> list[Block]:
 def _canonical(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=True).encode("ascii")
+
+
+def digest(ext: Extraction) -> str:
+    """sha256 of everything ``ext`` holds: two extractions with one digest score alike.
+
+    Hashes the ``repr`` of its fields, not the canonical JSON of an entry: on a warm
+    pass the canonical form cost more than the scoring it saves (every block record
+    re-checked and re-serialised). ``repr`` of the plain data an extraction holds
+    (str, int, float, bool, None, lists, dicts, :class:`Block` records) is exact and the
+    same for an extraction as made (after :func:`as_data`) and as read back, so the
+    same record digests alike on the cold and the warm pass.
+    """
+    blob = repr((ext.text, ext.kept_units, ext.blocks, ext.info, ext.error, ext.seconds))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def encode(key: str, ext: Extraction) -> bytes:

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from evalkit.cache import ExtractionCache, invalid_entries_line, method_key
+from evalkit.cache import ExtractionCache, cached_scorer, invalid_entries_line, method_key
 from evalkit.cache import page_key as _page_key
 from evalkit.cache_entry import as_data
 from evalkit.page import Extraction, Page
@@ -108,6 +108,10 @@ BUILD_FAILED = "method could not be built: "
 #: records leave Runner.run_pages; the run prints one line with the count)
 CACHE_INVALID = "_cache_invalid"
 
+#: the record key that carries the sha256 of a page a worker made from a reader's site task
+#: (evalkit.data.base.LazyPages); popped by Runner.run_pages into the reader's ``seen_``
+PAGE_SHA = "_page_sha256"
+
 
 #: start of the error of every method's record on a page over ``runner.max_page_bytes``
 TOO_LARGE = "too large: "
@@ -159,6 +163,9 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     """
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
+    made_here = hasattr(pages, "pages")  # a reader's site task: its pages are made here
+    if made_here:
+        pages = pages.pages()
     cache = ExtractionCache(cache_root)
     if page_timeout:
         from evalkit.page_worker import shared_worker
@@ -214,6 +221,8 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             rec["cached"] = cached[j]
             if invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
+            if made_here and j == 0:
+                rec[PAGE_SHA] = page.sha256
             records.append(rec)
         context.update(pkey.encode())
     return records
@@ -445,9 +454,11 @@ class Runner:
                   cache: bool = True) -> list[dict[str, Any]]:
         """Run ``specs`` over ``pages``: one record per (page, method), in page order.
 
-        Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. ``cache=False``
-        bypasses the extraction cache (e.g. when the run measures time). All records are
-        returned at once; :meth:`iter_records` hands them out as their tasks finish.
+        Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. A reader that
+        makes its pages (evalkit.data.base.LazyPages) hands out one task per site instead,
+        and the pages are made where the task runs. ``cache=False`` bypasses the extraction
+        cache (e.g. when the run measures time). All records are returned at once;
+        :meth:`iter_records` hands them out as their tasks finish.
         """
         return list(self.iter_records(pages, specs, score=score, desc=desc, total=total,
                                       cache=cache))
@@ -458,15 +469,22 @@ class Runner:
         """:meth:`run_pages` as a stream: records in page order as their tasks finish, so
         a caller that writes them out (evalkit.results.RecordSpill) holds a window of
         tasks' records, not the run's."""
-        task = functools.partial(_run_task, specs=specs,
-                                 cache_root=self.cache_root if cache else None, score=score,
+        root = self.cache_root if cache else None
+        # score records are cached beside the extractions (evalkit.cache.ScoreCache)
+        task = functools.partial(_run_task, specs=specs, cache_root=root,
+                                 score=cached_scorer(score, root),
                                  on_failure=self.on_failure, page_timeout=self.page_timeout,
                                  max_page_bytes=self.max_page_bytes)
         n_methods = max(len(specs), 1)
-        for recs in self.map(task, self.page_tasks(pages), desc=desc, total=total, unit="page",
+        note_seen = getattr(pages, "note_seen", None)
+        tasks = pages.site_tasks() if note_seen is not None else self.page_tasks(pages)
+        for recs in self.map(task, tasks, desc=desc, total=total, unit="page",
                              count=lambda recs: len(recs) // n_methods):
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
+                sha = rec.pop(PAGE_SHA, None)
+                if sha is not None and note_seen is not None:
+                    note_seen(rec["page_id"], sha)
             yield from recs
 
 

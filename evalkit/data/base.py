@@ -19,7 +19,8 @@ from evalkit.domains import site_of
 from evalkit.page import Page, sniff_not_html
 from evalkit.validate import ParamError, check_int
 
-__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped", "group_by_site"]
+__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "LazyPages", "Skipped",
+           "group_by_site"]
 
 T = TypeVar("T")
 
@@ -124,6 +125,41 @@ class Dataset:
 
     def get_params(self) -> dict:
         return {"path": self.path, "limit": self.limit}
+
+
+class LazyPages:
+    """A reader's pages that the runner can also take as one task per site, each of which
+    makes its pages where it runs (:class:`evalkit.data.synthetic.SiteTask`).
+
+    Iterating gives the pages as :meth:`Dataset.pages` does, in this process (every other
+    consumer). The runner instead asks :meth:`site_tasks` for the tasks; a task's pages come
+    out of its ``pages()`` in the worker, and the worker sends back each page's id and
+    sha256 for :meth:`note_seen`, so ``seen_`` (run.json's fingerprint) is the same as if
+    the pages had been read here. Only a reader whose pages need no checks (generated,
+    never foreign files or repeated ids) hands out tasks.
+    """
+
+    def __init__(self, dataset: Dataset, site_tasks: Callable[[], Iterable]):
+        self.dataset = dataset
+        self._site_tasks = site_tasks
+        self._it: Iterator[Page] | None = None
+
+    def __iter__(self) -> Iterator[Page]:
+        return self
+
+    def __next__(self) -> Page:
+        if self._it is None:
+            self._it = Dataset.pages(self.dataset)
+        return next(self._it)
+
+    def site_tasks(self) -> Iterator:
+        """One task per site (an object with ``pages() -> list[Page]``), cut at ``limit``."""
+        self.dataset.skipped = []
+        yield from self._site_tasks()
+
+    def note_seen(self, page_id: str, sha256: str) -> None:
+        """Record a page a worker made from one of :meth:`site_tasks` (``Dataset.seen_``)."""
+        self.dataset.seen_[page_id] = sha256
 
 
 class InMemoryDataset(Dataset):

@@ -40,6 +40,7 @@ from evalkit.data.synthetic.dataset import (
     DEFAULT_N_TOPICS,
     DEFAULT_PAGES_PER_SITE,
     FINE_CLASSES,
+    SiteTask,
     SyntheticDataset,
     block_text,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "IAB_SIZES",
     "SOCIAL_HOSTS",
     "TOPICS",
+    "SiteTask",
     "SyntheticDataset",
     "block_text",
 ]

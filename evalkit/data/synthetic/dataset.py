@@ -11,10 +11,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import lxml.html
 
-from evalkit.data.base import Dataset
+from evalkit.data.base import Dataset, LazyPages
 from evalkit.data.synthetic.article import _article
 from evalkit.data.synthetic.layout import _render_page
 from evalkit.data.synthetic.markup import GOLD_ATTR
@@ -58,6 +59,23 @@ def _label_of(el) -> tuple[str, str] | None:
             return (CONTENT if fine in CONTENT_FINE else NOISE), fine
         node = node.getparent()
     return None
+
+
+@dataclass(frozen=True)
+class SiteTask:
+    """One site of a synthetic set as a runner task: the worker that runs it generates the
+    site's pages (:meth:`pages`), so generation runs in parallel and the main process
+    holds no page. Small and picklable: the set's parameters, the site's index and name,
+    and how many of its pages the set's ``limit`` leaves."""
+
+    params: dict
+    site: int
+    key: str
+    take: int
+
+    def pages(self) -> list[Page]:
+        ds = SyntheticDataset(**{k: v for k, v in self.params.items() if k != "limit"})
+        return ds.site_pages(self.site, self.key, self.take)
 
 
 class SyntheticDataset(Dataset):
@@ -113,21 +131,50 @@ class SyntheticDataset(Dataset):
         return TOPICS[:self.n_topics]
 
     def _iter_pages(self) -> Iterator[Page]:
+        for task in self._site_tasks():
+            yield from task.pages()
+
+    def _site_tasks(self) -> Iterator[SiteTask]:
+        """One :class:`SiteTask` per site, cut at ``limit`` pages."""
+        left = self.limit
+        for s, key in enumerate(_site_keys(self.n_sites, self.seed)):
+            take = self.pages_per_site if left is None else min(left, self.pages_per_site)
+            if take <= 0:
+                return
+            yield SiteTask(self.get_params(), s, key, take)
+            if left is not None:
+                left -= take
+
+    def pages(self) -> LazyPages:
+        """The pages, as :meth:`Dataset.pages`, from a stream that can also hand the runner
+        one :class:`SiteTask` per site instead (:class:`evalkit.data.base.LazyPages`), so the
+        pages are generated where the task runs."""
+        self.skipped = []
+        return LazyPages(self, self._site_tasks)
+
+    def site_pages(self, s: int, key: str, take: int) -> list[Page]:
+        """The first ``take`` pages of site ``s`` (its name ``key``): the same bytes wherever
+        and in whatever order the sites are generated (every draw is seeded per site and page).
+
+        Every page of the site is drafted before any is returned: ``template_texts`` are the
+        block texts common to all of them.
+        """
         topics = self.topics()
         width = max(2, len(str(max(self.n_sites, self.pages_per_site))))
-        for s, key in enumerate(_site_keys(self.n_sites, self.seed)):
-            site = _site_template(s, key, random.Random(f"synthetic:{self.seed}:site:{s}"))
-            drafts = []
-            for p in range(self.pages_per_site):
-                g = s * self.pages_per_site + p
-                rng = random.Random(f"synthetic:{self.seed}:site:{s}:page:{p}")
-                drafts.append(self._draft(site, topics[g % len(topics)], rng,
-                                          f"site{s + 1:0{width}d}-p{p + 1:0{width}d}"))
-            common = set.intersection(*(set(d["all_blocks"]) for d in drafts))
-            for d in drafts:
-                d["gold"].template_texts = [t for t in d["all_blocks"] if t in common]
-                yield Page(id=d["id"], dataset=self.name, raw=d["raw"], gold=d["gold"],
-                           url=d["url"], source=d["id"], site=site.host)
+        site = _site_template(s, key, random.Random(f"synthetic:{self.seed}:site:{s}"))
+        drafts = []
+        for p in range(self.pages_per_site):
+            g = s * self.pages_per_site + p
+            rng = random.Random(f"synthetic:{self.seed}:site:{s}:page:{p}")
+            drafts.append(self._draft(site, topics[g % len(topics)], rng,
+                                      f"site{s + 1:0{width}d}-p{p + 1:0{width}d}"))
+        common = set.intersection(*(set(d["all_blocks"]) for d in drafts))
+        out = []
+        for d in drafts[:take]:
+            d["gold"].template_texts = [t for t in d["all_blocks"] if t in common]
+            out.append(Page(id=d["id"], dataset=self.name, raw=d["raw"], gold=d["gold"],
+                            url=d["url"], source=d["id"], site=site.host))
+        return out
 
     def _draft(self, site: _Site, topic: str, rng: random.Random, page_id: str) -> dict:
         art = _article(site, topic, rng)

@@ -52,6 +52,15 @@ import functools
 import pandas as pd
 
 from evalkit.experiments import Context
+from evalkit.experiments.speed.harness import (
+    HARNESS_PREFIX,
+    harness_outputs,
+    harness_rows,
+    harness_table,
+    ladder_rows,
+    ladder_table,
+    peak_memory,
+)
 from evalkit.experiments.speed.ladder import (
     LADDER_CHAIN,
     LADDER_SHAPES,
@@ -98,6 +107,7 @@ __all__ = [
     "CLOCKS",
     "DEFAULT_LENGTHS",
     "DEFAULT_TARGETS",
+    "HARNESS_PREFIX",
     "LADDER_CHAIN",
     "LADDER_SHAPES",
     "LADDER_SIZES",
@@ -110,10 +120,16 @@ __all__ = [
     "TWC_PFM_TARGET_MS",
     "TWC_PFM_TARGET_TERMS",
     "growth_exponent",
+    "harness_outputs",
+    "harness_rows",
+    "harness_table",
     "ladder_page",
+    "ladder_rows",
     "ladder_summary",
+    "ladder_table",
     "ladder_task",
     "micro_task",
+    "peak_memory",
     "peak_rss_mb",
     "python_walk",
     "run",
@@ -187,6 +203,15 @@ def run(ctx: Context) -> pd.DataFrame:
                                 n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         _micro_outputs(ctx, bench, clock)
+    harness = opts.get("harness") or {}
+    if harness.get("enabled", False):
+        rows = [r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds,
+                                                                              harness)]
+        rows += ladder_rows(ctx, harness)
+        if rows:
+            frame = pd.DataFrame(rows)
+            summaries.append(frame)
+            harness_outputs(ctx, frame)
     peaks = [r for r in pd.concat(summaries).itertuples() if r.metric == "peak_rss_mb"]
     ctx.report += ["Peak resident memory of the timing process so far (getrusage maxrss): "
                    + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + ".", ""]

@@ -1,0 +1,91 @@
+"""The speed experiment's harness measures (issue 17): tables worked by hand, a short real
+run whose cold/warm ratio is a column, the memory sampler. No timed asserts."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.cli import CONFIG_DIR
+from evalkit.config import register_resolvers
+from evalkit.experiments import run_experiment
+from evalkit.experiments.speed import harness as H
+from evalkit.reference_check import is_timing
+from evalkit.summary import summary_row
+
+register_resolvers()
+
+
+def _rows():
+    rows = [summary_row("s", "harness", "harness_cold_wall_s", 2.0, n_pages=10),
+            summary_row("s", "harness", "harness_warm_wall_s", 0.5, n_pages=10),
+            summary_row("s", "harness", "harness_warm_over_cold", 0.25, n_pages=10),
+            summary_row("s", "harness", "harness_overhead_ratio", 0.2, n_pages=10),
+            summary_row("s", "harness", "harness_stage_score_ms_per_page", 3.0, n_pages=10),
+            summary_row("s", "harness", "harness_stage_score_share", 0.3, n_pages=10),
+            summary_row("ladder_300", "local", "harness_rss_max_process_mb", 120.0, n_pages=300),
+            summary_row("ladder_300", "local", "harness_rss_sum_processes_mb", 300.0,
+                        n_pages=300),
+            summary_row("ladder_300", "local", "harness_ladder_wall_s", 9.0, n_pages=300)]
+    return pd.DataFrame(rows)
+
+
+def test_tables_by_hand():
+    t = H.harness_table(_rows())
+    assert len(t) == 1
+    row = t.iloc[0]
+    assert (row["cold_s"], row["warm_s"], row["warm_over_cold"]) == (2.0, 0.5, 0.25)
+    assert (row["score_ms"], row["score_share"], row["n_pages"]) == (3.0, 0.3, 10)
+    assert row["overhead_ratio"] == 0.2 and pd.isna(row["read_ms"])
+    lad = H.ladder_table(_rows())
+    assert lad.to_dict("records") == [{"pages": 300, "runner": "local",
+                                       "rss_max_process_mb": 120.0,
+                                       "rss_sum_processes_mb": 300.0, "wall_s": 9.0}]
+
+
+def test_harness_rows_are_timings_for_the_reference_check():
+    assert is_timing("speed", "harness_warm_over_cold")
+    assert is_timing("speed", "harness_rss_max_process_mb")
+    assert not is_timing("extraction", "harness_warm_over_cold")
+
+
+def test_peak_memory_sees_the_largest_process_and_the_sum():
+    # a child that holds 200 MiB for a second under a parent that holds little
+    code = ("import subprocess, sys; subprocess.run([sys.executable, '-c', "
+            "'import time; b = bytearray(200 * 2**20); time.sleep(1.5)'])")
+    got = H.peak_memory([sys.executable, "-c", code], sample_s=0.05)
+    assert got["returncode"] == 0
+    assert 200 <= got["max_mb"] < 400
+    assert got["sum_mb"] > got["max_mb"]  # the parent is counted too
+
+
+def test_proc_fallback_reads_this_process():
+    (mine, *_) = H._rss_tree_proc(os.getpid())
+    assert mine > 10 * 2**20
+
+
+def test_speed_run_reports_cold_warm_and_stages(tmp_path):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            "experiment=speed", "dataset.synthetic.n_sites=2", "dataset.synthetic.pages_per_site=3",
+            "speed.n_boot=20", "method=[fulltext]", "speed.micro.enabled=false",
+            "speed.harness.enabled=true", "speed.harness.ladder_sizes=[]", "runner.n_jobs=1",
+            "+extraction.n_boot=20", f"paths.cache={tmp_path / 'cache'}"])
+    out = run_experiment(cfg, tmp_path / "out")
+    s = pd.read_csv(out / "summary.csv").set_index(["dataset", "method", "metric"])["value"]
+    cold = s[("synthetic", "harness", "harness_cold_wall_s")]
+    warm = s[("synthetic", "harness", "harness_warm_wall_s")]
+    # summary.csv keeps 6 significant digits
+    assert s[("synthetic", "harness", "harness_warm_over_cold")] == pytest.approx(warm / cold,
+                                                                                 rel=2e-5)
+    shares = [s[("synthetic", "harness", f"harness_stage_{st}_share")] for st in H.STAGES]
+    assert sum(shares) == pytest.approx(1, abs=1e-5)
+    table = pd.read_csv(out / "tables" / "speed_harness.csv")
+    assert "warm_over_cold" in table.columns and table["n_pages"].tolist() == [6]
+    assert not (out / "tables" / "speed_memory_ladder.csv").exists()
+    # the harness's passes use a cache of their own, never the run's
+    assert not (tmp_path / "cache").exists()
