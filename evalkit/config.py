@@ -81,8 +81,11 @@ def _entries(node) -> dict[str, dict[str, Any]]:
     return {str(k): dict(v or {}) for k, v in entries.items()}
 
 
-def build_datasets(cfg: DictConfig) -> dict[str, Any]:
-    """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist."""
+def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any]:
+    """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist.
+
+    With ``skip_missing`` (``experiment.skip_missing_data``, the readings study) a set whose
+    folder is absent is left out with one line on stderr instead of stopping the run."""
     from evalkit.data.base import DatasetMissingError
     from evalkit.registry import DATASETS
     from evalkit.validate import ParamError, show
@@ -101,6 +104,10 @@ def build_datasets(cfg: DictConfig) -> dict[str, Any]:
             try:
                 ds.root()  # raises DatasetMissingError with the fetch hint
             except DatasetMissingError as exc:  # the key as typed, the value, the fetch hint
+                if skip_missing:
+                    print(f"evalkit: dataset.{label}.path={show(ds.path)}: no such folder, "
+                          f"left out; {ds.fetch_hint}", file=sys.stderr)
+                    continue
                 raise DatasetMissingError(f"dataset.{label}.path={show(ds.path)}: no such "
                                           f"folder; {ds.fetch_hint}") from exc
         out[label] = ds

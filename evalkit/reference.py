@@ -39,6 +39,7 @@ import pandas as pd
 from evalkit.config import project_root
 
 __all__ = [
+    "COSTS",
     "ENTRIES",
     "OWN_METHODS",
     "PEERS",
@@ -79,6 +80,9 @@ ENTRIES: dict[str, list[str]] = {
     "kaur2017": ["study=kaur2017"],
     "kaur2015": ["study=kaur2015"],
     "all_synthetic": [],
+    # every stage-1.4 reading (10,368) and the stage 1-3 switches one at a time, on the first
+    # 60 pages of each shared set and 60 synthetic pages (readings.max_pages; configs/study/readings.yaml)
+    "readings": ["study=readings"],
     # small enough to recompute whole in CI (--check --quick): extraction and dedup on the
     # first pages of four shared sets and a small synthetic set, every own method, two peers
     "quick": ["experiment=all", "experiment.parts=[extraction,dedup]",
@@ -86,6 +90,12 @@ ENTRIES: dict[str, list[str]] = {
               *[f"dataset.{name}.limit={QUICK_LIMIT}" for name in QUICK_SETS],
               "dataset.synthetic.n_sites=10",
               f"method={_list(OWN_METHODS + ['trafilatura', 'readability_lxml'])}"],
+}
+
+#: what an entry costs, measured, written into its INDEX.md row (entries not listed: see
+#: docs/reference.md)
+COSTS: dict[str, str] = {
+    "readings": "about 4 min on 2 cores",
 }
 
 #: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
@@ -171,7 +181,8 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
     lines = _index_lines(index)
     today = dt.date.today().isoformat()
     for name in done:
-        row = f"| [{name}]({name}/report.md) | `evalkit {' '.join(ENTRIES[name] + extra)}` | {today} |"
+        made = f"{today} ({COSTS[name]})" if name in COSTS else today
+        row = f"| [{name}]({name}/report.md) | `evalkit {' '.join(ENTRIES[name] + extra)}` | {made} |"
         lines = [ln for ln in lines if not ln.startswith(f"| [{name}]")] + [row]
     index.write_text("\n".join(lines) + "\n")
     print(f"[reference] wrote {', '.join(done)} and {CONSTRAINTS} to {dest_root}")

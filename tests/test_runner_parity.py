@@ -51,6 +51,8 @@ CASES = {
     "san_aye": (["study=san_aye", "dataset.l3s_gn1.limit=6", *_UNITS], ["l3s-gn1"]),
     "saravanan2020": (["study=saravanan2020", *_SYNTH, "study.page_counts=[10,20]",
                        "study.n_boot=50"], []),
+    "readings": (["study=readings", *_SYNTH, "readings.max_pages=12", "readings.switch_pages=3",
+                  "study.n_boot=50"], []),
 }
 
 

@@ -42,6 +42,7 @@ EXPERIMENTS = Registry("experiment", {
     "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",
     "kaur2017": "evalkit.experiments.kaur2017:run",
     "kaur2015": "evalkit.experiments.kaur2015:run",
+    "readings": "evalkit.experiments.readings:run",
 })
 
 
@@ -120,7 +121,7 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
     check_specs(specs + detectors)
     runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
-    datasets = build_datasets(cfg)
+    datasets = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     ctx = Context(cfg=cfg, out=out, datasets=datasets, specs=specs, seed=int(cfg.seed),

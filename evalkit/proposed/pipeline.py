@@ -250,6 +250,20 @@ class Proposed(Extractor):
     # -- the extraction -----------------------------------------------------------------
 
     def extract(self, page: Page) -> Extraction:
+        state = self._through_dedup(page)
+        _step(state, "scoring", "n_kept",
+              self._run_scoring if self.scoring_.enabled else None)
+        t0 = time.perf_counter()
+        blocks, texts, first_text = state.blocks, state.texts, state.first_text
+        lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
+        records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
+        state.info["seconds_output"] = time.perf_counter() - t0
+        return Extraction(text="\n".join(x for x in lines if x), blocks=records,
+                          info=state.info)
+
+    def _through_dedup(self, page: Page) -> PageState:
+        """Stages 1.1 to 1.3 on ``page`` (each as its switch says): the page's state just
+        before stage 1.4."""
         state = PageState(page=page)
         info = state.info
         t0 = time.perf_counter()
@@ -261,15 +275,25 @@ class Proposed(Extractor):
         # final texts of the survivors (tag rules may have removed parts of them)
         state.texts = {b.index: state.cache[b] for b in state.alive()}
         _step(state, "dedup", "n_after_dedup", self.dedup_.run if self.dedup_.enabled else None)
-        _step(state, "scoring", "n_kept",
-              self._run_scoring if self.scoring_.enabled else None)
+        return state
 
-        t0 = time.perf_counter()
-        blocks, texts, first_text = state.blocks, state.texts, state.first_text
-        lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
-        records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
-        info["seconds_output"] = time.perf_counter() - t0
-        return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=info)
+    def scoring_inputs(self, page: Page, headings: bool = True
+                       ) -> tuple[scoring.PageInputs, list[str]]:
+        """What stage 1.4 would score on ``page``, without deciding: its
+        :class:`~evalkit.proposed.scoring.PageInputs` (stages 1.1-1.3 as configured; heading
+        terms too unless ``headings`` is False) and the output line of each distinct block,
+        in the same order. ``"\n".join(line for line, keep in zip(lines, out.kept) if keep
+        and line)`` of ``out = scoring.score_page(reading, inputs)`` is the text
+        :meth:`extract` gives under ``reading`` (the readings study scores every reading
+        from one pass). With site scope, pages of a site must come in order, as for
+        :meth:`extract`."""
+        state = self._through_dedup(page)
+        alive = state.alive()
+        inputs = self._inputs(alive, state.texts, state.title, len(state.blocks), state.tags,
+                              state.block_terms, state.index, state.info.get("n_after_primary"),
+                              headings=headings, nested=_nested(state))
+        lines = [" ".join(state.texts[b.index].split("\n")) for b in alive]
+        return inputs, lines
 
     def _record(self, b: BlockNode, text: str) -> BlockRecord:
         """The block's record (:class:`evalkit.block.Block`): ``path``, ``words``, ``kept``,
@@ -285,7 +309,7 @@ class Proposed(Extractor):
         """Stage 1.4 on the page's alive blocks (:meth:`_score`)."""
         self._score(state.alive(), state.texts, state.title, len(state.blocks), state.tags,
                     state.block_terms, state.index, state.info.get("n_after_primary"),
-                    nested=state.cache is not None and state.cache.nested == "subtree")
+                    nested=_nested(state))
 
     def _score(self, alive: list[BlockNode], texts: dict[int, str], title: str, n_blocks: int,
                tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None,
@@ -293,10 +317,25 @@ class Proposed(Extractor):
         """Stage 1.4; ``nested``: the blocks' texts are their subtrees'
         (``blocks.nested_text=subtree``), so their link and heading words are too."""
         reading = self.scoring_.reading()
+        inputs = self._inputs(alive, texts, title, n_blocks, tags, block_terms, index, n_primary,
+                              headings=reading.title_source == "headings", nested=nested)
+        out = scoring.score_page(reading, inputs)
+        below = "<=" if reading.comparison == "gt" else "<"
+        for b, s, keep in zip(alive, out.scores, out.kept):
+            b.score, b.threshold = s, out.threshold
+            if not keep:
+                b.remove("scoring", "low_score", f"score {s:.3f} {below} threshold "
+                                                 f"{out.threshold:.3f}")
+
+    def _inputs(self, alive: list[BlockNode], texts: dict[int, str], title: str, n_blocks: int,
+                tags, block_terms: dict[int, list[str]], index: BodyIndex | None,
+                n_primary: int | None, headings: bool, nested: bool = False) -> scoring.PageInputs:
+        """Stage 1.4's inputs of the alive blocks (stage 1.3's preprocessing throughout);
+        heading terms only when ``headings`` (a reading that reads title words from them);
+        ``nested``: the blocks' texts are their subtrees' (``blocks.nested_text=subtree``)."""
         prep = (self.stoplist, self.stemmer)
         anchors = _anchor_texts(alive, index, tags, nested) if index is not None else None
-        heads = (_heading_texts(alive, index, tags, nested)
-                 if reading.title_source == "headings" else {})
+        heads = _heading_texts(alive, index, tags, nested) if headings else {}
         inputs = []
         for b in alive:
             own = block_terms.get(b.index)
@@ -306,15 +345,14 @@ class Proposed(Extractor):
                 terms=own if own is not None else terms(texts[b.index], *prep),
                 anchor_terms=terms(link_text, *prep),
                 heading_terms=terms(heads[b.index], *prep) if b.index in heads else ()))
-        out = scoring.score_page(reading, scoring.PageInputs(
+        return scoring.PageInputs(
             blocks=inputs, title_terms=terms(title, *prep), n_blocks_stage1=n_blocks,
-            n_blocks_stage2=n_blocks if n_primary is None else n_primary))
-        below = "<=" if reading.comparison == "gt" else "<"
-        for b, s, keep in zip(alive, out.scores, out.kept):
-            b.score, b.threshold = s, out.threshold
-            if not keep:
-                b.remove("scoring", "low_score", f"score {s:.3f} {below} threshold "
-                                                 f"{out.threshold:.3f}")
+            n_blocks_stage2=n_blocks if n_primary is None else n_primary)
+
+
+def _nested(state: PageState) -> bool:
+    """Whether the page's block texts are their subtrees' (``blocks.nested_text=subtree``)."""
+    return state.cache is not None and state.cache.nested == "subtree"
 
 
 def _step(state: PageState, name: str, count: str, run: Callable[[PageState], None] | None) -> None:
