@@ -579,7 +579,9 @@ def _write(ctx: Context, grid_all: pd.DataFrame, variants: pd.DataFrame | None,
                         "reading with it, and the median over all readings with it")
     _figure(ctx, grid_all, shown, presets, sets)
     ctx.report += _report(grid_all, head, top, effects, shown, presets, why, best, best_t4,
-                          near, mean_f1, s2020, pc, table4, sets, correct_f1, thr)
+                          near, mean_f1, s2020, pc, table4, sets, correct_f1, thr,
+                          scope=_scope(ctx.section("readings").get("max_pages"),
+                                       ctx.section("readings").get("switch_pages")))
     # the readings shown, recomputed with the metrics' own functions (summary.csv)
     column = {reading_label(r): i for i, r in enumerate(GRID)} | {"proposed@dedup": len(GRID)}
     rows = pd.DataFrame([row for name in shown for ds, page_rows in set_rows.items()
@@ -660,7 +662,7 @@ def _figure(ctx: Context, grid_all: pd.DataFrame, shown: list[str], presets: dic
     ax.set_xlabel("data set")
     ax.set_ylim(0, 1)
     ax.set_title("Presets, best readings, the literal one")
-    ax.legend(fontsize=6, loc="lower left")
+    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
     data = [sub[sub["dataset"] == ds]["value"].to_numpy(float) for ds in sets]
     bx.boxplot(data, showfliers=True)
     bx.set_xticks(np.arange(1, len(sets) + 1), sets, rotation=30, ha="right")
@@ -671,8 +673,17 @@ def _figure(ctx: Context, grid_all: pd.DataFrame, shown: list[str], presets: dic
     save(fig, ctx.out / "figures" / "readings_f1")
 
 
+def _scope(max_pages, switch_pages) -> str:
+    """Which pages the numbers are over, said in the report's first paragraph."""
+    first = "every page" if max_pages is None else f"the first {max_pages} pages"
+    if switch_pages is None:
+        return f"Pages: {first} of each set (`readings.max_pages`)."
+    return (f"Pages: {first} of each set (`readings.max_pages`); the stage 1-3 switches on the "
+            f"first {switch_pages} of them (`readings.switch_pages`).")
+
+
 def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, near, mean_f1,
-            s2020, pc, table4, sets, correct_f1, thr) -> list[str]:
+            s2020, pc, table4, sets, correct_f1, thr, scope: str = "") -> list[str]:
     n_t4 = sum(v is True for v in table4.values())
     lit = "literal"
     lines = ["## Every reading of stage 1.4", "",
@@ -681,7 +692,7 @@ def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, ne
              f"{', '.join(sets)}. The paper calls 93 % of its 300 pages correctly extracted "
              f"(Table 8). Two criteria stand next to it: `saravanan2020_correct` (the "
              f"saravanan2020 study's rule: F1 of the kept words against the content >= "
-             f"{correct_f1}) and `pages_correct` (shingle F1 >= {thr})."), ""]
+             f"{correct_f1}) and `pages_correct` (shingle F1 >= {thr}). {scope}"), ""]
     best_s = s2020.mean(axis=1)
     lines += ["### Which readings come closest to 93 %", "",
               (f"- Closest by mean `saravanan2020_correct` over the sets: `{near}` "
