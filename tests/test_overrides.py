@@ -98,8 +98,11 @@ def test_without_a_close_name_every_valid_one_is_listed(monkeypatch, capsys):
     ["study=saravanan2020", "method.proposed.dedup.k=4"],
     ["method=proposed_primary"],
 ])
-def test_good_overrides_pass(argv):
-    assert cli.check_overrides(argv) is None
+def test_good_overrides_pass(argv, shared_root):
+    msg = cli.check_overrides(argv)
+    if msg and "no such folder" in msg and not shared_root.is_dir():
+        pytest.skip(f"the shared data sets are not at {shared_root}: {msg}")
+    assert msg is None
 
 
 def test_closest_uses_difflib_ratio():
