@@ -413,17 +413,21 @@ class ExtractionCache:
         not JSON data; :func:`evalkit.cache_entry.as_data` first says which)."""
         if self.root is None:
             return
-        data = cache_entry.encode(key, ext)
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_atomic(self._path(key), cache_entry.encode(key, ext))
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, so a reader
+    (or a second worker writing the same entry) never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def invalid_entries_line(root: str | os.PathLike, n: int) -> str:
@@ -547,17 +551,8 @@ class ScoreCache:
             return
         entry = {"format": SCORE_FORMAT, "version": SCORE_VERSION, "key": key,
                  "sha256": _record_digest(rec), "record": rec}
-        data = json.dumps(entry, ensure_ascii=False, allow_nan=True).encode(
-            "utf-8", "surrogatepass")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_atomic(path, json.dumps(entry, ensure_ascii=False, allow_nan=True).encode(
+            "utf-8", "surrogatepass"))
 
 
 def _scored_page_key(page: Page) -> str:
