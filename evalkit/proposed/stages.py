@@ -250,6 +250,10 @@ class PrimaryStage(Stage):
         state.info["primary_counts"] = counts
 
 
+#: the most literal reading of stage 1.4: the scoring stage's defaults are its fields
+_LITERAL = scoring.Reading()
+
+
 class ScoringStage(Stage):
     """Stage 1.4, weighted block scoring (``scoring``; run by ``Proposed._score``).
 
@@ -273,20 +277,20 @@ class ScoringStage(Stage):
     def __init__(
         self,
         enabled: bool = True,
-        alpha: float = scoring.DEFAULT_ALPHA,
-        beta: float = scoring.DEFAULT_BETA,
-        gamma: float = scoring.DEFAULT_GAMMA,
-        content_denominator: str = "block_distinct_sum",
-        title_source: str = "title",
-        title_count: str = "occurrences",
-        link_scope: str = "block",
-        link_count: str = "occurrences",
-        content_count: str = "remainder",
-        content_weight: str = "eq4",
-        bound: str = "none",
-        threshold_blocks: str = "stage1",
-        comparison: str = "gt",
-        if_none_pass: str = "nothing",
+        alpha: float = _LITERAL.alpha,
+        beta: float = _LITERAL.beta,
+        gamma: float = _LITERAL.gamma,
+        content_denominator: str = _LITERAL.content_denominator,
+        title_source: str = _LITERAL.title_source,
+        title_count: str = _LITERAL.title_count,
+        link_scope: str = _LITERAL.link_scope,
+        link_count: str = _LITERAL.link_count,
+        content_count: str = _LITERAL.content_count,
+        content_weight: str = _LITERAL.content_weight,
+        bound: str = _LITERAL.bound,
+        threshold_blocks: str = _LITERAL.threshold_blocks,
+        comparison: str = _LITERAL.comparison,
+        if_none_pass: str = _LITERAL.if_none_pass,
     ):
         self.enabled = enabled
         self.alpha = alpha
