@@ -14,7 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from evalkit import metrics
 
 __all__ = [
     "ROW_COLUMNS",
@@ -22,6 +25,7 @@ __all__ = [
     "failure_rows",
     "failure_table",
     "scored",
+    "shingle_rows",
     "summary_row",
     "with_note",
 ]
@@ -39,6 +43,20 @@ def summary_row(dataset: str, method: str, metric: str, value: Any, ci_low: Any 
     """One long-format summary row; a missing value or bound is NaN, the page count an int."""
     return {"dataset": dataset, "method": method, "metric": metric, "value": _float(value),
             "ci_low": _float(ci_low), "ci_high": _float(ci_high), "n_pages": int(n_pages)}
+
+
+def shingle_rows(dataset: str, method: str, p: np.ndarray, r: np.ndarray, *, n_boot: int,
+                 alpha: float, seed: int) -> list[dict[str, Any]]:
+    """``shingle_precision``/``recall``/``f1`` rows: P and R averaged over the pages, F1 of
+    the averages (ScrapingHub's rule), each with a page-bootstrap interval of that same rule."""
+    prf = metrics.aggregate_prf(p, r)
+    rows = []
+    for key in ("precision", "recall", "f1"):
+        ci = metrics.bootstrap_ci_pages(
+            [p, r], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
+            n_boot=n_boot, alpha=alpha, seed=seed)
+        rows.append(summary_row(dataset, method, f"shingle_{key}", prf[key], *ci, len(p)))
+    return rows
 
 
 def scored(df: pd.DataFrame, column: str) -> pd.DataFrame:

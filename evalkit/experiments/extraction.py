@@ -23,7 +23,7 @@ from evalkit.experiments import Context
 from evalkit.plots import bar_prf, pages_correct_curve
 from evalkit.results import CHUNK_ROWS
 from evalkit.scoring import score_extraction
-from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
+from evalkit.summary import drop_note, failure_rows, scored, shingle_rows, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
 __all__ = ["TABLE_METRICS", "ci_label", "run", "summarize"]
@@ -99,13 +99,9 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
         rows.append(fails[method])
         if n == 0:
             continue
-        p, r = ok["shingle_precision"].to_numpy(float), ok["shingle_recall"].to_numpy(float)
-        prf = metrics.aggregate_prf(p, r)
-        for key in ("precision", "recall", "f1"):
-            ci = metrics.bootstrap_ci_pages(
-                [p, r], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
-                n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append(summary_row(dataset, method, f"shingle_{key}", prf[key], *ci, n))
+        rows += shingle_rows(dataset, method, ok["shingle_precision"].to_numpy(float),
+                             ok["shingle_recall"].to_numpy(float), n_boot=n_boot, alpha=alpha,
+                             seed=seed)
         for fam in ("word", "lcs", "kaur"):
             for key in ("precision", "recall", "f1", "accuracy"):
                 col = f"{fam}_{key}"

@@ -20,7 +20,7 @@ from evalkit.experiments.readings_grid import (
     reading_label,
 )
 from evalkit.proposed.scoring import READING_CHOICES
-from evalkit.summary import summary_row
+from evalkit.summary import shingle_rows, summary_row
 from evalkit.tables import format_cell, to_markdown, write_table
 
 __all__: list[str] = []
@@ -36,13 +36,7 @@ def _profile_rows(dataset: str, name: str, rows: list[dict[str, Any]], col: int,
     units = np.array([r["units"][i] for r, i in zip(rows, idx)]).reshape(-1, 4)
     s2020 = np.array([r["s2020"][i] for r, i in zip(rows, idx)], dtype=float)
     n = len(rows)
-    out = []
-    prf = metrics.aggregate_prf(p, rc)
-    for key in ("precision", "recall", "f1"):
-        ci = metrics.bootstrap_ci_pages(
-            [p, rc], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
-            n_boot=n_boot, alpha=alpha, seed=seed)
-        out.append(summary_row(dataset, name, f"shingle_{key}", prf[key], *ci, n))
+    out = shingle_rows(dataset, name, p, rc, n_boot=n_boot, alpha=alpha, seed=seed)
     counts = units[~np.isnan(units).any(axis=1)]
     if len(counts):
         value = metrics.confusion_scores(*counts.sum(axis=0))["f1"]
