@@ -17,8 +17,9 @@ Formats (``format``):
 - ``jsonl``: JSON lines, one object per page with an id field and a text field (the layout of
   Bevendorff et al.'s web-content-extraction benchmark, ``page_id`` and ``plaintext``, and of
   WebMainBench). Field names: ``id_field`` / ``text_field``, or the first of
-  :data:`ID_FIELDS` / :data:`TEXT_FIELDS` a line has (two of them in one line is an error:
-  WebMainBench keeps its gold in ``content`` beside the tool's output).
+  :data:`ID_FIELDS` / :data:`TEXT_FIELDS` a line has. Two of them in one line, or a gold
+  field (:data:`GOLD_FIELDS`) without ``text_field``, is an error: WebMainBench keeps its
+  gold beside the tools' outputs, and the gold must never be scored as a tool's text.
 - ``auto``: ``folder`` for a folder, ``jsonl`` for ``.jsonl``/``.ndjson``, ``aeb`` for
   ``.json`` (each also gzipped, ``.gz``).
 
@@ -50,7 +51,7 @@ from evalkit.page import Extraction, Page, PageError, clean_chars, decode_gold, 
 from evalkit.validate import ParamError, check_choice
 from evalkit.visible import visible_text
 
-__all__ = ["FOLDER_SUFFIXES", "FORMATS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
+__all__ = ["FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
            "Stored", "StoredFileError", "read_outputs"]
 
 FORMATS = ("auto", "folder", "aeb", "jsonl")
@@ -60,6 +61,9 @@ ID_FIELDS = ("page_id", "id", "track_id", "url_hash", "doc_id")
 #: text fields a JSON line may use (Bevendorff et al.: plaintext; WebMainBench: content,
 #: extracted_content; the ScrapingHub benchmark: articleBody)
 TEXT_FIELDS = ("text", "plaintext", "content", "extracted_content", "articleBody")
+#: fields that hold gold, not a tool's output (WebMainBench keeps both in one line): a line
+#: with one of them needs ``text_field``, so the gold is never scored as the tool's text
+GOLD_FIELDS = ("groundtruth_content", "groundtruth", "ground_truth", "gold")
 #: file suffixes of the folder format; .html is reduced to its visible text
 FOLDER_SUFFIXES = (".txt", ".md", ".html")
 #: the placeholder a path template is filled with
@@ -171,6 +175,10 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
         if not isinstance(key, (str, int)) or isinstance(key, bool):
             raise StoredFileError(f"{where}: the page id is a JSON {type(key).__name__}")
         key = str(key)
+        gold = [f for f in GOLD_FIELDS if f in record]
+        if gold and text_field is None:
+            raise StoredFileError(f"{where}: the line holds gold too ({', '.join(gold)}); set "
+                                  "text_field to the tool's field")
         text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
         if out.get(key, text) != text:
             raise StoredFileError(f"{where}: page {key!r} again, with another text")

@@ -153,6 +153,11 @@ def test_jsonl_field_names_and_their_alternatives(tmp_path):
                                               r"\(content, extracted_content\)"):
         read_outputs(file)
     assert read_outputs(file, text_field="extracted_content") == {"a": "tool"}
+    file.write_text('{"id": "a", "text": "tool", "groundtruth_content": "gold"}\n')
+    with pytest.raises(StoredFileError, match="holds gold too .groundtruth_content.; set "
+                                              "text_field"):
+        read_outputs(file)
+    assert read_outputs(file, text_field="text") == {"a": "tool"}
     file.write_text('{"key": "a", "body": "t"}\n')
     assert read_outputs(file, "jsonl", id_field="key", text_field="body") == {"a": "t"}
     with pytest.raises(StoredFileError, match="out.jsonl:1: no id field"):
