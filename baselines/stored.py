@@ -247,7 +247,18 @@ def _digest(path: Path, fmt: str) -> str:
 
 #: (file, format, fields) -> (file signature, outputs): a file is parsed once per process,
 #: not once per task (each task builds a fresh method); a changed file is parsed again
-_LOADED: dict[tuple, tuple[tuple, dict[str, str]]] = {}
+_LOADED: dict[tuple, tuple[tuple, dict]] = {}
+
+
+def _listed(path: Path) -> dict[str, Path]:
+    """:func:`_folder_files`, listed again only when the folder's entries change (its
+    mtime), not on every page."""
+    key, sig = (str(path), "folder"), (path.stat().st_mtime_ns,)
+    hit = _LOADED.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, _folder_files(path))
+        _LOADED[key] = hit
+    return hit[1]
 
 
 def _loaded(path: Path, fmt: str, id_field: str | None,
@@ -312,8 +323,8 @@ class Stored(Extractor):
 
     def _outputs(self, path: Path) -> dict[str, str] | dict[str, Path]:
         fmt = _format_of(path, self.format)
-        if fmt == "folder":  # read page by page: a folder may be large
-            return _folder_files(path)
+        if fmt == "folder":  # files are read page by page: a folder may be large
+            return _listed(path)
         return _loaded(path, fmt, self.id_field, self.text_field)
 
     # -- the method -----------------------------------------------------------------------
