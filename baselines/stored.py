@@ -347,7 +347,10 @@ class Stored(Extractor):
         for file in files:
             if not file.exists():
                 raise ParamError("path", self.path, f"no such file or folder: {file}")
-            read_outputs(file, self.format, self.id_field, self.text_field)  # names the file
+            if _format_of(file, self.format) == "folder":
+                _folder_files(file)  # its files are read page by page; a bad one fails its page
+            else:
+                read_outputs(file, self.format, self.id_field, self.text_field)  # names the file
 
     def resolved_params(self) -> dict[str, Any]:
         """The parameters plus each readable stored file's format and sha256: the cache key
