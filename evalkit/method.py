@@ -91,6 +91,13 @@ class Extractor(BaseMethod):
     def extract(self, page: Page) -> Extraction:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def dataset_notes(self, dataset: str, page_ids) -> dict[str, Any]:
+        """What the method has to say about a whole data set once all its pages ran
+        (``page_ids``: the pages of the run): JSON-able facts for run.json, with an optional
+        one-line ``warning`` the run prints. Most methods have nothing (``{}``); the
+        ``stored`` method lists stored ids that are no page of the run."""
+        return {}
+
 
 class Detector(BaseMethod):
     """A near-duplicate detector over text blocks.

@@ -102,6 +102,7 @@ METHODS = Registry("method", {
     "boilerpy3": "baselines.peers:Boilerpy3",
     "goose3": "baselines.peers:Goose3",
     "html_text": "baselines.peers:HtmlText",
+    "stored": "baselines.stored:Stored",
 })
 
 DETECTORS = Registry("detector", {

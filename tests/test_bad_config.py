@@ -108,6 +108,10 @@ CASES = [
     (["detector.simhash.k=-1"], "detector.simhash.k=-1"),
     (["detector.modified_simhash.bits=48"], "detector.modified_simhash.bits=48"),
     (["detector.modified_simhash.stemmer=snowball"], "detector.modified_simhash.stemmer=snowball"),
+    (["method=stored"], "method.stored.path=null"),
+    (["method=stored", "method.stored.path=/nonexistent/out.json"], "method.stored.path"),
+    (["method=stored", "method.stored.path=/tmp", "method.stored.format=csv"],
+     "method.stored.format=csv"),
     # -- the experiment sections (configs/experiment/*.yaml) and the seed
     (["extraction.n_boot=0"], "extraction.n_boot=0"),
     (["extraction.n_boot=abc"], "extraction.n_boot=abc"),

@@ -32,7 +32,8 @@ PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3
 #: label -> spec of every registry entry with its defaults, plus proposed with each detector
 SPECS = {
     **{name: MethodSpec(name, name) for name in
-       ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", *PEERS]},
+       ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", "stored",
+        *PEERS]},
     **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
        for d in ("jaccard", "minhash", "simhash")},
     **{f"det:{d}": MethodSpec(d, d, kind="detector")
@@ -68,6 +69,7 @@ EXPECTED = {
     "baselines/peers.py": set(PEERS),
     "baselines/reference.py": {"fulltext", "empty", "gold"},
     "baselines/simhash.py": {"proposed[simhash]", "det:simhash"},
+    "baselines/stored.py": {"stored"},
 }
 #: core files: what every method runs, and what none does
 CORE = {

@@ -6,6 +6,7 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,9 @@ class Context:
     spills: dict[int, RecordSpill] = field(default_factory=dict)
     #: every spill made by :meth:`spill`, deleted when the run ends
     scratch: list[RecordSpill] = field(default_factory=list)
+    #: method label -> data set -> what the method said about the data set
+    #: (:meth:`evalkit.method.Extractor.dataset_notes`; run.json ``methods.<label>.notes``)
+    notes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def runner(self) -> Runner:
@@ -97,6 +101,26 @@ class Context:
         for rec in per_page[per_page["error"].notna()].itertuples():
             self.failures.append({"dataset": dataset, "page": rec.page_id, "method": rec.method,
                                   "error": rec.error})
+        self._ask_methods(per_page, dataset)
+
+    def _ask_methods(self, per_page: pd.DataFrame, dataset: str) -> None:
+        """Collect each method's notes on the data set once (several parts may record the
+        same pages) and print their warning lines (the ``stored`` method's unknown ids)."""
+        for spec in self.specs:
+            if dataset in self.notes.get(spec.label, {}):
+                continue
+            ids = per_page.loc[per_page["method"] == spec.label, "page_id"]
+            if ids.empty:
+                continue
+            try:
+                note = spec.build().dataset_notes(dataset, set(ids.astype(str)))
+            except Exception:  # noqa: BLE001, S112 - notes are extra: never stop a run for one
+                continue
+            if note:
+                self.notes.setdefault(spec.label, {})[dataset] = note
+                if note.get("warning"):
+                    print(f"evalkit: warning: method {spec.label}: {note['warning']}",
+                          file=sys.stderr)
 
     def section(self, name: str) -> dict[str, Any]:
         return plain(self.cfg.get(name)) or {}
@@ -158,6 +182,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0) -> Path:
         write_frames_csv(frames, out / "per_page.csv")
     # what each method ran with on this machine: resolved parameters, outside packages
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
+    for label, notes in ctx.notes.items():
+        methods[label]["notes"] = notes
     extra = {"experiment": str(cfg.experiment.name), "parts": parts,
              "runner": {"name": runner.name, "on_failure": runner.on_failure}}
     if detectors:

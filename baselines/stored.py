@@ -1,0 +1,389 @@
+"""Stored outputs: score what any tool already wrote for each page, without running it.
+
+A Go, Java or Rust extractor, an LLM, a paper's released outputs: whatever made the text,
+``method=stored`` reads it back by page id (:attr:`evalkit.page.Page.id`) and hands it to
+the scorers like any other method's extraction. The specification, with every format and
+field name, is docs/methods/stored.md.
+
+Formats (``format``):
+
+- ``folder``: a folder of ``<page id>.txt``, ``.md`` or ``.html``; text and Markdown are
+  taken as they are (decoded as gold files are, :func:`evalkit.page.decode_gold`), HTML is
+  reduced to its visible text by :func:`evalkit.visible.visible_text`, the function behind
+  the ``fulltext`` reference.
+- ``aeb``: the ScrapingHub article-extraction-benchmark's ``output/<tool>.json``, a JSON
+  object ``{page id: {"articleBody": text}}``, bare or inside ``{"version": ..., "output":
+  {...}}`` as most of the benchmark's files have it.
+- ``jsonl``: JSON lines, one object per page with an id field and a text field (the layout of
+  Bevendorff et al.'s web-content-extraction benchmark, ``page_id`` and ``plaintext``, and of
+  WebMainBench). Field names: ``id_field`` / ``text_field``, or the first of
+  :data:`ID_FIELDS` / :data:`TEXT_FIELDS` a line has. Two of them in one line, or a gold
+  field (:data:`GOLD_FIELDS`) without ``text_field``, is an error: WebMainBench keeps its
+  gold beside the tools' outputs, and the gold must never be scored as a tool's text.
+- ``auto``: ``folder`` for a folder, ``jsonl`` for ``.jsonl``/``.ndjson``, ``aeb`` for
+  ``.json`` (each also gzipped, ``.gz``).
+
+``path`` is one file or folder for every data set, a template holding ``{dataset}`` (the
+data set's name in the run), or a mapping data set -> path. A page with no stored output
+is a failure (``runner.on_failure`` scores it as an empty extraction); stored ids that are
+no page of the run are counted in one warning line and listed in run.json
+(:meth:`Stored.dataset_notes`). A stored record whose text is null or empty is an empty
+extraction, not a failure: the tool ran and returned nothing.
+
+Files are parsed as JSON (never unpickled, never imported); the cache key holds the
+sha256 of every file the config can read (:meth:`Stored.resolved_params`), so editing a
+stored file re-scores it.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from evalkit.method import Extractor
+from evalkit.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
+from evalkit.validate import ParamError, check_choice
+from evalkit.visible import visible_text
+
+__all__ = ["FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
+           "Stored", "StoredFileError", "read_outputs"]
+
+FORMATS = ("auto", "folder", "aeb", "jsonl")
+#: id fields a JSON line may use, in the order they are looked for (Bevendorff et al.:
+#: page_id; WebMainBench: id or track_id)
+ID_FIELDS = ("page_id", "id", "track_id", "url_hash", "doc_id")
+#: text fields a JSON line may use (Bevendorff et al.: plaintext; WebMainBench: content,
+#: extracted_content; the ScrapingHub benchmark: articleBody)
+TEXT_FIELDS = ("text", "plaintext", "content", "extracted_content", "articleBody")
+#: fields that hold gold, not a tool's output (WebMainBench keeps both in one line): a line
+#: with one of them needs ``text_field``, so the gold is never scored as the tool's text
+GOLD_FIELDS = ("groundtruth_content", "groundtruth", "ground_truth", "gold")
+#: file suffixes of the folder format; .html is reduced to its visible text
+FOLDER_SUFFIXES = (".txt", ".md", ".html")
+#: the placeholder a path template is filled with
+DATASET = "{dataset}"
+
+
+class StoredFileError(ValueError):
+    """A stored file that cannot be read as its format says; the message names the file."""
+
+
+class MissingOutput(LookupError):
+    """No stored output for a page: the page is a failure of the stored method."""
+
+
+def _format_of(path: Path, fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    if path.is_dir():
+        return "folder"
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "aeb"
+    raise StoredFileError(f"{path}: cannot tell the format from the name; set format "
+                          "(folder, aeb or jsonl)")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise StoredFileError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    if path.name.lower().endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise StoredFileError(f"{path}: not a readable gzip file ({exc})") from exc
+    return raw
+
+
+def _text_value(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise StoredFileError(f"{where}: the text is a JSON {type(value).__name__}, "
+                              "not a string")
+    return value
+
+
+def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
+    try:
+        data = json.loads(raw)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StoredFileError(f"{path}: not a JSON document ({exc})") from exc
+    if isinstance(data, dict) and set(data) <= {"version", "output"} \
+            and isinstance(data.get("output"), dict):
+        data = data["output"]  # the benchmark's {"version": ..., "output": {...}} wrapper
+    if not isinstance(data, dict):
+        raise StoredFileError(f"{path}: expected a JSON object mapping page ids to "
+                              '{"articleBody": ...}')
+    field = text_field or "articleBody"
+    out = {}
+    for key, item in data.items():
+        if isinstance(item, dict):
+            item = item.get(field)
+        elif item is not None and not isinstance(item, str):
+            raise StoredFileError(f"{path}: page {key!r}: expected an object with "
+                                  f"{field!r}, got a JSON {type(item).__name__}")
+        out[key] = _text_value(item, f"{path}: page {key!r}")
+    return out
+
+
+def _pick(record: dict, given: str | None, names: tuple[str, ...], what: str,
+          where: str) -> Any:
+    if given is not None:
+        if given not in record:
+            raise StoredFileError(f"{where}: no {what} field {given!r}")
+        return record[given]
+    found = [n for n in names if n in record]
+    if not found:
+        raise StoredFileError(f"{where}: no {what} field (looked for {', '.join(names)}; "
+                              f"set {what}_field)")
+    if len(found) > 1:
+        raise StoredFileError(f"{where}: {len(found)} {what} fields ({', '.join(found)}); "
+                              f"set {what}_field to say which one")
+    return record[found[0]]
+
+
+def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
+                text_field: str | None) -> dict[str, str]:
+    try:
+        lines = raw.decode(json.detect_encoding(raw)).splitlines()
+    except UnicodeDecodeError as exc:
+        raise StoredFileError(f"{path}: not UTF-8 text ({exc})") from exc
+    out: dict[str, str] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise StoredFileError(f"{where}: not a JSON object ({exc})") from exc
+        if not isinstance(record, dict):
+            raise StoredFileError(f"{where}: expected a JSON object, got a JSON "
+                                  f"{type(record).__name__}")
+        key = _pick(record, id_field, ID_FIELDS, "id", where)
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            raise StoredFileError(f"{where}: the page id is a JSON {type(key).__name__}")
+        key = str(key)
+        gold = [f for f in GOLD_FIELDS if f in record]
+        if gold and text_field is None:
+            raise StoredFileError(f"{where}: the line holds gold too ({', '.join(gold)}); set "
+                                  "text_field to the tool's field")
+        text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
+        if out.get(key, text) != text:
+            raise StoredFileError(f"{where}: page {key!r} again, with another text")
+        out[key] = text
+    return out
+
+
+def _folder_files(path: Path) -> dict[str, Path]:
+    """``{page id: file}`` of a folder of stored outputs; one id with two files is an error."""
+    if not path.is_dir():
+        raise StoredFileError(f"{path}: no such folder")
+    out: dict[str, Path] = {}
+    for file in sorted(path.iterdir()):
+        suffix = file.suffix.lower()
+        if suffix not in FOLDER_SUFFIXES or not file.is_file():
+            continue
+        key = file.name[:-len(suffix)]
+        if key in out:
+            raise StoredFileError(f"{path}: page {key!r} has two files, {out[key].name} and "
+                                  f"{file.name}")
+        out[key] = file
+    return out
+
+
+def _folder_text(file: Path) -> str:
+    raw = _read_bytes(file)
+    if file.suffix.lower() != ".html":
+        return clean_chars(decode_gold(raw)[0])
+    try:
+        return visible_text(parse_html(raw, source=str(file)))
+    except PageError:
+        if not raw.strip():
+            return ""  # the tool wrote an empty page: an empty extraction
+        raise
+
+
+def read_outputs(path: str | os.PathLike, fmt: str = "auto", id_field: str | None = None,
+                 text_field: str | None = None) -> dict[str, str]:
+    """``{page id: text}`` of one stored file or folder (HTML reduced to visible text).
+
+    Raises :class:`StoredFileError` naming the file (and line) for anything unreadable.
+    """
+    path = Path(path)
+    fmt = _format_of(path, fmt)
+    if fmt == "folder":
+        return {key: _folder_text(file) for key, file in _folder_files(path).items()}
+    if path.is_dir():
+        raise StoredFileError(f"{path}: a folder, but format is {fmt}")
+    raw = _read_bytes(path)
+    if fmt == "aeb":
+        return _read_aeb(path, raw, text_field)
+    return _read_jsonl(path, raw, id_field, text_field)
+
+
+def _digest(path: Path, fmt: str) -> str:
+    """sha256 of a stored file's bytes, or of a folder's file names and contents."""
+    if _format_of(path, fmt) != "folder":
+        return hashlib.sha256(_read_bytes(path)).hexdigest()
+    h = hashlib.sha256()
+    for key, file in sorted(_folder_files(path).items()):
+        data = file.read_bytes()
+        h.update(f"{file.name}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
+        h.update(data)
+    return h.hexdigest()
+
+
+#: (file, format, fields) -> (file signature, outputs): a file is parsed once per process,
+#: not once per task (each task builds a fresh method); a changed file is parsed again
+_LOADED: dict[tuple, tuple[tuple, dict]] = {}
+
+
+def _listed(path: Path) -> dict[str, Path]:
+    """:func:`_folder_files`, listed again only when the folder's entries change (its
+    mtime), not on every page."""
+    key, sig = (str(path), "folder"), (path.stat().st_mtime_ns,)
+    hit = _LOADED.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, _folder_files(path))
+        _LOADED[key] = hit
+    return hit[1]
+
+
+def _loaded(path: Path, fmt: str, id_field: str | None,
+            text_field: str | None) -> dict[str, str]:
+    st = path.stat()
+    key, sig = (str(path), fmt, id_field, text_field), (st.st_mtime_ns, st.st_size)
+    hit = _LOADED.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, read_outputs(path, fmt, id_field, text_field))
+        _LOADED[key] = hit
+    return hit[1]
+
+
+def _absolute(path: str | os.PathLike) -> Path:
+    """A user's path made absolute from the working directory (``..`` folded, links kept)."""
+    return Path(os.path.abspath(os.path.expanduser(path)))
+
+
+class Stored(Extractor):
+    """The stored output of any tool for each page, read by page id (module docstring).
+
+    Parameters
+    ----------
+    path : str or mapping
+        A file or folder; a template holding ``{dataset}``; or ``{data set: path}``. A
+        relative path is taken from the folder the command was started in.
+    format : str
+        ``auto``, ``folder``, ``aeb`` or ``jsonl``.
+    id_field, text_field : str or None
+        The JSON fields of the page id and the text (``jsonl``; ``text_field`` also names
+        the ``aeb`` record's field); None: the documented alternatives.
+    """
+
+    name = "stored"
+
+    def __init__(self, path: str | Mapping[str, str] | None = None, format: str = "auto",
+                 id_field: str | None = None, text_field: str | None = None):
+        self.path = path
+        self.format = format
+        self.id_field = id_field
+        self.text_field = text_field
+
+    # -- where the outputs are ------------------------------------------------------------
+
+    def _path_for(self, dataset: str) -> Path:
+        if isinstance(self.path, Mapping):
+            if dataset not in self.path:
+                raise MissingOutput(f"no stored outputs for data set {dataset!r} (path "
+                                    f"names {', '.join(map(str, self.path))})")
+            return _absolute(self.path[dataset])
+        return _absolute(str(self.path).replace(DATASET, dataset))
+
+    def files(self) -> list[Path]:
+        """Every stored file or folder this config can read (a template's matches), sorted."""
+        if isinstance(self.path, Mapping):
+            return sorted({_absolute(p) for p in self.path.values()})
+        path = os.path.expanduser(str(self.path))
+        if DATASET not in path:
+            return [_absolute(path)]
+        pattern = glob.escape(path).replace(DATASET, "*")
+        return sorted(_absolute(p) for p in glob.glob(pattern))
+
+    def _outputs(self, path: Path) -> dict[str, str] | dict[str, Path]:
+        fmt = _format_of(path, self.format)
+        if fmt == "folder":  # files are read page by page: a folder may be large
+            return _listed(path)
+        return _loaded(path, fmt, self.id_field, self.text_field)
+
+    # -- the method -----------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        check_choice("format", self.format, FORMATS)
+        want = ("a file or folder of stored outputs, a path holding {dataset}, or a mapping "
+                "data set -> path")
+        if isinstance(self.path, Mapping):
+            if not self.path or not all(isinstance(p, str) for p in self.path.values()):
+                raise ParamError("path", self.path, f"must be {want}")
+        elif not isinstance(self.path, (str, os.PathLike)) or not str(self.path).strip():
+            raise ParamError("path", self.path, f"must be {want}")
+        for name, value in (("id_field", self.id_field), ("text_field", self.text_field)):
+            if value is not None and not (isinstance(value, str) and value):
+                raise ParamError(name, value, "must be a JSON field name or null")
+        files = self.files()
+        if not files:
+            raise ParamError("path", self.path, "no file or folder matches")
+        for file in files:
+            if not file.exists():
+                raise ParamError("path", self.path, f"no such file or folder: {file}")
+            if _format_of(file, self.format) == "folder":
+                _folder_files(file)  # its files are read page by page; a bad one fails its page
+            else:
+                read_outputs(file, self.format, self.id_field, self.text_field)  # names the file
+
+    def resolved_params(self) -> dict[str, Any]:
+        """The parameters plus each readable stored file's format and sha256: the cache key
+        changes when a stored file does."""
+        files = {}
+        for file in self.files():
+            if file.exists():
+                files[str(file)] = {"format": _format_of(file, self.format),
+                                    "sha256": _digest(file, self.format)}
+        return {**self.get_params(), "files": files}
+
+    def extract(self, page: Page) -> Extraction:
+        path = self._path_for(page.dataset)
+        outputs = self._outputs(path)
+        if page.id not in outputs:
+            raise MissingOutput(f"no stored output for page {page.id!r} in {path}")
+        text = outputs[page.id]
+        if isinstance(text, Path):
+            text = _folder_text(text)
+        return Extraction(text=text)
+
+    def dataset_notes(self, dataset: str, page_ids: Iterable[str]) -> dict[str, Any]:
+        """The stored ids that are no page of ``dataset`` in this run: a count in a warning
+        line, every id in run.json. Nothing when there are none."""
+        try:
+            path = self._path_for(dataset)
+            stored = set(self._outputs(path))
+        except (MissingOutput, OSError, StoredFileError):
+            return {}  # every page already failed, saying why
+        unknown = sorted(stored - set(page_ids))
+        if not unknown:
+            return {}
+        shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+        return {"file": str(path), "n_unknown_ids": len(unknown), "unknown_ids": unknown,
+                "warning": f"{len(unknown)} of {len(stored)} stored ids in {path} are no page "
+                           f"of {dataset} in this run ({shown}); listed in run.json"}
