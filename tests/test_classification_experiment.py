@@ -152,6 +152,18 @@ def test_a_page_without_category_is_a_clear_error(tmp_path):
         C.run(_ctx(tmp_path, ds, []))
 
 
+def test_experiment_all_skips_a_set_without_categories_with_one_line(tmp_path, capsys):
+    # bare `evalkit dataset=aeb` runs every part; classification cannot apply to aeb, the
+    # other parts can, so the part is skipped for that set (and said so), not the whole run
+    ds = InMemoryDataset([_page(0, "apple pear", None)], name="tiny")
+    ctx = _ctx(tmp_path, ds, [])
+    ctx.cfg.experiment = {"name": "all"}
+    assert C.run(ctx) is None
+    out = capsys.readouterr().out
+    assert "classification skipped for 'tiny': data set 'tiny' has no category" in out
+    assert ctx.dataset_info["tiny"]["classification"].startswith("skipped: data set 'tiny'")
+
+
 def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     # 12 pages of 2 topics; raw adds the shared menu words to every page, gold does not.
     pages = [_page(i, "apple pear plum" if i % 2 else "engine wheel brake",
