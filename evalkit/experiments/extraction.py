@@ -213,6 +213,8 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
 
     alpha = float(opts.get("alpha", metrics.ALPHA))
     names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
+    if not names:  # extraction.compare_metrics=[]: no comparison asked for
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     frames = [pairwise_rows(per_page, label, m, n_boot=int(opts.get("n_boot", 1000)),
                             alpha=alpha, seed=ctx.seed) for m in names]
     ctx.report += [f"### Every pair of methods on {label}", ""]
