@@ -296,9 +296,10 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     rows, info = bucket_rows(per_page, label, opts, ctx.seed, quantiles)
     c1, c2 = info["cuts"]
     n = info["pages"]
-    heads = {"low": f"low (c ≤ {c1:.2f}, {n['low']} pages)",
-             "medium": f"medium ({c1:.2f} < c ≤ {c2:.2f}, {n['medium']} pages)",
-             "high": f"high (c > {c2:.2f}, {n['high']} pages)"}
+    # interval notation, ASCII only: the heads go into .tex tables too
+    heads = {"low": f"low (c in [0, {c1:.2f}], {n['low']} pages)",
+             "medium": f"medium (c in ({c1:.2f}, {c2:.2f}], {n['medium']} pages)",
+             "high": f"high (c in ({c2:.2f}, 1], {n['high']} pages)"}
     ctx.report += [f"### By page complexity on {label}", "",
                    "Complexity c = 1 − min(1, gold words / visible words): the share of the "
                    "page's visible text that is not gold (Bevendorff et al. 2023). Buckets cut "
