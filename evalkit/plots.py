@@ -1,4 +1,5 @@
-"""Figures from run files: grouped P/R/F1 bars with confidence intervals, pages-correct curves.
+"""Figures from run files: grouped P/R/F1 bars with confidence intervals, pages-correct curves,
+paired-difference matrices.
 
 Every figure has axis labels, units where there are any, a legend, and
 confidence bars or bands; each is saved as PNG (for reports) and SVG (for papers).
@@ -12,11 +13,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: figures are files, never windows
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-__all__ = ["save", "bar_prf", "pages_correct_curve"]
+__all__ = ["bar_prf", "difference_matrix", "pages_correct_curve", "save"]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _LINESTYLES = ("-", "--", "-.", ":")
@@ -98,4 +99,43 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     ax.set_title(f"{dataset}: pages correctly extracted")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return save(fig, stem)
+
+
+def difference_matrix(panels: list[tuple[str, list[str], np.ndarray, np.ndarray]], stem,
+                      dataset: str, alpha: float = 0.05) -> list[Path]:
+    """Heatmaps of paired differences, one panel per score: ``(score, methods, diff, p)``
+    with ``diff[i, j]`` the mean per-page difference row − column and ``p`` its Holm
+    p-value; each cell is annotated with the difference and ``*`` when p < ``alpha``.
+
+    The colour scale is centred on 0 and symmetric (blue: the row method scores higher),
+    shared by the panels so that equal colours mean equal differences.
+    """
+    vmax = max([float(np.nanmax(np.abs(d))) for _, _, d, _ in panels
+                if np.isfinite(d).any()] or [1.0]) or 1.0
+    k = max(len(m) for _, m, _, _ in panels)
+    side = max(3.2, 0.62 * k + 1.6)
+    # constrained layout: a panel's method names never run into its neighbour
+    fig, axes = plt.subplots(1, len(panels), figsize=(side * len(panels) + 1.2, side + 0.6),
+                             squeeze=False, layout="constrained")
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.88")  # grey: diagonal, no shared page
+    image = None
+    for ax, (score, methods, diff, p) in zip(axes[0], panels):
+        image = ax.imshow(diff, cmap=cmap, vmin=-vmax, vmax=vmax)
+        ax.set_xticks(range(len(methods)), methods, rotation=40, ha="right", fontsize=8)
+        ax.set_yticks(range(len(methods)), methods, fontsize=8)
+        ax.set_xlabel("column method")
+        ax.set_ylabel("row method")
+        ax.set_title(f"{score}: row \u2212 column", fontsize=9)
+        for i, j in np.ndindex(diff.shape):
+            if i == j or not np.isfinite(diff[i, j]):
+                continue
+            mark = "*" if np.isfinite(p[i, j]) and p[i, j] < alpha else ""
+            strong = abs(diff[i, j]) > 0.6 * vmax  # white text on the dark cells
+            ax.text(j, i, f"{diff[i, j]:+.2f}{mark}", ha="center", va="center", fontsize=7,
+                    color="white" if strong else "black")
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8,
+                 label="mean per-page difference (row \u2212 column)")
+    fig.suptitle(f"{dataset}: paired differences between methods "
+                 f"(* Holm-adjusted p < {alpha:g})", fontsize=10)
     return save(fig, stem)

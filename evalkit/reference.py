@@ -9,7 +9,8 @@ shared set) and check that the committed numbers still come out.
 
 Extra ``key=value`` arguments are passed to every command. Each entry is an
 ordinary ``evalkit`` command; its run folder's tables,
-figures, ``summary.csv``, ``run.json`` and ``report.md`` are copied to
+figures, ``summary.csv``, ``run.json``, ``report.md`` and the extraction experiment's
+``pairwise.csv`` and ``buckets.csv`` are copied to
 ``results/reference/<entry>/`` (per-page records stay in the run folder, they
 are large and reproducible). ``results/reference/INDEX.md`` records the
 commands and the date, and the README quotes the tables from there.
@@ -125,7 +126,7 @@ def run_entry(name: str, dest_root: Path, extra: list[str] | None = None) -> Pat
     for sub in ("tables", "figures"):
         if (run_dir / sub).is_dir():
             shutil.copytree(run_dir / sub, dest / sub)
-    for f in ("summary.csv", "run.json", "report.md"):
+    for f in ("summary.csv", "run.json", "report.md", "pairwise.csv", "buckets.csv"):
         if (run_dir / f).is_file():
             shutil.copy2(run_dir / f, dest / f)
     return dest

@@ -13,11 +13,13 @@ other, so the scorer keeps the last page's context.
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from evalkit import metrics
+from evalkit.complexity import page_complexity
 from evalkit.page import Extraction, Page, PageError
 
 __all__ = ["PageScoring", "page_all_words", "score_extraction", "scoring_context"]
@@ -47,7 +49,8 @@ class PageScoring:
     ``text``: the prepared gold text (:func:`evalkit.metrics.prepare_gold`);
     ``units``: the gold units' numbered words (:func:`evalkit.align.unit_words`), None
     when the page has no labelled units; ``unit_content`` and ``unit_weights`` their
-    labels and word counts; ``n_words_gold`` the gold's whitespace words.
+    labels and word counts; ``n_words_gold`` the gold's whitespace words; ``complexity``
+    the share of the visible words that is not gold (:func:`evalkit.complexity.page_complexity`).
     """
 
     shingle_n: int
@@ -56,6 +59,7 @@ class PageScoring:
     unit_content: list[bool]
     unit_weights: list[int]
     n_words_gold: int
+    complexity: float = math.nan
 
 
 def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N) -> PageScoring:
@@ -77,13 +81,15 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N) -> PageScori
     except PageError:
         units, words = [], None
     labelled = bool(units) and any(u.label is not None for u in units)
+    n_words_gold = len(gold.text.split())
     return PageScoring(
         shingle_n=shingle_n,
         text=metrics.prepare_gold(gold.text, all_words, shingle_n),
         units=words if labelled else None,
         unit_content=[u.is_content for u in units] if labelled else [],
         unit_weights=[u.n_words for u in units] if labelled else [],
-        n_words_gold=len(gold.text.split()),
+        n_words_gold=n_words_gold,
+        complexity=page_complexity(n_words_gold, len(all_words)),
     )
 
 
@@ -124,6 +130,7 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
         "category": page.category, "method": method, "error": ext.error,
         "seconds": ext.seconds, "n_bytes": len(page.raw),
         "n_words_gold": ctx.n_words_gold, "n_words_out": len(ext.text.split()),
+        "complexity": ctx.complexity,
     }
     if ext.error is None:
         rec.update(metrics.text_metrics(ext.text, ctx.text))

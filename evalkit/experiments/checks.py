@@ -77,12 +77,23 @@ def _targets(name: str, value: Any) -> Any:
     return value
 
 
+def _cut_points(name: str, value: Any) -> Any:
+    # the two quantiles that cut each set's pages into low / medium / high complexity
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            or not 0 < value[0] < value[1] < 1):
+        raise ParamError(name, value, "must be two quantiles 0 < q1 < q2 < 1, e.g. [0.25,0.75]")
+    return value
+
+
 _BOOT = {"n_boot": _at_least(1), "alpha": _alpha}
 
 #: section -> key -> check (a nested dict is a sub-section)
 SECTION_CHECKS: dict[str, dict[str, Any]] = {
     "extraction": {"reference": _name, "pages_correct_threshold": check_share,
-                   "shingle_n": _at_least(1), "unit_min_share": check_share, **_BOOT},
+                   "shingle_n": _at_least(1), "unit_min_share": check_share,
+                   "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
+                   "complexity_quantiles": _cut_points, **_BOOT},
     "dedup": {"scopes": lambda n, v: check_str_list(n, v, choices=("page", "site")),
               "truth": _choice("auto", "gold", "shingles"), "theta": check_share,
               "shingle": _at_least(1), "minhash_lsh": check_bool, **_BOOT},

@@ -3,7 +3,10 @@
 Per page and method: shingle, word and LCS P/R/F1, the word-count confusion,
 unit P/R/F1/accuracy; per data set and method: averages with seeded
 bootstrap intervals, pages correct at a threshold, and a Holm-corrected
-paired test of each method against the reference method.
+paired test of each method against the reference method. Beside the summary:
+paired differences between every pair of methods (``pairwise.csv``,
+:mod:`evalkit.pairwise`) and every summary metric by page-complexity bucket
+(``buckets.csv``, :mod:`evalkit.complexity`).
 
 Timings stay in ``per_page.csv`` only: ``summary.csv`` holds nothing that
 varies between two runs of the same config, so reruns can be compared byte
@@ -19,14 +22,16 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.experiments import Context
-from evalkit.plots import bar_prf, pages_correct_curve
-from evalkit.results import CHUNK_ROWS
+from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
+from evalkit.plots import bar_prf, difference_matrix, pages_correct_curve
+from evalkit.results import CHUNK_ROWS, write_csv
 from evalkit.scoring import score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, shingle_rows, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
-__all__ = ["TABLE_METRICS", "ci_label", "run", "summarize"]
+__all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "summarize"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
@@ -37,7 +42,7 @@ def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("extraction")
     score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
                               unit_min_share=opts.get("unit_min_share", 0.5))
-    summaries = []
+    summaries, pairs, buckets = [], [], []
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
         spill = ctx.spill(f"extraction-{label}")
@@ -52,6 +57,12 @@ def run(ctx: Context) -> pd.DataFrame:
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         _tables_and_figures(ctx, summary, per_page, label, opts)
+        pairs.append(_pairwise(ctx, per_page, label, opts))
+        buckets.append(_buckets(ctx, per_page, label, opts))
+    if pairs:
+        # long files beside summary.csv; header only when nothing was compared
+        write_csv(pd.concat(pairs, ignore_index=True)[PAIRWISE_COLUMNS], ctx.out / "pairwise.csv")
+        write_csv(pd.concat(buckets, ignore_index=True)[BUCKET_COLUMNS], ctx.out / "buckets.csv")
     if len(summaries) > 1:
         frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
         note = drop_note(pd.concat(frames, ignore_index=True), ctx.on_failure)
@@ -60,7 +71,7 @@ def run(ctx: Context) -> pd.DataFrame:
 
 
 #: the per-page columns summaries, tables, figures and later parts (kaur2015) read
-_KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error"}
+_KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error", "complexity"}
 _SCORE_PREFIXES = ("shingle_", "word_", "lcs_", "kaur_", "unit_")
 
 
@@ -193,3 +204,127 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     ctx.report += [to_markdown(table),
                    f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
                    f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]
+
+
+def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
+    """Every pair of methods on each ``extraction.compare_metrics`` score: the rows of
+    pairwise.csv, a matrix table per score and one figure with a panel per score."""
+    from evalkit.tables import to_markdown
+
+    alpha = float(opts.get("alpha", metrics.ALPHA))
+    names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
+    if not names:  # extraction.compare_metrics=[]: no comparison asked for
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    frames = [pairwise_rows(per_page, label, m, n_boot=int(opts.get("n_boot", 1000)),
+                            alpha=alpha, seed=ctx.seed) for m in names]
+    ctx.report += [f"### Every pair of methods on {label}", ""]
+    n_methods = per_page["method"].nunique()
+    if n_methods < 2:
+        ctx.report += [f"One method ({per_page['method'].iloc[0]}): no pairs to compare.", ""]
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    ctx.report += [
+        ("Cell: mean per-page difference row − column over the pages both methods scored; "
+         f"`*`: Holm-adjusted p < {alpha:g} (sign-flip permutation test, Holm over all pairs "
+         "of the data set and score). Intervals and p-values in pairwise.csv."), ""]
+    panels = []
+    for name, rows in zip(names, frames):
+        if rows.empty:
+            ctx.report += [f"{name}: no per-page score of that name in this run.", ""]
+            continue
+        table, diff, p = pairwise_matrix(rows, alpha=alpha)
+        write_table(table, ctx.out / "tables" / f"extraction_{label}_pairwise_{name}",
+                    caption=with_note(f"{label}: per-page {name}, mean difference row - column; "
+                                      f"* Holm-adjusted p < {alpha:g}",
+                                      drop_note(per_page, ctx.on_failure)))
+        ctx.report += [f"**{name}** (n pages per pair: {_span(rows['n_pages'])})", "",
+                       to_markdown(table)]
+        panels.append((name, list(table["method"]), diff, p))
+    if panels:
+        difference_matrix(panels, ctx.out / "figures" / f"extraction_{label}_pairwise", label,
+                          alpha=alpha)
+        ctx.report += [f"![pairwise differences](figures/extraction_{label}_pairwise.png)", ""]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _span(values) -> str:
+    low, high = int(min(values)), int(max(values))
+    return str(low) if low == high else f"{low}-{high}"
+
+
+#: the columns of ``buckets.csv``: a summary row of the pages of one complexity bucket
+BUCKET_COLUMNS = ["dataset", "bucket", "complexity_min", "complexity_max", "method", "metric",
+                  "value", "ci_low", "ci_high", "n_pages"]
+
+#: the bucket tables and figures of the report; buckets.csv holds every summary metric
+_BUCKET_SHOWN = ("shingle_f1", "unit_f1_micro_words")
+
+
+def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
+                quantiles=TERCILES) -> tuple[pd.DataFrame, dict]:
+    """:func:`summarize` of the pages of each complexity bucket of one data set.
+
+    Returns the ``buckets.csv`` rows and what the report says of the buckets: the cut points,
+    the pages per bucket and the pages without a complexity (no visible words).
+    """
+    pages = per_page.drop_duplicates("page_id")[["page_id", "complexity"]]
+    names, cuts = complexity_buckets(pages["complexity"].to_numpy(float), quantiles)
+    pages = pages.assign(bucket=names)
+    info = {"cuts": cuts, "unbucketed": int(pages["bucket"].isna().sum()), "pages": {}}
+    frames = []
+    for bucket in BUCKETS:
+        ids = pages.loc[pages["bucket"] == bucket]
+        info["pages"][bucket] = len(ids)
+        if ids.empty:
+            continue
+        rows = summarize(per_page[per_page["page_id"].isin(set(ids["page_id"]))], dataset,
+                         opts, seed)
+        frames.append(rows.assign(bucket=bucket, complexity_min=ids["complexity"].min(),
+                                  complexity_max=ids["complexity"].max()))
+    out = (pd.concat(frames, ignore_index=True)[BUCKET_COLUMNS] if frames
+           else pd.DataFrame(columns=BUCKET_COLUMNS))
+    return out, info
+
+
+def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
+    """buckets.csv rows of one data set, a method x bucket table and a bar figure per shown
+    metric."""
+    from evalkit.tables import cross_table, to_markdown
+
+    quantiles = tuple(opts.get("complexity_quantiles", TERCILES))
+    if "complexity" not in per_page:
+        return pd.DataFrame(columns=BUCKET_COLUMNS)
+    rows, info = bucket_rows(per_page, label, opts, ctx.seed, quantiles)
+    c1, c2 = info["cuts"]
+    n = info["pages"]
+    # interval notation, ASCII only: the heads go into .tex tables too
+    heads = {"low": f"low (c in [0, {c1:.2f}], {n['low']} pages)",
+             "medium": f"medium (c in ({c1:.2f}, {c2:.2f}], {n['medium']} pages)",
+             "high": f"high (c in ({c2:.2f}, 1], {n['high']} pages)"}
+    ctx.report += [f"### By page complexity on {label}", "",
+                   "Complexity c = 1 − min(1, gold words / visible words): the share of the "
+                   "page's visible text that is not gold (Bevendorff et al. 2023). Buckets cut "
+                   f"at the {quantiles[0]:.3g} and {quantiles[1]:.3g} quantiles of this set's "
+                   "pages; every summary metric per bucket in buckets.csv."
+                   + (f" {info['unbucketed']} page(s) show no visible words and are in no "
+                      "bucket." if info["unbucketed"] else ""), ""]
+    if rows.empty:
+        ctx.report += ["No page has a complexity: no buckets.", ""]
+        return rows
+    shown = [m for m in _BUCKET_SHOWN if (rows["metric"] == m).any()]
+    for metric in shown:
+        sub = rows[rows["metric"] == metric]
+        view = sub.assign(dataset=sub["bucket"].map(heads))
+        # every bucket a column, in order, even an empty one
+        table = cross_table(view, metric, with_ci=True).reindex(
+            columns=["method", *heads.values()], fill_value="-")
+        write_table(table, ctx.out / "tables" / f"extraction_{label}_buckets_{metric}",
+                    caption=with_note(f"{label}: {metric} by page-complexity bucket, mean "
+                                      f"[{ci_label(opts)}]", drop_note(per_page, ctx.on_failure)))
+        bar_prf(sub.assign(dataset=label, metric=sub["bucket"]),
+                ctx.out / "figures" / f"extraction_{label}_buckets_{metric}", label,
+                metrics=BUCKETS, labels=tuple(heads[b] for b in BUCKETS),
+                title=f"{label}: {metric} by page complexity")
+        ctx.report += [f"**{metric}**", "", to_markdown(table),
+                       f"![{metric} by complexity](figures/extraction_{label}_buckets_{metric}.png)",
+                       ""]
+    return rows
