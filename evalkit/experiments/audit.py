@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -95,13 +96,17 @@ def run(ctx: Context) -> pd.DataFrame | None:
                                           desc=f"audit {label}")
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": "audit", **rec} for rec in chunk)
-        if not spill.n_records:
-            spill.close()
+        if spill.n_records:
+            per_page = spill.frame()
+            ctx.record_pages(per_page[["experiment", "dataset", "page_id", "method", "error"]],
+                             label, spill=spill)
+        else:
+            per_page = pd.DataFrame(columns=["dataset", "page_id", "method", "error"])
+        # a file the reader passed over is a page the audit could not read: a row too
+        skipped = [(s.file, s.reason) for s in getattr(ds, "skipped", [])]
+        audit = audit_pages(per_page, methods, opts, dataset=label, skipped=skipped)
+        if audit.empty:
             continue
-        per_page = spill.frame()
-        ctx.record_pages(per_page[["experiment", "dataset", "page_id", "method", "error"]],
-                         label, spill=spill)
-        audit = audit_pages(per_page, methods, opts)
         frames.append(audit)
         rows += summarize(audit, label)
         _report(ctx, audit, label, opts)
@@ -118,37 +123,57 @@ def run(ctx: Context) -> pd.DataFrame | None:
     return pd.DataFrame(rows)
 
 
-def audit_pages(per_page: pd.DataFrame, methods: list[str], opts: dict) -> pd.DataFrame:
+#: the page's facts in audit.csv (the scorer puts them on every record of the page)
+_FACTS = ["dataset", "page_id", "page_error", "gold_words", "visible_words", "gold_word_share",
+          "gold_shingle_share", "artefact_count", "artefact_kinds", "html_sha256", "gold_sha256",
+          "visible_simhash", "gold_simhash"]
+
+
+def audit_pages(per_page: pd.DataFrame, methods: list[str], opts: dict, dataset: str = "",
+                skipped: list[tuple[str, str]] = ()) -> pd.DataFrame:
     """One row per page from the scorer's (page, method) records: the page's facts, each
-    method's output words (None where it failed), and the flags."""
+    method's output words (None where it failed), and the flags. ``skipped``: (file, reason)
+    of the files the reader passed over, each an ``unreadable`` row named by its file."""
     opts = {**DEFAULTS, **opts}
-    first = per_page.drop_duplicates("page_id", keep="first").set_index("page_id", drop=False)
-    facts = [c for c in ("dataset", "page_id", "page_error", "gold_words", "visible_words",
-                         "gold_word_share", "gold_shingle_share", "artefact_count",
-                         "artefact_kinds", "html_sha256", "gold_sha256", "visible_simhash",
-                         "gold_simhash") if c in first.columns]
-    out = first[facts].reset_index(drop=True)
+    first = per_page.drop_duplicates("page_id", keep="first")
+    out = first.reindex(columns=_FACTS).reset_index(drop=True)
+    # a record without the facts: the scorer failed on the page; its error says why
+    lost = out["gold_words"].isna() & out["page_error"].isna()
+    out.loc[lost, "page_error"] = first["error"].reset_index(drop=True)[lost].fillna("no facts")
+    if skipped:
+        gone = pd.DataFrame({"dataset": dataset, "page_id": [Path(f).name for f, _ in skipped],
+                             "page_error": [f"skipped: {why}" for _, why in skipped]})
+        out = pd.concat([out, gone.reindex(columns=_FACTS)], ignore_index=True)
+    for col in ("gold_words", "visible_words", "artefact_count"):  # counts stay whole in the CSV
+        out[col] = pd.array(out[col], dtype="Float64").astype("Int64")
     ok = per_page[per_page["error"].isna()]
-    words = ok.pivot_table(index="page_id", columns="method", values="out_words", aggfunc="first")
+    words = ok.pivot_table(index="page_id", columns="method", values="out_words",
+                           aggfunc="first") if len(ok) else pd.DataFrame()
     for m in methods:
         col = words[m] if m in words.columns else pd.Series(dtype=float)
-        out[f"words_{m}"] = out["page_id"].map(col)
+        out[f"words_{m}"] = pd.array(out["page_id"].map(col), dtype="Float64").astype("Int64")
     frac, least = float(opts["truncated_fraction"]), int(opts["truncated_min_words"])
     shortest = [gold_audit.shortest({m: None if pd.isna(r[f"words_{m}"]) else int(r[f"words_{m}"])
                                      for m in methods}) for _, r in out.iterrows()]
     out["shortest_method"] = [m for m, _ in shortest]
     out["shortest_words"] = pd.array([w for _, w in shortest], dtype="Int64")
-    out["gold_to_shortest"] = [g / w if w else math.nan
+    out["gold_to_shortest"] = [math.nan if not w or pd.isna(g) else int(g) / w
                                for g, (_, w) in zip(out["gold_words"], shortest)]
     out["unreadable"] = out["page_error"].notna()
-    out["empty_gold"] = out["gold_words"] == 0
-    out["not_in_page"] = ~out["unreadable"] & (out["gold_word_share"] < float(opts["coverage_min"]))
-    out["artefacts"] = out["artefact_count"] > 0
-    out["truncated"] = [gold_audit.truncated(int(g), w, frac, least)
+    out["empty_gold"] = _bool(~out["unreadable"] & (out["gold_words"] == 0))
+    out["not_in_page"] = _bool(~out["unreadable"]
+                               & (out["gold_word_share"] < float(opts["coverage_min"])))
+    out["artefacts"] = _bool(out["artefact_count"] > 0)
+    out["truncated"] = [not pd.isna(g) and gold_audit.truncated(int(g), w, frac, least)
                         for g, (_, w) in zip(out["gold_words"], shortest)]
     _duplicates(out, int(opts["simhash_k"]), int(opts["duplicate_min_words"]))
     out["flags"] = [";".join(f for f in FLAGS if r[f]) or None for _, r in out.iterrows()]
     return out
+
+
+def _bool(flags: pd.Series) -> pd.Series:
+    """A flag column: a missing value (a page without the fact) is not a finding."""
+    return flags.astype("boolean").fillna(False).astype(bool)
 
 
 def _duplicates(out: pd.DataFrame, k: int, min_words: int) -> None:
@@ -161,7 +186,7 @@ def _duplicates(out: pd.DataFrame, k: int, min_words: int) -> None:
     for _, col, near in _DUP_KINDS:
         keys = out[col].tolist()
         if near:
-            fps = [int(h, 16) if w >= min_words and not err else None
+            fps = [int(h, 16) if not err and not pd.isna(w) and w >= min_words else None
                    for h, w, err in zip(keys, words[col], out["unreadable"])]
             pairs = gold_audit.near_pairs(fps, k)
         else:
@@ -261,4 +286,10 @@ def _report(ctx: Context, audit: pd.DataFrame, label: str, opts: dict) -> None:
             f"`{r['page_id']}` {_DETAIL[flag](r)}" for _, r in hit.head(shown).iterrows()))
     if not audit["flags"].notna().any():
         ctx.report.append("- no page flagged")
+    least = int(opts["truncated_min_words"])
+    short = audit["shortest_words"].fillna(0) < least
+    open_ = int(_bool(~audit["unreadable"] & (audit["gold_words"] > 0) & short).sum())
+    if open_:
+        ctx.report.append(f"- truncation not decided on {_pages(open_)}: a method's output has "
+                          f"fewer than {least} words there (audit.csv `shortest_words`)")
     ctx.report.append("")
