@@ -175,6 +175,9 @@ def test_hand_made_pages_each_flag_fires_once(hand_set, tmp_path):
     report = (out / "report.md").read_text()
     assert "- **truncated**: 1 page, e.g. `e_short` gold 20 words, shortest fulltext 182" in report
     assert (out / "tables" / "audit_summary.md").is_file()
+    flagged = pd.read_csv(out / "tables" / "audit_flagged.csv", dtype={"page_id": str})
+    assert flagged["page_id"].tolist() == ["b_copy", "c_elsewhere", "d_tagged", "e_short",
+                                           "f_empty.html"]
 
 
 def test_no_flag_when_the_thresholds_say_so(hand_set, tmp_path):

@@ -6,8 +6,9 @@ few cheap methods finds (``cfg.method``, default cetd, justext_style, trafilatur
 extractions come from the cache when another run made them), and pages that duplicate an
 earlier page of the set. Writes ``audit.csv`` (one row per page, a column per check and a
 flag per finding), ``tables/audit_summary.*`` (counts and shares of flagged pages per set),
-and a report with example page ids of every finding. A page that cannot be read is a row
-with ``error`` set and the ``unreadable`` flag; the run goes on.
+``tables/audit_flagged.*`` (every flagged page) and a report with example page ids of every
+finding. A page that cannot be read is a row with ``page_error`` set and the ``unreadable``
+flag; the run goes on.
 """
 
 from __future__ import annotations
@@ -117,9 +118,15 @@ def run(ctx: Context) -> pd.DataFrame | None:
     summary = summary_table(table)
     write_table(summary, ctx.out / "tables" / "audit_summary",
                 caption="Gold audit: pages flagged per data set, count (share of pages)")
+    # every flagged page in a table: small, and copied with the tables where audit.csv is not
+    # (results/reference/ keeps tables, not per-page files)
+    flagged = table.loc[table["flags"].notna(), _FLAGGED_COLUMNS]
+    write_table(flagged, ctx.out / "tables" / "audit_flagged",
+                caption="Gold audit: every flagged page")
     ctx.report[:0] = ["## Gold audit: pages flagged per data set", "",
                       _definitions(opts, methods), "", to_markdown(summary),
-                      "Every page, check and flag: `audit.csv`.", ""]
+                      ("Every flagged page: `tables/audit_flagged.csv`; every page, check and "
+                       "flag: `audit.csv`."), ""]
     return pd.DataFrame(rows)
 
 
@@ -127,6 +134,12 @@ def run(ctx: Context) -> pd.DataFrame | None:
 _FACTS = ["dataset", "page_id", "page_error", "gold_words", "visible_words", "gold_word_share",
           "gold_shingle_share", "artefact_count", "artefact_kinds", "html_sha256", "gold_sha256",
           "visible_simhash", "gold_simhash"]
+
+
+#: the columns of tables/audit_flagged: what says why a page was flagged
+_FLAGGED_COLUMNS = ["dataset", "page_id", "flags", "page_error", "gold_words", "visible_words",
+                    "gold_word_share", "gold_shingle_share", "artefact_kinds", "shortest_method",
+                    "shortest_words", "gold_to_shortest", "duplicate_of", "duplicate_kind"]
 
 
 def audit_pages(per_page: pd.DataFrame, methods: list[str], opts: dict, dataset: str = "",
