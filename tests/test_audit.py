@@ -13,8 +13,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from evalkit import gold_audit as G
-from evalkit.config import CONFIG_DIR, register_resolvers
-from evalkit.experiments import EXPERIMENTS, run_experiment
+from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers
+from evalkit.experiments import EXPERIMENTS, Context, run_experiment
 from evalkit.experiments import audit as A
 from evalkit.fingerprint import hamming
 
@@ -213,3 +213,11 @@ def test_real_set_cleaneval_dev(shared, tmp_path):
     # page 58's gold keeps 33 CleanEval <p>/<h>/<l> markers the reader's line rule missed
     assert audit.loc["58", "artefact_kinds"] == "annotation_marker:33"
     assert not audit["unreadable"].any()
+
+
+def test_no_method_is_one_clear_line(tmp_path):
+    # (the command line cannot empty cfg.method; the API and a composed config can)
+    ctx = Context(cfg=_compose(["experiment=audit"]), out=tmp_path, datasets={}, specs=[],
+                  seed=0)
+    with pytest.raises(ConfigError, match=r"experiment audit needs at least one method"):
+        A.run(ctx)

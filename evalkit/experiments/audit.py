@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalkit import gold_audit
+from evalkit.config import ConfigError
 from evalkit.experiments import Context
 from evalkit.metrics import aeb_tokens
 from evalkit.page import Extraction, Page, PageError
@@ -90,6 +91,9 @@ def run(ctx: Context) -> pd.DataFrame | None:
     score = functools.partial(audit_record, shingle_n=int(opts["shingle_n"]),
                               simhash_shingle=int(opts["simhash_shingle"]))
     methods = [s.label for s in ctx.specs]
+    if not methods:  # the page facts ride on the methods' records: without one, none
+        raise ConfigError("experiment audit needs at least one method for its truncation "
+                          "check, e.g. method=[cetd] (default [cetd,justext_style,trafilatura])")
     frames, rows = [], []
     for label, ds in ctx.datasets.items():
         spill = ctx.spill(f"audit-{label}")
