@@ -42,8 +42,8 @@ __all__ = [
     "truncated",
 ]
 
-# HTML element names a gold may have kept; an unknown name in angle brackets (<noun>, a
-# Korean title in 〈〉-style brackets typed as <>) is text, not markup
+# HTML element names a gold may have kept; any other word in angle brackets is text, not
+# markup (a placeholder "<noun>.js" in readability's 001, a show title <The Palace> in aeb)
 _HTML_NAMES = (
     "a|abbr|b|big|blockquote|body|br|center|code|dd|div|dl|dt|em|font|form|h[1-6]|head|hr|html"
     "|i|iframe|img|input|li|link|meta|ol|p|pre|s|script|small|span|strike|strong|style|sub|sup"
