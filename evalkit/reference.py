@@ -98,7 +98,7 @@ ENTRIES: dict[str, list[str]] = {
 #: docs/reference.md)
 COSTS: dict[str, str] = {
     "readings": "about 4 min on 2 cores",
-    "audit": "about 2 min on 2 cores from an empty cache, 30 s warm",
+    "audit": "80 s of CPU from an empty cache, 2 min wall on 2 busy cores; 26 s warm",
 }
 
 #: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
