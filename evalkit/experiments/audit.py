@@ -51,9 +51,10 @@ def audit_record(page: Page, label: str, ext: Extraction, *, shingle_n: int = 4,
                  simhash_shingle: int = 3) -> dict[str, Any]:
     """The runner's scorer for the audit: the method's output size and the page's facts
     (the same on every method's record of the page, worked out once)."""
-    if _last.get("page") is not page:
+    opts = (shingle_n, simhash_shingle)
+    if _last.get("page") is not page or _last.get("opts") != opts:
         _last.clear()
-        _last.update(page=page, facts=_page_facts(page, shingle_n, simhash_shingle))
+        _last.update(page=page, opts=opts, facts=_page_facts(page, shingle_n, simhash_shingle))
     return {"dataset": page.dataset, "page_id": page.id, "method": label, "error": ext.error,
             "out_words": len(aeb_tokens(ext.text)), **_last["facts"]}
 
