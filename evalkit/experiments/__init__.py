@@ -44,6 +44,7 @@ EXPERIMENTS = Registry("experiment", {
     "kaur2017": "evalkit.experiments.kaur2017:run",
     "kaur2015": "evalkit.experiments.kaur2015:run",
     "readings": "evalkit.experiments.readings:run",
+    "audit": "evalkit.experiments.audit:run",
 })
 
 

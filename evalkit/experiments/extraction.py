@@ -202,6 +202,9 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     if note:
         ctx.report += [f"{note}.", ""]
     ctx.report += [to_markdown(table),
+                   # how far the gold itself can be trusted: pages whose gold is off the page,
+                   # marked up, cut short or duplicated (docs/audit.md)
+                   f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`.", "",
                    f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
                    f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]
 
