@@ -145,6 +145,12 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
     out = {}
     for label, settings in _entries(cfg.dataset).items():
         registry = settings.pop("_name_", label)
+        if registry not in DATASETS:  # a set from the user's own config folder, say
+            readers = ", ".join(DATASETS.names())
+            raise ConfigError(f"dataset.{label}._name_={registry}: no such reader; readers: "
+                              f"{readers}" if registry != label else
+                              f"dataset.{label} names no reader: set dataset.{label}._name_ "
+                              f"to one of {readers}")
         try:
             ds = DATASETS.create(registry, **settings)  # readers check their values here
         except ParamError as exc:  # dataset.chaos.limit=-1: ...
