@@ -98,6 +98,7 @@ def test_the_checkout_goes_first_on_sys_path_when_baselines_is_found_elsewhere(f
     (other / "baselines" / "__init__.py").write_text("", encoding="utf-8")
     path = [str(other), *[p for p in sys.path if Path(p or ".").resolve() != REPO]]
     fresh.setattr(sys, "path", path)
+    fresh.delitem(sys.modules, "baselines", raising=False)  # as in a fresh worker process
     lay._on_path(REPO)
     assert sys.path[0] == str(REPO)
     before = list(sys.path)
