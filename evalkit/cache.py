@@ -48,6 +48,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from evalkit import __version__, cache_entry
+from evalkit.layout import layout
 from evalkit.page import NORMALISATION_VERSION, Extraction, Page, lxml_versions
 
 __all__ = [
@@ -67,7 +68,9 @@ __all__ = [
     "source_tree",
 ]
 
-#: the packages whose source is hashed into the key (everything else is versioned)
+#: the packages whose source is hashed into the key in a checkout (everything else is
+#: versioned); the wheel has ``evalkit`` alone, which holds ``evalkit.baselines``
+#: (:meth:`evalkit.layout.Layout.package_roots`)
 PROJECT_PACKAGES = ("evalkit", "baselines")
 #: the version recorded for a distribution that is not installed
 NOT_INSTALLED = "not installed"
@@ -76,16 +79,15 @@ NOT_INSTALLED = "not installed"
 class SourceTree:
     """The project's modules: file, source bytes, digest and imports, each read once.
 
-    ``roots`` maps a top-level package name to its folder (default: where
-    :data:`PROJECT_PACKAGES` import from); ``read`` returns a file's bytes (tests
-    pass one that edits a file without touching the disk).
+    ``roots`` maps a top-level package name to its folder (default: the project's own
+    code in this layout, :meth:`evalkit.layout.Layout.package_roots`); ``read`` returns a
+    file's bytes (tests pass one that edits a file without touching the disk).
     """
 
     def __init__(self, roots: Mapping[str, str | os.PathLike] | None = None,
                  read: Callable[[Path], bytes] = Path.read_bytes):
         if roots is None:
-            roots = {pkg: Path(importlib.import_module(pkg).__file__).parent
-                     for pkg in PROJECT_PACKAGES}
+            roots = layout().package_roots()
         self.roots = {name: Path(folder) for name, folder in roots.items()}
         self._read = read
         self._paths: dict[str, Path | None] = {}

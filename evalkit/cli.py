@@ -15,21 +15,20 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers, warn_renamed
+from evalkit.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, register_resolvers, warn_renamed
 
 __all__ = ["CONFIG_DIR", "check_overrides", "main", "upgrade_overrides"]
 
 
-def upgrade_overrides(argv: list[str],
-                      config_dir: Path = CONFIG_DIR) -> tuple[list[str], list[tuple[str, str]]]:
+def upgrade_overrides(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with renamed method keys at their new place, and the ``(old, new)`` keys
     moved (:func:`evalkit.overrides.upgrade_overrides`)."""
     from evalkit.overrides import upgrade_overrides as upgrade
 
-    return upgrade(argv, config_dir)
+    return upgrade(argv)
 
 
-def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | None:
+def check_overrides(argv: list[str]) -> str | None:
     """A one-line message for an override naming no key, option or method parameter, else None.
 
     Hydra's own message for these spans several lines and suggests ``+key=...``,
@@ -38,10 +37,11 @@ def check_overrides(argv: list[str], config_dir: Path = CONFIG_DIR) -> str | Non
     """
     from evalkit.overrides import check_overrides as check
 
-    return check(argv, config_dir)
+    return check(argv)
 
 
-@hydra.main(config_path=str(CONFIG_DIR), config_name="config", version_base="1.3")
+# a checkout's configs/ folder, or pkg://evalkit.configs in the wheel (evalkit.layout)
+@hydra.main(config_path=CONFIG_SOURCE, config_name="config", version_base="1.3")
 def _app(cfg: DictConfig) -> float | None:
     from evalkit.data.base import DatasetMissingError
     from evalkit.experiments import run_experiment

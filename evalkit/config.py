@@ -1,4 +1,4 @@
-"""From a composed Hydra config to objects: project root, datasets and method specs.
+"""From a composed Hydra config to objects: config sources, paths, datasets and method specs.
 
 Kept apart from the Hydra shell (cli.py) so that tests and scripts can compose a
 config with ``hydra.compose`` and call the same functions.
@@ -8,22 +8,27 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from evalkit.layout import default_results, default_shared_data, layout, start_dir
 from evalkit.runner import MethodSpec
 
 __all__ = [
     "CONFIG_DIR",
+    "CONFIG_SOURCE",
     "ConfigError",
     "build_datasets",
     "check_specs",
+    "hydra_configs",
     "method_specs",
     "plain",
     "project_root",
     "register_resolvers",
+    "run_paths",
     "warn_renamed",
 ]
 
@@ -31,40 +36,87 @@ __all__ = [
 class ConfigError(ValueError):
     """A configuration mistake found before any work starts (one line for the user)."""
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+def project_root() -> str | None:
+    """The checkout evalkit runs from; None for an installed package (:mod:`evalkit.layout`:
+    decided from the package's files, never from the working directory; EVALKIT_ROOT
+    overrides)."""
+    root = layout().root
+    return None if root is None else str(root)
 
 
-def project_root() -> str:
-    """The folder holding evalkit's pyproject.toml (EVALKIT_ROOT overrides).
-
-    Found from the installed package, never from the working directory, so
-    ``evalkit`` behaves the same wherever it is started.
-    """
-    env = os.environ.get("EVALKIT_ROOT")
-    if env:
-        return str(Path(env).expanduser().resolve())
-    for parent in (_PACKAGE_DIR.parent, *_PACKAGE_DIR.parents):
-        if (parent / "pyproject.toml").is_file() and (parent / "configs").is_dir():
-            return str(parent)
-    return str(_PACKAGE_DIR.parent)
-
-
-#: the Hydra config folder; here, not in the shell, so that the harness (evalkit.reference)
-#: can compose a config without importing cli.py (docs/floors.md)
-CONFIG_DIR = Path(project_root()) / "configs"
+#: the Hydra config folder on disk (a checkout's configs/, or the one inside the installed
+#: package); here, not in the shell, so that the harness (evalkit.reference) can compose a
+#: config without importing cli.py (docs/floors.md)
+CONFIG_DIR = layout().config_dir
+#: the primary config source the command gives Hydra: the folder, or pkg://evalkit.configs
+CONFIG_SOURCE = layout().config_source
 
 
 def register_resolvers(make_folders: bool = True) -> None:
-    """Register evalkit's resolvers: ``evalkit_root`` and ``evalkit_unique`` (a run
-    folder's unique name, evalkit.rundir; made on disk unless ``make_folders`` is false)."""
+    """Register evalkit's resolvers: ``evalkit_root`` (the checkout, null when installed),
+    ``evalkit_results`` and ``evalkit_shared_data`` (the defaults of ``paths.results`` and
+    ``paths.shared_data``: evalkit.layout) and ``evalkit_unique`` (a run folder's unique
+    name, evalkit.rundir; made on disk unless ``make_folders`` is false)."""
     from evalkit.rundir import propose, reserve
 
-    if not OmegaConf.has_resolver("evalkit_root"):
-        OmegaConf.register_new_resolver("evalkit_root", project_root)
+    start_dir()  # the working directory is read once, now, before anything can move it
+    for name, fn in (("evalkit_root", project_root),
+                     ("evalkit_results", lambda: str(default_results())),
+                     ("evalkit_shared_data", lambda: str(default_shared_data()))):
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, fn)
     if not OmegaConf.has_resolver("evalkit_unique"):
         # cached: a config reserves one folder however often its run dir is read
         OmegaConf.register_new_resolver("evalkit_unique", reserve if make_folders else propose,
                                         use_cache=True)
+
+
+def run_paths(cfg: DictConfig) -> dict[str, Any]:
+    """What ``run.json`` records of where things were: the layout, the checkout, the folder
+    the command started in, where results went and why, the cache and the shared data."""
+    paths = plain(cfg.get("paths")) or {}
+    results = paths.get("results")
+    default = str(default_results())
+    source = ("paths.results" if results != default
+              else "working directory" if layout().installed else "checkout")
+    return {"layout": layout().kind, "root": project_root(),
+            "started_in": str(start_dir()), "results": results, "results_from": source,
+            "cache": paths.get("cache"), "shared_data": paths.get("shared_data")}
+
+
+@contextmanager
+def hydra_configs(config_dir: str | None = None, config_path: str | None = None,
+                  job_name: str = "evalkit") -> Iterator[None]:
+    """Hydra initialised with the config search path the ``evalkit`` command builds:
+    evalkit's configs (or ``--config-path``) with ``--config-dir`` ahead of them, so that a
+    composition (and every option list) sees the user's configs as a run does.
+    ``hydra.searchpath`` overrides are Hydra's: pass them to ``compose`` and to
+    ``get_group_options(..., overrides=...)``. A missing ``--config-dir`` raises
+    ConfigError."""
+    from hydra import version
+    from hydra._internal.hydra import Hydra
+    from hydra._internal.utils import compute_search_path_dir, create_config_search_path
+    from hydra.core.config_search_path import SearchPathQuery
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    primary = CONFIG_SOURCE
+    if config_path is not None:  # as Hydra reads --config-path for the app in evalkit.cli
+        primary = compute_search_path_dir(None, "evalkit.cli", config_path)
+    search = create_config_search_path(primary)
+    if config_dir is not None:
+        folder = os.path.abspath(config_dir)
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--config-dir {config_dir}: no such folder")
+        # where Hydra's command line puts it: ahead of evalkit's configs
+        search.prepend(provider="command-line", path=f"file://{folder}",
+                       anchor=SearchPathQuery(provider="schema"))
+    backup = get_gh_backup()
+    version.setbase("1.3")
+    Hydra.create_main_hydra2(task_name=job_name, config_search_path=search)
+    try:
+        yield
+    finally:
+        restore_gh_from_backup(backup)
 
 
 def plain(node: Any) -> Any:
@@ -93,6 +145,12 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
     out = {}
     for label, settings in _entries(cfg.dataset).items():
         registry = settings.pop("_name_", label)
+        if registry not in DATASETS:  # a set from the user's own config folder, say
+            readers = ", ".join(DATASETS.names())
+            raise ConfigError(f"dataset.{label}._name_={registry}: no such reader; readers: "
+                              f"{readers}" if registry != label else
+                              f"dataset.{label} names no reader: set dataset.{label}._name_ "
+                              f"to one of {readers}")
         try:
             ds = DATASETS.create(registry, **settings)  # readers check their values here
         except ParamError as exc:  # dataset.chaos.limit=-1: ...

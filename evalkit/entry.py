@@ -43,6 +43,13 @@ def pin_hash_seed(environ: MutableMapping[str, str] | None = None,
 def run() -> None:
     """Entry point of the ``evalkit`` console script and of ``python -m evalkit``."""
     pin_hash_seed()
+    from evalkit.layout import LayoutError, layout
+
+    try:
+        layout()  # a bad EVALKIT_ROOT is one line, before anything reads the configs
+    except LayoutError as exc:
+        print(f"evalkit: {exc}", file=sys.stderr)
+        sys.exit(2)
     from evalkit.cli import main
 
     main()

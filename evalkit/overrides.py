@@ -13,6 +13,10 @@ naming the key as typed, docs/inputs.md "Bad values"). No page is read and
 nothing is written: the cost is one composition (about 0.3 s), and only when
 the command line carries overrides.
 
+The user's own configs count everywhere, as in the run: options and keys from
+``--config-dir DIR`` (ahead of evalkit's), ``--config-path`` and ``hydra.searchpath=[...]``
+(:func:`evalkit.config.hydra_configs`), so ``dataset=mine`` defined only in DIR passes.
+
 :func:`upgrade_overrides` runs first: an override of a method key that its class has
 renamed (``method.proposed.k=4``; the class's ``renamed``) is moved to the new key
 (``method.proposed.dedup.k=4``), which the command then uses and prints one warning
@@ -22,9 +26,9 @@ line about.
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
+import os
 
-from hydra import compose, initialize_config_dir
+from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
@@ -163,18 +167,21 @@ def _renamed(key: str, renamed: dict[str, str], node: DictConfig, override: Over
     return new + key[len(head):] if _missing(node, key) is not None else None
 
 
-def upgrade_overrides(argv: list[str], config_dir: Path | str,
+def upgrade_overrides(argv: list[str],
                       config_name: str = "config") -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with each override of a renamed method or detector key set at its new key,
     and the ``(old, new)`` keys so moved. Composes the config (the group choices only) once,
-    and only when an override reaches into a method's or detector's settings."""
+    and only when an override reaches into a method's or detector's settings. The user's
+    configs count (``--config-dir``, ``--config-path``, ``hydra.searchpath``)."""
     from hydra._internal.utils import get_args_parser
 
+    from evalkit.config import ConfigError, hydra_configs
     from evalkit.registry import DETECTORS, METHODS
 
     args = get_args_parser().parse_args(argv)
-    if not args.overrides or args.config_path or args.config_dir:
+    if not args.overrides:
         return argv, []
+    config_name = args.config_name or config_name
     try:
         parsed = OverridesParser.create().parse_overrides(args.overrides)
     except HydraException:
@@ -183,17 +190,17 @@ def upgrade_overrides(argv: list[str], config_dir: Path | str,
              and o.key_or_group.split(".")[0] in ("method", "detector")]
     if not keyed:
         return argv, []
-    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3",
-                               job_name=_PROG):
-        loader = GlobalHydra.instance().config_loader()
-        options = {o.key_or_group: names for o in parsed
-                   if (names := loader.get_group_options(o.key_or_group))}
-        chosen = [_collapsed(o, options[o.key_or_group]) for o in parsed
-                  if o.key_or_group in options]
-        try:
-            base = compose(config_name=config_name, overrides=chosen)
-        except (HydraException, OmegaConfBaseException):
-            return argv, []  # check_overrides says what is wrong
+    where = _searchpath(parsed)
+    try:
+        with hydra_configs(args.config_dir, args.config_path, _PROG):
+            loader = GlobalHydra.instance().config_loader()
+            options = {o.key_or_group: names for o in parsed
+                       if (names := _options(loader, o.key_or_group, config_name, where))}
+            chosen = [_collapsed(o, options[o.key_or_group]) for o in parsed
+                      if o.key_or_group in options]
+            base = compose(config_name=config_name, overrides=where + chosen)
+    except (ConfigError, HydraException, OmegaConfBaseException):
+        return argv, []  # check_overrides says what is wrong
     out, moved = list(argv), []
     for o in keyed:
         section, label, key = o.key_or_group.split(".", 2)
@@ -213,51 +220,79 @@ def upgrade_overrides(argv: list[str], config_dir: Path | str,
     return out, moved
 
 
-def check_overrides(argv: list[str], config_dir: Path | str, config_name: str = "config",
+def _searchpath(parsed: list[Override]) -> list[str]:
+    """The ``hydra.searchpath=[...]`` overrides, as typed (Hydra reads the first one)."""
+    return [o.input_line for o in parsed if o.get_key_element() == "hydra.searchpath"][:1]
+
+
+def _options(loader, group: str, config_name: str, searchpath: list[str]) -> list[str]:
+    """The options of config group ``group`` on the search path a run uses: with a
+    ``hydra.searchpath`` override the folders it adds count (Hydra reads them from the
+    primary config and the overrides, so they are passed along)."""
+    if not searchpath:
+        return loader.get_group_options(group)
+    return loader.get_group_options(group, config_name=config_name, overrides=searchpath)
+
+
+def check_overrides(argv: list[str], config_name: str = "config",
                     build_methods: bool = True) -> str | None:
     """One line for the first override naming no key or option (or a bad method parameter),
-    else None. ``argv`` is the command line after the program name, flags included."""
+    else None. ``argv`` is the command line after the program name, flags included. The
+    user's configs count as in a run: ``--config-dir``, ``--config-path`` and
+    ``hydra.searchpath`` add options to every name checked here."""
     from hydra._internal.utils import get_args_parser  # Hydra's own reading of the flags
 
+    from evalkit.config import ConfigError, hydra_configs
+
     args = get_args_parser().parse_args(argv)
-    if not args.overrides or args.config_path or args.config_dir:
-        return None  # nothing to check, or configs from elsewhere: Hydra reports on its own
+    if args.config_dir is not None and not os.path.isdir(args.config_dir):
+        return f"{_PROG}: --config-dir {args.config_dir}: no such folder"
+    if not args.overrides:
+        return None  # nothing to check
     config_name = args.config_name or config_name
     try:
         parsed = OverridesParser.create().parse_overrides(args.overrides)
     except HydraException as exc:
         return f"{_PROG}: cannot read the override: {_one_line(exc)}"
-    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3",
-                               job_name=_PROG):
-        loader = GlobalHydra.instance().config_loader()
-        options: dict[str, list[str]] = {}
-        for o in parsed:
-            names = loader.get_group_options(o.key_or_group)
-            if names:
-                options[o.key_or_group] = names
-        for o in parsed:
-            if o.key_or_group not in options or o.type == OverrideType.DEL:
-                continue
-            valid = options[o.key_or_group]
-            unknown = [c for c in _choices(o, valid) if c not in valid]
-            if unknown:
-                near = closest(unknown[0], valid)
-                hint = f"closest: {', '.join(near)}; " if near else ""
-                return (f"{_PROG}: unknown {o.key_or_group} {', '.join(unknown)}; "
-                        f"{hint}valid choices: {', '.join(sorted(valid))}")
-        collapsed = [_collapsed(o, options.get(o.key_or_group, [])) for o in parsed]
-        try:
-            cfg = compose(config_name=config_name, overrides=collapsed,
-                          return_hydra_config=True)
-        except (HydraException, OmegaConfBaseException) as exc:
-            return _explain(exc, parsed, collapsed, options, config_name)
-        if build_methods:
-            return _check_objects(cfg)
+    try:
+        with hydra_configs(args.config_dir, args.config_path, _PROG):
+            return _check(parsed, config_name, build_methods)
+    except ConfigError as exc:  # --config-dir names no folder
+        return f"{_PROG}: {exc}"
+
+
+def _check(parsed: list[Override], config_name: str, build_methods: bool) -> str | None:
+    """:func:`check_overrides` inside the initialised Hydra."""
+    loader = GlobalHydra.instance().config_loader()
+    where = _searchpath(parsed)
+    options: dict[str, list[str]] = {}
+    for o in parsed:
+        names = _options(loader, o.key_or_group, config_name, where)
+        if names:
+            options[o.key_or_group] = names
+    for o in parsed:
+        if o.key_or_group not in options or o.type == OverrideType.DEL:
+            continue
+        valid = options[o.key_or_group]
+        unknown = [c for c in _choices(o, valid) if c not in valid]
+        if unknown:
+            near = closest(unknown[0], valid)
+            hint = f"closest: {', '.join(near)}; " if near else ""
+            return (f"{_PROG}: unknown {o.key_or_group} {', '.join(unknown)}; "
+                    f"{hint}valid choices: {', '.join(sorted(valid))}")
+    collapsed = [_collapsed(o, options.get(o.key_or_group, [])) for o in parsed]
+    try:
+        cfg = compose(config_name=config_name, overrides=collapsed,
+                      return_hydra_config=True)
+    except (HydraException, OmegaConfBaseException) as exc:
+        return _explain(exc, parsed, collapsed, options, config_name, where)
+    if build_methods:
+        return _check_objects(cfg)
     return None
 
 
 def _explain(exc: Exception, parsed: list[Override], collapsed: list[str],
-             options: dict[str, list[str]], config_name: str) -> str:
+             options: dict[str, list[str]], config_name: str, searchpath: list[str]) -> str:
     """Name the override Hydra refused, from the config the group choices alone give."""
     for o in parsed:
         if o.package is not None and o.key_or_group not in options:
@@ -265,12 +300,13 @@ def _explain(exc: Exception, parsed: list[Override], collapsed: list[str],
                     f"as a package of a config group, and there is no group {o.key_or_group}")
     chosen = [c for o, c in zip(parsed, collapsed) if o.key_or_group in options]
     try:
-        base = compose(config_name=config_name, overrides=chosen, return_hydra_config=True)
+        base = compose(config_name=config_name, overrides=searchpath + chosen,
+                       return_hydra_config=True)
     except (HydraException, OmegaConfBaseException):
         base = None
     if base is not None:
         loader = GlobalHydra.instance().config_loader()
-        groups = {g: loader.get_group_options(g) for g in _groups(base)}
+        groups = {g: _options(loader, g, config_name, searchpath) for g in _groups(base)}
         for o in parsed:
             if o.key_or_group not in options and o.package is None:
                 msg = _unknown_key(base, o, groups)

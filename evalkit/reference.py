@@ -328,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, overrides in ENTRIES.items():
             print(f"{name}: evalkit {' '.join(overrides)}")
         return 0
+    if project_root() is None:  # pyproject.toml's pins and results/reference/ live there
+        ap.error("the reference runs need an evalkit checkout (its pyproject.toml and "
+                 "results/reference/); this evalkit is an installed package")
     if args.quick and not args.check:
         ap.error("--quick goes with --check")
     if args.quick and args.only:

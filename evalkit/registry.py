@@ -1,7 +1,8 @@
 """Name -> class registries for datasets, methods (extractors) and detectors.
 
-Entries are written out by hand as ``"module:Class"`` strings and imported on
-first use, so a registry never scans globals and a slow or optional import
+Entries are written out by hand as ``"module:Class"`` strings, modules named as in
+a checkout (``baselines.cetd``; :mod:`evalkit.layout` maps them in the wheel), and
+imported on first use, so a registry never scans globals and a slow or optional import
 (a peer library) costs nothing until it is asked for. An unknown name raises
 a ``KeyError`` whose message lists the known names.
 """
@@ -9,8 +10,9 @@ a ``KeyError`` whose message lists the known names.
 from __future__ import annotations
 
 import difflib
-import importlib
 from typing import Any
+
+from evalkit.layout import import_module, module_name
 
 __all__ = ["DATASETS", "DETECTORS", "METHODS", "Registry", "UnknownNameError"]
 
@@ -37,16 +39,17 @@ class Registry:
 
     def module_of(self, name: str) -> str:
         """The module that defines ``name``, without importing it (the cache key reads its
-        source: evalkit.cache)."""
+        source: evalkit.cache), by its import name in this layout (``baselines.cetd`` in a
+        checkout, ``evalkit.baselines.cetd`` in the wheel: evalkit.layout)."""
         if name not in self._entries:
             raise UnknownNameError(
                 f"unknown {self.kind} {name!r}; known {self.kind}s: {', '.join(self._entries)}"
             )
-        return self._entries[name].partition(":")[0]
+        return module_name(self._entries[name].partition(":")[0])
 
     def get(self, name: str) -> type:
         module = self.module_of(name)
-        return getattr(importlib.import_module(module), self._entries[name].partition(":")[2])
+        return getattr(import_module(module), self._entries[name].partition(":")[2])
 
     def only(self, name: str) -> Registry:
         """A registry of ``name`` alone (same kind and entry): what a page worker process is

@@ -286,12 +286,13 @@ def dataset_fingerprint(page_hashes: Iterable[str]) -> str:
     return h.hexdigest()
 
 
-def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike, seed: int,
+def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike | None, seed: int,
                    wall_seconds: float, datasets: dict[str, Any], methods: dict[str, Any],
                    failures: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
     info = {
         "evalkit_version": __version__,
-        "git": git_state(root),
+        # the checkout's commit; an installed evalkit (root None) has none
+        "git": git_state(root) if root is not None else {"commit": None, "dirty": None},
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         # string-hash order can decide a peer library's output (evalkit.entry)

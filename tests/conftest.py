@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from evalkit.layout import default_shared_data
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("EVALKIT_SHARED_DATA", REPO.parent / "shared" / "datasets"))
+#: the shared data sets: $EVALKIT_SHARED_DATA, else ../shared/datasets (evalkit.layout, as a run)
+SHARED = default_shared_data()
 
 
 def shared_dataset(name: str) -> Path:

@@ -23,11 +23,11 @@ def _compose(overrides=()):
         return compose(config_name="config", overrides=list(overrides))
 
 
-def test_default_config_composes_with_paths_from_the_project_root():
+def test_default_config_composes_with_paths_from_the_checkout():
+    repo = Path(__file__).resolve().parents[1]  # this checkout, whatever the working directory
     cfg = _compose()
-    root = Path(cfg.paths.root)
-    assert (root / "pyproject.toml").is_file()
-    assert Path(cfg.paths.results) == root / "results"
+    assert Path(cfg.paths.results) == repo / "results"
+    assert Path(cfg.paths.cache) == repo / "results" / "cache"
     assert list(cfg.dataset) == ["synthetic"]
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import sys
 import tarfile
@@ -46,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urlsplit
+
+from evalkit.layout import PACKAGE_DIR, default_shared_data, layout
 
 __all__ = [
     "ALIASES",
@@ -66,11 +67,11 @@ __all__ = [
     "write_manifest",
 ]
 
-_ROOT = Path(__file__).resolve().parents[2]
-#: the committed manifest of expected file counts and tree hashes
-DEFAULT_MANIFEST = _ROOT / "datasets" / "manifest.json"
-#: where the harness looks for the sets by default (``paths.shared_data``)
-DEFAULT_DEST = Path(os.environ.get("EVALKIT_SHARED_DATA", _ROOT.parent / "shared" / "datasets"))
+#: the committed manifest of expected file counts and tree hashes (a checkout's
+#: datasets/manifest.json; the wheel carries it as evalkit/datasets/manifest.json)
+DEFAULT_MANIFEST = (layout().root or PACKAGE_DIR) / "datasets" / "manifest.json"
+#: where the harness looks for the sets by default (``paths.shared_data``: evalkit.layout)
+DEFAULT_DEST = default_shared_data()
 _CHUNK = 1 << 20
 
 

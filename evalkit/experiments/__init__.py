@@ -16,7 +16,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from evalkit.cache import method_facts
-from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root
+from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root, run_paths
 from evalkit.experiments.checks import check_sections
 from evalkit.registry import Registry
 from evalkit.results import (
@@ -186,7 +186,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0) -> Path:
     for label, notes in ctx.notes.items():
         methods[label]["notes"] = notes
     extra = {"experiment": str(cfg.experiment.name), "parts": parts,
-             "runner": {"name": runner.name, "on_failure": runner.on_failure}}
+             "runner": {"name": runner.name, "on_failure": runner.on_failure},
+             "paths": run_paths(cfg)}
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
