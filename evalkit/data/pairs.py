@@ -165,6 +165,8 @@ class PairsDataset(Dataset):
         for file in sorted(html_root.iterdir()):
             if not file.is_file():
                 continue
+            if file.suffix.lower() == GOLD_SUFFIX and html_root == gold_root:
+                continue  # pages and gold in one folder: a gold file is not a stray file
             if file.suffix.lower() not in HTML_SUFFIXES:
                 self.skip(file, f"not a page file (expected {'/'.join(HTML_SUFFIXES)})")
             elif file.stem in pages:
