@@ -117,7 +117,9 @@ def _match(pattern: str | None, stem: str, group: str) -> str | None:
 
 
 class PairsDataset(Dataset):
-    """Pages ``<html_dir>/<stem>.htm[l]`` with gold ``<gold_dir>/<stem>.txt`` (module docstring)."""
+    """Pages ``<html_dir>/<stem>.htm[l]`` with gold ``<gold_dir>/<stem>.txt`` (module docstring).
+
+    ``html_dir=gold_dir="."``: pages and gold files side by side in ``path``."""
 
     def __init__(self, path: str | None = None, limit: int | None = None,
                  html_dir: str = "html", gold_dir: str = "gold", gold_format: str = "text",
