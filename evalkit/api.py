@@ -138,7 +138,7 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     (out / ".hydra").mkdir(parents=True, exist_ok=True)
     (out / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg), encoding="utf-8")
     (out / ".hydra" / "overrides.yaml").write_text(OmegaConf.to_yaml(argv), encoding="utf-8")
-    note = _seed_note(runner_from_config(cfg), cfg)
+    note = _seed_note(runner_from_config(cfg))
     if note:
         print(f"{_PROG}: {note}", file=sys.stderr)
     extra = {"api": {"evaluate": True, "hash_seed_note": note}}
@@ -200,13 +200,13 @@ def _quote(text: str) -> str:
 def _checked(argv: list[str]) -> list[str]:
     """The command's checks of its overrides (evalkit.cli.main): ``_target_`` methods and
     renamed keys moved, then one line for a key, option or value that is wrong."""
-    from evalkit.config import CONFIG_DIR, ConfigError, warn_renamed
-    from evalkit.overrides import check_overrides, upgrade_overrides
+    from evalkit.cli import check_overrides, upgrade_overrides
+    from evalkit.config import ConfigError, warn_renamed
 
-    argv, moved = upgrade_overrides(argv, CONFIG_DIR)
+    argv, moved = upgrade_overrides(argv)  # the command's own two steps, as it calls them
     for old, new in moved:
         warn_renamed(old, new)
-    msg = check_overrides(argv, CONFIG_DIR)
+    msg = check_overrides(argv)
     if msg:
         raise ConfigError(msg.removeprefix(f"{_PROG}: "))
     return argv
@@ -367,7 +367,7 @@ def _workers_hash_seed() -> Iterator[None]:
         os.environ.pop("PYTHONHASHSEED", None)
 
 
-def _seed_note(runner, cfg) -> str | None:
+def _seed_note(runner) -> str | None:
     """Why this run's numbers may differ from the command's, or None: its work runs in this
     interpreter, whose string-hash seed is not the one the command runs under."""
     from evalkit.entry import HASH_SEED

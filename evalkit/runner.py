@@ -75,7 +75,8 @@ class MethodSpec:
     ``_target_``) imported where the method is built, in every worker. ``origin="object"``:
     ``obj`` is an :class:`~evalkit.method.Extractor` object (copied for every task), a class
     (built with ``params``) or a function ``html -> text``; it travels to worker processes by
-    value (cloudpickle), so a function typed in a notebook runs there too. ``source`` is the
+    value (joblib's loky and Dask pickle tasks with cloudpickle, and so does
+    :class:`evalkit.page_worker.PageWorker`), so a function typed in a notebook runs there. ``source`` is the
     code of a method from outside evalkit's packages as read where the spec was made (the
     cache key holds it; None: unreadable, so never cached). Make such specs with
     :meth:`from_target` and :meth:`from_object`, which read it.
@@ -146,23 +147,6 @@ class MethodSpec:
 
     def __hash__(self):
         return hash((self.label, self.key()))
-
-    def __reduce__(self):
-        if self.origin != "object":
-            return (MethodSpec, (self.label, self.registry, self.params, self.kind, self.origin,
-                                 None, self.source))
-        # by value: a worker process cannot import a function or class defined in a notebook
-        import cloudpickle
-
-        return (_spec_by_value, (self.label, self.registry, self.params, self.kind,
-                                 cloudpickle.dumps(self.obj), self.source))
-
-
-def _spec_by_value(label, registry, params, kind, obj: bytes, source) -> MethodSpec:
-    # pickle.loads of bytes this run's main process made (never of a file)
-    import pickle
-
-    return MethodSpec(label, registry, params, kind, "object", pickle.loads(obj), source)
 
 
 def _is_function(obj: Any) -> bool:
