@@ -144,8 +144,8 @@ def test_overrides_are_the_command_lines_key_value_pairs():
 def test_evaluate_is_loaded_on_first_use_only():
     code = ("import sys, evalkit; assert 'evalkit.api' not in sys.modules; "
             "evalkit.evaluate; assert 'evalkit.api' in sys.modules; print('ok')")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
     assert evalkit.evaluate is evaluate
 
@@ -159,8 +159,8 @@ def _script(tmp_path, body: str, env_seed: str | None) -> subprocess.CompletedPr
         env["PYTHONHASHSEED"] = env_seed
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, "-"], input=textwrap.dedent(body), cwd=work,
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-"], check=False, input=textwrap.dedent(body),
+                          cwd=work, capture_output=True, text=True, env=env, timeout=300)
 
 
 def test_a_function_typed_at_a_prompt_runs_in_two_workers_uncached(tmp_path):
@@ -198,8 +198,8 @@ def test_a_function_typed_at_a_prompt_runs_in_two_workers_uncached(tmp_path):
 def _cli_run(args: list[str], tmp_path: Path) -> Path:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PYTHONHASHSEED", None)  # the command pins it itself
-    done = subprocess.run([sys.executable, "-m", "evalkit", *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "evalkit", *args], check=False,
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr
     return Path(re.search(r"evalkit: results in (\S+)", done.stdout).group(1))
 

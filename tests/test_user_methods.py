@@ -56,7 +56,7 @@ def _cli(tmp_path: Path, *args: str) -> Path:
          "method=[fulltext]", "method.mine._target_=user_words.FirstWords", "method.mine.n=40",
          f"paths.results={tmp_path / 'results'}", f"paths.cache={tmp_path / 'cache'}",
          "extraction.n_boot=10", "runner.progress=false", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return Path(re.search(r"evalkit: results in (\S+)", done.stdout).group(1))
 
