@@ -263,7 +263,8 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
             folder = Path(source).expanduser().resolve()
             label = _unique(label or _label(folder.name), taken)
             flat = not (folder / "html").is_dir()
-            adds += [f"++dataset.{label}._name_=pairs", f"++dataset.{label}.path={_quote(str(folder))}"]
+            adds += [f"++dataset.{label}._name_=pairs",
+                     f"++dataset.{label}.path={_quote(str(folder))}"]
             if flat:  # pages and gold side by side
                 adds += [f"++dataset.{label}.html_dir=.", f"++dataset.{label}.gold_dir=."]
         elif isinstance(source, str):

@@ -76,9 +76,10 @@ class MethodSpec:
     ``obj`` is an :class:`~evalkit.method.Extractor` object (copied for every task), a class
     (built with ``params``) or a function ``html -> text``; it travels to worker processes by
     value (joblib's loky and Dask pickle tasks with cloudpickle, and so does
-    :class:`evalkit.page_worker.PageWorker`), so a function typed in a notebook runs there. ``source`` is the
-    code of a method from outside evalkit's packages as read where the spec was made (the
-    cache key holds it; None: unreadable, so never cached). Make such specs with
+    :class:`evalkit.page_worker.PageWorker`), so a function typed in a notebook runs there.
+    ``source`` is the code of a method from outside evalkit's packages as read where the
+    spec was made (the cache key holds it; None: unreadable, so never cached). Make such
+    specs with
     :meth:`from_target` and :meth:`from_object`, which read it.
     """
 
