@@ -33,13 +33,15 @@ import functools
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import re
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,7 @@ from packaging.utils import canonicalize_name
 from evalkit import __version__, cache_entry
 from evalkit.layout import layout
 from evalkit.page import NORMALISATION_VERSION, Extraction, Page, lxml_versions
+from evalkit.results import interpreter_hash_seed
 
 __all__ = [
     "NOT_INSTALLED",
@@ -63,6 +66,7 @@ __all__ = [
     "invalid_entries_line",
     "lxml_versions",
     "method_key",
+    "outside_source",
     "page_key",
     "scorer_key",
     "source_tree",
@@ -279,8 +283,9 @@ def distribution_versions(import_names: Iterable[str]) -> dict[str, str]:
 def _runtime() -> dict[str, Any]:
     """What outside the method can change its bytes, on every method's key."""
     return {"evalkit": __version__, "python": sys.version, **lxml_versions(),
-            # string-hash order can decide a peer library's output (evalkit.entry)
-            "python_hash_seed": os.environ.get("PYTHONHASHSEED")}
+            # string-hash order can decide a peer library's output (evalkit.entry); the seed
+            # this process runs under, not the one it passes to its workers (evalkit.api)
+            "python_hash_seed": interpreter_hash_seed()}
 
 
 @dataclass(frozen=True)
@@ -293,16 +298,74 @@ class MethodFacts:
     resolved_params: dict[str, Any]
     modules: dict[str, str]   # project module -> source digest
     packages: dict[str, str]  # canonical distribution name -> version
+    #: code from outside the project's packages (a ``_target_`` module, a notebook's
+    #: function): its module or function name -> digest of the source read
+    outside: dict[str, str] = field(default_factory=dict)
+    #: why the method is never cached (its source cannot be read), else None
+    uncached: str | None = None
 
     def provenance(self) -> dict[str, Any]:
         """The ``run.json`` entry of a method."""
-        return {"registry": self.registry, "params": self.params,
-                "resolved_params": self.resolved_params, "packages": self.packages}
+        out = {"registry": self.registry, "params": self.params,
+               "resolved_params": self.resolved_params, "packages": self.packages}
+        if self.outside:
+            out["outside_sources"] = self.outside
+        if self.uncached:
+            out["cache"] = f"off: {self.uncached}"
+        return out
 
-    def key(self) -> str:
-        blob = json.dumps([self.kind, self.registry, self.resolved_params, self.modules,
-                           self.packages, _runtime()], sort_keys=True, default=str)
+    def key(self) -> str | None:
+        if self.uncached:
+            return None
+        parts = [self.kind, self.registry, self.resolved_params, self.modules, self.packages,
+                 _runtime()]
+        if self.outside:  # only then, so that the keys of the project's methods stay as they were
+            parts.append(self.outside)
+        blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def outside_source(code: Any) -> str | None:
+    """The source the cache key holds of a method class or function ``code`` (docs/cache.md).
+
+    ``""`` for code in the project's packages (their import closure is keyed instead); for
+    code from outside, the text of its module's file when that is a file (so an edit anywhere
+    in it re-extracts), else the code's own source (a function in a notebook cell); None
+    when neither can be read (a function typed at an interactive prompt): such a method is
+    never cached."""
+    module_name = getattr(code, "__module__", None) or ""
+    if module_name and source_tree().is_project(module_name):
+        return ""
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    if file and Path(file).suffix == ".py" and Path(file).is_file():
+        return Path(file).read_bytes().decode("utf-8", "surrogateescape")
+    try:
+        return inspect.getsource(code)
+    except (OSError, TypeError):
+        return None
+
+
+def _code_of(method: Any) -> Any:
+    """The class or function whose source is a built method's code."""
+    from evalkit.method import FunctionExtractor
+
+    return method.func if isinstance(method, FunctionExtractor) else type(method)
+
+
+def _text_imports(source: str) -> set[str]:
+    """Absolute names of the modules a piece of source imports (unparsable source: none)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
 
 
 def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
@@ -311,38 +374,72 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
     Builds the method to resolve its parameters. A spec that cannot be built
     (a misspelt parameter) keys on its raw parameters and the error: it never
     reaches the cache, since building fails again in the runner.
+
+    A method from outside the registry (``spec.origin``: Hydra's ``_target_``, an object of
+    the Python API) keys on its class's or function's module when that is a project module,
+    else on ``spec.source`` (:func:`outside_source`, read where the spec was made) and the
+    project modules and installed packages that source imports.
     """
     from evalkit.registry import DETECTORS, METHODS
 
     tree = tree or source_tree()
     registry = METHODS if spec.kind == "method" else DETECTORS
+    origin = getattr(spec, "origin", "registry")
     roots = ["evalkit.registry"]
-    if spec.registry in registry:
+    if origin == "registry" and spec.registry in registry:
         roots.append(registry.module_of(spec.registry))
+    outside: dict[str, str] = {}
+    uncached = None
+    extra_names: set[str] = set()
     try:
         method = spec.build()
         resolved = method.resolved_params()
         roots += method.runtime_modules()
         declared = method.versions()
+        if origin != "registry":
+            code = _code_of(method)
+            module = getattr(code, "__module__", None) or ""
+            if tree.is_project(module):
+                roots.append(module)
+            elif spec.source is None:
+                from evalkit.method import function_name
+
+                uncached = (f"the source of {function_name(code)} cannot be read (typed at an "
+                            "interactive prompt?); it is extracted afresh on every run")
+            else:
+                outside[module or "?"] = hashlib.sha256(
+                    spec.source.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+                for name in _text_imports(spec.source):
+                    if tree.is_project(name):
+                        roots.append(name)
+                    elif name.partition(".")[0] not in sys.stdlib_module_names:
+                        extra_names.add(name.partition(".")[0])
     except Exception as exc:  # noqa: BLE001 - the runner reports the build error itself
         resolved = {"params": spec.params, "unbuildable": f"{type(exc).__name__}: {exc}"}
         declared = {}
-    project, outside = tree.closure(roots)
-    packages = distribution_versions(outside)
+    project, outside_names = tree.closure(roots)
+    packages = distribution_versions(outside_names)
+    # what outside code imports: installed packages only (a module of the user's own is
+    # not a distribution; its file is not followed, docs/cache.md)
+    packages.update(distribution_versions(n for n in extra_names if _providers(n)))
     for name, version in declared.items():
         packages.setdefault(canonicalize_name(name), version)
     return MethodFacts(kind=spec.kind, registry=spec.registry, params=dict(spec.params),
                        resolved_params=json.loads(json.dumps(resolved, default=str)),
                        modules={m: tree.digest(m) for m in sorted(project)},
-                       packages=dict(sorted(packages.items())))
+                       packages=dict(sorted(packages.items())), outside=outside,
+                       uncached=uncached)
 
 
 #: spec -> (facts, key), filled once per process (the runner asks for the key on every page)
-_FACTS: dict[str, tuple[MethodFacts, str]] = {}
+_FACTS: dict[str, tuple[MethodFacts, str | None]] = {}
 
 
-def _memo(spec) -> tuple[MethodFacts, str]:
-    sid = json.dumps([spec.kind, spec.registry, spec.params], sort_keys=True, default=str)
+def _memo(spec) -> tuple[MethodFacts, str | None]:
+    parts = [spec.kind, spec.registry, spec.params]
+    if getattr(spec, "origin", "registry") != "registry":  # two lambdas share a name
+        parts += [spec.origin, spec.label, spec.source]
+    sid = json.dumps(parts, sort_keys=True, default=str)
     if sid not in _FACTS:
         facts = describe_method(spec)
         _FACTS[sid] = facts, facts.key()
@@ -354,8 +451,9 @@ def method_facts(spec) -> MethodFacts:
     return _memo(spec)[0]
 
 
-def method_key(spec) -> str:
-    """The method part of an extraction's cache key (see the module docstring)."""
+def method_key(spec) -> str | None:
+    """The method part of an extraction's cache key (see the module docstring); None for a
+    method whose code cannot be read (never cached)."""
     return _memo(spec)[1]
 
 

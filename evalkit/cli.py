@@ -7,7 +7,6 @@ on stderr (exit status 2), and prints where the results went.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -46,6 +45,7 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.data.base import DatasetMissingError
     from evalkit.experiments import run_experiment
     from evalkit.registry import UnknownNameError
+    from evalkit.rundir import discard
     from evalkit.runner import RunnerError
     from evalkit.sweep import objective
 
@@ -54,7 +54,7 @@ def _app(cfg: DictConfig) -> float | None:
         run_experiment(cfg, out)
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
-        _discard(out)
+        discard(out)
         sys.exit(2)
     except KeyboardInterrupt:
         # one line instead of a traceback; finished extractions are already on disk
@@ -63,21 +63,6 @@ def _app(cfg: DictConfig) -> float | None:
         sys.exit(130)
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
-
-
-def _discard(out: str) -> None:
-    """Remove what a refused run made: Hydra's copy of the config, empty ``tables/`` and
-    ``figures/`` and then the folder if nothing else is in it (a bad value in a config file
-    is only found here, after Hydra made the folder; one on the command line is refused
-    before). Never deletes a file the run did not write (``hydra.run.dir`` may point at a
-    folder of the user's)."""
-    path = Path(out)
-    shutil.rmtree(path / ".hydra", ignore_errors=True)
-    for sub in (path / "tables", path / "figures", path):
-        try:
-            sub.rmdir()  # only when empty
-        except OSError:
-            pass
 
 
 def main() -> None:

@@ -143,7 +143,7 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
     from evalkit.validate import ParamError, show
 
     out = {}
-    for label, settings in _entries(cfg.dataset).items():
+    for label, settings in _entries(cfg.get("dataset") or {}).items():
         registry = settings.pop("_name_", label)
         if registry not in DATASETS:  # a set from the user's own config folder, say
             readers = ", ".join(DATASETS.names())
@@ -195,6 +195,9 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
     reg = METHODS if kind == "method" else DETECTORS
     specs = []
     for label, settings in _entries(node).items():
+        if "_target_" in settings:  # Hydra's convention: a class from any importable module
+            specs.append(_target_spec(label, settings, kind))
+            continue
         registry = settings.pop("_name_", label)
         cls = reg.get(registry)  # unknown names fail now, listing the valid ones
         renamed = getattr(cls, "renamed", None)
@@ -204,6 +207,27 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
                 warn_renamed(f"{kind}.{label}.{old}", f"{kind}.{label}.{new}")
         specs.append(MethodSpec(label=label, registry=registry, params=settings, kind=kind))
     return specs
+
+
+def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
+    """The spec of ``method.<label>._target_=module.Class`` (the other keys are the class's
+    parameters); a target that cannot be imported here is one line naming the key."""
+    target = settings.pop("_target_")
+    where = f"{kind}.{label}._target_={target}"
+    if "_name_" in settings:
+        raise ConfigError(f"{where}: a {kind} has either _target_ or _name_, not both")
+    special = sorted(k for k in settings if k.startswith("_"))
+    if special:
+        raise ConfigError(f"{kind}.{label}.{special[0]}: not supported (a _target_ {kind} "
+                          "takes the class's keyword parameters only)")
+    try:
+        return MethodSpec.from_target(label, target, settings, kind=kind)
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"{where}: cannot import {exc.name!r}; the module must be "
+                          "importable (installed, on PYTHONPATH, or in the folder evalkit "
+                          "runs in)") from exc
+    except Exception as exc:  # an error inside the user's module: one line naming the key
+        raise ConfigError(f"{where}: cannot import it: {type(exc).__name__}: {exc}") from exc
 
 
 def check_specs(specs: list[MethodSpec]) -> None:
@@ -218,7 +242,9 @@ def check_specs(specs: list[MethodSpec]) -> None:
             raise ConfigError(exc.under(f"{spec.kind}.{spec.label}")) from exc
         except (TypeError, ValueError) as exc:
             # the registry says "method 'proposed' has no parameter ...": name the label once
-            msg, own = str(exc), f"{spec.kind} {spec.registry!r} "
-            text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if msg.startswith(own)
+            msg = str(exc)
+            own = next((p for p in (f"{spec.kind} {spec.registry!r} ",
+                                    f"{spec.kind} {spec.label!r} ") if msg.startswith(p)), None)
+            text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if own
                     else f"{spec.kind} {spec.label!r}: {msg}")
             raise ConfigError(text) from exc

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from evalkit.page import Extraction, Page
 
-__all__ = ["BaseMethod", "Detector", "Extractor", "param_names"]
+__all__ = ["BaseMethod", "Detector", "Extractor", "FunctionExtractor", "param_names"]
 
 
 def param_names(cls: type) -> list[str]:
@@ -97,6 +97,41 @@ class Extractor(BaseMethod):
         one-line ``warning`` the run prints. Most methods have nothing (``{}``); the
         ``stored`` method lists stored ids that are no page of the run."""
         return {}
+
+
+class FunctionExtractor(Extractor):
+    """A plain function ``html -> text`` as an extractor (the Python API's ``methods=[f]``).
+
+    ``func`` gets the page's decoded HTML (``page.html``, after evalkit's input cleaning,
+    docs/inputs.md) and returns the main text; anything but a ``str`` is a failure of that
+    page, named in its record.
+    """
+
+    def __init__(self, func=None):
+        self.func = func
+
+    def _validate(self) -> None:
+        if not callable(self.func):
+            raise TypeError(f"func must be a function html -> text, got {self.func!r}")
+
+    def resolved_params(self) -> dict[str, Any]:
+        # the function's name, not its repr (which holds an address that differs per process);
+        # its source is on the cache key (evalkit.cache.describe_method)
+        return {"function": function_name(self.func)}
+
+    def extract(self, page: Page) -> Extraction:
+        text = self.func(page.html)
+        if not isinstance(text, str):
+            raise TypeError(f"{function_name(self.func)} returned {type(text).__name__}, "
+                            "not str")
+        return Extraction(text=text)
+
+
+def function_name(func) -> str:
+    """``module.qualname`` of a function (or other callable), for tables and keys."""
+    module = getattr(func, "__module__", None) or "?"
+    name = getattr(func, "__qualname__", None) or type(func).__qualname__
+    return f"{module}.{name}"
 
 
 class Detector(BaseMethod):

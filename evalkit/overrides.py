@@ -36,7 +36,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-__all__ = ["check_overrides", "closest", "upgrade_overrides"]
+__all__ = ["check_overrides", "closest", "target_overrides", "upgrade_overrides"]
 
 _PROG = "evalkit"
 
@@ -167,6 +167,36 @@ def _renamed(key: str, renamed: dict[str, str], node: DictConfig, override: Over
     return new + key[len(head):] if _missing(node, key) is not None else None
 
 
+def target_overrides(argv: list[str]) -> list[str]:
+    """``argv`` with every override of a method or detector that the command line itself
+    gives a ``_target_`` (``method.mine._target_=my_module.MyExtractor method.mine.k=3``)
+    made ``++`` (add or set): no config defines ``mine``, so Hydra would refuse its keys as
+    unknown, and the user should not need Hydra's ``+`` for the convention Hydra names."""
+    from hydra._internal.utils import get_args_parser
+
+    args = get_args_parser().parse_args(argv)
+    if not args.overrides:
+        return argv
+    try:
+        parsed = OverridesParser.create().parse_overrides(args.overrides)
+    except HydraException:
+        return argv  # check_overrides says what is wrong
+
+    def owner(o: Override) -> tuple[str, ...] | None:
+        parts = o.key_or_group.split(".")
+        if (o.package is None and o.type == OverrideType.CHANGE and len(parts) >= 3
+                and parts[0] in ("method", "detector")):
+            return tuple(parts[:2])
+        return None
+
+    new = {owner(o) for o in parsed if owner(o) and o.key_or_group.split(".")[2] == "_target_"}
+    out = list(argv)
+    for o in parsed:
+        if owner(o) in new and o.input_line in out:
+            out[out.index(o.input_line)] = "++" + o.input_line
+    return out
+
+
 def upgrade_overrides(argv: list[str],
                       config_name: str = "config") -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with each override of a renamed method or detector key set at its new key,
@@ -178,6 +208,7 @@ def upgrade_overrides(argv: list[str],
     from evalkit.config import ConfigError, hydra_configs
     from evalkit.registry import DETECTORS, METHODS
 
+    argv = target_overrides(argv)
     args = get_args_parser().parse_args(argv)
     if not args.overrides:
         return argv, []

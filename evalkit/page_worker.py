@@ -130,7 +130,11 @@ class PageWorker:
                 reg = None
             sent.append((spec, reg))
         try:
-            self._send.send(("build", sent))
+            # cloudpickle writes a plain pickle stream that recv() reads; unlike the standard
+            # pickler it sends a method defined in a notebook (evalkit.api) by value
+            import cloudpickle
+
+            self._send.send_bytes(cloudpickle.dumps(("build", sent)))
             answer = self._recv.recv()  # no time limit: start-up and imports, not a page
         except (EOFError, OSError) as exc:
             self.kill()

@@ -8,16 +8,20 @@ confidence bars or bands; each is saved as PNG (for reports) and SVG (for papers
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")  # headless: figures are files, never windows
+# headless: figures are files, never windows; a backend the user chose is kept (a notebook's
+# inline backend: ipykernel sets MPLBACKEND; switching would close the notebook's figures)
+if "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
+    matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["bar_prf", "difference_matrix", "pages_correct_curve", "save"]
+__all__ = ["bar_prf", "difference_matrix", "pages_correct_curve", "prf_figure", "save"]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _LINESTYLES = ("-", "--", "-.", ":")
@@ -44,6 +48,14 @@ def bar_prf(summary: pd.DataFrame, stem, dataset: str,
             labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
             methods: list[str] | None = None, xlabel: str = "method") -> list[Path]:
     """Grouped bars: one group per method, one bar per metric, error bars = the CI."""
+    return save(prf_figure(summary, dataset, metrics, labels, title, methods, xlabel), stem)
+
+
+def prf_figure(summary: pd.DataFrame, dataset: str,
+               metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
+               labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
+               methods: list[str] | None = None, xlabel: str = "method"):
+    """The figure of :func:`bar_prf`, not saved (evalkit.api's ``Result.plot``)."""
     df = summary[(summary["dataset"] == dataset) & summary["metric"].isin(metrics)]
     methods = methods or list(dict.fromkeys(df["method"]))
     x = np.arange(len(methods))
@@ -64,7 +76,7 @@ def bar_prf(summary: pd.DataFrame, stem, dataset: str,
     # outside the axes, so no bar is ever hidden behind it
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    return save(fig, stem)
+    return fig
 
 
 def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str = "shingle_f1",

@@ -14,7 +14,7 @@ from typing import Any
 
 from evalkit.layout import import_module, module_name
 
-__all__ = ["DATASETS", "DETECTORS", "METHODS", "Registry", "UnknownNameError"]
+__all__ = ["DATASETS", "DETECTORS", "METHODS", "Registry", "UnknownNameError", "instantiate"]
 
 
 class UnknownNameError(KeyError):
@@ -59,26 +59,33 @@ class Registry:
 
     def create(self, name: str, /, **params: Any):
         """Instantiate ``name`` with keyword parameters; a misspelt parameter is a clear error."""
-        cls = self.get(name)
-        try:
-            obj = cls(**params)
-        except TypeError as exc:
-            from evalkit.method import param_names
+        return instantiate(self.get(name), self.kind, name, params)
 
-            valid = param_names(cls)
-            unknown = sorted(set(params) - set(valid))
-            if unknown:
-                near = difflib.get_close_matches(unknown[0], valid, n=3)
-                hint = f"closest: {', '.join(near)}; " if near else ""
-                raise ValueError(
-                    f"{self.kind} {name!r} has no parameter {', '.join(unknown)}; "
-                    f"{hint}valid: {', '.join(valid)}"
-                ) from exc
-            raise
-        bind = getattr(obj, "bind_detectors", None)
-        if bind is not None:  # a method that names a detector builds it from here
-            bind(DETECTORS)
-        return obj
+
+def instantiate(cls: type, kind: str, name: str, params: dict[str, Any]):
+    """``cls(**params)``, a misspelt parameter named in one line (``method 'x' has no parameter
+    ...; closest: ...``), and the detector registry handed to a method that names a detector.
+    Registry entries and methods from outside the registry (Hydra's ``_target_``, an object of
+    the Python API: evalkit.runner.MethodSpec) are built alike."""
+    try:
+        obj = cls(**params)
+    except TypeError as exc:
+        from evalkit.method import param_names
+
+        valid = param_names(cls)
+        unknown = sorted(set(params) - set(valid))
+        if unknown:
+            near = difflib.get_close_matches(unknown[0], valid, n=3)
+            hint = f"closest: {', '.join(near)}; " if near else ""
+            raise ValueError(
+                f"{kind} {name!r} has no parameter {', '.join(unknown)}; "
+                f"{hint}valid: {', '.join(valid)}"
+            ) from exc
+        raise
+    bind = getattr(obj, "bind_detectors", None)
+    if bind is not None:  # a method that names a detector builds it from here
+        bind(DETECTORS)
+    return obj
 
 
 DATASETS = Registry("dataset", {

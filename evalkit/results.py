@@ -286,6 +286,18 @@ def dataset_fingerprint(page_hashes: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def interpreter_hash_seed() -> str | None:
+    """The string-hash seed this interpreter runs under: ``"0"`` when its string hashes are
+    not randomised (``PYTHONHASHSEED=0`` when it started), else the number in
+    ``PYTHONHASHSEED``, else None (random). ``sys.flags`` is read, not only the environment:
+    the Python API sets the variable for its worker processes (evalkit.api), which does not
+    change the seed of the interpreter it runs in."""
+    if not sys.flags.hash_randomization:
+        return "0"
+    value = os.environ.get("PYTHONHASHSEED")
+    return value if value and value.isdigit() and value != "0" else None
+
+
 def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike | None, seed: int,
                    wall_seconds: float, datasets: dict[str, Any], methods: dict[str, Any],
                    failures: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:

@@ -17,10 +17,12 @@ same config must get different folders, and the folder name is not a result
 
 from __future__ import annotations
 
+import os
 import secrets
+import shutil
 from pathlib import Path
 
-__all__ = ["SUFFIX_HEX", "prints_only", "propose", "reserve"]
+__all__ = ["SUFFIX_HEX", "discard", "prints_only", "propose", "reserve"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)
@@ -58,3 +60,18 @@ def reserve(stem: str) -> str:
             continue
         return str(path)
     raise FileExistsError(f"{stem}_*: no free run folder name after {_ATTEMPTS} tries")
+
+
+def discard(out: str | os.PathLike) -> None:
+    """Remove what a refused run made: Hydra's copy of the config, empty ``tables/`` and
+    ``figures/`` and then the folder if nothing else is in it (a bad value in a config file
+    is only found here, after Hydra made the folder; one on the command line is refused
+    before). Never deletes a file the run did not write (``hydra.run.dir`` may point at a
+    folder of the user's)."""
+    path = Path(out)
+    shutil.rmtree(path / ".hydra", ignore_errors=True)
+    for sub in (path / "tables", path / "figures", path):
+        try:
+            sub.rmdir()  # only when empty
+        except OSError:
+            pass

@@ -47,6 +47,7 @@ __all__ = [
     "BACKENDS",
     "BUILD_FAILED",
     "ON_FAILURE",
+    "ORIGINS",
     "TOO_LARGE",
     "ExtractionCache",
     "MethodSpec",
@@ -54,34 +55,124 @@ __all__ = [
     "RunnerError",
     "extract_one",
     "iter_tasks",
+    "locate",
     "page_bytes",
     "run_pages",
     "run_task",
 ]
 
 
+#: where a :class:`MethodSpec` comes from: a registry name, Hydra's ``_target_`` (a dotted
+#: path to a class or function), or an object handed over in Python (evalkit.api)
+ORIGINS = ("registry", "target", "object")
+
+
 @dataclass(frozen=True)
 class MethodSpec:
-    """How to build a method: its table name, registry name and keyword parameters."""
+    """How to build a method: its table name, registry name and keyword parameters.
+
+    ``origin="target"``: ``registry`` is a dotted path (``my_module.MyExtractor``, Hydra's
+    ``_target_``) imported where the method is built, in every worker. ``origin="object"``:
+    ``obj`` is an :class:`~evalkit.method.Extractor` object (copied for every task), a class
+    (built with ``params``) or a function ``html -> text``; it travels to worker processes by
+    value (joblib's loky and Dask pickle tasks with cloudpickle, and so does
+    :class:`evalkit.page_worker.PageWorker`), so a function typed in a notebook runs there.
+    ``source`` is the code of a method from outside evalkit's packages as read where the
+    spec was made (the cache key holds it; None: unreadable, so never cached). Make such
+    specs with
+    :meth:`from_target` and :meth:`from_object`, which read it.
+    """
 
     label: str
     registry: str
     params: dict[str, Any] = field(default_factory=dict)
     kind: str = "method"
+    origin: str = "registry"
+    obj: Any = field(default=None, repr=False)
+    source: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_target(cls, label: str, target: str, params: dict[str, Any] | None = None,
+                    kind: str = "method") -> MethodSpec:
+        """A spec of ``target`` (``module.Class``); ImportError or AttributeError when it cannot
+        be imported here, ValueError when it is not a dotted path."""
+        from evalkit.cache import outside_source
+
+        return cls(label=label, registry=target, params=dict(params or {}), kind=kind,
+                   origin="target", source=outside_source(locate(target)))
+
+    @classmethod
+    def from_object(cls, label: str, obj: Any, params: dict[str, Any] | None = None,
+                    kind: str = "method") -> MethodSpec:
+        """A spec of an extractor object, an extractor class or a function ``html -> text``."""
+        from evalkit.cache import outside_source
+        from evalkit.method import function_name
+
+        code = obj if isinstance(obj, type) or _is_function(obj) else type(obj)
+        return cls(label=label, registry=function_name(code), params=dict(params or {}),
+                   kind=kind, origin="object", obj=obj, source=outside_source(code))
 
     def build(self):
-        from evalkit.registry import DETECTORS, METHODS
+        from evalkit.registry import DETECTORS, METHODS, instantiate
 
-        reg = METHODS if self.kind == "method" else DETECTORS
-        return reg.create(self.registry, **self.params)
+        if self.origin == "registry":
+            reg = METHODS if self.kind == "method" else DETECTORS
+            return reg.create(self.registry, **self.params)
+        made = locate(self.registry) if self.origin == "target" else self.obj
+        if isinstance(made, type):
+            method = instantiate(made, self.kind, self.label, self.params)
+        elif _is_function(made):
+            from evalkit.method import FunctionExtractor
 
-    def key(self) -> str:
+            if self.params:
+                raise ValueError(f"{self.kind} {self.label!r} is a function: it takes no "
+                                 f"parameters (got {', '.join(sorted(self.params))})")
+            method = FunctionExtractor(made)
+        else:  # an object: a fresh copy per task, so no state leaks between tasks
+            import copy
+
+            method = copy.deepcopy(made)
+        from evalkit.method import Detector, Extractor
+
+        base = Extractor if self.kind == "method" else Detector
+        if not isinstance(method, base):
+            raise TypeError(f"{self.kind} {self.label!r}: {type(method).__qualname__} is not "
+                            f"an evalkit.method.{base.__name__}")
+        return method
+
+    def key(self) -> str | None:
         """Everything about the method that can change an extraction (evalkit.cache),
-        worked out once per process."""
+        worked out once per process; None when it cannot be known (a method whose source
+        cannot be read), and then the method is never cached."""
         return method_key(self)
 
     def __hash__(self):
         return hash((self.label, self.key()))
+
+
+def _is_function(obj: Any) -> bool:
+    return callable(obj) and not isinstance(obj, type) and not hasattr(obj, "extract")
+
+
+def locate(target: str) -> Any:
+    """The class or function a dotted path names (``my_module.MyExtractor``).
+
+    :func:`pkgutil.resolve_name` imports it by Python's rules. When its top-level module is
+    not found, the working folder is appended to ``sys.path`` and the import tried again,
+    so ``evalkit`` finds a module in the folder it is started in as ``python -m evalkit``
+    does (worker processes inherit ``sys.path``)."""
+    import pkgutil
+
+    if not isinstance(target, str) or "." not in target.strip(".:"):
+        raise ValueError(f"{target!r} is not a dotted path module.Name")
+    try:
+        return pkgutil.resolve_name(target)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        if exc.name != target.split(".")[0].split(":")[0] or here in sys.path:
+            raise
+        sys.path.append(here)
+        return pkgutil.resolve_name(target)
 
 
 def extract_one(method, page: Page) -> Extraction:
@@ -176,6 +267,8 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         methods = _InProcess(specs)
     records = []
     context = hashlib.sha256()
+    # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached
+    uncached = [spec.key() is None for spec in specs]
     for page in pages:
         pkey = _page_key(page)
         size = page_bytes(page)
@@ -189,7 +282,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                 f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
             ).hexdigest()
             before = cache.invalid
-            ext = None if stateful or too_large else cache.get(keys[j])
+            ext = None if stateful or too_large or uncached[j] else cache.get(keys[j])
             invalid[j] = cache.invalid > before
             cached[j] = ext is not None
             if ext is not None:
@@ -202,7 +295,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                 todo.append(j)
         for j, ext in methods.extract(page, todo, page_timeout):
             exts[j] = ext
-            if ext.error is None and not methods.stateful[j]:
+            if ext.error is None and not methods.stateful[j] and not uncached[j]:
                 before = cache.invalid
                 cache.put(keys[j], ext)
                 invalid[j] = invalid[j] or cache.invalid > before
@@ -435,8 +528,11 @@ class Runner:
             # loky workers that end with this process (_exit_with_parent): a killed run leaves
             # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
             loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
+            # the hash seed in initargs: loky reuses a pool only for equal initargs, so a pool
+            # started under another PYTHONHASHSEED (before evalkit.api set it) is not reused
             with (parallel_config(backend="loky", initializer=_exit_with_parent,
-                                  initargs=(os.getpid(),)) if loky else contextlib.nullcontext()):
+                                  initargs=(os.getpid(), os.environ.get("PYTHONHASHSEED")))
+                  if loky else contextlib.nullcontext()):
                 par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
                                pre_dispatch="4*n_jobs")
             yield from par(delayed(fn)(task) for task in tasks)
@@ -492,7 +588,7 @@ class Runner:
 PARENT_POLL = 0.5
 
 
-def _exit_with_parent(parent: int) -> None:
+def _exit_with_parent(parent: int, hash_seed: str | None = None) -> None:
     """Initializer of every local (loky) worker: the worker ends when process ``parent`` does.
 
     loky workers do not notice the death of the process that started them: after a
@@ -504,7 +600,8 @@ def _exit_with_parent(parent: int) -> None:
     started the worker, and works on any POSIX system. The cost is one wake-up per
     ``PARENT_POLL`` seconds; a worker inside a C call that holds the GIL ends when the
     call returns. A half-written cache entry is a temporary file, never an entry
-    (evalkit.cache writes by rename).
+    (evalkit.cache writes by rename). ``hash_seed`` is not used: it only tells loky's pools
+    apart (see :meth:`Runner._map`).
     """
     def watch() -> None:
         while os.getppid() == parent:

@@ -117,7 +117,9 @@ def _match(pattern: str | None, stem: str, group: str) -> str | None:
 
 
 class PairsDataset(Dataset):
-    """Pages ``<html_dir>/<stem>.htm[l]`` with gold ``<gold_dir>/<stem>.txt`` (module docstring)."""
+    """Pages ``<html_dir>/<stem>.htm[l]`` with gold ``<gold_dir>/<stem>.txt`` (module docstring).
+
+    ``html_dir=gold_dir="."``: pages and gold files side by side in ``path``."""
 
     def __init__(self, path: str | None = None, limit: int | None = None,
                  html_dir: str = "html", gold_dir: str = "gold", gold_format: str = "text",
@@ -165,6 +167,8 @@ class PairsDataset(Dataset):
         for file in sorted(html_root.iterdir()):
             if not file.is_file():
                 continue
+            if file.suffix.lower() == GOLD_SUFFIX and html_root == gold_root:
+                continue  # pages and gold in one folder: a gold file is not a stray file
             if file.suffix.lower() not in HTML_SUFFIXES:
                 self.skip(file, f"not a page file (expected {'/'.join(HTML_SUFFIXES)})")
             elif file.stem in pages:

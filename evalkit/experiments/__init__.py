@@ -16,7 +16,15 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from evalkit.cache import method_facts
-from evalkit.config import build_datasets, check_specs, method_specs, plain, project_root, run_paths
+from evalkit.config import (
+    ConfigError,
+    build_datasets,
+    check_specs,
+    method_specs,
+    plain,
+    project_root,
+    run_paths,
+)
 from evalkit.experiments.checks import check_sections
 from evalkit.registry import Registry
 from evalkit.results import (
@@ -24,6 +32,7 @@ from evalkit.results import (
     RecordSpill,
     atomic_write_text,
     dataset_fingerprint,
+    interpreter_hash_seed,
     write_csv,
     write_frames_csv,
     write_run_json,
@@ -135,30 +144,53 @@ def runner_from_config(cfg: DictConfig) -> Runner:
                               cache_root=str(cache) if cache else None)
 
 
-def run_experiment(cfg: DictConfig, out_dir: str | Path) -> Path:
-    """Run every part of ``cfg.experiment`` and write the run folder; returns it."""
+def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
+                   datasets: dict[str, Any] | None = None, methods: list | None = None,
+                   extra: dict[str, Any] | None = None) -> Path:
+    """Run every part of ``cfg.experiment`` and write the run folder; returns it.
+
+    The one execution path of the ``evalkit`` command and of :func:`evalkit.api.evaluate`:
+    the command passes the composed config only; the Python API adds what a config cannot
+    hold, ``datasets`` (label -> reader object, e.g. pages in memory) run after
+    ``cfg.dataset``'s, and ``methods`` (:class:`evalkit.runner.MethodSpec` of objects, classes
+    or functions) run after ``cfg.method``'s. ``extra`` goes into run.json.
+    """
     t0 = time.perf_counter()
     out = Path(out_dir)
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
-    specs = method_specs(cfg.method)
+    specs = method_specs(cfg.get("method") or {}) + list(methods or [])
+    labels = [s.label for s in specs]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ConfigError(f"two methods are named {twice[0]!r}: every method needs its own name")
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
     check_specs(specs + detectors)
     runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
-    datasets = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
+    built = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
+    for label, ds in (datasets or {}).items():
+        if label in built:
+            raise ConfigError(f"two data sets are named {label!r}")
+        ds.name = label
+        built[label] = ds
+    if runner.cache_root:
+        for spec in specs:  # a method whose code cannot be read: said once, never cached
+            why = method_facts(spec).uncached
+            if why:
+                print(f"evalkit: method {spec.label!r} is not cached: {why}", file=sys.stderr)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
-    ctx = Context(cfg=cfg, out=out, datasets=datasets, specs=specs, seed=int(cfg.seed),
+    ctx = Context(cfg=cfg, out=out, datasets=built, specs=specs, seed=int(cfg.seed),
                   runner_=runner)
     try:
-        return _run_parts(cfg, ctx, parts, runs, detectors, t0)
+        return _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
     finally:
         for spill in ctx.scratch:
             spill.close()  # spill files are scratch: deleted however the run ends
 
 
-def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0) -> Path:
+def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path:
     out, runner = ctx.out, ctx.runner
     summaries = []
     with runner:  # a Dask client connects now (an unreachable scheduler stops the run here)
@@ -190,6 +222,9 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0) -> Path:
              "paths": run_paths(cfg)}
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
+    if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'
+        extra["python_hash_seed"] = interpreter_hash_seed() or "unset (random)"
+    extra.update(more or {})
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
                    methods=methods, failures=ctx.failures, extra=extra)
