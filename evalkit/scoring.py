@@ -20,6 +20,7 @@ from typing import Any
 from evalkit import metrics
 from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 from evalkit.page import Extraction, Page, PageError
+from evalkit.text import words
 
 __all__ = ["BASE_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
            "scoring_context"]
@@ -35,7 +36,8 @@ def page_all_words(page: Page, tree=None) -> list[str]:
         from evalkit.visible import visible_text
 
         try:
-            cached = visible_text(page.tree() if tree is None else tree).split()
+            # tokens as the text metrics count them (a CJK character is one)
+            cached = words(visible_text(page.tree() if tree is None else tree))
         except PageError:
             cached = []
         page.gold.visible_words = cached
