@@ -228,3 +228,19 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     ctx.report += [to_markdown(table),
                    f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
                    f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]
+    _field_table(ctx, summary, label, opts, note)
+
+
+def _field_table(ctx: Context, summary, label, opts, note) -> None:
+    """The field's metrics (ROUGE-LSum, ROUGE-N, edit similarity) of the run in one table."""
+    from evalkit.tables import to_markdown
+
+    cols = sorted({m for m in summary["metric"] if m.startswith("rouge")
+                   or m == "edit_similarity"}, key=_field_order)
+    if not cols:
+        return
+    table = wide_table(summary, cols, dataset=label)
+    write_table(table, ctx.out / "tables" / f"extraction_{label}_field",
+                caption=with_note(f"ROUGE and edit similarity on {label}: mean of pages "
+                                  f"[{ci_label(opts)}] (docs/metrics.md)", note))
+    ctx.report += [f"### ROUGE and edit similarity on {label}", "", to_markdown(table), ""]

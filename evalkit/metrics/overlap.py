@@ -228,7 +228,7 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
                 if c > get(w, 0)}
         n_rest = sum(rest.values())
     ngrams = ngram_counts(g_words, rouge_n) if "rouge_n" in families else None
-    lsum = lsum_text(gold, counts) if "rouge_lsum" in families else None
+    lsum = lsum_text(gold, counts, g_words) if "rouge_lsum" in families else None
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
                     _shingle_multiset(aeb_tokens(gold), n), rest, n_rest, families, rouge_n,
                     ngrams, lsum)
@@ -291,7 +291,7 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
     # the field's metrics come after the older ones, so older columns keep their places
     scores = []
     if "rouge_lsum" in fams:
-        hits = lsum_hits(lsum_text(pred, p_counts), gold.lsum)
+        hits = lsum_hits(lsum_text(pred, p_counts, p_words), gold.lsum)
         scores.append(("rouge_lsum", prf_from_counts(hits, len(p_words) - hits,
                                                      len(gold.words) - hits)))
     if "rouge_n" in fams:

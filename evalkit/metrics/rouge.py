@@ -43,7 +43,7 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 from evalkit.metrics.lcs import position_masks
 from evalkit.metrics.scores import PRF, prf_from_counts
@@ -75,6 +75,16 @@ def sentences(text: str | None) -> list[str]:
     return [s for s in out if s and not s.isspace()]
 
 
+# the same ends on a text's tokens joined by single spaces: a token that ends in a stop
+# (and closers) ends a sentence, whatever follows (another token: white space before it)
+_TOKEN_END = re.compile(f"([.!?\u3002\uff01\uff1f][{_CLOSE}]*) ")
+
+
+def _sentence_strings(tokens: list[str]) -> list[str]:
+    # each sentence's tokens joined by single spaces (the tokens hold no white space)
+    return _TOKEN_END.sub("\\1\n", " ".join(tokens)).split("\n") if tokens else []
+
+
 def sentence_tokens(text: str | None) -> list[list[str]]:
     """:func:`evalkit.text.words` of each of :func:`sentences`; together they are the
     words of the whole text (sentences end only where a token ends)."""
@@ -94,7 +104,8 @@ def ngram_counts(tokens: Sequence[Hashable], n: int = ROUGE_N) -> Counter:
 
 
 def _common(pred: Counter, gold: Counter) -> int:
-    return sum(min(c, gold[g]) for g, c in pred.items() if g in gold)
+    # sum over pred's tokens of min(pred count, gold count), walked in C
+    return sum(map(min, pred.values(), map(gold.get, pred, repeat(0))))
 
 
 def rouge_n_counts(pred: str | None, gold: str | None, n: int = ROUGE_N) -> tuple[int, int, int]:
@@ -124,12 +135,14 @@ class LsumText:
 
 
 def lsum_text(text: str | Sequence[Sequence[Hashable]] | None,
-              counts: Counter | None = None) -> LsumText:
+              counts: Counter | None = None, tokens: list[str] | None = None) -> LsumText:
     """:class:`LsumText` of a text (split by :func:`sentence_tokens`) or of a sequence of
-    token sequences taken as its sentences; ``counts``: its tokens' counts, when known."""
+    token sequences taken as its sentences; ``counts`` and ``tokens``: the text's
+    :func:`~evalkit.text.words` and their counts, when known."""
     if text is None or isinstance(text, str):
-        sents = sentence_tokens(text)
-        keys = [" " + " ".join(s) + " " for s in sents]
+        strings = _sentence_strings(words(text or "") if tokens is None else tokens)
+        sents = [s.split(" ") for s in strings]
+        keys = [f" {s} " for s in strings]
     else:
         sents = [list(s) for s in text]
         keys = [_key(s) for s in sents]
