@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
+import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
@@ -205,7 +206,7 @@ class GoldText:
     #: the families :func:`text_metrics` computes against this gold
     families: tuple[str, ...] = TEXT_FAMILIES
     rouge_n: int = ROUGE_N
-    ngrams: Counter | None = None  # the gold's word n-grams (rouge_n)
+    ngrams: tuple | None = None  # the gold's word n-grams (rouge_n): :func:`_ngram_table`
     lsum: LsumText | None = None  # the gold's sentences (rouge_lsum)
 
 
@@ -227,11 +228,58 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
         rest = {w: c - get(w, 0) for w, c in Counter(_tokens(all_words)).items()
                 if c > get(w, 0)}
         n_rest = sum(rest.values())
-    ngrams = ngram_counts(g_words, rouge_n) if "rouge_n" in families else None
+    ngrams = None
+    if "rouge_n" in families:
+        if rouge_n < 1:
+            raise ValueError(f"ROUGE-N needs n >= 1, got {rouge_n}")
+        ngrams = _ngram_table([vocab[w] for w in g_words], rouge_n, len(vocab))
     lsum = lsum_text(gold, counts, g_words) if "rouge_lsum" in families else None
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
                     _shingle_multiset(aeb_tokens(gold), n), rest, n_rest, families, rouge_n,
                     ngrams, lsum)
+
+
+def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
+    # each n-gram of word ids as one integer (its ids as base-`base` digits); n-grams with an
+    # id of -1 (a word the gold lacks: it matches no gold n-gram) are left out
+    m = len(ids) - n + 1
+    if m <= 0:
+        return np.zeros(0, np.int64)
+    keys = np.zeros(m, np.int64)
+    ok = np.ones(m, bool)
+    for i in range(n):
+        part = ids[i:i + m]
+        keys = keys * base + part
+        ok &= part >= 0
+    return keys[ok]
+
+
+def _ngram_table(g_ids: list[int], n: int, vocab: int) -> tuple:
+    """The gold's n-grams as (n, base, sorted distinct keys, their counts, n-gram total);
+    base 0 when the keys would not fit in 63 bits (then n-gram tuples are counted)."""
+    base = vocab + 1
+    total = max(len(g_ids) - n + 1, 0)
+    if base ** n >= 2 ** 62:
+        return (n, 0, ngram_counts(g_ids, n), None, total)
+    keys, counts = np.unique(_ngram_keys(np.array(g_ids, np.int64), n, base),
+                             return_counts=True)
+    return (n, base, keys, counts, total)
+
+
+def _ngram_overlap(p_ids: list[int], gold: GoldText) -> tuple[int, int, int]:
+    """(common n-grams, extraction n-grams, gold n-grams): ROUGE-N's counts on word ids,
+    the n-gram multisets intersected as sorted integer keys (numpy) instead of tuples."""
+    n, base, g_keys, g_counts, g_total = gold.ngrams
+    p_total = max(len(p_ids) - n + 1, 0)
+    if base == 0:
+        return _common(ngram_counts(p_ids, n), g_keys), p_total, g_total
+    if not len(g_keys) or not p_total:
+        return 0, p_total, g_total
+    keys, counts = np.unique(_ngram_keys(np.array(p_ids, np.int64), n, base),
+                             return_counts=True)
+    at = np.searchsorted(g_keys, keys).clip(max=len(g_keys) - 1)
+    hit = g_keys[at] == keys
+    return int(np.minimum(counts[hit], g_counts[at[hit]]).sum()), p_total, g_total
 
 
 def check_families(families: Iterable[str]) -> tuple[str, ...]:
@@ -295,10 +343,10 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
         scores.append(("rouge_lsum", prf_from_counts(hits, len(p_words) - hits,
                                                      len(gold.words) - hits)))
     if "rouge_n" in fams:
-        p_ng = ngram_counts(p_words, gold.rouge_n)
-        ntp = _common(p_ng, gold.ngrams)
-        scores.append((f"rouge{gold.rouge_n}", prf_from_counts(ntp, p_ng.total() - ntp,
-                                                               gold.ngrams.total() - ntp)))
+        if p_ids is None:
+            p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
+        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold)
+        scores.append((f"rouge{gold.rouge_n}", prf_from_counts(ntp, n_pred - ntp, n_gold - ntp)))
     for name, prf in scores:
         out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
     if "edit" in fams:

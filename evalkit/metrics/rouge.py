@@ -10,10 +10,11 @@ Here the same definitions are computed by our own code:
   each Han/Hiragana/Katakana character a token, where their tokenizer keeps a run whole).
 * **Sentences** (:func:`sentences`): ``split_summaries=True`` runs NLTK's Punkt sentence
   splitter with its trained English model. That model is data evalkit does not ship;
-  :func:`sentences` is Punkt's rule without the trained parts: a sentence ends after a token
-  that ends in ``.``, ``!`` or ``?`` (closing quotes and brackets may follow) and before the
-  next token, or after ``。``, ``！``, ``？``. Like Punkt, a line break alone ends nothing.
-  Departure: Punkt's learned abbreviations ("Mr.", "U.S.") end a sentence here.
+  :func:`sentences` keeps the core of Punkt's rule without its model and heuristics: a
+  sentence ends after a token that ends in ``.``, ``!``, ``?``, ``。``, ``！`` or ``？``
+  (closing quotes and brackets may follow) and before the next token. Like
+  Punkt, a line break alone ends nothing. Departure: the abbreviations, initials and
+  numbers Punkt knows not to end a sentence ("Mr.", "U.S.") end one here.
 * **ROUGE-LSum** (:func:`rouge_lsum_counts`): Lin's (2004) summary-level LCS. For each gold
   sentence ``r``, the union over the extraction's sentences ``c`` of the positions of ``r``
   in one LCS of ``r`` and ``c``, the LCS read from the table by ``rouge-score``'s traceback
@@ -34,7 +35,10 @@ sentence, the LCS tables against *all* extraction sentences are rows of bits of 
 integer (Hyyrö's 2004 bit-parallel LCS, each sentence a segment between guard bits), and
 the traceback moves in all segments at once, one gold token per step; the result is the
 same union (tests/test_metrics_field.py checks it against the table-and-traceback
-definition written out).
+definition written out). A gold sentence found verbatim inside one extraction sentence
+needs no table (its union is all of it), and the hits of a token are the smaller of its
+count in the unions and in the extraction (the gold always has a copy left), so no
+per-token walk is needed either.
 """
 
 from __future__ import annotations
@@ -58,10 +62,9 @@ __all__ = ["ROUGE_N", "LsumText", "lsum_hits", "lsum_text", "ngram_counts", "rou
 ROUGE_N = 2
 
 _CLOSE = "'\"\u2019\u201d)\\]\u300d\u300f"
-# a sentence ends after . ! ? (and closers) before white space, or after 。！？ (and
-# closers) before white space, a CJK character or the end
-_SENT_END = re.compile(f"[.!?][{_CLOSE}]*(?=\\s)|[\u3002\uff01\uff1f][{_CLOSE}]*"
-                       f"(?=\\s|$|{CJK.pattern})")
+# a sentence ends after . ! ? 。！？ (and closers) at the end of a token: before white space,
+# the end or a CJK character (one token each)
+_SENT_END = re.compile(f"[.!?\u3002\uff01\uff1f][{_CLOSE}]*(?=\\s|$|{CJK.pattern})")
 
 
 def sentences(text: str | None) -> list[str]:
