@@ -47,7 +47,7 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain, groupby, repeat
 
 from evalkit.metrics.lcs import position_masks
 from evalkit.metrics.scores import PRF, prf_from_counts
@@ -212,20 +212,30 @@ def lsum_hits(pred: LsumText, gold: LsumText) -> int:
 
 class _Layout:
     """The extraction's sentences as segments of one bit row: for each sentence a guard bit,
-    one bit per token (a column of the LCS table), a spacer bit. ``masks[t]`` has the
-    column bits of token ``t``; ``smear`` the masks that keep a downward shift by ``d``
-    inside a segment."""
+    one bit per column of the LCS table, a spacer bit. ``masks[t]`` has the column bits of
+    token ``t``; ``smear`` the masks that keep a downward shift by ``d`` inside a segment.
+
+    Tokens outside ``only`` (the gold tokens that need a table) match no row. A run of them
+    is one column: every column of the run has the same LCS values as the column before it,
+    so the traceback either stays in the run (dropping gold tokens) or leaves it for that
+    column, whatever the run's length. A leading run is no column: from it the traceback only
+    drops gold tokens, as it does once the segment is used up."""
 
     def __init__(self, sents: Sequence[Sequence[Hashable]], only: set):
         flat: list = []
         guards = spacers = 0
         bounds = []
+        member = only.__contains__
         for sent in sents:
-            if not only.intersection(sent):
+            if only.isdisjoint(sent):
                 continue  # shares no token with the gold: every LCS with it is empty
             g = len(flat)
             flat.append(_GUARD)
-            flat.extend(sent)
+            for needed, run in groupby(sent, member):
+                if needed:
+                    flat.extend(run)
+                elif len(flat) > g + 1:
+                    flat.append(_OTHER)
             flat.append(_SPACER)
             guards |= 1 << g
             spacers |= 1 << (len(flat) - 1)
@@ -247,7 +257,7 @@ class _Layout:
             d *= 2
 
 
-_GUARD, _SPACER = object(), object()
+_GUARD, _SPACER, _OTHER = object(), object(), object()
 
 
 def _union_rows(ref: Sequence[Hashable], lay: _Layout) -> list[int]:
