@@ -90,17 +90,17 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
     from evalkit.align import gold_unit_words
 
     gold = page.gold
-    kaur, unit = "kaur" in families, "unit" in families
+    unit = "unit" in families
     tree = None
-    if ((kaur and gold.visible_words is None)
-            or (unit and gold.units is None and gold.annotation is None)):
+    if gold.visible_words is None or (unit and gold.units is None and gold.annotation is None):
         try:
             # one parse for the visible words and the units; plain lxml.etree elements
             # (neither reader needs lxml.html's) are cheaper to visit
             tree = page.tree(plain=True)
         except PageError:
             pass  # each user below meets the same error again and records it as before
-    all_words = page_all_words(page, tree) if kaur else None
+    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
+    all_words = page_all_words(page, tree)
     units, words = [], None
     if unit:
         try:
@@ -110,8 +110,8 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
     labelled = bool(units) and any(u.label is not None for u in units)
     return PageScoring(
         shingle_n=shingle_n,
-        text=metrics.prepare_gold(gold.text, all_words, shingle_n, rouge_n,
-                                  [f for f in families if f != "unit"]),
+        text=metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
+                                  shingle_n, rouge_n, [f for f in families if f != "unit"]),
         units=words if labelled else None,
         unit_content=[u.is_content for u in units] if labelled else [],
         unit_weights=[u.n_words for u in units] if labelled else [],
