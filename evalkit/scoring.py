@@ -20,9 +20,12 @@ from typing import Any
 
 from evalkit import metrics
 from evalkit.complexity import page_complexity
+from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 from evalkit.page import Extraction, Page, PageError
+from evalkit.text import words
 
-__all__ = ["PageScoring", "page_all_words", "score_extraction", "scoring_context"]
+__all__ = ["BASE_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
+           "scoring_context"]
 
 
 def page_all_words(page: Page, tree=None) -> list[str]:
@@ -35,11 +38,31 @@ def page_all_words(page: Page, tree=None) -> list[str]:
         from evalkit.visible import visible_text
 
         try:
-            cached = visible_text(page.tree() if tree is None else tree).split()
+            # tokens as the text metrics count them (a CJK character is one)
+            cached = words(visible_text(page.tree() if tree is None else tree))
         except PageError:
             cached = []
         page.gold.visible_words = cached
     return cached
+
+
+#: every metric family a record can hold: the text families and the units
+FAMILIES = (*metrics.TEXT_FAMILIES, "unit")
+#: the families before the field's metrics (ROUGE, edit similarity) came: what the paper
+#: studies score, so their records and costs stay as they were
+BASE_FAMILIES = ("shingle", "word", "lcs", "kaur", "unit")
+
+
+def check_metrics(names) -> tuple[str, ...]:
+    """``extraction.metrics`` as a tuple of known families (:data:`FAMILIES`, in that order);
+    ``shingle`` is always among them (the headline, pages correct and the paired tests
+    read it). An unknown name raises one line listing the known ones."""
+    names = tuple(names)
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        raise ValueError(f"extraction.metrics: unknown metric {', '.join(unknown)}; "
+                         f"known: {', '.join(FAMILIES)}")
+    return tuple(f for f in FAMILIES if f in names or f == "shingle")
 
 
 @dataclass(frozen=True)
@@ -54,42 +77,53 @@ class PageScoring:
     """
 
     shingle_n: int
-    text: metrics.GoldText
+    text: metrics.GoldText  # its ``families`` and ``rouge_n`` are the metrics chosen
     units: Any  # evalkit.align.UnitWords, imported lazily with lxml
     unit_content: list[bool]
     unit_weights: list[int]
     n_words_gold: int
     complexity: float = math.nan
+    families: tuple[str, ...] = FAMILIES
 
 
-def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N) -> PageScoring:
-    """Everything the scores of ``page`` need from the page and its gold, computed once."""
+def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
+                    families: tuple[str, ...] = FAMILIES,
+                    rouge_n: int = metrics.ROUGE_N) -> PageScoring:
+    """Everything the scores of ``page`` need from the page and its gold, computed once,
+    for the metric ``families`` chosen."""
     from evalkit.align import gold_unit_words
 
     gold = page.gold
+    unit = "unit" in families
     tree = None
-    if gold.visible_words is None or (gold.units is None and gold.annotation is None):
+    if gold.visible_words is None or (unit and gold.units is None and gold.annotation is None):
         try:
             # one parse for the visible words and the units; plain lxml.etree elements
             # (neither reader needs lxml.html's) are cheaper to visit
             tree = page.tree(plain=True)
         except PageError:
             pass  # each user below meets the same error again and records it as before
+    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
     all_words = page_all_words(page, tree)
-    try:
-        units, words = gold_unit_words(page, tree=tree)
-    except PageError:
-        units, words = [], None
+    units, unit_words = [], None
+    if unit:
+        try:
+            units, unit_words = gold_unit_words(page, tree=tree)
+        except PageError:
+            pass
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
     return PageScoring(
         shingle_n=shingle_n,
-        text=metrics.prepare_gold(gold.text, all_words, shingle_n),
-        units=words if labelled else None,
+        text=metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
+                                  shingle_n, rouge_n, [f for f in families if f != "unit"]),
+        units=unit_words if labelled else None,
         unit_content=[u.is_content for u in units] if labelled else [],
         unit_weights=[u.n_words for u in units] if labelled else [],
         n_words_gold=n_words_gold,
-        complexity=page_complexity(n_words_gold, len(all_words)),
+        # gold and visible words counted alike (a CJK character is one word on both sides)
+        complexity=page_complexity(len(words(gold.text)), len(all_words)),
+        families=families,
     )
 
 
@@ -97,12 +131,14 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N) -> PageScori
 _last: tuple[weakref.ref, PageScoring] | None = None
 
 
-def _context(page: Page, shingle_n: int) -> PageScoring:
+def _context(page: Page, shingle_n: int, families: tuple[str, ...] = FAMILIES,
+             rouge_n: int = metrics.ROUGE_N) -> PageScoring:
     global _last
     last = _last  # one read: another thread may replace it
-    if last is not None and last[0]() is page and last[1].shingle_n == shingle_n:
+    if (last is not None and last[0]() is page and last[1].shingle_n == shingle_n
+            and last[1].families == families and last[1].text.rouge_n == rouge_n):
         return last[1]
-    ctx = scoring_context(page, shingle_n)
+    ctx = scoring_context(page, shingle_n, families, rouge_n)
     _last = (weakref.ref(page), ctx)
     return ctx
 
@@ -119,12 +155,17 @@ def _unit_counts(ctx: PageScoring, text: str, min_share: float) -> dict[str, flo
 
 def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int = 4,
                      unit_min_share: float = 0.5,
-                     context: PageScoring | None = None) -> dict[str, Any]:
+                     context: PageScoring | None = None,
+                     metrics: tuple[str, ...] | list[str] | None = None,
+                     rouge_n: int = metrics.ROUGE_N) -> dict[str, Any]:
     """One ``per_page.csv`` record for (page, method).
 
-    ``context``: the page's :class:`PageScoring` (built here, once per page, when not given).
+    ``context``: the page's :class:`PageScoring` (built here, once per page, when not given);
+    ``metrics``: the families to score (``extraction.metrics``; None: all of :data:`FAMILIES`);
+    ``rouge_n``: the n of ROUGE-N (``extraction.rouge_n``).
     """
-    ctx = context if context is not None else _context(page, shingle_n)
+    families = FAMILIES if metrics is None else check_metrics(metrics)
+    ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
     rec: dict[str, Any] = {
         "dataset": page.dataset, "page_id": page.id, "site": page.site,
         "category": page.category, "method": method, "error": ext.error,
@@ -133,9 +174,10 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
         "complexity": ctx.complexity,
     }
     if ext.error is None:
-        rec.update(metrics.text_metrics(ext.text, ctx.text))
-        for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
-            rec[f"unit_{key}"] = v
+        rec.update(text_metrics(ext.text, ctx.text))
+        if "unit" in ctx.families:
+            for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
+                rec[f"unit_{key}"] = v
     return _with_info(rec, ext)
 
 

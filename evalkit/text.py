@@ -14,15 +14,17 @@ from collections import Counter
 from functools import lru_cache, partial
 
 __all__ = [
+    "CJK",
+    "STOPLISTS",
+    "has_cjk",
     "normalize_space",
-    "words",
-    "terms",
-    "terms_many",
+    "shingles",
     "stem",
     "stopwords",
-    "STOPLISTS",
-    "shingles",
     "strip_cleaneval_markup",
+    "terms",
+    "terms_many",
+    "words",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -39,9 +41,34 @@ def normalize_space(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+# Han (CJK Unified Ideographs, Extension A, compatibility ideographs, Extensions B-F and the
+# supplement), Hiragana, Katakana (with its phonetic extensions and the half-width forms):
+# the scripts written without spaces between words. Hangul is not among them: Korean puts
+# spaces between words (eojeol), so its white-space tokens are words already.
+_CJK_RANGES = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+               "\uff66-\uff9f\U00020000-\U0002fa1f")
+#: one character of a script written without spaces (docs/metrics.md#tokens)
+CJK = re.compile(f"[{_CJK_RANGES}]")
+# one CJK character, or a run of anything else that is not white space
+_CJK_OR_RUN = re.compile(f"[{_CJK_RANGES}]|[^\\s{_CJK_RANGES}]+")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`CJK`."""
+    return not text.isascii() and CJK.search(text) is not None
+
+
 def words(text: str) -> list[str]:
-    """Whitespace tokens, as the word-level metrics count them."""
-    return text.split()
+    """Tokens as the word-level metrics count them: white-space tokens, except that every
+    Han, Hiragana or Katakana character is a token of its own (Chinese and Japanese put no
+    spaces between words; a run of them would otherwise be one "word").
+
+    ``"東京タワー is tall."`` -> ``["東", "京", "タ", "ワ", "ー", "is", "tall."]``; a text
+    without such characters gives exactly ``text.split()``.
+    """
+    if text.isascii() or CJK.search(text) is None:
+        return text.split()
+    return _CJK_OR_RUN.findall(text)
 
 
 @lru_cache(maxsize=8)

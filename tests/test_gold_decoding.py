@@ -44,12 +44,13 @@ def test_every_encoding_gives_the_utf8_gold_text(pages):
 def test_every_encoding_scores_as_the_utf8_copy(pages):
     scores = {stem: page_text_metrics(FullText().extract(p).text, p.gold.text)
               for stem, p in pages.items()}
-    # worked by hand: fulltext returns "Home News" + the 10 gold words. Words: P = 10/12,
-    # R = 1, F1 = 10/11. Shingles (\w+ tokens, 4-grams): gold 10 tokens -> 7 shingles, all
-    # among the 9 of the 12 predicted tokens: P = 7/9, R = 1, F1 = 2*(7/9)/(16/9) = 7/8.
+    # worked by hand: fulltext returns "Home News" + the gold. Words (a CJK character is a
+    # word: 東 京 and ( 予 算 ) make 2 + 4 of the gold's 14): P = 14/16, R = 1, F1 = 28/30.
+    # Shingles (\w+ tokens, 4-grams): gold 10 tokens -> 7 shingles, all among the 9 of the 12
+    # predicted tokens: P = 7/9, R = 1, F1 = 2*(7/9)/(16/9) = 7/8.
     u8 = scores["u8"]
-    assert u8["word_precision"] == pytest.approx(10 / 12)
-    assert u8["word_f1"] == pytest.approx(10 / 11)
+    assert u8["word_precision"] == pytest.approx(14 / 16)
+    assert u8["word_f1"] == pytest.approx(28 / 30)
     assert u8["shingle_precision"] == pytest.approx(7 / 9)
     assert u8["shingle_recall"] == 1.0
     assert u8["shingle_f1"] == pytest.approx(7 / 8)

@@ -425,6 +425,11 @@ def test_text_metrics_agree_with_each_metric_alone(pred, gold, page, n):
     conf = word_confusion(p, g, a)  # Counter arithmetic, the definition
     expect.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
     expect.update({f"kaur_{k}": v for k, v in metrics.confusion_scores(*conf).items()})
+    # the field's metrics, each computed alone (tests/test_metrics_field.py works them by hand)
+    for name, prf in (("rouge_lsum", metrics.rouge_lsum_prf(p, g)),
+                      ("rouge2", metrics.rouge_n_prf(p, g, 2))):
+        expect.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
+    expect["edit_similarity"] = metrics.edit_similarity(p, g)
     assert list(rec) == list(expect)
     assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k])
                for k in expect)

@@ -94,11 +94,14 @@ def _unit_interval(value):
 def test_every_text_metric_is_a_share_with_the_empty_rules(pred, gold, page_words):
     out = metrics.page_text_metrics(pred, gold, page_words + pred.split() + gold.split())
     for key, value in out.items():
-        if key.endswith(("precision", "recall", "f1", "accuracy")):
+        if key.endswith(("precision", "recall", "f1", "accuracy", "similarity")):
             assert _unit_interval(value), (key, value)
         else:  # kaur counts
             assert value >= 0 and value == int(value)
-    for fam in ("word", "lcs", "shingle"):
+    # edit similarity: 1 for two empty texts, 0 when one is empty
+    if not pred.split() or not gold.split():
+        assert out["edit_similarity"] == float(not pred.split() and not gold.split())
+    for fam in ("word", "lcs", "shingle", "rouge_lsum"):
         if not pred.split() and not gold.split():
             assert out[f"{fam}_f1"] == 1.0
             assert math.isnan(out[f"{fam}_precision"]) and math.isnan(out[f"{fam}_recall"])

@@ -1,7 +1,8 @@
 """The ``extraction`` experiment: every method on every page, scored against the gold.
 
 Per page and method: shingle, word and LCS P/R/F1, the word-count confusion,
-unit P/R/F1/accuracy; per data set and method: averages with seeded
+unit P/R/F1/accuracy, ROUGE-LSum and ROUGE-N P/R/F1 and edit similarity (the families
+of ``extraction.metrics``); per data set and method: averages with seeded
 bootstrap intervals, pages correct at a threshold, and a Holm-corrected
 paired test of each method against the reference method. Beside the summary:
 paired differences between every pair of methods (``pairwise.csv``,
@@ -27,21 +28,36 @@ from evalkit.experiments import Context
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
 from evalkit.plots import bar_prf, difference_matrix, pages_correct_curve
 from evalkit.results import CHUNK_ROWS, write_csv
-from evalkit.scoring import score_extraction
+from evalkit.scoring import check_metrics, score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, shingle_rows, summary_row, with_note
 from evalkit.tables import wide_table, write_table
 
-__all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "summarize"]
+__all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
+           "summarize"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
                  "unit_accuracy_micro_words", "pages_correct"]
 
 
+def scorer_options(opts: dict) -> dict:
+    """The keyword arguments of :func:`~evalkit.scoring.score_extraction` an ``extraction``
+    section sets; an unknown ``extraction.metrics`` name raises here, before any page."""
+    out = {"shingle_n": opts.get("shingle_n", 4),
+           "unit_min_share": opts.get("unit_min_share", 0.5)}
+    if opts.get("metrics") is not None:
+        out["metrics"] = list(check_metrics(opts["metrics"]))
+    if opts.get("rouge_n") is not None:
+        n = int(opts["rouge_n"])
+        if n < 1:
+            raise ValueError(f"extraction.rouge_n must be >= 1, got {n}")
+        out["rouge_n"] = n
+    return out
+
+
 def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("extraction")
-    score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
-                              unit_min_share=opts.get("unit_min_share", 0.5))
+    score = functools.partial(score_extraction, **scorer_options(opts))
     summaries, pairs, buckets = [], [], []
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
@@ -72,7 +88,7 @@ def run(ctx: Context) -> pd.DataFrame:
 
 #: the per-page columns summaries, tables, figures and later parts (kaur2015) read
 _KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error", "complexity"}
-_SCORE_PREFIXES = ("shingle_", "word_", "lcs_", "kaur_", "unit_")
+_SCORE_PREFIXES = ("shingle_", "word_", "lcs_", "kaur_", "unit_", "rouge", "edit_")
 
 
 def _summary_input(column: str) -> bool:
@@ -125,8 +141,28 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
         f1 = ok["shingle_f1"].to_numpy(float)
         rows.append(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
                                 *boot((f1 >= thr).astype(float)), n))
+        rows.extend(_field_rows(ok, dataset, method, boot))
     rows.extend(_paired_rows(per_page, dataset, opts, seed))
     return pd.DataFrame(rows)
+
+
+def _field_rows(ok, dataset, method, boot):
+    """ROUGE-LSum, ROUGE-N and edit similarity: the mean of the per-page values (as Bevendorff
+    et al. and WebMainBench average pages), skipping pages where one is undefined."""
+    cols = [c for c in ok.columns if c.startswith("rouge") or c == "edit_similarity"]
+    rows = []
+    for col in sorted(cols, key=_field_order):
+        v = ok[col].to_numpy(float)
+        rows.append(summary_row(dataset, method, col, metrics.mean_defined(v), *boot(v), len(ok)))
+    return rows
+
+
+def _field_order(col: str) -> tuple:
+    # rouge_lsum, then rouge<n>, then edit; precision, recall, f1 within each
+    fam, _, key = col.rpartition("_")
+    return (0 if fam == "rouge_lsum" else 2 if col == "edit_similarity" else 1, fam,
+            ("precision", "recall", "f1").index(key) if key in ("precision", "recall", "f1")
+            else 3)
 
 
 def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
@@ -207,6 +243,22 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
                    f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`.", "",
                    f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
                    f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]
+    _field_table(ctx, summary, label, opts, note)
+
+
+def _field_table(ctx: Context, summary, label, opts, note) -> None:
+    """The field's metrics (ROUGE-LSum, ROUGE-N, edit similarity) of the run in one table."""
+    from evalkit.tables import to_markdown
+
+    cols = sorted({m for m in summary["metric"] if m.startswith("rouge")
+                   or m == "edit_similarity"}, key=_field_order)
+    if not cols:
+        return
+    table = wide_table(summary, cols, dataset=label)
+    write_table(table, ctx.out / "tables" / f"extraction_{label}_field",
+                caption=with_note(f"ROUGE and edit similarity on {label}: mean of pages "
+                                  f"[{ci_label(opts)}] (docs/metrics.md)", note))
+    ctx.report += [f"### ROUGE and edit similarity on {label}", "", to_markdown(table), ""]
 
 
 def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:

@@ -37,7 +37,7 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.plots import bar_prf
-from evalkit.scoring import score_extraction
+from evalkit.scoring import BASE_FAMILIES, score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.tables import to_markdown, write_table
 
@@ -123,7 +123,8 @@ def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("kaur2017")
     n_pages = int(opts.get("pages", DEFAULT_PAGES))
     score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
-                              unit_min_share=opts.get("unit_min_share", 0.5))
+                              unit_min_share=opts.get("unit_min_share", 0.5),
+                              metrics=list(BASE_FAMILIES))
     rows = []
     for label, ds in ctx.datasets.items():
         records = ctx.runner.run_pages(itertools.islice(ds.pages(), n_pages), ctx.specs,

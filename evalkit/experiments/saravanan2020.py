@@ -60,7 +60,7 @@ from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
 from evalkit.runner import MethodSpec
-from evalkit.scoring import score_extraction
+from evalkit.scoring import BASE_FAMILIES, score_extraction
 from evalkit.summary import failure_rows, summary_row
 from evalkit.tables import to_markdown, write_table
 
@@ -143,7 +143,8 @@ def fine_counts(page, text: str, min_share: float = 0.5) -> dict[str, float]:
 
 def score_page(page, method: str, ext, *, unit_min_share: float = 0.5) -> dict[str, Any]:
     """The extraction record of ``evalkit.scoring`` plus the words kept per fine class."""
-    rec = score_extraction(page, method, ext, unit_min_share=unit_min_share)
+    rec = score_extraction(page, method, ext, unit_min_share=unit_min_share,
+                           metrics=BASE_FAMILIES)
     if ext.error is None:
         rec.update(fine_counts(page, ext.text, unit_min_share))
     return rec

@@ -19,6 +19,8 @@ tests import from ``evalkit.metrics``:
 * :mod:`.overlap`: text overlap of an extraction with its gold (shingle,
   word and LCS P/R/F1, Kaur's word-count confusion);
 * :mod:`.lcs`: the bit-parallel longest common subsequence;
+* :mod:`.rouge`: ROUGE-N and ROUGE-LSum as ``rouge-score`` computes them (sentences,
+  n-grams, the summary-level union LCS);
 * :mod:`.units`: word-weighted unit confusion, micro and macro;
 * :mod:`.pairs`: near-duplicate pairs;
 * :mod:`.classification`: accuracy and the spread over repeated runs;
@@ -49,9 +51,12 @@ from evalkit.metrics.inference import (
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids, position_masks
 from evalkit.metrics.overlap import (
     SHINGLE_N,
+    TEXT_FAMILIES,
     GoldText,
     aeb_tokens,
     aggregate_prf,
+    check_families,
+    edit_similarity,
     lcs_prf,
     page_text_metrics,
     prepare_gold,
@@ -63,6 +68,16 @@ from evalkit.metrics.overlap import (
     word_prf,
 )
 from evalkit.metrics.pairs import exact_set_accuracy, pair_prf, pairs_from_groups
+from evalkit.metrics.rouge import (
+    ROUGE_N,
+    ngram_counts,
+    rouge_lsum_counts,
+    rouge_lsum_prf,
+    rouge_n_counts,
+    rouge_n_prf,
+    sentence_tokens,
+    sentences,
+)
 from evalkit.metrics.scores import (
     PRF,
     Confusion,
@@ -79,7 +94,9 @@ __all__ = [
     "N_BOOT",
     "N_PERM",
     "PRF",
+    "ROUGE_N",
     "SHINGLE_N",
+    "TEXT_FAMILIES",
     "UNIT_METRICS",
     "Confusion",
     "GoldText",
@@ -88,7 +105,9 @@ __all__ = [
     "aggregate_prf",
     "bootstrap_ci",
     "bootstrap_ci_pages",
+    "check_families",
     "confusion_scores",
+    "edit_similarity",
     "exact_set_accuracy",
     "holm",
     "kabir_standard_error",
@@ -97,6 +116,7 @@ __all__ = [
     "lcs_prf",
     "mean_defined",
     "mean_std",
+    "ngram_counts",
     "page_text_metrics",
     "pages_correct",
     "pages_correct_curve",
@@ -107,6 +127,12 @@ __all__ = [
     "position_masks",
     "prepare_gold",
     "prf_from_counts",
+    "rouge_lsum_counts",
+    "rouge_lsum_prf",
+    "rouge_n_counts",
+    "rouge_n_prf",
+    "sentence_tokens",
+    "sentences",
     "shingle_counts",
     "shingle_prf",
     "standard_error",

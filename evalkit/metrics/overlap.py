@@ -32,11 +32,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
+from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
 from evalkit.metrics.scores import PRF, Confusion, confusion_scores, mean_defined, prf_from_counts
 from evalkit.text import words
 
 SHINGLE_N = 4  # the benchmark's shingle length
+#: the text metric families :func:`text_metrics` computes, in record order (docs/metrics.md)
+TEXT_FAMILIES = ("shingle", "word", "lcs", "kaur", "rouge_lsum", "rouge_n", "edit")
 
 # \w+ runs; re.IGNORECASE in the benchmark does not change what \w matches
 _AEB_TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -125,6 +131,24 @@ def word_prf(pred: Tokens, gold: Tokens) -> PRF:
     return prf_from_counts(*word_counts(pred, gold))
 
 
+def edit_similarity(pred: Tokens, gold: Tokens) -> float:
+    """Normalised edit similarity of two word sequences: 1 - d / max(len(pred), len(gold)),
+    d the Levenshtein distance counted in words (insertions, deletions and substitutions of
+    one word cost 1; rapidfuzz, compiled); 1 when both are empty, 0 when one is.
+
+    WebMainBench's normalisation (it counts characters; words here: docs/metrics.md#edit).
+    """
+    p_tok, g_tok = _tokens(pred), _tokens(gold)
+    ids: dict[str, int] = {}
+    g_ids = [ids.setdefault(w, len(ids)) for w in g_tok]
+    return _edit_similarity(list(map(ids.get, p_tok, repeat(-1))), g_ids)
+
+
+def _edit_similarity(p_ids: list[int], g_ids: list[int]) -> float:
+    # words are numbered (equal words, equal ints): rapidfuzz compares other objects by hash
+    return float(Levenshtein.normalized_similarity(p_ids, g_ids))
+
+
 def lcs_prf(pred: Tokens, gold: Tokens) -> PRF:
     """Longest-common-word-subsequence precision, recall, F1 of one page.
 
@@ -179,25 +203,94 @@ class GoldText:
     shingles: Counter
     rest: dict[str, int] | None
     n_rest: int
+    #: the families :func:`text_metrics` computes against this gold
+    families: tuple[str, ...] = TEXT_FAMILIES
+    rouge_n: int = ROUGE_N
+    ngrams: tuple | None = None  # the gold's word n-grams (rouge_n): :func:`_ngram_table`
+    lsum: LsumText | None = None  # the gold's sentences (rouge_lsum)
 
 
 def prepare_gold(gold: str | None, all_words: Tokens | None = None,
-                 n: int = SHINGLE_N) -> GoldText:
+                 n: int = SHINGLE_N, rouge_n: int = ROUGE_N,
+                 families: Iterable[str] = TEXT_FAMILIES) -> GoldText:
     """:class:`GoldText` of one page: gold words, their counts and ids, the gold's
-    shingle multiset and, when ``all_words`` (the visible page) is given, Kaur's surplus."""
+    shingle multiset and, when ``all_words`` (the visible page) is given, Kaur's surplus;
+    its n-grams and sentences when ``families`` has ``rouge_n`` and ``rouge_lsum``."""
     if n < 1:
         raise ValueError(f"shingle length n must be >= 1, got {n}")
+    families = check_families(families)
     g_words = _tokens(gold or "")
     counts = Counter(g_words)
     vocab = {w: i for i, w in enumerate(counts)}
     rest, n_rest = None, 0
-    if all_words is not None:
+    if all_words is not None and "kaur" in families:
         get = counts.get
         rest = {w: c - get(w, 0) for w, c in Counter(_tokens(all_words)).items()
                 if c > get(w, 0)}
         n_rest = sum(rest.values())
+    ngrams = None
+    if "rouge_n" in families:
+        if rouge_n < 1:
+            raise ValueError(f"ROUGE-N needs n >= 1, got {rouge_n}")
+        ngrams = _ngram_table([vocab[w] for w in g_words], rouge_n, len(vocab))
+    lsum = lsum_text(gold, counts, g_words) if "rouge_lsum" in families else None
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
-                    _shingle_multiset(aeb_tokens(gold), n), rest, n_rest)
+                    _shingle_multiset(aeb_tokens(gold), n), rest, n_rest, families, rouge_n,
+                    ngrams, lsum)
+
+
+def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
+    # each n-gram of word ids as one integer (its ids as base-`base` digits); n-grams with an
+    # id of -1 (a word the gold lacks: it matches no gold n-gram) are left out
+    m = len(ids) - n + 1
+    if m <= 0:
+        return np.zeros(0, np.int64)
+    keys = np.zeros(m, np.int64)
+    ok = np.ones(m, bool)
+    for i in range(n):
+        part = ids[i:i + m]
+        keys = keys * base + part
+        ok &= part >= 0
+    return keys[ok]
+
+
+def _ngram_table(g_ids: list[int], n: int, vocab: int) -> tuple:
+    """The gold's n-grams as (n, base, sorted distinct keys, their counts, n-gram total);
+    base 0 when the keys would not fit in 63 bits (then n-gram tuples are counted)."""
+    base = vocab + 1
+    total = max(len(g_ids) - n + 1, 0)
+    if base ** n >= 2 ** 62:
+        return (n, 0, ngram_counts(g_ids, n), None, total)
+    keys, counts = np.unique(_ngram_keys(np.array(g_ids, np.int64), n, base),
+                             return_counts=True)
+    return (n, base, keys, counts, total)
+
+
+def _ngram_overlap(p_ids: list[int], gold: GoldText) -> tuple[int, int, int]:
+    """(common n-grams, extraction n-grams, gold n-grams): ROUGE-N's counts on word ids,
+    the n-gram multisets intersected as sorted integer keys (numpy) instead of tuples."""
+    n, base, g_keys, g_counts, g_total = gold.ngrams
+    p_total = max(len(p_ids) - n + 1, 0)
+    if base == 0:
+        return _common(ngram_counts(p_ids, n), g_keys), p_total, g_total
+    if not len(g_keys) or not p_total:
+        return 0, p_total, g_total
+    keys, counts = np.unique(_ngram_keys(np.array(p_ids, np.int64), n, base),
+                             return_counts=True)
+    at = np.searchsorted(g_keys, keys).clip(max=len(g_keys) - 1)
+    hit = g_keys[at] == keys
+    return int(np.minimum(counts[hit], g_counts[at[hit]]).sum()), p_total, g_total
+
+
+def check_families(families: Iterable[str]) -> tuple[str, ...]:
+    """``families`` as a tuple in :data:`TEXT_FAMILIES` order; an unknown name raises,
+    listing the known ones."""
+    families = tuple(families)
+    unknown = sorted(set(families) - set(TEXT_FAMILIES))
+    if unknown:
+        raise ValueError(f"unknown text metric {', '.join(unknown)}; "
+                         f"known: {', '.join(TEXT_FAMILIES)}")
+    return tuple(f for f in TEXT_FAMILIES if f in families)
 
 
 def _common(pred: Counter, gold: Counter) -> int:
@@ -206,19 +299,29 @@ def _common(pred: Counter, gold: Counter) -> int:
 
 
 def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
-    """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values)."""
+    """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values),
+    for the families the gold was prepared for (``gold.families``)."""
     out: dict[str, float] = {}
-    p_sh = _shingle_multiset(aeb_tokens(pred), gold.n)
-    tp = _common(p_sh, gold.shingles)
-    shingle = prf_from_counts(tp, p_sh.total() - tp, gold.shingles.total() - tp)
+    fams = gold.families
+    scores: list[tuple[str, PRF]] = []
+    if "shingle" in fams:
+        p_sh = _shingle_multiset(aeb_tokens(pred), gold.n)
+        tp = _common(p_sh, gold.shingles)
+        scores.append(("shingle", prf_from_counts(tp, p_sh.total() - tp,
+                                                  gold.shingles.total() - tp)))
     p_words = _tokens(pred or "")
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)
     fp, fn = len(p_words) - tp, len(gold.words) - tp
-    word = prf_from_counts(tp, fp, fn)
-    lcs = lcs_length_ids(list(map(gold.vocab.get, p_words, repeat(-1))), gold.word_ids)
-    lcs_prf_ = prf_from_counts(lcs, len(p_words) - lcs, len(gold.words) - lcs)
-    for name, prf in (("shingle", shingle), ("word", word), ("lcs", lcs_prf_)):
+    if "word" in fams:
+        scores.append(("word", prf_from_counts(tp, fp, fn)))
+    p_ids = None
+    if "lcs" in fams or "edit" in fams:
+        p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
+    if "lcs" in fams:
+        lcs = lcs_length_ids(p_ids, gold.word_ids)
+        scores.append(("lcs", prf_from_counts(lcs, len(p_words) - lcs, len(gold.words) - lcs)))
+    for name, prf in scores:
         out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
     if gold.rest is not None:
         rest, g_get = gold.rest, gold.word_counts.get
@@ -233,17 +336,35 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
         conf = Confusion(tp, fp, fn, gold.n_rest - taken)
         out.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
         out.update({f"kaur_{k}": v for k, v in confusion_scores(*conf).items()})
+    # the field's metrics come after the older ones, so older columns keep their places
+    scores = []
+    if "rouge_lsum" in fams:
+        hits = lsum_hits(lsum_text(pred, p_counts, p_words), gold.lsum)
+        scores.append(("rouge_lsum", prf_from_counts(hits, len(p_words) - hits,
+                                                     len(gold.words) - hits)))
+    if "rouge_n" in fams:
+        if p_ids is None:
+            p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
+        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold)
+        scores.append((f"rouge{gold.rouge_n}", prf_from_counts(ntp, n_pred - ntp, n_gold - ntp)))
+    for name, prf in scores:
+        out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
+    if "edit" in fams:
+        out["edit_similarity"] = _edit_similarity(p_ids, gold.word_ids)
     return out
 
 
 def page_text_metrics(
-    pred: str | None, gold: str | None, all_words: Tokens | None = None, n: int = SHINGLE_N
+    pred: str | None, gold: str | None, all_words: Tokens | None = None, n: int = SHINGLE_N,
+    rouge_n: int = ROUGE_N, families: Iterable[str] = TEXT_FAMILIES,
 ) -> dict[str, float]:
     """Every text metric of one page in one flat dict (a per-page record).
 
-    Keys: ``shingle_{precision,recall,f1}``, ``word_{...}``, ``lcs_{...}``, and,
+    Keys: ``shingle_{precision,recall,f1}``, ``word_{...}``, ``lcs_{...}``,
+    ``rouge_lsum_{...}``, ``rouge<n>_{...}`` (``rouge2_f1``), ``edit_similarity`` and,
     when ``all_words`` (the visible page text) is given, ``kaur_{tp,fp,fn,tn,
-    precision,recall,f1,accuracy}``. ``None`` texts count as empty. Scoring many
-    predictions of one page: :func:`prepare_gold` once, then :func:`text_metrics`.
+    precision,recall,f1,accuracy}``; only those of ``families``. ``None`` texts count as
+    empty. Scoring many predictions of one page: :func:`prepare_gold` once, then
+    :func:`text_metrics`.
     """
-    return text_metrics(pred, prepare_gold(gold, all_words, n))
+    return text_metrics(pred, prepare_gold(gold, all_words, n, rouge_n, families))

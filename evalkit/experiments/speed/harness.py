@@ -56,11 +56,10 @@ DEFAULT_LADDER = (300, 1500)
 
 
 def _scorer(ctx: Context):
+    from evalkit.experiments.extraction import scorer_options
     from evalkit.scoring import score_extraction
 
-    opts = ctx.section("extraction")
-    return functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
-                             unit_min_share=opts.get("unit_min_share", 0.5))
+    return functools.partial(score_extraction, **scorer_options(ctx.section("extraction")))
 
 
 def _summarise_and_write(records, label, ctx: Context, out: Path) -> None:
