@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from evalkit.fingerprint import fingerprint, hamming
 from evalkit.metrics import SHINGLE_N, aeb_tokens, shingle_counts
-from evalkit.text import normalize_space
+from evalkit.text import normalize_space, words
 
 __all__ = [
     "ARTEFACTS",
@@ -67,16 +67,24 @@ def coverage(gold: str, visible: str, n: int = SHINGLE_N) -> tuple[float, float]
 
     Word share = sum over gold tokens t of min(gold count, visible count) / gold tokens;
     shingle share = the same over token ``n``-gram shingles (the shingle metric's recall of
-    the visible text). Tokens are the shingle metric's (:func:`evalkit.metrics.aeb_tokens`).
+    the visible text). Tokens are the shingle metric's (:func:`evalkit.metrics.aeb_tokens`);
+    the word share splits a token holding Chinese or Japanese characters into one per
+    character as the word metrics do (:func:`evalkit.text.words`), since such a token is a
+    whole unspaced run and one differing character would make the whole run count as absent.
     """
-    g = Counter(aeb_tokens(gold))
+    g = Counter(_word_tokens(gold))
     total = g.total()
     if not total:
         return math.nan, math.nan
-    v = Counter(aeb_tokens(visible))
-    words = sum(min(c, v[t]) for t, c in g.items()) / total
+    v = Counter(_word_tokens(visible))
+    word_share = sum(min(c, v[t]) for t, c in g.items()) / total
     tp, _, fn = shingle_counts(visible, gold, n)
-    return words, tp / (tp + fn)
+    return word_share, tp / (tp + fn)
+
+
+def _word_tokens(text: str) -> list[str]:
+    """The shingle metric's tokens, a CJK character one token (``words`` leaves others whole)."""
+    return [t for token in aeb_tokens(text) for t in words(token)]
 
 
 def artefacts(gold: str, visible: str = "") -> dict[str, int]:

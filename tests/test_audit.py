@@ -44,6 +44,9 @@ def test_coverage_worked_by_hand():
     words, _ = G.coverage("a a b", "a b b")
     assert words == pytest.approx(2 / 3)
     assert G.coverage("x y", "x y") == (1.0, 1.0)  # shorter than n: one shingle
+    # a CJK run is one shingle token but one word per character: 東京タワー against
+    # 東京タワ has 4 of 5 characters (0.8), where a whole-run token would give 0
+    assert G.coverage("東京タワー", "東京タワ")[0] == pytest.approx(0.8)
     w, s = G.coverage("", "page text")
     assert math.isnan(w) and math.isnan(s)
 
