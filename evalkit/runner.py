@@ -205,8 +205,10 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
 
     context = hashlib.sha256()
     scoring = None  # the previous page, extracted, waiting for its scores
+    keyed = cache.root is not None  # without a cache no key is ever looked up
     for page in pages:
-        pkey = _page_key(page)
+        # hashing the page (its bytes, text and gold) only names cache entries
+        pkey = _page_key(page) if keyed else ""
         size = page_bytes(page)
         big = too_large(page)
         exts: dict[int, Extraction] = {}
@@ -216,7 +218,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             stateful = methods.stateful[j]
             keys[j] = hashlib.sha256(
                 f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
-            ).hexdigest()
+            ).hexdigest() if keyed else ""
             before = cache.invalid
             ext = None if stateful or big else cache.get(keys[j])
             invalid[j] = cache.invalid > before

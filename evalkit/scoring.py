@@ -30,10 +30,10 @@ def page_all_words(page: Page, tree=None) -> list[str]:
     """
     cached = page.gold.visible_words
     if cached is None:
-        from evalkit.visible import visible_text
+        from evalkit.visible import visible_words
 
         try:
-            cached = visible_text(page.tree() if tree is None else tree).split()
+            cached = visible_words(page.tree() if tree is None else tree)
         except PageError:
             cached = []
         page.gold.visible_words = cached
