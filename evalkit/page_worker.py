@@ -9,8 +9,7 @@ start-up (a Python and evalkit's imports) once per process, not once per page.
 
 Per page the task runner sends the page and the indices of the methods still to run
 (cache hits never reach the worker); the worker answers one extraction per method, in
-order; the first method's clock starts when the page is sent, each next one's when the
-previous answer is read (the task scores the previous page meanwhile). When an
+order, and the clock of each method starts when the previous answer arrives. When an
 answer does not come within the timeout the worker is killed (SIGKILL: lxml holds the
 GIL, nothing softer works), the method's record gets ``timeout: <label> ran over N s on
 this page``, a fresh worker is started with fresh method instances and the page goes
@@ -143,48 +142,32 @@ class PageWorker:
                 ) -> Iterator[tuple[int, Extraction]]:
         """``(j, extraction)`` for every method index in ``todo``, in order; a method that
         does not answer within ``timeout`` seconds gets a timeout error and the worker is
-        replaced (with fresh methods) before the next one.
-
-        The page is sent now, not when the answers are first asked for: the caller may
-        do other work (score the previous page) while the worker extracts. The first
-        method's clock starts at the send, so that work never counts against it.
-        """
+        replaced (with fresh methods) before the next one."""
         todo = list(todo)
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
-        sent = self._send_page(page, todo)
-        return self._answers(page, todo, ran, timeout, sent)
-
-    def _send_page(self, page: Page, todo: list[int]) -> float:
-        if todo:
+        while todo:
             self._send.send(("extract", page, todo))
             self._pending += len(todo)
-        return time.perf_counter()
+            while todo:
+                j = todo.pop(0)
+                t0 = time.perf_counter()
+                got, error = self._answer(timeout)
+                if error is None:
+                    if self.stateful[j]:
+                        ran.append(j)
+                    yield j, got
+                    continue
+                error = error.format(label=self._specs[j].label)
+                seconds = time.perf_counter() - t0
+                self._restart(timeout)
+                yield j, Extraction(error=error, seconds=seconds)
+                break  # send the rest of the page's methods to the new worker
 
-    def _answers(self, page: Page, todo: list[int], ran: list[int], timeout: float,
-                 sent: float) -> Iterator[tuple[int, Extraction]]:
-        t0 = sent
-        while todo:
-            j = todo.pop(0)
-            got, error = self._answer(timeout - (time.perf_counter() - t0), timeout)
-            if error is None:
-                if self.stateful[j]:
-                    ran.append(j)
-                t0 = time.perf_counter()  # the next method's clock starts with this answer
-                yield j, got
-                continue
-            error = error.format(label=self._specs[j].label)
-            seconds = time.perf_counter() - t0
-            self._restart(timeout)
-            yield j, Extraction(error=error, seconds=seconds)
-            t0 = self._send_page(page, todo)  # the rest of the page's methods, new worker
-
-    def _answer(self, wait: float, timeout: float | None = None) -> tuple[Any, str | None]:
-        """The next answer if it comes within ``wait`` seconds, or (None, the error with a
-        ``{label}`` to fill in); ``timeout`` is the limit the error names (``wait``)."""
-        timeout = wait if timeout is None else timeout
+    def _answer(self, timeout: float) -> tuple[Any, str | None]:
+        """The next answer, or (None, the error with a ``{label}`` to fill in)."""
         try:
-            if self._recv.poll(max(wait, 0.0)):
+            if self._recv.poll(timeout):
                 self._pending -= 1
                 return self._recv.recv()[1], None
             return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page"

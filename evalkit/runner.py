@@ -160,9 +160,6 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     ``timeout: ...`` error, counted as ``on_failure`` says. ``max_page_bytes`` (None =
     none): a larger page is not given to any method; every method's record is a
     ``too large: ...`` failure that is never scored, so all methods lose the same page.
-
-    With a page worker, page ``i + 1`` is sent to it before page ``i`` is scored, so the
-    scoring here overlaps the extraction there; records still come in page order.
     """
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
@@ -177,13 +174,43 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         methods.build(specs)
     else:
         methods = _InProcess(specs)
-    records: list[dict[str, Any]] = []
-
-    def score_page(page: Page, exts: dict[int, Extraction], cached: dict[int, bool],
-                   invalid: dict[int, bool]) -> None:
+    records = []
+    context = hashlib.sha256()
+    keyed = cache.root is not None  # without a cache no key is ever looked up
+    for page in pages:
+        # hashing the page (its bytes, text and gold) only names cache entries
+        pkey = _page_key(page) if keyed else ""
+        size = page_bytes(page)
+        too_large = max_page_bytes is not None and size > max_page_bytes
+        exts: dict[int, Extraction] = {}
+        keys, cached, invalid = {}, {}, {}
+        todo = []
+        for j, spec in enumerate(specs):
+            stateful = methods.stateful[j]
+            keys[j] = hashlib.sha256(
+                f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
+            ).hexdigest() if keyed else ""
+            before = cache.invalid
+            ext = None if stateful or too_large else cache.get(keys[j])
+            invalid[j] = cache.invalid > before
+            cached[j] = ext is not None
+            if ext is not None:
+                exts[j] = ext
+            elif too_large:
+                exts[j] = Extraction(error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
+            elif methods.build_errors[j] is not None:
+                exts[j] = Extraction(error=methods.build_errors[j])
+            else:
+                todo.append(j)
+        for j, ext in methods.extract(page, todo, page_timeout):
+            exts[j] = ext
+            if ext.error is None and not methods.stateful[j]:
+                before = cache.invalid
+                cache.put(keys[j], ext)
+                invalid[j] = invalid[j] or cache.invalid > before
         for j, spec in enumerate(specs):
             ext = scored = exts[j]
-            never_scored = too_large(page) or methods.build_errors[j] is not None
+            never_scored = too_large or methods.build_errors[j] is not None
             if ext.error is not None and not never_scored and on_failure == "empty":
                 scored = Extraction(seconds=ext.seconds)
             try:
@@ -199,53 +226,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             if made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
             records.append(rec)
-
-    def too_large(page: Page) -> bool:
-        return max_page_bytes is not None and page_bytes(page) > max_page_bytes
-
-    context = hashlib.sha256()
-    scoring = None  # the previous page, extracted, waiting for its scores
-    keyed = cache.root is not None  # without a cache no key is ever looked up
-    for page in pages:
-        # hashing the page (its bytes, text and gold) only names cache entries
-        pkey = _page_key(page) if keyed else ""
-        size = page_bytes(page)
-        big = too_large(page)
-        exts: dict[int, Extraction] = {}
-        keys, cached, invalid = {}, {}, {}
-        todo = []
-        for j, spec in enumerate(specs):
-            stateful = methods.stateful[j]
-            keys[j] = hashlib.sha256(
-                f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
-            ).hexdigest() if keyed else ""
-            before = cache.invalid
-            ext = None if stateful or big else cache.get(keys[j])
-            invalid[j] = cache.invalid > before
-            cached[j] = ext is not None
-            if ext is not None:
-                exts[j] = ext
-            elif big:
-                exts[j] = Extraction(error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
-            elif methods.build_errors[j] is not None:
-                exts[j] = Extraction(error=methods.build_errors[j])
-            else:
-                todo.append(j)
-        # a page worker starts on this page now, while the previous page is scored here
-        # (records keep page order; in process the methods run when answers are asked for)
-        answers = methods.extract(page, todo, page_timeout)
-        if scoring is not None:
-            score_page(*scoring)
-        for j, ext in answers:
-            exts[j] = ext
-            if ext.error is None and not methods.stateful[j]:
-                before = cache.invalid
-                cache.put(keys[j], ext)
-                invalid[j] = invalid[j] or cache.invalid > before
-        scoring = (page, exts, cached, invalid)
         context.update(pkey.encode())
-    if scoring is not None:
-        score_page(*scoring)
     return records
 
 

@@ -169,23 +169,3 @@ def test_an_abandoned_page_leaves_no_stale_answer():
     worker.build(SPECS)  # a new task: the worker is replaced, not read out of step
     assert [j for j, _ in worker.extract(PAGES[2], [1], timeout=30)] == [1]
     assert worker.starts == 2
-
-
-def test_the_next_page_is_with_the_worker_while_a_page_is_scored():
-    """run_task sends page i+1 before it scores page i, so scoring overlaps extraction:
-    while every page but the last is scored, the worker owes answers for the next one."""
-    owed = []
-
-    def score(page, method, ext):
-        owed.append((page.id, method, shared_worker()._pending))
-        return _rec(page, method, ext)
-
-    pages = [PAGES[0], PAGES[2], _page(3, "<p>three</p>")]
-    specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("f2", "fulltext")]
-    recs = run_task(pages, specs, None, score, page_timeout=30)
-    assert [(r["page_id"], r["out"]) for r in recs] == [
-        ("p0", "one"), ("p0", "one"), ("p2", "two"), ("p2", "two"), ("p3", "three"),
-        ("p3", "three")]
-    # two methods of the next page asked for (answers come in as the worker gets to them)
-    assert owed == [("p0", "fulltext", 2), ("p0", "f2", 2), ("p2", "fulltext", 2),
-                    ("p2", "f2", 2), ("p3", "fulltext", 0), ("p3", "f2", 0)]
