@@ -30,10 +30,10 @@ def page_all_words(page: Page, tree=None) -> list[str]:
     """
     cached = page.gold.visible_words
     if cached is None:
-        from evalkit.visible import visible_words
+        from evalkit.visible import visible_text
 
         try:
-            cached = visible_words(page.tree() if tree is None else tree)
+            cached = visible_text(page.tree() if tree is None else tree).split()
         except PageError:
             cached = []
         page.gold.visible_words = cached

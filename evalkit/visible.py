@@ -8,16 +8,9 @@ from __future__ import annotations
 
 import lxml.html
 
-__all__ = [
-    "BLOCK_TAGS",
-    "INVISIBLE_TAGS",
-    "drop_invisible",
-    "element_text",
-    "element_word_count",
-    "join_lines",
-    "visible_text",
-    "visible_words",
-]
+
+__all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text",
+           "element_word_count", "join_lines"]
 
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta",
                             "link", "svg", "math", "iframe", "object", "embed"})
@@ -33,8 +26,9 @@ def drop_invisible(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Remove invisible elements (keeping their tails) and comments, in place."""
     for el in list(root.iter()):
         tag = el.tag if isinstance(el.tag, str) else None
-        if (tag is None or tag.lower() in INVISIBLE_TAGS) and el.getparent() is not None:
-            el.drop_tree()
+        if tag is None or tag.lower() in INVISIBLE_TAGS:
+            if el.getparent() is not None:
+                el.drop_tree()
     return root
 
 
@@ -103,10 +97,3 @@ def visible_text(root: lxml.html.HtmlElement) -> str:
     """All visible text of a document: the body if there is one, else the root."""
     body = root.find(".//body")
     return element_text(body if body is not None else root)
-
-
-def visible_words(root: lxml.html.HtmlElement) -> list[str]:
-    """``visible_text(root).split()`` without laying out the lines (the same words: lines
-    only change the white space between them)."""
-    body = root.find(".//body")
-    return "".join(_text_parts(body if body is not None else root)).split()

@@ -23,7 +23,7 @@ from evalkit.config import method_specs, register_resolvers
 from evalkit.page import Extraction, Gold, Page, PageError, decode_html, parse_html
 from evalkit.registry import METHODS as METHODS_REGISTRY
 from evalkit.units import segment
-from evalkit.visible import visible_text, visible_words
+from evalkit.visible import visible_text
 
 register_resolvers()
 
@@ -68,13 +68,6 @@ def test_units_hold_exactly_the_visible_text(html):
     assert all(u.n_words == len(u.text.split()) > 0 for u in units)
     assert all(0 <= u.n_link_words <= u.n_words for u in units)
     assert [u.index for u in units] == list(range(len(units)))
-
-
-@DETERMINISTIC
-@given(HTML)
-def test_visible_words_are_the_words_of_the_visible_text(html):
-    root = parse_html(html)
-    assert visible_words(root) == visible_text(root).split()
 
 
 # ---------------------------------------------------------------- metrics
