@@ -167,6 +167,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     if made_here:
         pages = pages.pages()
     cache = ExtractionCache(cache_root)
+    keyed = cache.root is not None  # without a cache no key is ever looked up
     if page_timeout:
         from evalkit.page_worker import shared_worker
 
@@ -176,7 +177,6 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         methods = _InProcess(specs)
     records = []
     context = hashlib.sha256()
-    keyed = cache.root is not None  # without a cache no key is ever looked up
     for page in pages:
         # hashing the page (its bytes, text and gold) only names cache entries
         pkey = _page_key(page) if keyed else ""
