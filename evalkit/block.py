@@ -15,6 +15,7 @@ jusText-style ``cf_class``). Each method's docstring lists the names it writes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 __all__ = ["BLOCK_FIELDS", "PREVIEW_CHARS", "Block", "preview"]
@@ -77,6 +78,11 @@ class Block:
     duplicate_of: int | None = None
     scores: dict[str, float | None] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
+
+    def __reduce__(self):
+        # pickled as its field values (a page worker sends every block of every page to
+        # the run's process): half the bytes and time of the dataclass's state dict
+        return (Block, _field_values(self))
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON data (every field, in declaration order)."""
@@ -145,3 +151,4 @@ def _copy(value: Any) -> Any:
 
 
 BLOCK_FIELDS: tuple[str, ...] = tuple(Block.__dataclass_fields__)
+_field_values = attrgetter(*BLOCK_FIELDS)

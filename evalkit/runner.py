@@ -258,6 +258,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     if made_here:
         pages = pages.pages()
     cache = ExtractionCache(cache_root)
+    keyed = cache.root is not None  # without a cache no key is ever looked up
     if page_timeout:
         from evalkit.page_worker import shared_worker
 
@@ -270,7 +271,8 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached
     uncached = [spec.key() is None for spec in specs]
     for page in pages:
-        pkey = _page_key(page)
+        # hashing the page (its bytes, text and gold) only names cache entries
+        pkey = _page_key(page) if keyed else ""
         size = page_bytes(page)
         too_large = max_page_bytes is not None and size > max_page_bytes
         exts: dict[int, Extraction] = {}
@@ -280,7 +282,7 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             stateful = methods.stateful[j]
             keys[j] = hashlib.sha256(
                 f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
-            ).hexdigest()
+            ).hexdigest() if keyed else ""
             before = cache.invalid
             ext = None if stateful or too_large or uncached[j] else cache.get(keys[j])
             invalid[j] = cache.invalid > before

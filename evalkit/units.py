@@ -17,7 +17,6 @@ class="x-nc-selN">`` (0 not content, 1 headline, 2 full text, 3 supplemental,
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 import lxml.html
@@ -56,12 +55,9 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
     owner_path = start_path
 
     def flush():
+        # only called with has_text set: a run of white space only is no unit, and its
+        # pieces hold no words (so no link words either); the loop just drops them
         nonlocal parts, link_words, has_text
-        if not has_text:  # only white space: no unit (most calls, on element boundaries)
-            if parts:
-                parts = []
-            link_words = 0
-            return
         text = normalize_space("".join(parts))
         if text:
             n = len(text.split())
@@ -73,67 +69,87 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
         has_text = False
         link_words = 0
 
-    def add(text: str | None, el, path: str, in_link: bool):
-        # a flag, not "".join(parts).strip() per piece: that is quadratic in a run's pieces
+    def add(text: str, el, path: str, in_link: bool):
+        # callers skip None and "": most tails and texts are absent, and a call costs more
+        # than the test. A flag, not "".join(parts).strip() per piece: that is quadratic
+        # in a run's pieces
         nonlocal owner, owner_path, link_words, has_text
-        if not text:
-            return
         if not has_text:
             owner, owner_path = el, path
+            has_text = bool(text.strip())
         parts.append(text)
-        has_text = has_text or bool(text.strip())
         if in_link:
             link_words += len(text.split())
 
     # stack of (element, phase, link depth, parent's path, XPath step index); phase 0 = enter,
-    # 1 = leave. Paths are built top-down as lxml's getpath writes them (``tag[k]`` only when
-    # the parent has several element children with that tag): getpath per unit walks to the
-    # root and counts siblings each time, quadratic on wide or deep pages.
+    # 1 = leave (then the last item is the element's (tag, path)). Paths are built top-down
+    # as lxml's getpath writes them (``tag[k]`` only when the parent has several element
+    # children with that tag): getpath per unit walks to the root and counts siblings each
+    # time, quadratic on wide or deep pages.
     stack: list[tuple] = [(start, 0, 0, "", 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        el, phase, link_depth, parent_path, k = stack.pop()
-        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        el, phase, link_depth, parent_path, k = pop()
+        if phase:
+            tag, path = k
+            if tag != "a":
+                if has_text:
+                    flush()
+                elif parts:
+                    parts = []
+            if el is not start:
+                tail = el.tail
+                if tail:
+                    parent = el.getparent()
+                    if parent is not None:
+                        add(tail, parent, parent_path, link_depth > 0)
+                    else:
+                        add(tail, el, path, link_depth > 0)
+            continue
+        raw_tag = el.tag
+        tag = raw_tag.lower() if raw_tag.__class__ is str else ""
+        if not tag or tag in INVISIBLE_TAGS:
+            if el is not start:
+                tail = el.tail
+                if tail:
+                    add(tail, el.getparent(), parent_path, link_depth > 0)
+            continue
         if el is start:
             path = start_path
-        elif not tag:
-            path = ""  # comments and processing instructions own no text of their own
         else:
-            path = f"{parent_path}/{el.tag}[{k}]" if k else f"{parent_path}/{el.tag}"
-        if phase == 0:
-            if not tag or tag in INVISIBLE_TAGS:
-                add(el.tail, el.getparent(), parent_path, link_depth > 0) \
-                    if el is not start else None
-                continue
-            is_link = tag == "a"
-            if not is_link:
+            path = f"{parent_path}/{raw_tag}[{k}]" if k else f"{parent_path}/{raw_tag}"
+        is_link = tag == "a"
+        if not is_link:
+            if has_text:
                 flush()
-            inner = link_depth + (1 if is_link else 0)
-            stack.append((el, 1, link_depth, parent_path, k))
-            children = list(el)
-            if len(children) > 1:
-                totals = Counter(c.tag for c in children if isinstance(c.tag, str))
-                seen: Counter = Counter()
-                pushed = []
-                for c in children:
-                    if isinstance(c.tag, str) and totals[c.tag] > 1:
-                        seen[c.tag] += 1
-                        pushed.append((c, 0, inner, path, seen[c.tag]))
-                    else:
-                        pushed.append((c, 0, inner, path, 0))
-                stack.extend(reversed(pushed))
-            elif children:  # a tag repeats only among two or more children: no count
-                stack.append((children[0], 0, inner, path, 0))
-            add(el.text, el, path, inner > 0)
-        else:
-            if tag != "a":
-                flush()
-            if el is not start:
-                parent = el.getparent()
-                if parent is not None:
-                    add(el.tail, parent, parent_path, link_depth > 0)
+            elif parts:
+                parts = []
+        inner = link_depth + (1 if is_link else 0)
+        push((el, 1, link_depth, parent_path, (tag, path)))
+        children = list(el)
+        if len(children) > 1:
+            # plain dicts: two Counters per element (and Counter.__missing__ per new
+            # tag) were a third of this function's time
+            tags = [c.tag for c in children]
+            totals: dict = {}
+            for t in tags:
+                totals[t] = totals.get(t, 0) + 1
+            seen: dict = {}
+            pushed = []
+            for c, t in zip(children, tags):
+                if t.__class__ is str and totals[t] > 1:
+                    seen[t] = n = seen.get(t, 0) + 1
+                    pushed.append((c, 0, inner, path, n))
                 else:
-                    add(el.tail, el, path, link_depth > 0)
-    flush()
+                    pushed.append((c, 0, inner, path, 0))
+            stack.extend(reversed(pushed))
+        elif children:  # a tag repeats only among two or more children: no count
+            push((children[0], 0, inner, path, 0))
+        text = el.text
+        if text:
+            add(text, el, path, inner > 0)
+    if has_text:
+        flush()
     return units
 
 

@@ -97,6 +97,33 @@ def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_
     assert _digest(cache.get(KEY)) == _digest(plain)
 
 
+def test_plain_blocks_take_the_short_copy_and_it_equals_the_long_route():
+    """as_data copies a block whose fields are plain already without the to_dict/check
+    round trip; both routes give the same record, and a separate one (no shared dicts)."""
+    full = Block(index=3, tag="p", path="/html/body/p[2]", text="Some words", words=2,
+                 link_words=1, kept=False, stage="scoring", rule="punctuation",
+                 reason="1 of 2 words in links", duplicate_of=1,
+                 scores={"score": 0.25, "n": 4, "none": None, "inf": float("inf")},
+                 attrs={"cf_class": "short", "heading": True, "level": 2, "x": None})
+    short = cache_entry._copy_if_plain(full)
+    assert short == Block.from_dict(cache_entry._plain(full.to_dict())) == full
+    assert short is not full and short.scores is not full.scores and short.attrs is not full.attrs
+    assert cache_entry.as_data(Extraction(blocks=[full])).blocks == [full]
+    # what needs converting or naming goes the long way
+    for odd in (Block(np.int64(0), "p"), Block(0, "p", kept=np.bool_(True)),
+                Block(0, "p", scores={"s": True}), Block(0, "p", attrs={"span": [1, 2]}),
+                Block(0, "p", words=2.5), Block(0, np.str_("p"))):
+        assert cache_entry._copy_if_plain(odd) is None
+
+
+def test_a_block_pickles_as_its_fields():
+    """The page worker sends blocks pickled: a record comes back equal, of the same types."""
+    b = Block(index=1, tag="div", text="x", words=1, kept=False, scores={"s": 0.5},
+              attrs={"a": "b"})
+    back = pickle.loads(pickle.dumps(b))
+    assert back == b and type(back) is Block and back.scores == {"s": 0.5}
+
+
 @pytest.mark.parametrize(("field", "value", "where"), [
     ("info", {"tags": {"a"}}, "info['tags'] is a set"),
     ("blocks", [Block(0, "p"), Block(1, "p", attrs={"raw": b"\x00"})],
