@@ -6,6 +6,7 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from evalkit.config import (
 from evalkit.experiments.checks import check_sections
 from evalkit.registry import Registry
 from evalkit.results import (
+    CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
     atomic_write_text,
@@ -97,6 +99,16 @@ class Context:
         arrive; hand it to :meth:`record_pages` (or close it when it stays empty)."""
         spill = RecordSpill(self.out / f".records-{len(self.scratch)}-{name}.jsonl")
         self.scratch.append(spill)
+        return spill
+
+    def stream_records(self, experiment: str, label: str, ds, score) -> RecordSpill:
+        """Every (page, method) record of data set ``label`` scored by ``score``, written to
+        a new spill as the runner hands them over (memory stays flat with the page count)."""
+        spill = self.spill(f"{experiment}-{label}")
+        records = self.runner.iter_records(ds.pages(), self.specs, score=score,
+                                           desc=f"{experiment} {label}")
+        while chunk := list(itertools.islice(records, CHUNK_ROWS)):
+            spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
 
     def record_pages(self, per_page: pd.DataFrame, dataset: str,

@@ -14,7 +14,6 @@ flag; the run goes on.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from evalkit.config import ConfigError
 from evalkit.experiments import Context
 from evalkit.metrics import aeb_tokens
 from evalkit.page import Extraction, Page, PageError
-from evalkit.results import CHUNK_ROWS, write_csv
+from evalkit.results import write_csv
 from evalkit.summary import summary_row
 from evalkit.tables import to_markdown, write_table
 
@@ -97,11 +96,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
                           "check, e.g. method=[cetd] (default [cetd,justext_style,trafilatura])")
     frames, rows = [], []
     for label, ds in ctx.datasets.items():
-        spill = ctx.spill(f"audit-{label}")
-        records = ctx.runner.iter_records(ds.pages(), ctx.specs, score=score,
-                                          desc=f"audit {label}")
-        while chunk := list(itertools.islice(records, CHUNK_ROWS)):
-            spill.append({"experiment": "audit", **rec} for rec in chunk)
+        spill = ctx.stream_records("audit", label, ds, score)
         if spill.n_records:
             per_page = spill.frame()
             ctx.record_pages(per_page[["experiment", "dataset", "page_id", "method", "error"]],

@@ -17,7 +17,6 @@ for byte (the ``speed`` experiment is where time is measured).
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 import pandas as pd
@@ -27,7 +26,7 @@ from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.experiments import Context
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
 from evalkit.plots import bar_prf, difference_matrix, pages_correct_curve
-from evalkit.results import CHUNK_ROWS, write_csv
+from evalkit.results import write_csv
 from evalkit.scoring import check_metrics, score_extraction
 from evalkit.summary import drop_note, failure_rows, scored, shingle_rows, summary_row, with_note
 from evalkit.tables import wide_table, write_table
@@ -61,11 +60,7 @@ def run(ctx: Context) -> pd.DataFrame:
     summaries, pairs, buckets = [], [], []
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
-        spill = ctx.spill(f"extraction-{label}")
-        records = ctx.runner.iter_records(ds.pages(), ctx.specs, score=score,
-                                          desc=f"extraction {label}")
-        while chunk := list(itertools.islice(records, CHUNK_ROWS)):
-            spill.append({"experiment": "extraction", **rec} for rec in chunk)
+        spill = ctx.stream_records("extraction", label, ds, score)
         if not spill.n_records:
             continue
         per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
