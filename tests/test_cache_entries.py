@@ -371,12 +371,23 @@ def test_a_thousand_flipped_entries_crash_nothing(tmp_path):
     entries = _entries(results)
     assert len(entries) == 1001
     rng = random.Random(1000)
+    harmless = 0
     for path in entries:
-        data = bytearray(path.read_bytes())
+        original = path.read_bytes()
+        data = bytearray(original)
         i = rng.randrange(len(data))
         data[i] ^= 1 << rng.randrange(8)
         path.write_bytes(bytes(data))
+        # a few flips keep the entry's meaning: the case of an escape's hex digit (\u00e9,
+        # \u00E9) or of a float's exponent (1e-05, 1E-05). Where the flip lands depends on
+        # the entry's length, which holds a timing, so count those rather than assume none
+        key = json.loads(original)["key"]
+        try:
+            harmless += cache_entry.decode(bytes(data), key) == cache_entry.decode(original, key)
+        except cache_entry.InvalidEntry:
+            pass
     second, err = _run(results, 143)
     assert second.read_bytes() == first.read_bytes()
     (line,) = _invalid_lines(err)
-    assert line.startswith("evalkit: 1001 entries in the extraction cache")
+    assert harmless < 20
+    assert line.startswith(f"evalkit: {1001 - harmless} entries in the extraction cache")
