@@ -8,9 +8,10 @@ mostly boilerplate (hard). The gold share is ``1 - complexity``.
 
 Departures from theirs (docs/metrics.md, "Page complexity buckets"):
 
-* words are whitespace words of the gold text and of :func:`evalkit.visible.visible_text`
-  (theirs: ``\\w+`` tokens of the body text without ``script`` and ``style``), the same
-  words the other per-page counts use;
+* words are the word metrics' tokens (:func:`evalkit.text.words`: white-space tokens, a
+  Chinese or Japanese character one token) of the gold text and of
+  :func:`evalkit.visible.visible_text` (theirs: ``\\w+`` tokens of the body text without
+  ``script`` and ``style``);
 * buckets are cut at quantiles of *each data set's* pages (default: terciles, 1/3 and 2/3;
   theirs: the 0.25 and 0.75 quantiles of all sets pooled, ``extraction.complexity_quantiles
   =[0.25,0.75]`` gives their cut points per set), and each page falls in exactly one bucket

@@ -113,16 +113,18 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
             pass
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
+    text = metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
+                                shingle_n, rouge_n, [f for f in families if f != "unit"])
     return PageScoring(
         shingle_n=shingle_n,
-        text=metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
-                                  shingle_n, rouge_n, [f for f in families if f != "unit"]),
+        text=text,
         units=unit_words if labelled else None,
         unit_content=[u.is_content for u in units] if labelled else [],
         unit_weights=[u.n_words for u in units] if labelled else [],
         n_words_gold=n_words_gold,
-        # gold and visible words counted alike (a CJK character is one word on both sides)
-        complexity=page_complexity(len(words(gold.text)), len(all_words)),
+        # gold and visible words counted alike (a CJK character is one word on both sides):
+        # the gold's tokens are the ones prepare_gold already made
+        complexity=page_complexity(len(text.words), len(all_words)),
         families=families,
     )
 
