@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from evalkit.fingerprint import fingerprint, hamming
 from evalkit.metrics import SHINGLE_N, aeb_tokens, shingle_counts
-from evalkit.text import normalize_space, words
+from evalkit.text import normalize_space, shingles, words
 
 __all__ = [
     "ARTEFACTS",
@@ -124,12 +124,8 @@ def exact_key(text: str) -> str:
 def text_simhash(text: str, n: int = 3) -> int:
     """64-bit simhash (:func:`evalkit.fingerprint.fingerprint`) of the multiset of lower-cased
     word ``n``-shingles, each weighted by its count; 0 for a text without tokens."""
-    tokens = [t.lower() for t in aeb_tokens(text)]
-    if len(tokens) < n:
-        grams = Counter([" ".join(tokens)]) if tokens else Counter()
-    else:
-        grams = Counter(" ".join(g) for g in zip(*(tokens[i:] for i in range(n))))
-    return fingerprint(dict(grams)) if grams else 0
+    grams = shingles([t.lower() for t in aeb_tokens(text)], n)
+    return fingerprint({" ".join(g): c for g, c in grams.items()}) if grams else 0
 
 
 def near_pairs(fps: Sequence[int | None], k: int, bits: int = 64) -> list[tuple[int, int]]:
