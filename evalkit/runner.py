@@ -268,8 +268,9 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         methods = _InProcess(specs)
     records = []
     context = hashlib.sha256()
-    # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached
-    uncached = [spec.key() is None for spec in specs]
+    # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
+    # without a cache nothing is, and no key need be worked out
+    uncached = [keyed and spec.key() is None for spec in specs]
     for page in pages:
         # hashing the page (its bytes, text and gold) only names cache entries
         pkey = _page_key(page) if keyed else ""
