@@ -119,6 +119,8 @@ CASES = [
     (["extraction.pages_correct_threshold=2"], "extraction.pages_correct_threshold=2"),
     (["extraction.unit_min_share=-0.5"], "extraction.unit_min_share=-0.5"),
     (["extraction.shingle_n=0"], "extraction.shingle_n=0"),
+    (["extraction.metrics=[shingle,rouge]"], "extraction.metrics=[shingle,rouge]"),
+    (["extraction.rouge_n=0"], "extraction.rouge_n=0"),
     (["experiment=dedup", "dedup.theta=1.5"], "dedup.theta=1.5"),
     (["experiment=dedup", "dedup.truth=oracle"], "dedup.truth=oracle"),
     (["experiment=dedup", "dedup.scopes=[]"], "dedup.scopes=[]"),

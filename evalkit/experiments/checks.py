@@ -17,6 +17,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from evalkit.config import ConfigError, plain
+from evalkit.scoring import FAMILIES
 from evalkit.validate import (
     ParamError,
     check_bool,
@@ -93,7 +94,11 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
     "extraction": {"reference": _name, "pages_correct_threshold": check_share,
                    "shingle_n": _at_least(1), "unit_min_share": check_share,
                    "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
-                   "complexity_quantiles": _cut_points, **_BOOT},
+                   "complexity_quantiles": _cut_points,
+                   # [] is allowed: shingle alone, always scored (evalkit.scoring.check_metrics)
+                   "metrics": lambda n, v: check_str_list(n, v, choices=FAMILIES,
+                                                          allow_empty=True),
+                   "rouge_n": _at_least(1), **_BOOT},
     "dedup": {"scopes": lambda n, v: check_str_list(n, v, choices=("page", "site")),
               "truth": _choice("auto", "gold", "shingles"), "theta": check_share,
               "shingle": _at_least(1), "minhash_lsh": check_bool, **_BOOT},
