@@ -288,6 +288,8 @@ def _pairs(items: Iterable, label: str):
                           f"(html, gold text) pairs, got {type(items).__name__}")
     pages = []
     items = list(items)
+    if not items:  # an empty run would print an empty summary and say nothing
+        raise ConfigError(f"dataset {label!r}: no (html, gold text) pairs to score")
     width = len(str(len(items)))
     for i, item in enumerate(items, 1):
         try:

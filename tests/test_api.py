@@ -128,6 +128,8 @@ def test_bad_input_is_one_clear_error(tmp_path):
         evaluate(dataset="aebb", methods=["fulltext"], **_quick(tmp_path))
     with pytest.raises(ConfigError, match=r"item 2: expected a pair"):
         evaluate(dataset=[PAGES[0], "just html"], methods=[all_text], **_quick(tmp_path))
+    with pytest.raises(ConfigError, match=r"dataset 'memory': no \(html, gold text\) pairs"):
+        evaluate(dataset=[], methods=[all_text], **_quick(tmp_path))
     with pytest.raises(ConfigError, match=r"unknown key runner.n_job; closest: runner.n_jobs"):
         evaluate(dataset=PAGES, methods=[all_text], **{"runner.n_job": 1})
 
