@@ -8,8 +8,10 @@ otherwise), started on first use and reused by every later task, so a run pays t
 start-up (a Python and evalkit's imports) once per process, not once per page.
 
 Per page the task runner sends the page and the indices of the methods still to run
-(cache hits never reach the worker); the worker answers one extraction per method, in
-order, and the clock of each method starts when the previous answer arrives. When an
+(cache hits never reach the worker) and, while the worker extracts, scores the previous
+page (:meth:`PageWorker.submit`, then :meth:`PageWorker.collect`); the worker answers one
+extraction per method, in order, each with the moment it ended, and the clock of each
+method starts there (the first one's when the page was sent). When an
 answer does not come within the timeout the worker is killed (SIGKILL: lxml holds the
 GIL, nothing softer works), the method's record gets ``timeout: <label> ran over N s on
 this page``, a fresh worker is started with fresh method instances and the page goes
@@ -51,6 +53,21 @@ TIMEOUT = "timeout: "
 WORKER_DIED = "worker died: "
 
 
+#: bytes the answer pipe is asked to hold (Linux; the system's pipe-max-size is 1 MiB by
+#: default): the worker writes a page's extractions while this process is still scoring the
+#: previous page, and a full pipe would stop it after the first large answer
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # another system, or a lower limit: answers then wait for the reader, as before
+
+
 class PageWorker:
     """A worker process holding built methods; :meth:`extract` with a time limit per method."""
 
@@ -69,6 +86,10 @@ class PageWorker:
         self._history: list[tuple[Page, list[int]]] = []
         #: replays given up because a replayed page ran over the limit
         self.replays_given_up = 0
+        #: the last :meth:`submit`: (page, method indices, site-scope methods that ran) and
+        #: when it was sent
+        self._submitted: tuple[Page, list[int], list[int]] | None = None
+        self._sent_at = 0.0
         #: answers asked for and not read yet (an abandoned extract leaves some: the
         #: worker is then replaced, so no stale answer is ever read as a new one)
         self._pending = 0
@@ -78,6 +99,7 @@ class PageWorker:
     def _start(self) -> None:
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
+        _widen(from_child)
         env = dict(os.environ)
         # the same import path as this process: the same evalkit, and any module a test
         # registered a method from
@@ -146,38 +168,64 @@ class PageWorker:
                 ) -> Iterator[tuple[int, Extraction]]:
         """``(j, extraction)`` for every method index in ``todo``, in order; a method that
         does not answer within ``timeout`` seconds gets a timeout error and the worker is
-        replaced (with fresh methods) before the next one."""
-        todo = list(todo)
+        replaced (with fresh methods) before the next one. :meth:`submit` then
+        :meth:`collect`."""
+        self.submit(page, todo)
+        return self.collect(timeout)
+
+    def submit(self, page: Page, todo: list[int]) -> None:
+        """Hand ``page`` to the worker and return at once: the worker extracts while this
+        process does other work (scores the previous page); :meth:`collect` reads the
+        answers. The answers of the previous submission must have been collected."""
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
-        while todo:
+        self._submitted = (page, list(todo), ran)
+        if todo:
             self._send.send(("extract", page, todo))
             self._pending += len(todo)
-            while todo:
-                j = todo.pop(0)
-                t0 = time.perf_counter()
-                got, error = self._answer(timeout)
-                if error is None:
-                    if self.stateful[j]:
-                        ran.append(j)
-                    yield j, got
-                    continue
-                error = error.format(label=self._specs[j].label)
-                seconds = time.perf_counter() - t0
-                self._restart(timeout)
-                yield j, Extraction(error=error, seconds=seconds)
-                break  # send the rest of the page's methods to the new worker
+        self._sent_at = time.monotonic()
 
-    def _answer(self, timeout: float) -> tuple[Any, str | None]:
-        """The next answer, or (None, the error with a ``{label}`` to fill in)."""
+    def collect(self, timeout: float) -> Iterator[tuple[int, Extraction]]:
+        """The answers of the last :meth:`submit`, in order, as :meth:`extract` gives them.
+
+        Each method's clock starts when the previous one ended in the worker (its answer
+        carries that moment, on the system-wide monotonic clock), the first one's when the
+        page was sent, so time this process spent elsewhere never counts against a method.
+        """
+        page, todo, ran = self._submitted
+        start = self._sent_at
+        while todo:
+            j = todo.pop(0)
+            got, error, done = self._answer(start, timeout)
+            if error is None:
+                if self.stateful[j]:
+                    ran.append(j)
+                start = done
+                yield j, got
+                continue
+            error = error.format(label=self._specs[j].label)
+            seconds = time.monotonic() - start
+            self._restart(timeout)
+            yield j, Extraction(error=error, seconds=seconds)
+            if todo:  # the rest of the page's methods go to the new worker
+                self._send.send(("extract", page, todo))
+                self._pending += len(todo)
+                start = time.monotonic()
+
+    def _answer(self, start: float, timeout: float | None
+                ) -> tuple[Any, str | None, float | None]:
+        """The next answer and the moment it was made, or (None, the error with a
+        ``{label}`` to fill in, None) when none comes by ``start + timeout``."""
         try:
-            if self._recv.poll(timeout):
+            wait = max(0.0, start + timeout - time.monotonic()) if timeout else None
+            if self._recv.poll(wait):
                 self._pending -= 1
-                return self._recv.recv()[1], None
-            return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page"
+                _, got, done = self._recv.recv()
+                return got, None, done
+            return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page", None
         except (EOFError, OSError):
             code = self.proc.wait() if self.proc is not None else None
-            return None, f"{WORKER_DIED}exit status {code} on this page"
+            return None, f"{WORKER_DIED}exit status {code} on this page", None
 
     def _restart(self, timeout: float) -> None:
         """Kill the worker, start a fresh one with fresh methods and give its site-scope
@@ -190,8 +238,10 @@ class PageWorker:
                 continue
             self._send.send(("extract", page, ran))
             self._pending += len(ran)
+            start = time.monotonic()
             for _ in ran:
-                if self._answer(timeout)[1] is not None:  # replay over the limit: give up
+                _, error, start = self._answer(start, timeout)
+                if error is not None:  # replay over the limit: give up
                     self.replays_given_up += 1
                     self.kill()
                     self.build(self._specs)
@@ -261,7 +311,8 @@ def serve(recv: Connection, send: Connection) -> None:
             _, page, todo = msg
             for j in todo:
                 # scored as the cache would give it back, so a rerun scores the same
-                send.send((j, as_data(extract_one(methods[j], page))))
+                # with the moment it ended: the parent starts the next method's clock there
+                send.send((j, as_data(extract_one(methods[j], page)), time.monotonic()))
 
 
 def main(argv: list[str]) -> None:

@@ -228,10 +228,28 @@ class _InProcess:
             self.build_errors.append(error)
         self.stateful = [getattr(m, "scope", "page") == "site" for m in self.methods]
 
-    def extract(self, page: Page, todo: list[int], timeout=None):
+    def submit(self, page: Page, todo: list[int]) -> None:
+        self._submitted = (page, todo)
+
+    def collect(self, timeout=None):
+        page, todo = self._submitted
         for j in todo:
             # scored as the cache would give it back, so a rerun scores the same
             yield j, as_data(extract_one(self.methods[j], page))
+
+
+@dataclass
+class _PageState:
+    """One page of a task between handing it to the methods and scoring its records."""
+
+    page: Page
+    pkey: str
+    too_large: bool
+    exts: dict[int, Extraction] = field(default_factory=dict)
+    keys: dict[int, str] = field(default_factory=dict)
+    cached: dict[int, bool] = field(default_factory=dict)
+    invalid: dict[int, bool] = field(default_factory=dict)
+    todo: list[int] = field(default_factory=list)
 
 
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
@@ -266,45 +284,53 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         methods.build(specs)
     else:
         methods = _InProcess(specs)
-    records = []
+    records: list[dict[str, Any]] = []
     context = hashlib.sha256()
     # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
     # without a cache nothing is, and no key need be worked out
     uncached = [keyed and spec.key() is None for spec in specs]
-    for page in pages:
+
+    def start(page: Page) -> _PageState:
         # hashing the page (its bytes, text and gold) only names cache entries
-        pkey = _page_key(page) if keyed else ""
         size = page_bytes(page)
-        too_large = max_page_bytes is not None and size > max_page_bytes
-        exts: dict[int, Extraction] = {}
-        keys, cached, invalid = {}, {}, {}
-        todo = []
+        state = _PageState(page, _page_key(page) if keyed else "",
+                           max_page_bytes is not None and size > max_page_bytes)
         for j, spec in enumerate(specs):
             stateful = methods.stateful[j]
-            keys[j] = hashlib.sha256(
-                f"{spec.key()}|{pkey}|{context.hexdigest() if stateful else ''}".encode()
+            state.keys[j] = hashlib.sha256(
+                f"{spec.key()}|{state.pkey}|{context.hexdigest() if stateful else ''}".encode()
             ).hexdigest() if keyed else ""
             before = cache.invalid
-            ext = None if stateful or too_large or uncached[j] else cache.get(keys[j])
-            invalid[j] = cache.invalid > before
-            cached[j] = ext is not None
+            ext = (None if stateful or state.too_large or uncached[j]
+                   else cache.get(state.keys[j]))
+            state.invalid[j] = cache.invalid > before
+            state.cached[j] = ext is not None
             if ext is not None:
-                exts[j] = ext
-            elif too_large:
-                exts[j] = Extraction(error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
+                state.exts[j] = ext
+            elif state.too_large:
+                state.exts[j] = Extraction(
+                    error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
             elif methods.build_errors[j] is not None:
-                exts[j] = Extraction(error=methods.build_errors[j])
+                state.exts[j] = Extraction(error=methods.build_errors[j])
             else:
-                todo.append(j)
-        for j, ext in methods.extract(page, todo, page_timeout):
-            exts[j] = ext
+                state.todo.append(j)
+        context.update(state.pkey.encode())  # the next page's site context
+        methods.submit(page, state.todo)
+        return state
+
+    def collect(state: _PageState) -> None:
+        for j, ext in methods.collect(page_timeout):
+            state.exts[j] = ext
             if ext.error is None and not methods.stateful[j] and not uncached[j]:
                 before = cache.invalid
-                cache.put(keys[j], ext)
-                invalid[j] = invalid[j] or cache.invalid > before
+                cache.put(state.keys[j], ext)
+                state.invalid[j] = state.invalid[j] or cache.invalid > before
+
+    def finish(state: _PageState) -> None:
+        page = state.page
         for j, spec in enumerate(specs):
-            ext = scored = exts[j]
-            never_scored = too_large or methods.build_errors[j] is not None
+            ext = scored = state.exts[j]
+            never_scored = state.too_large or methods.build_errors[j] is not None
             if ext.error is not None and not never_scored and on_failure == "empty":
                 scored = Extraction(seconds=ext.seconds)
             try:
@@ -314,13 +340,30 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                        "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
             if ext.error is not None:
                 rec["error"] = ext.error  # scored as empty or not, the failure is counted
-            rec["cached"] = cached[j]
-            if invalid[j]:
+            rec["cached"] = state.cached[j]
+            if state.invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             if made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
             records.append(rec)
-        context.update(pkey.encode())
+
+    def advance(previous: _PageState | None, current: _PageState) -> _PageState:
+        if previous is not None:
+            finish(previous)
+        collect(current)
+        return current
+
+    # a pipeline one page deep: while the page worker extracts page i, this process reads
+    # page i + 1 and scores page i - 1 (in-process methods extract in collect: no overlap)
+    previous = current = None
+    for page in pages:
+        if current is not None:
+            previous = advance(previous, current)
+        current = start(page)
+    if current is not None:
+        previous = advance(previous, current)
+    if previous is not None:
+        finish(previous)
     return records
 
 
