@@ -52,7 +52,6 @@ from packaging.utils import canonicalize_name
 from evalkit import __version__, cache_entry
 from evalkit.layout import layout
 from evalkit.page import NORMALISATION_VERSION, Extraction, Page, lxml_versions
-from evalkit.results import interpreter_hash_seed
 
 __all__ = [
     "NOT_INSTALLED",
@@ -282,6 +281,9 @@ def distribution_versions(import_names: Iterable[str]) -> dict[str, str]:
 
 def _runtime() -> dict[str, Any]:
     """What outside the method can change its bytes, on every method's key."""
+    # imported here: evalkit.results brings pandas, which the page worker never needs
+    from evalkit.results import interpreter_hash_seed
+
     return {"evalkit": __version__, "python": sys.version, **lxml_versions(),
             # string-hash order can decide a peer library's output (evalkit.entry); the seed
             # this process runs under, not the one it passes to its workers (evalkit.api)

@@ -114,6 +114,13 @@ class PageWorker:
         self._recv = Connection(to_parent, writable=False)
         self.starts += 1
 
+    def warm(self) -> None:
+        """Start the worker process now if none runs, without waiting for it: its Python
+        start-up and imports then overlap the caller's own work until :meth:`build`."""
+        if not self.alive():
+            self.kill()
+            self._start()
+
     def kill(self) -> None:
         """End the worker process now (its methods and their site memory go with it)."""
         for conn in (self._send, self._recv):

@@ -24,6 +24,7 @@ metric needs no re-extraction.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import hashlib
@@ -59,6 +60,7 @@ __all__ = [
     "page_bytes",
     "run_pages",
     "run_task",
+    "run_tasks",
 ]
 
 
@@ -239,9 +241,31 @@ class _InProcess:
 
 
 @dataclass
+class _Task:
+    """One task of :func:`run_tasks` while its pages go through the pipeline."""
+
+    pages: Iterable[Page]
+    #: a reader's site task: its pages are made here, and each page's sha256 goes back
+    made_here: bool
+    #: the methods the task's pages run on: fresh instances per task
+    methods: Any = None
+    #: the site context of the cache keys of site-scope methods: the pages seen so far
+    context: Any = field(default_factory=hashlib.sha256)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    started: int = 0
+    finished: int = 0
+    read_all: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.read_all and self.finished == self.started
+
+
+@dataclass
 class _PageState:
     """One page of a task between handing it to the methods and scoring its records."""
 
+    task: _Task
     page: Page
     pkey: str
     too_large: bool
@@ -270,36 +294,54 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     none): a larger page is not given to any method; every method's record is a
     ``too large: ...`` failure that is never scored, so all methods lose the same page.
     """
+    return next(run_tasks([pages], specs, cache_root, score, on_failure, page_timeout,
+                          max_page_bytes))
+
+
+def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
+              score: Callable[[Page, str, Extraction], dict[str, Any]],
+              on_failure: str = "empty", page_timeout: float | None = None,
+              max_page_bytes: int | None = None) -> Iterator[list[dict[str, Any]]]:
+    """:func:`run_task` of every task, in order, through one pipeline: yields each task's
+    records as soon as its last page is scored.
+
+    With a page worker (``page_timeout``) the pipeline is one page deep: while the worker
+    extracts page *i*, this process reads page *i + 1* and scores page *i − 1*, across the
+    ends of tasks too, so the scoring hides behind the methods on a machine with a core to
+    spare. In-process methods extract when their page is collected: nothing overlaps, and
+    the order of work is that of one task after another. Either way every task gets fresh
+    method instances and records are the same, in the same order.
+    """
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
-    made_here = hasattr(pages, "pages")  # a reader's site task: its pages are made here
-    if made_here:
-        pages = pages.pages()
     cache = ExtractionCache(cache_root)
     keyed = cache.root is not None  # without a cache no key is ever looked up
-    if page_timeout:
-        from evalkit.page_worker import shared_worker
-
-        methods = shared_worker()
-        methods.build(specs)
-    else:
-        methods = _InProcess(specs)
-    records: list[dict[str, Any]] = []
-    context = hashlib.sha256()
     # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
     # without a cache nothing is, and no key need be worked out
     uncached = [keyed and spec.key() is None for spec in specs]
+    worker = None
+    if page_timeout:
+        from evalkit.page_worker import shared_worker
 
-    def start(page: Page) -> _PageState:
+        worker = shared_worker()
+
+    def start(task: _Task, page: Page) -> _PageState:
+        if task.methods is None:  # the task's first page: its fresh methods
+            if worker is not None:
+                worker.build(specs)  # every earlier page is collected: the worker is idle
+                task.methods = worker
+            else:
+                task.methods = _InProcess(specs)
+        methods = task.methods
         # hashing the page (its bytes, text and gold) only names cache entries
         size = page_bytes(page)
-        state = _PageState(page, _page_key(page) if keyed else "",
+        state = _PageState(task, page, _page_key(page) if keyed else "",
                            max_page_bytes is not None and size > max_page_bytes)
         for j, spec in enumerate(specs):
             stateful = methods.stateful[j]
             state.keys[j] = hashlib.sha256(
-                f"{spec.key()}|{state.pkey}|{context.hexdigest() if stateful else ''}".encode()
-            ).hexdigest() if keyed else ""
+                f"{spec.key()}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
+                .encode()).hexdigest() if keyed else ""
             before = cache.invalid
             ext = (None if stateful or state.too_large or uncached[j]
                    else cache.get(state.keys[j]))
@@ -314,11 +356,13 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                 state.exts[j] = Extraction(error=methods.build_errors[j])
             else:
                 state.todo.append(j)
-        context.update(state.pkey.encode())  # the next page's site context
+        task.context.update(state.pkey.encode())  # the next page's site context
+        task.started += 1
         methods.submit(page, state.todo)
         return state
 
     def collect(state: _PageState) -> None:
+        methods = state.task.methods
         for j, ext in methods.collect(page_timeout):
             state.exts[j] = ext
             if ext.error is None and not methods.stateful[j] and not uncached[j]:
@@ -327,10 +371,10 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
                 state.invalid[j] = state.invalid[j] or cache.invalid > before
 
     def finish(state: _PageState) -> None:
-        page = state.page
+        page, task = state.page, state.task
         for j, spec in enumerate(specs):
             ext = scored = state.exts[j]
-            never_scored = state.too_large or methods.build_errors[j] is not None
+            never_scored = state.too_large or task.methods.build_errors[j] is not None
             if ext.error is not None and not never_scored and on_failure == "empty":
                 scored = Extraction(seconds=ext.seconds)
             try:
@@ -343,28 +387,40 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
             rec["cached"] = state.cached[j]
             if state.invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
-            if made_here and j == 0:
+            if task.made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
-            records.append(rec)
+            task.records.append(rec)
+        task.finished += 1
 
     def advance(previous: _PageState | None, current: _PageState) -> _PageState:
         if previous is not None:
-            finish(previous)
+            finish(previous)  # while the worker extracts the current page
         collect(current)
         return current
 
-    # a pipeline one page deep: while the page worker extracts page i, this process reads
-    # page i + 1 and scores page i - 1 (in-process methods extract in collect: no overlap)
+    open_tasks: collections.deque[_Task] = collections.deque()
+
+    def ready() -> Iterator[list[dict[str, Any]]]:
+        while open_tasks and open_tasks[0].done:
+            yield open_tasks.popleft().records
+
     previous = current = None
-    for page in pages:
-        if current is not None:
-            previous = advance(previous, current)
-        current = start(page)
+    for pages in tasks:
+        made_here = hasattr(pages, "pages")
+        task = _Task(pages.pages() if made_here else pages, made_here)
+        open_tasks.append(task)
+        for page in task.pages:  # reading page i + 1 while the worker extracts page i
+            if current is not None:
+                previous = advance(previous, current)
+                yield from ready()
+            current = start(task, page)
+        task.read_all = True
+        yield from ready()  # a task without pages
     if current is not None:
         previous = advance(previous, current)
     if previous is not None:
         finish(previous)
-    return records
+    yield from ready()
 
 
 def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page]]:
@@ -524,6 +580,16 @@ class Runner:
             self._backend = DaskBackend(**self.dask).open()
         return self
 
+    def warm(self) -> Self:
+        """Start this process's page worker now when tasks will run here with a
+        ``page_timeout``, so its start-up (a Python, evalkit's imports) overlaps the run's
+        own reading of configs, methods and data instead of delaying the first page."""
+        if self.in_process and self.page_timeout:
+            from evalkit.page_worker import shared_worker
+
+            shared_worker().warm()
+        return self
+
     def close(self) -> None:
         if self.cache_invalid:
             # once per run, however many entries and wherever they were read
@@ -551,11 +617,16 @@ class Runner:
         Tasks are consumed lazily, so a reader's pages stream; ``count(result)``
         says how far a result moves the progress bar (default 1).
         """
+        return self._progress(self._map(fn, tasks), desc=desc, total=total, unit=unit,
+                              count=count)
+
+    def _progress(self, results: Iterable[Any], *, desc: str, total: int | None, unit: str,
+                  count: Callable[[Any], int] | None) -> Iterator[Any]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc=desc, unit=unit, disable=not self.progress, leave=False)
         try:
-            for result in self._map(fn, tasks):
+            for result in results:
                 bar.update(count(result) if count else 1)
                 yield result
         finally:
@@ -613,15 +684,20 @@ class Runner:
         tasks' records, not the run's."""
         root = self.cache_root if cache else None
         # score records are cached beside the extractions (evalkit.cache.ScoreCache)
-        task = functools.partial(_run_task, specs=specs, cache_root=root,
-                                 score=cached_scorer(score, root),
-                                 on_failure=self.on_failure, page_timeout=self.page_timeout,
-                                 max_page_bytes=self.max_page_bytes)
+        scorer = cached_scorer(score, root)
         n_methods = max(len(specs), 1)
         note_seen = getattr(pages, "note_seen", None)
         tasks = pages.site_tasks() if note_seen is not None else self.page_tasks(pages)
-        for recs in self.map(task, tasks, desc=desc, total=total, unit="page",
-                             count=lambda recs: len(recs) // n_methods):
+        shown = {"desc": desc, "total": total, "unit": "page",
+                 "count": lambda recs: len(recs) // n_methods}
+        if self.in_process:  # one pipeline across the tasks (run_tasks), not one per task
+            done = self._progress(run_tasks(tasks, specs, root, scorer, self.on_failure,
+                                            self.page_timeout, self.max_page_bytes), **shown)
+        else:
+            done = self.map(functools.partial(
+                _run_task, specs=specs, cache_root=root, score=scorer, on_failure=self.on_failure,
+                page_timeout=self.page_timeout, max_page_bytes=self.max_page_bytes), tasks, **shown)
+        for recs in done:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 sha = rec.pop(PAGE_SHA, None)

@@ -169,6 +169,8 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
+    # a bad runner setting fails here, before any work; a page worker starts meanwhile
+    runner = runner_from_config(cfg).warm()
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
@@ -179,7 +181,6 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
         raise ConfigError(f"two methods are named {twice[0]!r}: every method needs its own name")
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
     check_specs(specs + detectors)
-    runner = runner_from_config(cfg)  # a bad runner setting fails here, before any work
     built = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
     for label, ds in (datasets or {}).items():
         if label in built:
