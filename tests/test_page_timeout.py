@@ -14,7 +14,7 @@ import pytest
 from evalkit.page import Gold, Page
 from evalkit.page_worker import shared_worker, stop_shared_worker
 from evalkit.registry import METHODS
-from evalkit.runner import MethodSpec, Runner, RunnerError, run_task
+from evalkit.runner import MethodSpec, Runner, RunnerError, run_task, run_tasks
 
 
 @pytest.fixture(autouse=True)
@@ -60,6 +60,35 @@ def test_results_are_the_same_with_and_without_the_worker():
     pages = [PAGES[0], PAGES[2]]
     assert (run_task(pages, SPECS, None, _rec, page_timeout=30)
             == run_task(pages, SPECS, None, _rec, page_timeout=None))
+
+
+def test_one_pipeline_over_several_tasks_gives_each_task_fresh_methods():
+    # run_tasks overlaps the scoring of a page with the extraction of the next one, across
+    # the ends of tasks: each task still starts with fresh instances (scope=site memory
+    # counts from 1 again) and the records are those of one run_task per task, in order;
+    # the empty task in the middle yields its (empty) records in its place
+    site = MethodSpec("a", "stall", {"scope": "site"})
+    tasks = [[_page(0, "<p>a</p>", "s"), _page(1, "<p>b</p>", "s")], [],
+             [_page(2, "<p>c</p>", "t"), _page(3, "<p>d</p>", "t"), _page(4, "<p>e</p>", "t")]]
+    for timeout in (30, None):
+        got = list(run_tasks(tasks, [site, SPECS[1]], None, _rec, page_timeout=timeout))
+        assert got == [run_task(t, [site, SPECS[1]], None, _rec, page_timeout=timeout)
+                       for t in tasks]
+        assert [[r["seen"] for r in recs if r["method"] == "a"] for recs in got] == [
+            [1, 2], [], [1, 2, 3]]
+
+
+def test_a_method_clock_does_not_count_the_time_the_parent_spends_scoring():
+    # the parent scores page i - 1 while the worker extracts page i; a scorer slower than the
+    # limit must not make a method that answers at once a timeout
+    import time
+
+    def slow(page, method, ext):
+        time.sleep(1.2)
+        return _rec(page, method, ext)
+
+    recs = run_task([PAGES[0], PAGES[2], PAGES[0]], SPECS, None, slow, page_timeout=1)
+    assert [r["error"] for r in recs] == [None] * 6
 
 
 def test_a_worker_that_dies_is_a_failure_and_is_replaced():
