@@ -441,11 +441,11 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page
 
     done: set[tuple[str, str]] = set()
     for site, group in itertools.groupby(pages, key=key):
-        group = list(group)
-        if site is None:
-            for i in range(0, len(group), max_pages):
-                yield group[i:i + max_pages]
+        if site is None:  # read max_pages at a time: a run of site-less pages can be a whole set
+            while chunk := list(itertools.islice(group, max_pages)):
+                yield chunk
             continue
+        group = list(group)
         if site in done:
             raise ValueError(
                 f"data set {site[0]!r}: the pages of site {site[1]!r} come in two runs (page "

@@ -52,6 +52,21 @@ def test_tasks_keep_a_sites_pages_together():
     assert [len(t) for t in iter_tasks(loose, max_pages=2)] == [2, 2, 1]
 
 
+def test_site_less_pages_are_read_one_task_ahead_not_all_at_once():
+    # a set without sites is one run of site-less pages: the first task must not wait for
+    # (nor hold) the whole set, or the page worker idles while every page is read
+    read = []
+
+    def pages():
+        for i in range(100):
+            read.append(i)
+            yield _page(i, "<p>x</p>")
+
+    tasks = iter_tasks(pages(), max_pages=20)
+    assert len(next(tasks)) == 20 and len(read) == 20
+    assert [len(t) for t in tasks] == [20, 20, 20, 20] and len(read) == 100
+
+
 def test_unknown_method_name_lists_the_known_ones():
     import pytest
 
