@@ -89,3 +89,34 @@ def test_speed_run_reports_cold_warm_and_stages(tmp_path):
     assert not (out / "tables" / "speed_memory_ladder.csv").exists()
     # the harness's passes use a cache of their own, never the run's
     assert not (tmp_path / "cache").exists()
+
+
+def test_the_overhead_run_keeps_methods_metrics_and_its_own_set_only():
+    task = ["experiment=speed", "dataset=[aeb,chaos]", "method=[cetd,fulltext]",
+            "dataset.chaos.limit=36", "dataset.aeb.limit=5", "runner=dask", "runner.n_jobs=2",
+            "runner.page_timeout=30", "+extraction.n_boot=50", "speed.harness.enabled=true",
+            "hydra.run.dir=x", "seed=3", "paths.shared_data=/d"]
+    assert H.overhead_overrides(task, "chaos") == [
+        "method=[cetd,fulltext]", "dataset.chaos.limit=36", "runner.page_timeout=30",
+        "+extraction.n_boot=50", "seed=3", "paths.shared_data=/d"]
+
+
+def test_the_speed_command_reports_the_overhead_of_its_own_extraction_run(tmp_path):
+    # the overhead row is issue 17's check run as a process of its own: its ratio is
+    # (run.json wall - per-page method seconds) / method seconds of that run
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "evalkit", "experiment=speed",
+                    "dataset.synthetic.n_sites=2", "dataset.synthetic.pages_per_site=3",
+                    "method=[fulltext]", "speed.micro.enabled=false", "speed.n_boot=20",
+                    "speed.harness.enabled=true", "speed.harness.ladder_sizes=[]",
+                    "runner.n_jobs=1", "runner.progress=false", f"paths.cache={tmp_path / 'c'}",
+                    f"hydra.run.dir={run}"], check=True, capture_output=True)
+    s = pd.read_csv(run / "summary.csv").set_index(["dataset", "method", "metric"])["value"]
+    wall = s[("synthetic", "harness", "harness_one_process_wall_s")]
+    methods = s[("synthetic", "harness", "harness_method_s")]
+    assert wall > methods > 0
+    assert s[("synthetic", "harness", "harness_overhead_ratio")] == pytest.approx(
+        (wall - methods) / methods, rel=1e-4)

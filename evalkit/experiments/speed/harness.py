@@ -7,10 +7,11 @@ For each data set of the run (``speed.harness.enabled=true``), over the same pag
   methods' extraction, scoring with the ``extraction`` experiment's default metrics,
   the summary (bootstrap intervals included) and writing ``per_page.csv`` and
   ``summary.csv``; ms per page of each and its share of the pass;
-* **overhead**: the extraction path as a run does it on a local one-process runner, cache
-  off (pages, methods, scoring; then the summary and the files): wall time minus the sum of
-  the per-page method seconds, over that sum (issue 17's "harness time beyond the
-  methods");
+* **overhead**: issue 17's measure as its check takes it (:func:`overhead_run`): an
+  ``experiment=extraction`` run of the data set as a process of its own, one process
+  (``runner.n_jobs=1``, the page worker as configured), cache off, default metrics;
+  run.json's wall time minus the sum of the per-page method seconds, over that sum
+  ("harness time beyond the methods"; from the command line only);
 * **cold and warm**: the same path on the run's own runner (``runner=...``, already
   started), first with an empty cache (cold: every page extracted, scored and both written to the cache), then
   again with that cache (warm: extractions and score records read back); wall seconds of
@@ -45,7 +46,8 @@ from evalkit.runner import Runner, extract_one
 from evalkit.summary import summary_row
 
 __all__ = ["HARNESS_PREFIX", "STAGES", "harness_outputs", "harness_rows", "harness_table",
-           "ladder_rows", "ladder_table", "peak_memory", "stage_pass"]
+           "ladder_rows", "ladder_table", "overhead_overrides", "overhead_run", "peak_memory",
+           "stage_pass"]
 
 #: every summary metric of this module starts with it (evalkit.reference_check: a timing)
 HARNESS_PREFIX = "harness_"
@@ -124,6 +126,56 @@ def _path_pass(runner: Runner, ds, specs, score, label, ctx, out: Path) -> tuple
     return wall, methods
 
 
+#: runner settings the overhead run keeps from the speed run's command line; the others
+#: (runner=, n_jobs, cache, progress, Dask's) are what the overhead run sets itself
+_KEPT_RUNNER_KEYS = ("runner.page_timeout", "runner.max_page_bytes", "runner.on_failure")
+
+
+def overhead_overrides(task: list[str], label: str) -> list[str]:
+    """The speed run's command-line overrides the overhead run of data set ``label`` keeps:
+    methods, metrics, paths, seed and ``label``'s own settings, not those that say how the
+    speed run runs (experiment, runner, hydra, speed) nor other data sets'."""
+    kept = []
+    for item in task:
+        key = item.lstrip("+~").split("=", 1)[0]
+        if key.startswith("runner") and not key.startswith(_KEPT_RUNNER_KEYS):
+            continue
+        if key in ("experiment", "dataset") or key.startswith(("hydra", "speed", "experiment.")):
+            continue
+        if key.startswith("dataset.") and not key.startswith(f"dataset.{label}."):
+            continue
+        kept.append(item)
+    return kept
+
+
+def overhead_run(label: str, out: Path) -> tuple[float, float] | None:
+    """Issue 17's overhead measure exactly as its check takes it: ``evalkit
+    experiment=extraction dataset=<label> runner.n_jobs=1 runner.cache=false`` (with the speed
+    run's methods, metrics and settings of ``label``) as a process of its own, so its imports,
+    page worker, figures and files count as they do for a user. Returns run.json's
+    ``wall_seconds`` and the sum of ``per_page.csv``'s method seconds; None when the speed run
+    was not started from the command line (no overrides to pass on: evalkit.api)."""
+    import csv
+    import json
+
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return None
+    task = overhead_overrides(list(HydraConfig.get().overrides.task), label)
+    cmd = [sys.executable, "-m", "evalkit", "experiment=extraction", f"dataset={label}",
+           *task, "runner.n_jobs=1", "runner.cache=false", "runner.progress=false",
+           f"hydra.run.dir={out}"]
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        raise RuntimeError(f"harness overhead run on {label} failed: {last}")
+    wall = json.loads((out / "run.json").read_text())["wall_seconds"]
+    with open(out / "per_page.csv", newline="", encoding="utf-8") as fh:
+        methods = sum(float(r["seconds"]) for r in csv.DictReader(fh) if r.get("seconds"))
+    return float(wall), methods
+
+
 def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
     """The stage, overhead and cold/warm rows of one data set (see the module docstring)."""
     score = _scorer(ctx)
@@ -139,14 +191,16 @@ def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
                                     1000 * sec / max(n, 1), n_pages=n))
             rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}stage_{stage}_share",
                                     sec / total, n_pages=n))
-        with Runner(progress=False) as one:  # one process, cache off: the issue's definition
-            wall, methods = _path_pass(one, ds, specs, score, label, ctx, work)
-        rows += [summary_row(label, "harness", f"{HARNESS_PREFIX}one_process_wall_s", wall,
-                             n_pages=n),
-                 summary_row(label, "harness", f"{HARNESS_PREFIX}method_s", methods, n_pages=n),
-                 summary_row(label, "harness", f"{HARNESS_PREFIX}overhead_ratio",
-                             (wall - methods) / methods if methods else float("nan"),
-                             n_pages=n)]
+        measured = overhead_run(label, work / "overhead")
+        if measured is not None:
+            wall, methods = measured
+            rows += [summary_row(label, "harness", f"{HARNESS_PREFIX}one_process_wall_s", wall,
+                                 n_pages=n),
+                     summary_row(label, "harness", f"{HARNESS_PREFIX}method_s", methods,
+                                 n_pages=n),
+                     summary_row(label, "harness", f"{HARNESS_PREFIX}overhead_ratio",
+                                 (wall - methods) / methods if methods else float("nan"),
+                                 n_pages=n)]
         # the run's own runner, already open (its workers or Dask client started once, so
         # neither pass pays a start-up), pointed at a private cache for the two passes
         runner, saved = ctx.runner, ctx.runner.cache_root
