@@ -53,9 +53,10 @@ TIMEOUT = "timeout: "
 WORKER_DIED = "worker died: "
 
 
-#: bytes the answer pipe is asked to hold (Linux; the system's pipe-max-size is 1 MiB by
+#: bytes each pipe is asked to hold (Linux; the system's pipe-max-size is 1 MiB by
 #: default): the worker writes a page's extractions while this process is still scoring the
-#: previous page, and a full pipe would stop it after the first large answer
+#: previous page, and a full pipe would stop it after the first large answer; a page
+#: (300 KB on average on chaos, bytes and text) is written at once and the parent goes on
 PIPE_BYTES = 1 << 20
 
 
@@ -99,6 +100,7 @@ class PageWorker:
     def _start(self) -> None:
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
+        _widen(from_parent)
         _widen(from_child)
         env = dict(os.environ)
         # the same import path as this process: the same evalkit, and any module a test
