@@ -25,7 +25,7 @@ from evalkit import metrics
 from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.experiments import Context
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
-from evalkit.plots import bar_prf, difference_matrix, pages_correct_curve
+from evalkit.plots import bar_prf, difference_matrix, in_background, pages_correct_curve
 from evalkit.results import write_csv
 from evalkit.scoring import check_metrics, score_extraction
 from evalkit.summary import (
@@ -74,9 +74,12 @@ def run(ctx: Context) -> pd.DataFrame:
         ctx.record_pages(per_page, label, spill=spill)
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
-        _tables_and_figures(ctx, summary, per_page, label, opts)
-        pairs.append(_pairwise(ctx, per_page, label, opts))
-        buckets.append(_buckets(ctx, per_page, label, opts))
+        # figures are drawn by forked processes while the numbers go on, and are all written
+        # before the next data set's pages are timed
+        with in_background():
+            _tables_and_figures(ctx, summary, per_page, label, opts)
+            pairs.append(_pairwise(ctx, per_page, label, opts))
+            buckets.append(_buckets(ctx, per_page, label, opts))
     if pairs:
         # long files beside summary.csv; header only when nothing was compared
         write_csv(pd.concat(pairs, ignore_index=True)[PAIRWISE_COLUMNS], ctx.out / "pairwise.csv")
