@@ -65,6 +65,8 @@ def _write(fig, paths: list[Path]) -> None:
 #: a child drawing one figure that has not ended after this long is stuck (a lock held
 #: by another thread when it was forked): it is killed and the figure drawn here instead
 CHILD_TIMEOUT = 120.0
+#: figures drawn by children at once at most
+MAX_CHILDREN = 8
 
 
 def _can_fork() -> bool:
@@ -79,11 +81,12 @@ class _Children:
 
     def __init__(self):
         self.running: list[tuple[int, object, list[Path], float]] = []
-        self.limit = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                         else os.cpu_count() or 1)
+        # a bound on memory only: one data set's figures (six) run together, so the run's
+        # process never waits for a core while a child draws (the block's end waits for all)
+        self.limit = MAX_CHILDREN
 
     def start(self, fig, paths: list[Path]) -> None:
-        while len(self.running) >= self.limit:  # no more drawers than cores
+        while len(self.running) >= self.limit:
             self._finish(self.running.pop(0))
         with warnings.catch_warnings():
             # Python >= 3.12 warns of fork() beside other threads (a progress bar's monitor):
@@ -139,10 +142,22 @@ class _Children:
 _BACKGROUND: _Children | None = None
 
 
+def _warm() -> None:
+    # what each child would otherwise load for itself, once here: the SVG writer, PIL's PNG
+    # writer and the default font
+    import matplotlib.backends.backend_svg  # noqa: F401
+    import PIL.PngImagePlugin  # noqa: F401
+
+    fig = plt.figure(figsize=(1, 1))
+    fig.text(0.5, 0.5, "0.5")
+    fig.canvas.draw()
+    plt.close(fig)
+
+
 @contextlib.contextmanager
 def in_background():
     """Within the block, :func:`save` writes each figure from a forked child process (at
-    most one per core at a time) and returns at once; leaving the block waits for every
+    most :data:`MAX_CHILDREN` at a time) and returns at once; leaving the block waits for every
     figure (the files then exist, byte for byte those :func:`save` writes in process) and
     raises a figure's error. A child that fails or hangs is redone in this process. Off
     Linux, with a backend other than Agg, or nested, figures are saved in process."""
@@ -150,6 +165,7 @@ def in_background():
     if _BACKGROUND is not None:  # nested: the outer block waits
         yield
         return
+    _warm()
     _BACKGROUND = children = _Children()
     try:
         yield
