@@ -12,6 +12,7 @@ on (:func:`save`), the same bytes on a spare core.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -95,6 +96,9 @@ class _Children:
             pid = os.fork()
         if pid == 0:  # the child: write the files and leave, running none of the parent's
             code = 1  # exit handlers (they would stop its page worker, flush its buffers)
+            # no garbage collection in a child that lives a second: a collection touches
+            # every object of the run's heap, copying its pages from the parent
+            gc.disable()
             try:
                 _write(fig, paths)
                 code = 0
