@@ -89,11 +89,17 @@ class _Children:
     def start(self, fig, paths: list[Path]) -> None:
         while len(self.running) >= self.limit:
             self._finish(self.running.pop(0))
-        with warnings.catch_warnings():
-            # Python >= 3.12 warns of fork() beside other threads (a progress bar's monitor):
-            # the child only draws and writes its files, and a stuck one is handled (_finish)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
+        try:
+            with warnings.catch_warnings():
+                # Python >= 3.12 warns of fork() beside other threads (a progress bar's
+                # monitor): the child only draws and writes its files, and a stuck one is
+                # handled (_finish)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:  # no process to be had (memory, process limit): draw it here
+            _write(fig, paths)
+            plt.close(fig)
+            return
         if pid == 0:  # the child: write the files and leave, running none of the parent's
             code = 1  # exit handlers (they would stop its page worker, flush its buffers)
             # no garbage collection in a child that lives a second: a collection touches
@@ -169,7 +175,8 @@ def in_background():
     if _BACKGROUND is not None:  # nested: the outer block waits
         yield
         return
-    _warm()
+    if _can_fork():
+        _warm()
     _BACKGROUND = children = _Children()
     try:
         yield

@@ -63,3 +63,15 @@ def test_a_figure_that_cannot_be_saved_raises_when_the_block_ends(tmp_path, monk
     with pytest.raises(ValueError, match="no room"), plots.in_background():
         plots.bar_prf(SUMMARY, tmp_path / "x", "d")
     assert plots._BACKGROUND is None and plots.plt.get_fignums() == []
+
+
+def test_without_a_process_to_fork_the_figure_is_saved_here(tmp_path, monkeypatch):
+    def no_fork():
+        raise OSError("Resource temporarily unavailable")
+
+    plots.bar_prf(SUMMARY, tmp_path / "plain", "d")
+    monkeypatch.setattr(plots.os, "fork", no_fork)
+    with plots.in_background():
+        plots.bar_prf(SUMMARY, tmp_path / "here", "d")
+        assert plots._BACKGROUND.running == []  # saved at once, no child waited for
+    assert _bytes(tmp_path / "here") == _bytes(tmp_path / "plain")
