@@ -63,19 +63,25 @@ def pairwise_rows(per_page: pd.DataFrame, dataset: str, metric: str, *, n_boot: 
     the same bytes.
     """
     wide = page_scores(per_page, metric)
-    rows = []
+    rows, pairs, slots = [], [], []
+    # the pairs share their draws (one BootstrapBatch, one set of sign flips per page count):
+    # each interval and p-value is the one its own call gives
+    batch = metrics.BootstrapBatch(n_boot=n_boot, alpha=alpha, seed=seed)
     for a, b in itertools.combinations([] if wide is None else list(wide.columns), 2):
         pair = wide[[a, b]].dropna()
         x, y = pair[a].to_numpy(float), pair[b].to_numpy(float)
         d = x - y
         n = len(d)
-        ci = metrics.bootstrap_ci(d, n_boot=n_boot, alpha=alpha, seed=seed)
-        p = metrics.paired_permutation_test(x, y, n_perm=n_perm, seed=seed) if n else math.nan
+        pairs.append((x, y))
+        slots.append(batch.add_mean(d))
         rows.append({"dataset": dataset, "metric": metric, "method_a": a, "method_b": b,
                      "n_pages": n, "mean_a": float(x.mean()) if n else math.nan,
                      "mean_b": float(y.mean()) if n else math.nan,
-                     "diff": float(d.mean()) if n else math.nan, "ci_low": ci[0],
-                     "ci_high": ci[1], "p_value": p})
+                     "diff": float(d.mean()) if n else math.nan})
+    cis = batch.intervals()
+    pvals = metrics.paired_permutation_tests(pairs, n_perm=n_perm, seed=seed)
+    for row, slot, p in zip(rows, slots, pvals):
+        row.update(ci_low=cis[slot][0], ci_high=cis[slot][1], p_value=p)
     out = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS)
     # the family is every pair of this data set and score
     out["p_holm"] = metrics.holm(out["p_value"].to_numpy(float)) if rows else []

@@ -3,12 +3,21 @@ paired-difference matrices.
 
 Every figure has axis labels, units where there are any, a legend, and
 confidence bars or bands; each is saved as PNG (for reports) and SVG (for papers).
+
+Drawing a figure twice (PNG, SVG) costs more than every number of a summary; inside
+:func:`in_background` a figure is saved by a forked copy of the process while the run goes
+on (:func:`save`), the same bytes on a spare core.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+import signal
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -21,26 +30,162 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["bar_prf", "difference_matrix", "pages_correct_curve", "prf_figure", "save"]
+__all__ = ["bar_prf", "difference_matrix", "in_background", "pages_correct_curve", "prf_figure",
+           "save"]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _LINESTYLES = ("-", "--", "-.", ":")
 
 
 def save(fig, stem: str | os.PathLike) -> list[Path]:
-    """Save ``stem.png`` (150 dpi) and ``stem.svg``; close the figure."""
+    """Save ``stem.png`` (150 dpi) and ``stem.svg``; close the figure.
+
+    Inside :func:`in_background` the files are written by a forked child process and the
+    figure is closed when the block ends; they exist once it has ended.
+    """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    if _BACKGROUND is not None and _can_fork():
+        _BACKGROUND.start(fig, paths)
+        return paths
+    _write(fig, paths)
+    plt.close(fig)
+    return paths
+
+
+def _write(fig, paths: list[Path]) -> None:
+    for path in paths:
+        svg = path.suffix == ".svg"
         # a fixed salt makes the SVG's clip-path ids, hence its bytes, the same on every run
         with plt.rc_context({"svg.hashsalt": "evalkit"}):
             fig.savefig(path, dpi=150, bbox_inches="tight",
-                        metadata={"Date": None} if ext == "svg" else None)
-        paths.append(path)
+                        metadata={"Date": None} if svg else None)
+
+
+#: a child drawing one figure that has not ended after this long is stuck (a lock held
+#: by another thread when it was forked): it is killed and the figure drawn here instead
+CHILD_TIMEOUT = 120.0
+#: figures drawn by children at once at most
+MAX_CHILDREN = 8
+
+
+def _can_fork() -> bool:
+    # Linux only (fork is unsafe with macOS system frameworks) and only for the headless
+    # backend: a notebook's figures stay in the notebook's process
+    return (sys.platform.startswith("linux") and hasattr(os, "fork")
+            and matplotlib.get_backend().lower() == "agg")
+
+
+class _Children:
+    """Figures being saved by forked children: (pid, figure, paths, start time)."""
+
+    def __init__(self):
+        self.running: list[tuple[int, object, list[Path], float]] = []
+        # a bound on memory only: one data set's figures (six) run together, so the run's
+        # process never waits for a core while a child draws (the block's end waits for all)
+        self.limit = MAX_CHILDREN
+
+    def start(self, fig, paths: list[Path]) -> None:
+        while len(self.running) >= self.limit:
+            self._finish(self.running.pop(0))
+        try:
+            with warnings.catch_warnings():
+                # Python >= 3.12 warns of fork() beside other threads (a progress bar's
+                # monitor): the child only draws and writes its files, and a stuck one is
+                # handled (_finish)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:  # no process to be had (memory, process limit): draw it here
+            _write(fig, paths)
+            plt.close(fig)
+            return
+        if pid == 0:  # the child: write the files and leave, running none of the parent's
+            code = 1  # exit handlers (they would stop its page worker, flush its buffers)
+            # no garbage collection in a child that lives a second: a collection touches
+            # every object of the run's heap, copying its pages from the parent
+            gc.disable()
+            try:
+                _write(fig, paths)
+                code = 0
+            finally:
+                os._exit(code)
+        self.running.append((pid, fig, paths, time.monotonic()))
+
+    def _finish(self, child) -> None:
+        """Wait for one child; a child that failed or got stuck is redone here, so that a
+        figure's error is raised as a plain save would raise it."""
+        pid, fig, paths, started = child
+        status = None
+        while status is None:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+            elif time.monotonic() - started > CHILD_TIMEOUT:
+                os.kill(pid, signal.SIGKILL)
+                status = os.waitpid(pid, 0)[1]
+            else:
+                time.sleep(0.005)
+        try:
+            if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+                _write(fig, paths)
+        finally:
+            plt.close(fig)
+
+    def finish_all(self) -> None:
+        try:
+            while self.running:
+                self._finish(self.running.pop(0))
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        """End every child at once (the run is failing: its figures do not matter)."""
+        for pid, fig, _, _ in self.running:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            plt.close(fig)
+        self.running.clear()
+
+
+_BACKGROUND: _Children | None = None
+
+
+def _warm() -> None:
+    # what each child would otherwise load for itself, once here: the SVG writer, PIL's PNG
+    # writer and the default font
+    import matplotlib.backends.backend_svg  # noqa: F401
+    import PIL.PngImagePlugin  # noqa: F401
+
+    fig = plt.figure(figsize=(1, 1))
+    fig.text(0.5, 0.5, "0.5")
+    fig.canvas.draw()
     plt.close(fig)
-    return paths
+
+
+@contextlib.contextmanager
+def in_background():
+    """Within the block, :func:`save` writes each figure from a forked child process (at
+    most :data:`MAX_CHILDREN` at a time) and returns at once; leaving the block waits for every
+    figure (the files then exist, byte for byte those :func:`save` writes in process) and
+    raises a figure's error. A child that fails or hangs is redone in this process. Off
+    Linux, with a backend other than Agg, or nested, figures are saved in process."""
+    global _BACKGROUND
+    if _BACKGROUND is not None:  # nested: the outer block waits
+        yield
+        return
+    if _can_fork():
+        _warm()
+    _BACKGROUND = children = _Children()
+    try:
+        yield
+    except BaseException:
+        _BACKGROUND = None
+        children.abort()
+        raise
+    _BACKGROUND = None
+    children.finish_all()
 
 
 def bar_prf(summary: pd.DataFrame, stem, dataset: str,
@@ -83,24 +228,28 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
                         thresholds: np.ndarray | None = None, n_boot: int = 200,
                         seed: int = 0, methods: list[str] | None = None) -> list[Path]:
     """Share of pages whose per-page ``metric`` reaches each threshold, with a bootstrap band."""
-    from evalkit.metrics import bootstrap_ci
+    from evalkit.metrics import BootstrapBatch
 
     thresholds = np.linspace(0, 1, 21) if thresholds is None else thresholds
     # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
     scored = per_page[metric].notna() if metric in per_page else False
     df = per_page[(per_page["dataset"] == dataset) & scored]
     methods = methods or list(dict.fromkeys(df["method"]))
+    # every band from one set of draws: bootstrap_ci's numbers for each method and threshold
+    batch = BootstrapBatch(n_boot=n_boot, seed=seed)
+    curves = []
+    for i, m in enumerate(methods):
+        f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
+        if f1.size:
+            curves.append((i, m, [(f1 >= t).mean() for t in thresholds],
+                           [batch.add_mean((f1 >= t).astype(float)) for t in thresholds]))
+    bands = batch.intervals()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     # more than ten methods would repeat tab10's colours: tab20; line styles and markers vary
     # too, so that near-identical curves (a method and its ablation) both stay visible
     colours = plt.get_cmap("tab20" if len(methods) > 10 else "tab10").colors
-    for i, m in enumerate(methods):
-        f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
-        if f1.size == 0:
-            continue
-        share = [(f1 >= t).mean() for t in thresholds]
-        lo, hi = zip(*(bootstrap_ci((f1 >= t).astype(float), n_boot=n_boot, seed=seed)
-                       for t in thresholds))
+    for i, m, share, slots in curves:
+        lo, hi = zip(*(bands[slot] for slot in slots))
         line, = ax.plot(thresholds, share, label=m, color=colours[i % len(colours)],
                         marker=_MARKERS[i % len(_MARKERS)], markersize=3.5,
                         linestyle=_LINESTYLES[i % len(_LINESTYLES)])

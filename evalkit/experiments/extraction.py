@@ -25,10 +25,17 @@ from evalkit import metrics
 from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.experiments import Context
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
-from evalkit.plots import bar_prf, difference_matrix, pages_correct_curve
+from evalkit.plots import bar_prf, difference_matrix, in_background, pages_correct_curve
 from evalkit.results import write_csv
 from evalkit.scoring import check_metrics, score_extraction
-from evalkit.summary import drop_note, failure_rows, scored, shingle_rows, summary_row, with_note
+from evalkit.summary import (
+    SummaryRows,
+    drop_note,
+    failure_rows,
+    scored,
+    summary_row,
+    with_note,
+)
 from evalkit.tables import wide_table, write_table
 
 __all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
@@ -67,9 +74,12 @@ def run(ctx: Context) -> pd.DataFrame:
         ctx.record_pages(per_page, label, spill=spill)
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
-        _tables_and_figures(ctx, summary, per_page, label, opts)
-        pairs.append(_pairwise(ctx, per_page, label, opts))
-        buckets.append(_buckets(ctx, per_page, label, opts))
+        # figures are drawn by forked processes while the numbers go on, and are all written
+        # before the next data set's pages are timed
+        with in_background():
+            _tables_and_figures(ctx, summary, per_page, label, opts)
+            pairs.append(_pairwise(ctx, per_page, label, opts))
+            buckets.append(_buckets(ctx, per_page, label, opts))
     if pairs:
         # long files beside summary.csv; header only when nothing was compared
         write_csv(pd.concat(pairs, ignore_index=True)[PAIRWISE_COLUMNS], ctx.out / "pairwise.csv")
@@ -112,44 +122,37 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
     n_boot = int(opts.get("n_boot", 1000))
     alpha = float(opts.get("alpha", 0.05))
     thr = float(opts.get("pages_correct_threshold", 0.8))
-    boot = functools.partial(metrics.bootstrap_ci, n_boot=n_boot, alpha=alpha, seed=seed)
-    rows = []
+    # every interval of the summary from one set of draws (SummaryRows)
+    out = SummaryRows(n_boot, alpha, seed)
     fails = {r["method"]: r for r in failure_rows(per_page, dataset)}
     for method, df in per_page.groupby("method", sort=False):
         ok = scored(df, "shingle_f1")
         n = len(ok)
-        rows.append(fails[method])
+        out.add(fails[method])
         if n == 0:
             continue
-        rows += shingle_rows(dataset, method, ok["shingle_precision"].to_numpy(float),
-                             ok["shingle_recall"].to_numpy(float), n_boot=n_boot, alpha=alpha,
-                             seed=seed)
+        out.shingle(dataset, method, ok["shingle_precision"].to_numpy(float),
+                    ok["shingle_recall"].to_numpy(float))
         for fam in ("word", "lcs", "kaur"):
             for key in ("precision", "recall", "f1", "accuracy"):
                 col = f"{fam}_{key}"
                 if col in ok:
-                    v = ok[col].to_numpy(float)
                     # the mean skips pages where the metric is undefined, as its interval does
-                    rows.append(summary_row(dataset, method, col, metrics.mean_defined(v),
-                                            *boot(v), n))
-        rows.extend(_unit_rows(ok, dataset, method, n_boot, alpha, seed))
+                    out.mean(dataset, method, col, ok[col].to_numpy(float), n)
+        _unit_rows(out, ok, dataset, method)
         f1 = ok["shingle_f1"].to_numpy(float)
-        rows.append(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
-                                *boot((f1 >= thr).astype(float)), n))
-        rows.extend(_field_rows(ok, dataset, method, boot))
-    rows.extend(_paired_rows(per_page, dataset, opts, seed))
-    return pd.DataFrame(rows)
+        out.add(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
+                            n_pages=n), out.batch.add_mean((f1 >= thr).astype(float)))
+        _field_rows(out, ok, dataset, method)
+    return pd.DataFrame(out.rows() + _paired_rows(per_page, dataset, opts, seed))
 
 
-def _field_rows(ok, dataset, method, boot):
+def _field_rows(out: SummaryRows, ok, dataset, method) -> None:
     """ROUGE-LSum, ROUGE-N and edit similarity: the mean of the per-page values (as Bevendorff
     et al. and WebMainBench average pages), skipping pages where one is undefined."""
     cols = [c for c in ok.columns if c.startswith("rouge") or c == "edit_similarity"]
-    rows = []
     for col in sorted(cols, key=_field_order):
-        v = ok[col].to_numpy(float)
-        rows.append(summary_row(dataset, method, col, metrics.mean_defined(v), *boot(v), len(ok)))
-    return rows
+        out.mean(dataset, method, col, ok[col].to_numpy(float), len(ok))
 
 
 def _field_order(col: str) -> tuple:
@@ -160,49 +163,52 @@ def _field_order(col: str) -> tuple:
             else 3)
 
 
-def _unit_rows(ok, dataset, method, n_boot, alpha, seed):
+def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
     """Word-weighted unit scores, micro (summed counts) and macro (mean of pages), with CIs."""
     cols = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
     if not set(cols) <= set(ok.columns):
-        return []
+        return
     counts = ok.loc[ok[cols].notna().all(axis=1), cols].to_numpy(float)
     n = len(counts)
     if n == 0:
-        return []
-    rows = []
+        return
+    tp, fp, fn, tn = (np.ascontiguousarray(c) for c in counts.T)
+
+    def micro(idx):
+        # each resample's scores of its summed counts; a row sum is numpy's sum of that
+        # resample alone, so these are bootstrap_ci_pages' numbers of the summed-counts rule
+        s = metrics.confusion_scores_rows(tp[idx].sum(axis=1), fp[idx].sum(axis=1),
+                                          fn[idx].sum(axis=1), tn[idx].sum(axis=1))
+        return np.column_stack([s[m] for m in metrics.UNIT_METRICS])
+
+    slot = dict(zip(metrics.UNIT_METRICS,
+                    out.batch.add(n, micro, width=len(metrics.UNIT_METRICS))))
+    per_page = metrics.confusion_scores_rows(tp, fp, fn, tn)
     for key, value in metrics.unit_scores([tuple(c) for c in counts]).items():
         if key == "n_pages":
             continue
         name, _, avg = key.partition("_")
-        if avg == "micro_words":
-            ci = metrics.bootstrap_ci_pages(
-                counts.T, lambda *c, name=name: metrics.confusion_scores(
-                    *(x.sum() for x in c))[name], n_boot=n_boot, alpha=alpha, seed=seed)
-        else:
-            per_page = [metrics.confusion_scores(*c)[name] for c in counts]
-            ci = metrics.bootstrap_ci(per_page, n_boot=n_boot, alpha=alpha, seed=seed)
-        rows.append(summary_row(dataset, method, f"unit_{key}", value, *ci, n))
-    return rows
+        row = summary_row(dataset, method, f"unit_{key}", value, n_pages=n)
+        out.add(row, slot[name] if avg == "micro_words"
+                else out.batch.add_mean(per_page[name]))
 
 
 def _paired_rows(per_page, dataset, opts, seed):
     """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
     ref = opts.get("reference", "proposed")
     ok = scored(per_page, "shingle_f1")
-    if ok.empty:
-        return []  # no page has a score: nothing to compare
+    if ok.empty or ref not in set(ok["method"]):
+        return []  # no page has a score, or the reference has none: nothing to compare
     wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
-    if ref not in wide.columns:
-        return []
     others = [m for m in dict.fromkeys(per_page["method"]) if m != ref and m in wide.columns]
-    pvals, diffs, ns = [], [], []
+    diffs, pairs, ns = [], [], []
     for m in others:
         pair = wide[[ref, m]].dropna()
         diffs.append(float((pair[m] - pair[ref]).mean()) if len(pair) else np.nan)
-        pvals.append(metrics.paired_permutation_test(pair[m].to_numpy(), pair[ref].to_numpy(),
-                                                     seed=seed)
-                     if len(pair) else np.nan)
+        pairs.append((pair[m].to_numpy(), pair[ref].to_numpy()))
         ns.append(len(pair))
+    # one draw of sign flips for every method with as many shared pages (same p-values)
+    pvals = metrics.paired_permutation_tests(pairs, seed=seed)
     adj = metrics.holm(pvals) if pvals else []
     rows = []
     for m, d, p, n in zip(others, diffs, adj, ns):

@@ -6,6 +6,11 @@ difference, or a centred paired bootstrap for statistics that are not page
 means; multiple tests are adjusted with Holm (1979). Every draw comes from
 ``numpy.random.default_rng(seed)`` in fixed chunks, so the same inputs and
 seed give the same numbers (docs/metrics.md, "Intervals and tests").
+
+A summary asks for dozens of intervals of the same pages, and each single call draws
+the same resamples again (same seed, same page count); :class:`BootstrapBatch` and
+:func:`paired_permutation_tests` draw each block once and hand it to every statistic,
+with the numbers of the single calls.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ def _rng_batches(seed: int, n_draws: int, n: int, draw: Callable):
 
 def _resample_indices(rng, size, n):
     return rng.integers(0, n, size=(size, n))
+
+
+def _sign_flips(rng, size, n):
+    return rng.integers(0, 2, (size, n)) * 2 - 1
 
 
 def _percentile_interval(stats: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -121,6 +130,64 @@ def _common_length(cols: Sequence[np.ndarray]) -> int:
     return lengths.pop() if lengths else 0
 
 
+class BootstrapBatch:
+    """Percentile intervals of many statistics of the same pages, from one set of draws.
+
+    Each interval is the one :func:`bootstrap_ci` (:meth:`add_mean`) or
+    :func:`bootstrap_ci_pages` (:meth:`add`) gives alone with the same ``n_boot``, ``alpha``
+    and ``seed``: both draw the resamples of n pages from ``default_rng(seed)`` in the same
+    order whatever they compute, so a batch draws each block of resamples once per page count
+    and hands it to every statistic of that count. Statistics are vectorised: one call per
+    block, not one per resample. Memory is O(block + n_boot x statistics), as for one call.
+
+        batch = BootstrapBatch(n_boot=1000, seed=0)
+        f1 = batch.add_mean(f1s)                    # slot of bootstrap_ci(f1s, seed=0)
+        low, high = batch.intervals()[f1]
+    """
+
+    def __init__(self, n_boot: int = N_BOOT, alpha: float = ALPHA, seed: int = 0):
+        _check_alpha(alpha)
+        self.n_boot, self.alpha, self.seed = n_boot, alpha, seed
+        #: page count -> (statistic, its slots), in the order they were added
+        self._stats: dict[int, list[tuple[Callable[[np.ndarray], np.ndarray], list[int]]]] = {}
+        self._n_slots = 0
+
+    def add(self, n: int, stat: Callable[[np.ndarray], np.ndarray], width: int = 1) -> list[int]:
+        """The slots of the ``width`` statistics ``stat`` computes of each resample of ``n``
+        pages: ``stat(idx)`` gets a (k, n) block of page indices, a resample a row, and
+        returns the k resamples' values, shape (k,) or (k, width). Same intervals as
+        :func:`bootstrap_ci_pages` of a statistic giving each row's value; no page (n = 0)
+        gives (NaN, NaN)."""
+        slots = list(range(self._n_slots, self._n_slots + width))
+        self._n_slots += width
+        self._stats.setdefault(int(n), []).append((stat, slots))
+        return slots
+
+    def add_mean(self, values: Iterable[float]) -> int:
+        """The slot of :func:`bootstrap_ci` of ``values`` (the mean; NaN values dropped)."""
+        x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
+                       dtype=float)
+        x = x[~np.isnan(x)]
+        # the arithmetic of bootstrap_ci's mean: row means of the resampled values
+        return self.add(x.size, lambda idx: x[idx].mean(axis=1))[0]
+
+    def intervals(self) -> list[tuple[float, float]]:
+        """Every slot's interval, in slot order."""
+        out = [(math.nan, math.nan)] * self._n_slots
+        for n, stats in self._stats.items():
+            if n == 0:
+                continue
+            parts: list[list[np.ndarray]] = [[] for _ in stats]
+            for idx in _rng_batches(self.seed, self.n_boot, n, _resample_indices):
+                for part, (stat, slots) in zip(parts, stats):
+                    part.append(np.asarray(stat(idx), dtype=float).reshape(len(idx), len(slots)))
+            for part, (_, slots) in zip(parts, stats):
+                values = np.concatenate(part) if part else np.empty((0, len(slots)))
+                for j, slot in enumerate(slots):
+                    out[slot] = _percentile_interval(values[:, j], self.alpha)
+        return out
+
+
 def paired_permutation_test(
     a: Iterable[float], b: Iterable[float], n_perm: int = N_PERM, seed: int = 0
 ) -> float:
@@ -131,23 +198,46 @@ def paired_permutation_test(
     and p = (1 + #{|mean(flipped)| >= |mean(d)|}) / (n_perm + 1). Returns 1.0
     when all differences are zero and NaN when no page is shared.
     """
-    x, y = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
-    if x.shape != y.shape:
-        raise ValueError(f"paired scores differ in length: {x.shape} vs {y.shape}")
-    d = x - y
-    d = d[~np.isnan(d)]
-    if d.size == 0:
-        return math.nan
-    observed = abs(d.mean())
-    if observed == 0:
-        return 1.0
-    tol = 1e-12 * max(1.0, observed)  # equal-looking means must count as ties
-    hits = 0
-    for signs in _rng_batches(
-        seed, n_perm, d.size, lambda rng, size, n: rng.integers(0, 2, (size, n)) * 2 - 1
-    ):
-        hits += int(np.count_nonzero(np.abs((signs * d).mean(axis=1)) >= observed - tol))
-    return (1 + hits) / (n_perm + 1)
+    return paired_permutation_tests([(a, b)], n_perm=n_perm, seed=seed)[0]
+
+
+def paired_permutation_tests(
+    pairs: Sequence[tuple[Iterable[float], Iterable[float]]], n_perm: int = N_PERM,
+    seed: int = 0,
+) -> list[float]:
+    """:func:`paired_permutation_test` of each ``(a, b)`` in ``pairs``, the same p-values.
+
+    A test's sign flips depend only on the seed and its number of shared pages, so the
+    tests with the same number share one draw of each block of flips (every pair of
+    methods over the same pages: drawing is most of a test's cost).
+    """
+    out: list[float] = [math.nan] * len(pairs)
+    groups: dict[int, list[tuple[int, np.ndarray, float, float]]] = {}
+    for i, (a, b) in enumerate(pairs):
+        x, y = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
+        if x.shape != y.shape:
+            raise ValueError(f"paired scores differ in length: {x.shape} vs {y.shape}")
+        d = x - y
+        d = d[~np.isnan(d)]
+        if d.size == 0:
+            continue  # no shared page: NaN
+        observed = abs(d.mean())
+        if observed == 0:
+            out[i] = 1.0
+            continue
+        tol = 1e-12 * max(1.0, observed)  # equal-looking means must count as ties
+        groups.setdefault(d.size, []).append((i, d, observed, tol))
+    for n, tests in groups.items():
+        hits = [0] * len(tests)
+        for signs in _rng_batches(seed, n_perm, n, _sign_flips):
+            flips = signs.astype(float)  # once per block, not once per test
+            flipped = np.empty_like(flips)
+            for j, (_, d, observed, tol) in enumerate(tests):
+                np.multiply(flips, d, out=flipped)
+                hits[j] += int(np.count_nonzero(np.abs(flipped.mean(axis=1)) >= observed - tol))
+        for (i, *_), h in zip(tests, hits):
+            out[i] = (1 + h) / (n_perm + 1)
+    return out
 
 
 def paired_bootstrap_test(

@@ -37,7 +37,14 @@ from rapidfuzz.distance import Levenshtein
 
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
-from evalkit.metrics.scores import PRF, Confusion, confusion_scores, mean_defined, prf_from_counts
+from evalkit.metrics.scores import (
+    PRF,
+    Confusion,
+    confusion_scores,
+    mean_defined,
+    mean_defined_rows,
+    prf_from_counts,
+)
 from evalkit.text import words
 
 SHINGLE_N = 4  # the benchmark's shingle length
@@ -113,6 +120,17 @@ def aggregate_prf(precisions: Iterable[float], recalls: Iterable[float]) -> dict
     else:
         f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
     return {"precision": p, "recall": r, "f1": f1}
+
+
+def aggregate_prf_rows(precisions: np.ndarray, recalls: np.ndarray) -> np.ndarray:
+    """:func:`aggregate_prf` of each row of two (k, n) arrays (pages resampled k times), bit
+    for bit: a (k, 3) array of precision, recall and f1 (:class:`BootstrapBatch` intervals
+    of the benchmark's aggregate, one call per block of resamples)."""
+    p, r = mean_defined_rows(precisions), mean_defined_rows(recalls)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+    f1[np.isnan(p) | np.isnan(r)] = math.nan
+    return np.column_stack([p, r, f1])
 
 
 # ---------------------------------------------------------------- words and LCS

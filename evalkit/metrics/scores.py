@@ -57,11 +57,47 @@ def confusion_scores(tp: float, fp: float, fn: float, tn: float = 0.0) -> dict[s
     return {"precision": p, "recall": r, "f1": f, "accuracy": acc}
 
 
+def confusion_scores_rows(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray,
+                          tn: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`confusion_scores` of many count tuples at once (arrays of equal shape), the
+    same numbers element by element (the same operations in the same order)."""
+    tp, fp, fn, tn = (np.asarray(c, dtype=float) for c in (tp, fp, fn, tn))
+    predicted, relevant = tp + fp, tp + fn
+    denom = 2 * tp + fp + fn
+    total = tp + tn + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {"precision": np.where(predicted > 0, tp / predicted, math.nan),
+                "recall": np.where(relevant > 0, tp / relevant, math.nan),
+                "f1": np.where(denom > 0, 2 * tp / denom, 1.0),
+                "accuracy": np.where(total > 0, (tp + tn) / total, 1.0)}
+
+
 def mean_defined(values: Iterable[float]) -> float:
     """Mean over the pages where a metric is defined (NaN values skipped); NaN when none is."""
     x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
     x = x[~np.isnan(x)]
     return float(x.mean()) if x.size else math.nan
+
+
+def mean_defined_rows(sample: np.ndarray) -> np.ndarray:
+    """:func:`mean_defined` of each row of a 2-D array, bit for bit.
+
+    numpy sums a row of a C-ordered array as it sums that row alone (pairwise, along the
+    last axis), so the rows with the same number m of defined values are packed into one
+    (rows, m) array and averaged at once: each row's defined values, in order, as
+    mean_defined sees them. Bootstrap resamples (:class:`evalkit.metrics.BootstrapBatch`)
+    are such rows.
+    """
+    x = np.asarray(sample, dtype=float)
+    defined = ~np.isnan(x)
+    counts = defined.sum(axis=1)
+    if x.shape[1] and (counts == x.shape[1]).all():
+        return x.mean(axis=1)  # nothing undefined: the common case
+    out = np.full(x.shape[0], math.nan)
+    for m in np.unique(counts[counts > 0]):
+        rows = counts == m
+        out[rows] = x[rows][defined[rows]].reshape(-1, m).mean(axis=1)
+    return out
 
 
 # ---------------------------------------------------------------- pages correct
