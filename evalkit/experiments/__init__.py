@@ -6,8 +6,11 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import itertools
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +45,7 @@ from evalkit.results import (
 from evalkit.runner import Runner
 from evalkit.summary import failure_table
 
-__all__ = ["EXPERIMENTS", "Context", "run_experiment"]
+__all__ = ["EXPERIMENTS", "Context", "import_in_background", "run_experiment"]
 
 EXPERIMENTS = Registry("experiment", {
     "extraction": "evalkit.experiments.extraction:run",
@@ -57,6 +60,24 @@ EXPERIMENTS = Registry("experiment", {
     "readings": "evalkit.experiments.readings:run",
     "audit": "evalkit.experiments.audit:run",
 })
+
+
+def import_in_background(module: str) -> None:
+    """Start importing ``module`` in a daemon thread and return at once.
+
+    During the extraction a run's main process mostly waits on its page worker
+    (:func:`evalkit.runner.run_tasks`), with the GIL released; a module needed only after the
+    pages (matplotlib, for the figures) loads in those waits instead of on the run's critical
+    path. A later import of the module waits for this one (Python's per-module import lock)
+    and raises its error, so a failure here is left for it to report."""
+    if module in sys.modules:
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"evalkit-import-{module}", daemon=True).start()
 
 
 @dataclass

@@ -23,9 +23,8 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
-from evalkit.experiments import Context
+from evalkit.experiments import Context, import_in_background
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
-from evalkit.plots import bar_prf, difference_matrix, in_background, pages_correct_curve
 from evalkit.results import write_csv
 from evalkit.scoring import check_metrics, score_extraction
 from evalkit.summary import (
@@ -65,6 +64,9 @@ def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("extraction")
     score = functools.partial(score_extraction, **scorer_options(opts))
     summaries, pairs, buckets = [], [], []
+    # matplotlib (0.3-0.8 s to import) is needed only after the pages: it loads while the
+    # run waits on its page worker instead of before the first page
+    import_in_background("evalkit.plots")
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
         spill = ctx.stream_records("extraction", label, ds, score)
@@ -76,6 +78,8 @@ def run(ctx: Context) -> pd.DataFrame:
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written
         # before the next data set's pages are timed
+        from evalkit.plots import in_background
+
         with in_background():
             _tables_and_figures(ctx, summary, per_page, label, opts)
             pairs.append(_pairwise(ctx, per_page, label, opts))
@@ -229,6 +233,8 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
                 caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
                                   f"pages_correct at shingle F1 >= {thr}",
                                   drop_note(per_page, ctx.on_failure)))
+    from evalkit.plots import bar_prf, pages_correct_curve
+
     bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
     pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
                         label, seed=ctx.seed)
@@ -265,6 +271,7 @@ def _field_table(ctx: Context, summary, label, opts, note) -> None:
 def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """Every pair of methods on each ``extraction.compare_metrics`` score: the rows of
     pairwise.csv, a matrix table per score and one figure with a panel per score."""
+    from evalkit.plots import difference_matrix
     from evalkit.tables import to_markdown
 
     alpha = float(opts.get("alpha", metrics.ALPHA))
@@ -344,6 +351,7 @@ def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
 def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """buckets.csv rows of one data set, a method x bucket table and a bar figure per shown
     metric."""
+    from evalkit.plots import bar_prf
     from evalkit.tables import cross_table, to_markdown
 
     quantiles = tuple(opts.get("complexity_quantiles", TERCILES))
