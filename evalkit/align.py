@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 
 import lxml.html
 import numpy as np
@@ -96,6 +96,25 @@ _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 # ASCII characters _NON_ALNUM removes that do not separate tokens either
 _ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
                                   if not (chr(i).isalnum() or chr(i).isspace())})
+# the memo is emptied when it grows past this many tokens (bounded memory over a long run)
+_NORM_MEMO_MAX = 200_000
+
+
+class _NormMemo(dict):
+    """Lower-cased token -> the token without its non-alphanumeric characters (``""``
+    when none is left), each distinct token worked out once per process: a page's
+    units and every method's output on it repeat the same words, and a looked-up
+    token costs one dict probe in C."""
+
+    def __missing__(self, w: str) -> str:
+        if len(self) > _NORM_MEMO_MAX:
+            self.clear()
+        # [\W_] matches exactly the characters str.isalnum() rejects: most words skip re
+        v = self[w] = w if w.isalnum() else _NON_ALNUM.sub("", w)
+        return v
+
+
+_norm_token = _NormMemo().__getitem__
 
 
 def norm_words(text: str) -> list[str]:
@@ -107,15 +126,21 @@ def norm_words(text: str) -> list[str]:
         # the same in C: lower-casing ASCII is per character, and deleting the characters
         # that are neither alphanumeric nor white space leaves the tokens' boundaries alone
         return text.lower().translate(_ASCII_NON_ALNUM).split()
-    out = []
-    for tok in text.split():
-        w = tok.lower()
-        # [\W_] matches exactly the characters str.isalnum() rejects: most words skip re
-        if not w.isalnum():
-            w = _NON_ALNUM.sub("", w)
-        if w:
-            out.append(w)
-    return out
+    # lower-casing the whole text lower-cases each token as on its own (the one rule with
+    # a context, Greek final sigma, stops at white space)
+    return list(filter(None, map(_norm_token, text.lower().split())))
+
+
+def _norm_lines(texts: list[str]) -> list[list[str]]:
+    """``[norm_words(t) for t in texts]`` in one pass over the texts joined by line breaks
+    (when a text holds a line break itself, text by text)."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return list(map(norm_words, texts))
+    if joined.isascii():
+        return list(map(str.split, joined.lower().translate(_ASCII_NON_ALNUM).split("\n")))
+    return [list(filter(None, map(_norm_token, line.split())))
+            for line in joined.lower().split("\n")]
 
 
 def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
@@ -235,15 +260,12 @@ class UnitWords:
 
 def unit_words(units: Sequence[Unit]) -> UnitWords:
     """:class:`UnitWords` of ``units``."""
-    vocab: dict[str, int] = {}
-    ids: list[int] = []
-    lengths = []
-    for u in units:
-        ws = norm_words(u.text)
-        ids += [vocab.setdefault(w, len(vocab)) for w in ws]
-        lengths.append(len(ws))
-    n = np.asarray(lengths, dtype=np.int64)
-    return UnitWords(vocab, ids, np.cumsum(n), n)
+    per_unit = _norm_lines([u.text for u in units])
+    flat = list(chain.from_iterable(per_unit))
+    # words numbered in order of first occurrence
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+    n = np.fromiter(map(len, per_unit), dtype=np.int64, count=len(per_unit))
+    return UnitWords(vocab, list(map(vocab.__getitem__, flat)), np.cumsum(n), n)
 
 
 def align_units(words: UnitWords, text: str,

@@ -135,6 +135,31 @@ def test_norm_words_on_ascii_is_the_per_token_rule(text):
     assert norm_words(text + " é") == expect + ["é"]  # the per-token path
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZé ΣσςİΑ'_-.»\u0301\u2028\u3000\n\t7٣"), max_size=30))
+def test_norm_words_is_the_per_token_rule(text):
+    # the whole text is lower-cased at once and its tokens memoised; the rule is per token
+    # (Greek final sigma depends on its neighbours: white space stops it alike)
+    expect = [w for w in (re.sub(r"[\W_]+", "", t.lower()) for t in text.split()) if w]
+    assert norm_words(text) == expect
+    assert align_mod._norm_lines([text, "x", text]) == [expect, ["x"], expect]
+
+
+def test_norm_words_of_greek_and_turkish_capitals():
+    # a word-final capital sigma lowers to ς (U+03C2), a lone one to σ; İ lowers to i and a
+    # combining dot, which is no letter and goes
+    assert norm_words("ΟΔΟΣ ΟΔΟΣ. Σ İstanbul") == ["οδο\u03c2", "οδο\u03c2", "\u03c3",
+                                                   "istanbul"]
+
+
+def test_unit_words_of_units_holding_line_breaks():
+    units = _units("alpha\nbeta", "Gamma —", "δ\nΣΑΣ")
+    words = align_mod.unit_words(units)
+    assert words.vocab == {"alpha": 0, "beta": 1, "gamma": 2, "δ": 3, "σας": 4}
+    assert words.ids == [0, 1, 2, 3, 4] and words.lengths.tolist() == [2, 1, 2]
+    assert words.ends.tolist() == [2, 3, 5]
+
+
 def test_unit_words_prepared_once_give_the_same_decisions():
     units = _units("alpha beta", "—", "gamma delta", "|", "footer words alpha")
     words = align_mod.unit_words(units)
