@@ -322,16 +322,22 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
     return _gold_units(page, content_classes, min_share, tree)[0]
 
 
-def gold_unit_words(page: Page,
-                    tree: lxml.html.HtmlElement | None = None) -> tuple[list[Unit], UnitWords]:
+def gold_unit_words(page: Page, tree: lxml.html.HtmlElement | None = None,
+                    visible: list[str] | None = None) -> tuple[list[Unit], UnitWords]:
     """:func:`gold_units` (default classes and share) and their :func:`unit_words`, which
-    labelling the units from the gold text computes on the way."""
-    units, words = _gold_units(page, None, DEFAULT_MIN_SHARE, tree)
+    labelling the units from the gold text computes on the way.
+
+    ``visible``: when the units are segmented from the page here, the walk also appends
+    the page's visible text pieces to it (:func:`evalkit.units.segment`); else it stays
+    as it is.
+    """
+    units, words = _gold_units(page, None, DEFAULT_MIN_SHARE, tree, visible)
     return units, words if words is not None else unit_words(units)
 
 
 def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: float,
-                tree: lxml.html.HtmlElement | None) -> tuple[list[Unit], UnitWords | None]:
+                tree: lxml.html.HtmlElement | None,
+                visible: list[str] | None = None) -> tuple[list[Unit], UnitWords | None]:
     gold = page.gold
     if gold.units is not None:
         return gold.units, None
@@ -344,7 +350,7 @@ def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: fl
                            source=annotation.source or page.source or page.id)
         source = "spans"
     else:
-        units = segment(page.tree() if tree is None else tree)
+        units = segment(page.tree() if tree is None else tree, visible=visible)
         words = unit_words(units)
         for unit, keep in zip(units, align_units(words, gold.text, min_share=min_share)):
             unit.label = CONTENT if keep else NOISE

@@ -103,14 +103,19 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
             tree = page.tree(plain=True)
         except PageError:
             pass  # each user below meets the same error again and records it as before
-    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
-    all_words = page_all_words(page, tree)
     units, unit_words = [], None
     if unit:
+        # segmenting the units walks the tree as the visible text does: one walk gives both
+        pieces = [] if tree is not None and gold.visible_words is None else None
         try:
-            units, unit_words = gold_unit_words(page, tree=tree)
+            units, unit_words = gold_unit_words(page, tree=tree, visible=pieces)
         except PageError:
             pass
+        if pieces:
+            # tokens as the text metrics count them (a CJK character is one)
+            gold.visible_words = words("".join(pieces))
+    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
+    all_words = page_all_words(page, tree)
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
     text = metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
