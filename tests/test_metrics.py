@@ -433,3 +433,17 @@ def test_text_metrics_agree_with_each_metric_alone(pred, gold, page, n):
     assert list(rec) == list(expect)
     assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k])
                for k in expect)
+
+
+def test_shingles_of_a_gold_with_too_many_words_for_integer_keys():
+    # 50,000 distinct gold words: 50,001 ** 4 passes 2 ** 62, so the gold's shingles are
+    # counted as tuples of word numbers (and ROUGE-2's keys still fit)
+    gold = " ".join(f"w{i}" for i in range(50_000))
+    pred = "x w1 w2 w3 w4 w5 y w7 w8 w9 w10 w1 w2 w3 w4"
+    prepared = metrics.prepare_gold(gold)
+    assert prepared.shingle_table[1] == 0 and prepared.ngrams[1] == 50_001
+    rec = metrics.text_metrics(pred, prepared)
+    # pred 4-grams: 12; common: w1-w4, w2-w5, w7-w10, w1-w4 again (gold has it once)
+    assert (rec["shingle_precision"], rec["shingle_recall"]) == (3 / 12, 3 / 49_997)
+    # 14 bigrams; common: w1-w2 .. w4-w5 and w7-w8 .. w9-w10 (the repeated ones: gold has one)
+    assert rec["rouge2_precision"] == 7 / 14

@@ -208,6 +208,10 @@ class GoldText:
     rouge_n: int = ROUGE_N
     ngrams: tuple | None = None  # the gold's word n-grams (rouge_n): :func:`_ngram_table`
     lsum: LsumText | None = None  # the gold's sentences (rouge_lsum)
+    #: the gold's shingle tokens numbered, and its shingles as a :func:`_ngram_table` of
+    #: them: None when the gold has fewer than ``n`` tokens (its one shingle is shorter)
+    aeb_vocab: dict[str, int] | None = None
+    shingle_table: tuple | None = None
 
 
 def prepare_gold(gold: str | None, all_words: Tokens | None = None,
@@ -234,9 +238,14 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
             raise ValueError(f"ROUGE-N needs n >= 1, got {rouge_n}")
         ngrams = _ngram_table([vocab[w] for w in g_words], rouge_n, len(vocab))
     lsum = lsum_text(gold, counts, g_words) if "rouge_lsum" in families else None
+    g_aeb = aeb_tokens(gold)
+    aeb_vocab = shingle_table = None
+    if "shingle" in families and len(g_aeb) >= n:
+        aeb_vocab = {w: i for i, w in enumerate(dict.fromkeys(g_aeb))}
+        shingle_table = _ngram_table(list(map(aeb_vocab.__getitem__, g_aeb)), n, len(aeb_vocab))
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
-                    _shingle_multiset(aeb_tokens(gold), n), rest, n_rest, families, rouge_n,
-                    ngrams, lsum)
+                    _shingle_multiset(g_aeb, n), rest, n_rest, families, rouge_n,
+                    ngrams, lsum, aeb_vocab, shingle_table)
 
 
 def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
@@ -266,10 +275,11 @@ def _ngram_table(g_ids: list[int], n: int, vocab: int) -> tuple:
     return (n, base, keys, counts, total)
 
 
-def _ngram_overlap(p_ids: list[int], gold: GoldText) -> tuple[int, int, int]:
-    """(common n-grams, extraction n-grams, gold n-grams): ROUGE-N's counts on word ids,
-    the n-gram multisets intersected as sorted integer keys (numpy) instead of tuples."""
-    n, base, g_keys, g_counts, g_total = gold.ngrams
+def _ngram_overlap(p_ids: list[int], table: tuple) -> tuple[int, int, int]:
+    """(common n-grams, extraction n-grams, gold n-grams) of the extraction's word ids
+    against the gold's :func:`_ngram_table` (ROUGE-N, shingles): the n-gram multisets
+    intersected as sorted integer keys (numpy) instead of tuples."""
+    n, base, g_keys, g_counts, g_total = table
     p_total = max(len(p_ids) - n + 1, 0)
     if base == 0:
         return _common(ngram_counts(p_ids, n), g_keys), p_total, g_total
@@ -305,10 +315,16 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
     fams = gold.families
     scores: list[tuple[str, PRF]] = []
     if "shingle" in fams:
-        p_sh = _shingle_multiset(aeb_tokens(pred), gold.n)
-        tp = _common(p_sh, gold.shingles)
-        scores.append(("shingle", prf_from_counts(tp, p_sh.total() - tp,
-                                                  gold.shingles.total() - tp)))
+        p_aeb = aeb_tokens(pred)
+        if gold.shingle_table is not None and len(p_aeb) >= gold.n:
+            # both texts have full-length shingles only: the same multisets as numbered
+            # n-grams, a token the gold lacks -1 (it matches no gold shingle)
+            tp, n_pred, n_gold = _ngram_overlap(
+                list(map(gold.aeb_vocab.get, p_aeb, repeat(-1))), gold.shingle_table)
+        else:
+            p_sh = _shingle_multiset(p_aeb, gold.n)
+            tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
+        scores.append(("shingle", prf_from_counts(tp, n_pred - tp, n_gold - tp)))
     p_words = _tokens(pred or "")
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)
@@ -345,7 +361,7 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
     if "rouge_n" in fams:
         if p_ids is None:
             p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
-        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold)
+        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold.ngrams)
         scores.append((f"rouge{gold.rouge_n}", prf_from_counts(ntp, n_pred - ntp, n_gold - ntp)))
     for name, prf in scores:
         out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
