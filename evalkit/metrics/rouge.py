@@ -85,7 +85,12 @@ _TOKEN_END = re.compile(f"([.!?\u3002\uff01\uff1f][{_CLOSE}]*) ")
 
 def _sentence_strings(tokens: list[str]) -> list[str]:
     # each sentence's tokens joined by single spaces (the tokens hold no white space)
-    return _TOKEN_END.sub("\\1\n", " ".join(tokens)).split("\n") if tokens else []
+    if not tokens:
+        return []
+    # [text, end, text, end, ..., text]: a sentence is a text and the end that closed it
+    # (split, not sub with "\\1\n": Python 3.11 expands a template per match in Python)
+    parts = _TOKEN_END.split(" ".join(tokens))
+    return list(map(str.__add__, parts[0::2], [*parts[1::2], ""]))
 
 
 def sentence_tokens(text: str | None) -> list[list[str]]:
