@@ -57,6 +57,7 @@ article and a separator between links follows the links.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
@@ -249,13 +250,18 @@ class UnitWords:
 
     ``vocab`` numbers the distinct words, ``ids`` are all units' words in document
     order, ``ends[k]`` is where unit ``k``'s words end in ``ids`` and ``lengths[k]``
-    how many it has.
+    how many it has. ``chars`` maps each word to the character ``chr(number)`` and
+    ``text`` is ``ids`` as those characters (None when the numbers would not all be code
+    points): rapidfuzz compares two strings code point by code point, where a list of
+    ints costs it a hash per item.
     """
 
     vocab: dict[str, int]
     ids: list[int]
     ends: np.ndarray
     lengths: np.ndarray
+    chars: dict[str, str] | None = None
+    text: str | None = None
 
 
 def unit_words(units: Sequence[Unit]) -> UnitWords:
@@ -265,7 +271,12 @@ def unit_words(units: Sequence[Unit]) -> UnitWords:
     # words numbered in order of first occurrence
     vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
     n = np.fromiter(map(len, per_unit), dtype=np.int64, count=len(per_unit))
-    return UnitWords(vocab, list(map(vocab.__getitem__, flat)), np.cumsum(n), n)
+    ids = list(map(vocab.__getitem__, flat))
+    chars = text = None
+    if len(vocab) + 4 <= sys.maxunicode + 1:  # the words' characters and four sentinels
+        chars = {w: chr(i) for w, i in vocab.items()}
+        text = "".join(map(chr, ids))
+    return UnitWords(vocab, ids, np.cumsum(n), n, chars, text)
 
 
 def align_units(words: UnitWords, text: str,
@@ -275,12 +286,38 @@ def align_units(words: UnitWords, text: str,
         raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
     if len(words.lengths) == 0:
         return []
-    hits = _align_ids(words.ids, list(map(words.vocab.get, norm_words(text or ""), repeat(-1))))
-    found = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
+    b = norm_words(text or "")
+    m = len(words.ids)
+    if words.text is not None and m * len(b) <= _TRIM_ABOVE:
+        found = _found_rapidfuzz(words, b)
+    else:
+        hits = _align_ids(words.ids, list(map(words.vocab.get, b, repeat(-1))))
+        found = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
     n = words.lengths
     counts = found[words.ends] - found[words.ends - n]
     # the same double product and comparison as sum(hits) > min_share * k in Python
     return _fill_wordless(counts > min_share * n, n > 0)
+
+
+def _found_rapidfuzz(words: UnitWords, b: list[str]) -> np.ndarray:
+    """``found[i]``: how many of the first ``i`` unit words :func:`_align_ids` matches to the
+    text words ``b``, on a page small enough for it to take :func:`_align_rapidfuzz`.
+
+    The same call on the words as characters (:class:`UnitWords`): a text word the units
+    lack becomes ``""`` (dropped, as ``_align_ids`` drops it), and four characters past
+    the words' are the distinct sentinels. rapidfuzz's result depends only on which items
+    are equal, so the matching is the same.
+    """
+    found = np.zeros(len(words.ids) + 1, np.int64)
+    t = "".join(map(words.chars.get, b, repeat("")))
+    if t and words.ids:
+        v = len(words.vocab)
+        ops = LCSseq.editops(f"{chr(v)}{t}{chr(v + 1)}", f"{chr(v + 2)}{words.text}{chr(v + 3)}")
+        for block in ops.as_matching_blocks():
+            # the sentinel shifts every unit word by one: block.b is found's index already
+            found[block.b:block.b + block.size] = 1
+        np.cumsum(found, out=found)
+    return found
 
 
 def align(units: Sequence[Unit], text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:

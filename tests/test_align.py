@@ -3,6 +3,7 @@
 import random
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,6 +169,42 @@ def test_unit_words_prepared_once_give_the_same_decisions():
         assert align_mod.align_units(words, text) == align(units, text)
     assert align_mod.align_units(words, "alpha beta gamma delta") == [True, True, True,
                                                                        False, False]
+
+
+def _kept_by_definition(units, text, min_share=0.5):
+    # the Python traceback's matching, the share rule and the wordless units' rule
+    per_unit = [norm_words(u.text) for u in units]
+    hits = _checkpointed([w for ws in per_unit for w in ws], norm_words(text))
+    kept, decided, at = [], [], 0
+    for ws in per_unit:
+        kept.append(sum(hits[at:at + len(ws)]) > min_share * len(ws))
+        decided.append(bool(ws))
+        at += len(ws)
+    return align_mod._fill_wordless(np.array(kept, bool), np.array(decided, bool))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "C", "c.", "—", "d"]), max_size=5),
+                min_size=1, max_size=8),
+       st.lists(st.sampled_from(["a", "A", "b", "c", "x", "d!", "|"]), max_size=25))
+def test_align_units_matches_the_python_traceback(unit_texts, text_words):
+    # align_units hands rapidfuzz the words as characters; the choice of LCS must be the
+    # Python traceback's (the module docstring's), repeated words included
+    units = _units(*(" ".join(ws) for ws in unit_texts))
+    text = " ".join(text_words)
+    assert align_mod.align_units(align_mod.unit_words(units), text) == _kept_by_definition(
+        units, text)
+
+
+def test_align_units_with_more_words_than_the_surrogates_start_at():
+    # 60,000 distinct words: their characters pass U+D800 (surrogate code points, which a
+    # Python str holds); the matching stays the definition's
+    units = _units(" ".join(f"w{i}" for i in range(60_000)), "w59999 w59998 tail", "w7 w8")
+    words = align_mod.unit_words(units)
+    assert words.text is not None and len(words.vocab) == 60_001
+    text = "w59990 w59999 w59998 tail w7 w8"
+    assert align_mod.align_units(words, text) == _kept_by_definition(units, text)
+    assert align_mod.align_units(words, text) == [False, True, True]
 
 
 def test_long_pages_align():
