@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 import lxml.html
 
 from evalkit.page import CONTENT, NOISE, Unit, parse_html
-from evalkit.text import normalize_space
 from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
 __all__ = ["DEFAULT_CONTENT_CLASSES", "L3S_CLASSES", "LabelFn", "segment", "span_label",
@@ -63,9 +62,12 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None,
         # only called with has_text set: a run of white space only is no unit, and its
         # pieces hold no words (so no link words either); the loop just drops them
         nonlocal parts, link_words, has_text
-        text = normalize_space("".join(parts))
-        if text:
-            n = len(text.split())
+        words = "".join(parts).split()
+        if words:
+            # normalize_space by str.split (it and re's \s agree on every code point), whose
+            # words the unit counts too
+            text = " ".join(words)
+            n = len(words)
             label, fine = (label_of(owner) or (None, None)) if label_of else (None, None)
             units.append(Unit(index=len(units), text=text, n_words=n,
                               n_link_words=min(link_words, n), path=owner_path,
