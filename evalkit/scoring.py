@@ -22,7 +22,7 @@ from evalkit import metrics
 from evalkit.complexity import page_complexity
 from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 from evalkit.page import Extraction, Page, PageError
-from evalkit.text import words
+from evalkit.text import has_cjk, words
 
 __all__ = ["BASE_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
            "scoring_context"]
@@ -173,15 +173,17 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
     """
     families = FAMILIES if metrics is None else check_metrics(metrics)
     ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
+    split = ext.text.split()
     rec: dict[str, Any] = {
         "dataset": page.dataset, "page_id": page.id, "site": page.site,
         "category": page.category, "method": method, "error": ext.error,
         "seconds": ext.seconds, "n_bytes": len(page.raw),
-        "n_words_gold": ctx.n_words_gold, "n_words_out": len(ext.text.split()),
+        "n_words_gold": ctx.n_words_gold, "n_words_out": len(split),
         "complexity": ctx.complexity,
     }
     if ext.error is None:
-        rec.update(text_metrics(ext.text, ctx.text))
+        # the white-space words are the metrics' words unless the text has CJK characters
+        rec.update(text_metrics(ext.text, ctx.text, None if has_cjk(ext.text) else split))
         if "unit" in ctx.families:
             for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
                 rec[f"unit_{key}"] = v

@@ -308,9 +308,11 @@ def _common(pred: Counter, gold: Counter) -> int:
     return sum(map(min, pred.values(), map(gold.get, pred, repeat(0))))
 
 
-def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
+def text_metrics(pred: str | None, gold: GoldText,
+                 tokens: list[str] | None = None) -> dict[str, float]:
     """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values),
-    for the families the gold was prepared for (``gold.families``)."""
+    for the families the gold was prepared for (``gold.families``). ``tokens``:
+    ``evalkit.text.words(pred)``, when the caller has them already."""
     out: dict[str, float] = {}
     fams = gold.families
     scores: list[tuple[str, PRF]] = []
@@ -325,7 +327,7 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
             p_sh = _shingle_multiset(p_aeb, gold.n)
             tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
         scores.append(("shingle", prf_from_counts(tp, n_pred - tp, n_gold - tp)))
-    p_words = _tokens(pred or "")
+    p_words = _tokens(pred or "") if tokens is None else tokens
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)
     fp, fn = len(p_words) - tp, len(gold.words) - tp
