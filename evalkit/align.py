@@ -46,7 +46,9 @@ Below it the same recurrence and the same traceback choices run compiled in
 rapidfuzz (``LCSseq.editops`` with the text as its first sequence; see
 :func:`_align_rapidfuzz`), holding the whole ``m x n`` bit matrix. Words are
 numbered first (:func:`unit_words`, once per page for the gold units), so the
-LCS compares integers.
+LCS compares integers; :func:`align_units` hands them to rapidfuzz as one
+character per number (:func:`_found_rapidfuzz`), which it reads without hashing
+an object per word.
 
 Units with no alignable word (only punctuation, e.g. ``"|"`` or ``"»"``)
 cannot be judged by share; such a unit is kept when the nearest units with

@@ -8,7 +8,8 @@ What belongs to the page, not to a method (the gold's words, counts and
 shingles, the gold units' numbered words, the visible words, and the one parse
 they need) is prepared once per page in a :class:`PageScoring` and shared by
 every method scored on it: the runner scores a page's methods one after the
-other, so the scorer keeps the last page's context.
+other, so the scorer keeps the last page's context. When the units are segmented
+from the page, that one walk of the tree also gives the visible words.
 """
 
 from __future__ import annotations
