@@ -285,11 +285,11 @@ def _ngram_overlap(p_ids: list[int], table: tuple) -> tuple[int, int, int]:
         return _common(ngram_counts(p_ids, n), g_keys), p_total, g_total
     if not len(g_keys) or not p_total:
         return 0, p_total, g_total
-    keys, counts = np.unique(_ngram_keys(np.array(p_ids, np.int64), n, base),
-                             return_counts=True)
-    at = np.searchsorted(g_keys, keys).clip(max=len(g_keys) - 1)
-    hit = g_keys[at] == keys
-    return int(np.minimum(counts[hit], g_counts[at[hit]]).sum()), p_total, g_total
+    keys = _ngram_keys(np.array(p_ids, np.int64), n, base)
+    keys.sort()
+    # each gold n-gram's count in the extraction: the width of its run among the sorted keys
+    counts = np.searchsorted(keys, g_keys, "right") - np.searchsorted(keys, g_keys, "left")
+    return int(np.minimum(counts, g_counts).sum()), p_total, g_total
 
 
 def check_families(families: Iterable[str]) -> tuple[str, ...]:
