@@ -99,8 +99,9 @@ _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 # ASCII characters _NON_ALNUM removes that do not separate tokens either
 _ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
                                   if not (chr(i).isalnum() or chr(i).isspace())})
-# the memo is emptied when it grows past this many tokens (bounded memory over a long run)
-_NORM_MEMO_MAX = 200_000
+# the memo is emptied when it grows past this many tokens: a few MB at most over a long run
+# (a page holds a few thousand distinct words; refilling the common ones costs little)
+_NORM_MEMO_MAX = 50_000
 
 
 class _NormMemo(dict):
