@@ -23,7 +23,7 @@ from evalkit import metrics
 from evalkit.complexity import page_complexity
 from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 from evalkit.page import Extraction, Page, PageError
-from evalkit.text import has_cjk, words
+from evalkit.text import words
 
 __all__ = ["BASE_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
            "scoring_context"]
@@ -183,8 +183,7 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
         "complexity": ctx.complexity,
     }
     if ext.error is None:
-        # the white-space words are the metrics' words unless the text has CJK characters
-        rec.update(text_metrics(ext.text, ctx.text, None if has_cjk(ext.text) else split))
+        rec.update(text_metrics(ext.text, ctx.text, split))
         if "unit" in ctx.families:
             for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
                 rec[f"unit_{key}"] = v

@@ -23,6 +23,7 @@ from evalkit.metrics import (
     lcs_length,
     lcs_prf,
     mean_std,
+    overlap,
     page_text_metrics,
     pages_correct,
     pages_correct_curve,
@@ -447,3 +448,13 @@ def test_shingles_of_a_gold_with_too_many_words_for_integer_keys():
     assert (rec["shingle_precision"], rec["shingle_recall"]) == (3 / 12, 3 / 49_997)
     # 14 bigrams; common: w1-w2 .. w4-w5 and w7-w8 .. w9-w10 (the repeated ones: gold has one)
     assert rec["rouge2_precision"] == 7 / 14
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab_7é東 \t\n.-'\u3000\u00a0\u2028"), max_size=40))
+def test_shingle_tokens_from_the_white_space_split_are_the_texts(text):
+    # text_metrics reads the benchmark's \w+ runs off the white-space tokens (memoised):
+    # no character is both \w and white space, so they are the whole text's runs
+    assert overlap._aeb_of_split(text.split()) == metrics.aeb_tokens(text)
+    gold = metrics.prepare_gold("ab 7 é 東 ab_7 .é")
+    assert metrics.text_metrics(text, gold, text.split()) == metrics.text_metrics(text, gold)

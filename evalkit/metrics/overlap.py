@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -38,7 +38,7 @@ from rapidfuzz.distance import Levenshtein
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
 from evalkit.metrics.scores import PRF, Confusion, confusion_scores, mean_defined, prf_from_counts
-from evalkit.text import words
+from evalkit.text import has_cjk, words
 
 SHINGLE_N = 4  # the benchmark's shingle length
 #: the text metric families :func:`text_metrics` computes, in record order (docs/metrics.md)
@@ -66,6 +66,31 @@ def _tokens(text: Tokens) -> list[str]:
 def aeb_tokens(text: str | None) -> list[str]:
     """The benchmark's tokens: ``\\w+`` runs, case kept; ``None`` counts as empty."""
     return _AEB_TOKEN.findall(text or "")
+
+
+# the memo is emptied when it grows past this many tokens (a few MB per process at most)
+_AEB_MEMO_MAX = 50_000
+
+
+class _AebMemo(dict):
+    """White-space token -> its ``\\w+`` runs, each distinct token worked out once per
+    process: a page's outputs repeat the same words, and a looked-up token costs one dict
+    probe in C where the regular expression walks every character."""
+
+    def __missing__(self, tok: str) -> tuple[str, ...]:
+        if len(self) > _AEB_MEMO_MAX:
+            self.clear()
+        v = self[tok] = tuple(_AEB_TOKEN.findall(tok))
+        return v
+
+
+_aeb_of_token = _AebMemo().__getitem__
+
+
+def _aeb_of_split(split: list[str]) -> list[str]:
+    # aeb_tokens of a text from its white-space tokens: a \w+ run never holds white space
+    # (no character is both), so the text's runs are its tokens' runs, in order
+    return list(chain.from_iterable(map(_aeb_of_token, split)))
 
 
 def shingle_counts(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> tuple[int, int, int]:
@@ -309,15 +334,18 @@ def _common(pred: Counter, gold: Counter) -> int:
 
 
 def text_metrics(pred: str | None, gold: GoldText,
-                 tokens: list[str] | None = None) -> dict[str, float]:
+                 split: list[str] | None = None) -> dict[str, float]:
     """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values),
-    for the families the gold was prepared for (``gold.families``). ``tokens``:
-    ``evalkit.text.words(pred)``, when the caller has them already."""
+    for the families the gold was prepared for (``gold.families``). ``split``:
+    ``pred.split()``, when the caller has it already."""
+    pred = pred or ""
+    if split is None:
+        split = pred.split()
     out: dict[str, float] = {}
     fams = gold.families
     scores: list[tuple[str, PRF]] = []
     if "shingle" in fams:
-        p_aeb = aeb_tokens(pred)
+        p_aeb = _aeb_of_split(split)
         if gold.shingle_table is not None and len(p_aeb) >= gold.n:
             # both texts have full-length shingles only: the same multisets as numbered
             # n-grams, a token the gold lacks -1 (it matches no gold shingle)
@@ -327,7 +355,8 @@ def text_metrics(pred: str | None, gold: GoldText,
             p_sh = _shingle_multiset(p_aeb, gold.n)
             tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
         scores.append(("shingle", prf_from_counts(tp, n_pred - tp, n_gold - tp)))
-    p_words = _tokens(pred or "") if tokens is None else tokens
+    # evalkit.text.words: the white-space split unless the text has a CJK character
+    p_words = words(pred) if has_cjk(pred) else split
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)
     fp, fn = len(p_words) - tp, len(gold.words) - tp
