@@ -135,18 +135,6 @@ def norm_words(text: str) -> list[str]:
     return list(filter(None, map(_norm_token, text.lower().split())))
 
 
-def _norm_lines(texts: list[str]) -> list[list[str]]:
-    """``[norm_words(t) for t in texts]`` in one pass over the texts joined by line breaks
-    (when a text holds a line break itself, text by text)."""
-    joined = "\n".join(texts)
-    if joined.count("\n") != len(texts) - 1:
-        return list(map(norm_words, texts))
-    if joined.isascii():
-        return list(map(str.split, joined.lower().translate(_ASCII_NON_ALNUM).split("\n")))
-    return [list(filter(None, map(_norm_token, line.split())))
-            for line in joined.lower().split("\n")]
-
-
 def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
     """For each word of ``a``, whether one longest common subsequence with ``b`` uses it.
 
@@ -269,7 +257,7 @@ class UnitWords:
 
 def unit_words(units: Sequence[Unit]) -> UnitWords:
     """:class:`UnitWords` of ``units``."""
-    per_unit = _norm_lines([u.text for u in units])
+    per_unit = [norm_words(u.text) for u in units]
     flat = list(chain.from_iterable(per_unit))
     # words numbered in order of first occurrence
     vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
