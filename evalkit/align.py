@@ -46,7 +46,9 @@ Below it the same recurrence and the same traceback choices run compiled in
 rapidfuzz (``LCSseq.editops`` with the text as its first sequence; see
 :func:`_align_rapidfuzz`), holding the whole ``m x n`` bit matrix. Words are
 numbered first (:func:`unit_words`, once per page for the gold units), so the
-LCS compares integers.
+LCS compares integers; :func:`align_units` hands them to rapidfuzz as one
+character per number (:func:`_found_rapidfuzz`), which it reads without hashing
+an object per word.
 
 Units with no alignable word (only punctuation, e.g. ``"|"`` or ``"»"``)
 cannot be judged by share; such a unit is kept when the nearest units with
@@ -57,9 +59,10 @@ article and a separator between links follows the links.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 
 import lxml.html
 import numpy as np
@@ -96,6 +99,26 @@ _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 # ASCII characters _NON_ALNUM removes that do not separate tokens either
 _ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
                                   if not (chr(i).isalnum() or chr(i).isspace())})
+# the memo is emptied when it grows past this many tokens: a few MB at most over a long run
+# (a page holds a few thousand distinct words; refilling the common ones costs little)
+_NORM_MEMO_MAX = 50_000
+
+
+class _NormMemo(dict):
+    """Lower-cased token -> the token without its non-alphanumeric characters (``""``
+    when none is left), each distinct token worked out once per process: a page's
+    units and every method's output on it repeat the same words, and a looked-up
+    token costs one dict probe in C."""
+
+    def __missing__(self, w: str) -> str:
+        if len(self) > _NORM_MEMO_MAX:
+            self.clear()
+        # [\W_] matches exactly the characters str.isalnum() rejects: most words skip re
+        v = self[w] = w if w.isalnum() else _NON_ALNUM.sub("", w)
+        return v
+
+
+_norm_token = _NormMemo().__getitem__
 
 
 def norm_words(text: str) -> list[str]:
@@ -107,15 +130,9 @@ def norm_words(text: str) -> list[str]:
         # the same in C: lower-casing ASCII is per character, and deleting the characters
         # that are neither alphanumeric nor white space leaves the tokens' boundaries alone
         return text.lower().translate(_ASCII_NON_ALNUM).split()
-    out = []
-    for tok in text.split():
-        w = tok.lower()
-        # [\W_] matches exactly the characters str.isalnum() rejects: most words skip re
-        if not w.isalnum():
-            w = _NON_ALNUM.sub("", w)
-        if w:
-            out.append(w)
-    return out
+    # lower-casing the whole text lower-cases each token as on its own (the one rule with
+    # a context, Greek final sigma, stops at white space)
+    return list(filter(None, map(_norm_token, text.lower().split())))
 
 
 def align_words(a: Sequence[str], b: Sequence[str]) -> list[bool]:
@@ -224,26 +241,33 @@ class UnitWords:
 
     ``vocab`` numbers the distinct words, ``ids`` are all units' words in document
     order, ``ends[k]`` is where unit ``k``'s words end in ``ids`` and ``lengths[k]``
-    how many it has.
+    how many it has. ``chars`` maps each word to the character ``chr(number)`` and
+    ``text`` is ``ids`` as those characters (None when the numbers would not all be code
+    points): rapidfuzz compares two strings code point by code point, where a list of
+    ints costs it a hash per item.
     """
 
     vocab: dict[str, int]
     ids: list[int]
     ends: np.ndarray
     lengths: np.ndarray
+    chars: dict[str, str] | None = None
+    text: str | None = None
 
 
 def unit_words(units: Sequence[Unit]) -> UnitWords:
     """:class:`UnitWords` of ``units``."""
-    vocab: dict[str, int] = {}
-    ids: list[int] = []
-    lengths = []
-    for u in units:
-        ws = norm_words(u.text)
-        ids += [vocab.setdefault(w, len(vocab)) for w in ws]
-        lengths.append(len(ws))
-    n = np.asarray(lengths, dtype=np.int64)
-    return UnitWords(vocab, ids, np.cumsum(n), n)
+    per_unit = [norm_words(u.text) for u in units]
+    flat = list(chain.from_iterable(per_unit))
+    # words numbered in order of first occurrence
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+    n = np.fromiter(map(len, per_unit), dtype=np.int64, count=len(per_unit))
+    ids = list(map(vocab.__getitem__, flat))
+    chars = text = None
+    if len(vocab) + 4 <= sys.maxunicode + 1:  # the words' characters and four sentinels
+        chars = {w: chr(i) for w, i in vocab.items()}
+        text = "".join(map(chr, ids))
+    return UnitWords(vocab, ids, np.cumsum(n), n, chars, text)
 
 
 def align_units(words: UnitWords, text: str,
@@ -253,12 +277,38 @@ def align_units(words: UnitWords, text: str,
         raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
     if len(words.lengths) == 0:
         return []
-    hits = _align_ids(words.ids, list(map(words.vocab.get, norm_words(text or ""), repeat(-1))))
-    found = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
+    b = norm_words(text or "")
+    m = len(words.ids)
+    if words.text is not None and m * len(b) <= _TRIM_ABOVE:
+        found = _found_rapidfuzz(words, b)
+    else:
+        hits = _align_ids(words.ids, list(map(words.vocab.get, b, repeat(-1))))
+        found = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
     n = words.lengths
     counts = found[words.ends] - found[words.ends - n]
     # the same double product and comparison as sum(hits) > min_share * k in Python
     return _fill_wordless(counts > min_share * n, n > 0)
+
+
+def _found_rapidfuzz(words: UnitWords, b: list[str]) -> np.ndarray:
+    """``found[i]``: how many of the first ``i`` unit words :func:`_align_ids` matches to the
+    text words ``b``, on a page small enough for it to take :func:`_align_rapidfuzz`.
+
+    The same call on the words as characters (:class:`UnitWords`): a text word the units
+    lack becomes ``""`` (dropped, as ``_align_ids`` drops it), and four characters past
+    the words' are the distinct sentinels. rapidfuzz's result depends only on which items
+    are equal, so the matching is the same.
+    """
+    found = np.zeros(len(words.ids) + 1, np.int64)
+    t = "".join(map(words.chars.get, b, repeat("")))
+    if t and words.ids:
+        v = len(words.vocab)
+        ops = LCSseq.editops(f"{chr(v)}{t}{chr(v + 1)}", f"{chr(v + 2)}{words.text}{chr(v + 3)}")
+        for block in ops.as_matching_blocks():
+            # the sentinel shifts every unit word by one: block.b is found's index already
+            found[block.b:block.b + block.size] = 1
+        np.cumsum(found, out=found)
+    return found
 
 
 def align(units: Sequence[Unit], text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
@@ -300,16 +350,22 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
     return _gold_units(page, content_classes, min_share, tree)[0]
 
 
-def gold_unit_words(page: Page,
-                    tree: lxml.html.HtmlElement | None = None) -> tuple[list[Unit], UnitWords]:
+def gold_unit_words(page: Page, tree: lxml.html.HtmlElement | None = None,
+                    visible: list[str] | None = None) -> tuple[list[Unit], UnitWords]:
     """:func:`gold_units` (default classes and share) and their :func:`unit_words`, which
-    labelling the units from the gold text computes on the way."""
-    units, words = _gold_units(page, None, DEFAULT_MIN_SHARE, tree)
+    labelling the units from the gold text computes on the way.
+
+    ``visible``: when the units are segmented from the page here, the walk also appends
+    the page's visible text pieces to it (:func:`evalkit.units.segment`); else it stays
+    as it is.
+    """
+    units, words = _gold_units(page, None, DEFAULT_MIN_SHARE, tree, visible)
     return units, words if words is not None else unit_words(units)
 
 
 def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: float,
-                tree: lxml.html.HtmlElement | None) -> tuple[list[Unit], UnitWords | None]:
+                tree: lxml.html.HtmlElement | None,
+                visible: list[str] | None = None) -> tuple[list[Unit], UnitWords | None]:
     gold = page.gold
     if gold.units is not None:
         return gold.units, None
@@ -322,7 +378,7 @@ def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: fl
                            source=annotation.source or page.source or page.id)
         source = "spans"
     else:
-        units = segment(page.tree() if tree is None else tree)
+        units = segment(page.tree() if tree is None else tree, visible=visible)
         words = unit_words(units)
         for unit, keep in zip(units, align_units(words, gold.text, min_share=min_share)):
             unit.label = CONTENT if keep else NOISE

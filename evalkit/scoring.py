@@ -8,7 +8,8 @@ What belongs to the page, not to a method (the gold's words, counts and
 shingles, the gold units' numbered words, the visible words, and the one parse
 they need) is prepared once per page in a :class:`PageScoring` and shared by
 every method scored on it: the runner scores a page's methods one after the
-other, so the scorer keeps the last page's context.
+other, so the scorer keeps the last page's context. When the units are segmented
+from the page, that one walk of the tree also gives the visible words.
 """
 
 from __future__ import annotations
@@ -103,14 +104,19 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
             tree = page.tree(plain=True)
         except PageError:
             pass  # each user below meets the same error again and records it as before
-    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
-    all_words = page_all_words(page, tree)
     units, unit_words = [], None
     if unit:
+        # segmenting the units walks the tree as the visible text does: one walk gives both
+        pieces = [] if tree is not None and gold.visible_words is None else None
         try:
-            units, unit_words = gold_unit_words(page, tree=tree)
+            units, unit_words = gold_unit_words(page, tree=tree, visible=pieces)
         except PageError:
             pass
+        if pieces:
+            # tokens as the text metrics count them (a CJK character is one)
+            gold.visible_words = words("".join(pieces))
+    # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
+    all_words = page_all_words(page, tree)
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
     text = metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
@@ -168,15 +174,16 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
     """
     families = FAMILIES if metrics is None else check_metrics(metrics)
     ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
+    split = ext.text.split()
     rec: dict[str, Any] = {
         "dataset": page.dataset, "page_id": page.id, "site": page.site,
         "category": page.category, "method": method, "error": ext.error,
         "seconds": ext.seconds, "n_bytes": len(page.raw),
-        "n_words_gold": ctx.n_words_gold, "n_words_out": len(ext.text.split()),
+        "n_words_gold": ctx.n_words_gold, "n_words_out": len(split),
         "complexity": ctx.complexity,
     }
     if ext.error is None:
-        rec.update(text_metrics(ext.text, ctx.text))
+        rec.update(text_metrics(ext.text, ctx.text, split))
         if "unit" in ctx.families:
             for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
                 rec[f"unit_{key}"] = v

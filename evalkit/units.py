@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 import lxml.html
 
 from evalkit.page import CONTENT, NOISE, Unit, parse_html
-from evalkit.text import normalize_space
-from evalkit.visible import INVISIBLE_TAGS
+from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
 __all__ = ["DEFAULT_CONTENT_CLASSES", "L3S_CLASSES", "LabelFn", "segment", "span_label",
            "span_units"]
@@ -39,10 +38,15 @@ _SEL = re.compile(r"\bx-nc-(sel[0-9])\b")
 _INVISIBLE = "x-nc-invisible"
 
 
-def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> list[Unit]:
+def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None,
+            visible: list[str] | None = None) -> list[Unit]:
     """Split the visible text under ``<body>`` (or the root) into units, in document order.
 
     Iterative (no recursion), so 5,000-deep documents do not overflow the stack.
+    ``visible``: a list the walk also appends the visible text's pieces to, with ``"\\n"``
+    around block-level elements as :func:`evalkit.visible.visible_text` lays them out (the
+    same pieces, so ``"".join(visible)`` has the same white-space tokens): the scorer
+    needs both and the walk is the same.
     """
     body = root.find(".//body")
     start = body if body is not None else root
@@ -58,9 +62,12 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
         # only called with has_text set: a run of white space only is no unit, and its
         # pieces hold no words (so no link words either); the loop just drops them
         nonlocal parts, link_words, has_text
-        text = normalize_space("".join(parts))
-        if text:
-            n = len(text.split())
+        words = "".join(parts).split()
+        if words:
+            # normalize_space by str.split (it and re's \s agree on every code point), whose
+            # words the unit counts too
+            text = " ".join(words)
+            n = len(words)
             label, fine = (label_of(owner) or (None, None)) if label_of else (None, None)
             units.append(Unit(index=len(units), text=text, n_words=n,
                               n_link_words=min(link_words, n), path=owner_path,
@@ -74,6 +81,8 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
         # than the test. A flag, not "".join(parts).strip() per piece: that is quadratic
         # in a run's pieces
         nonlocal owner, owner_path, link_words, has_text
+        if vis is not None:
+            vis(text)
         if not has_text:
             owner, owner_path = el, path
             has_text = bool(text.strip())
@@ -86,12 +95,15 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
     # as lxml's getpath writes them (``tag[k]`` only when the parent has several element
     # children with that tag): getpath per unit walks to the root and counts siblings each
     # time, quadratic on wide or deep pages.
+    vis = visible.append if visible is not None else None
     stack: list[tuple] = [(start, 0, 0, "", 0)]
     pop, push = stack.pop, stack.append
     while stack:
         el, phase, link_depth, parent_path, k = pop()
         if phase:
             tag, path = k
+            if vis is not None and tag in BLOCK_TAGS:
+                vis("\n")
             if tag != "a":
                 if has_text:
                     flush()
@@ -118,6 +130,8 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None) -> lis
             path = start_path
         else:
             path = f"{parent_path}/{raw_tag}[{k}]" if k else f"{parent_path}/{raw_tag}"
+        if vis is not None and tag in BLOCK_TAGS:
+            vis("\n")
         is_link = tag == "a"
         if not is_link:
             if has_text:

@@ -3,6 +3,7 @@
 import random
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -135,6 +136,32 @@ def test_norm_words_on_ascii_is_the_per_token_rule(text):
     assert norm_words(text + " é") == expect + ["é"]  # the per-token path
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZé ΣσςİΑ'_-.»\u0301\u2028\u3000\n\t7٣"), max_size=30))
+def test_norm_words_is_the_per_token_rule(text):
+    # the whole text is lower-cased at once and its tokens memoised; the rule is per token
+    # (Greek final sigma depends on its neighbours: white space stops it alike)
+    expect = [w for w in (re.sub(r"[\W_]+", "", t.lower()) for t in text.split()) if w]
+    assert norm_words(text) == expect
+    units = align_mod.unit_words(_units(text, "x", text))
+    assert units.lengths.tolist() == [len(expect), 1, len(expect)]
+
+
+def test_norm_words_of_greek_and_turkish_capitals():
+    # a word-final capital sigma lowers to ς (U+03C2), a lone one to σ; İ lowers to i and a
+    # combining dot, which is no letter and goes
+    assert norm_words("ΟΔΟΣ ΟΔΟΣ. Σ İstanbul") == ["οδο\u03c2", "οδο\u03c2", "\u03c3",
+                                                   "istanbul"]
+
+
+def test_unit_words_of_units_holding_line_breaks():
+    units = _units("alpha\nbeta", "Gamma —", "δ\nΣΑΣ")
+    words = align_mod.unit_words(units)
+    assert words.vocab == {"alpha": 0, "beta": 1, "gamma": 2, "δ": 3, "σας": 4}
+    assert words.ids == [0, 1, 2, 3, 4] and words.lengths.tolist() == [2, 1, 2]
+    assert words.ends.tolist() == [2, 3, 5]
+
+
 def test_unit_words_prepared_once_give_the_same_decisions():
     units = _units("alpha beta", "—", "gamma delta", "|", "footer words alpha")
     words = align_mod.unit_words(units)
@@ -143,6 +170,42 @@ def test_unit_words_prepared_once_give_the_same_decisions():
         assert align_mod.align_units(words, text) == align(units, text)
     assert align_mod.align_units(words, "alpha beta gamma delta") == [True, True, True,
                                                                        False, False]
+
+
+def _kept_by_definition(units, text, min_share=0.5):
+    # the Python traceback's matching, the share rule and the wordless units' rule
+    per_unit = [norm_words(u.text) for u in units]
+    hits = _checkpointed([w for ws in per_unit for w in ws], norm_words(text))
+    kept, decided, at = [], [], 0
+    for ws in per_unit:
+        kept.append(sum(hits[at:at + len(ws)]) > min_share * len(ws))
+        decided.append(bool(ws))
+        at += len(ws)
+    return align_mod._fill_wordless(np.array(kept, bool), np.array(decided, bool))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "C", "c.", "—", "d"]), max_size=5),
+                min_size=1, max_size=8),
+       st.lists(st.sampled_from(["a", "A", "b", "c", "x", "d!", "|"]), max_size=25))
+def test_align_units_matches_the_python_traceback(unit_texts, text_words):
+    # align_units hands rapidfuzz the words as characters; the choice of LCS must be the
+    # Python traceback's (the module docstring's), repeated words included
+    units = _units(*(" ".join(ws) for ws in unit_texts))
+    text = " ".join(text_words)
+    assert align_mod.align_units(align_mod.unit_words(units), text) == _kept_by_definition(
+        units, text)
+
+
+def test_align_units_with_more_words_than_the_surrogates_start_at():
+    # 60,000 distinct words: their characters pass U+D800 (surrogate code points, which a
+    # Python str holds); the matching stays the definition's
+    units = _units(" ".join(f"w{i}" for i in range(60_000)), "w59999 w59998 tail", "w7 w8")
+    words = align_mod.unit_words(units)
+    assert words.text is not None and len(words.vocab) == 60_001
+    text = "w59990 w59999 w59998 tail w7 w8"
+    assert align_mod.align_units(words, text) == _kept_by_definition(units, text)
+    assert align_mod.align_units(words, text) == [False, True, True]
 
 
 def test_long_pages_align():

@@ -23,6 +23,7 @@ from evalkit.metrics import (
     lcs_length,
     lcs_prf,
     mean_std,
+    overlap,
     page_text_metrics,
     pages_correct,
     pages_correct_curve,
@@ -433,3 +434,27 @@ def test_text_metrics_agree_with_each_metric_alone(pred, gold, page, n):
     assert list(rec) == list(expect)
     assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k])
                for k in expect)
+
+
+def test_shingles_of_a_gold_with_too_many_words_for_integer_keys():
+    # 50,000 distinct gold words: 50,001 ** 4 passes 2 ** 62, so the gold's shingles are
+    # counted as tuples of word numbers (and ROUGE-2's keys still fit)
+    gold = " ".join(f"w{i}" for i in range(50_000))
+    pred = "x w1 w2 w3 w4 w5 y w7 w8 w9 w10 w1 w2 w3 w4"
+    prepared = metrics.prepare_gold(gold)
+    assert prepared.shingle_table[1] == 0 and prepared.ngrams[1] == 50_001
+    rec = metrics.text_metrics(pred, prepared)
+    # pred 4-grams: 12; common: w1-w4, w2-w5, w7-w10, w1-w4 again (gold has it once)
+    assert (rec["shingle_precision"], rec["shingle_recall"]) == (3 / 12, 3 / 49_997)
+    # 14 bigrams; common: w1-w2 .. w4-w5 and w7-w8 .. w9-w10 (the repeated ones: gold has one)
+    assert rec["rouge2_precision"] == 7 / 14
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab_7é東 \t\n.-'\u3000\u00a0\u2028"), max_size=40))
+def test_shingle_tokens_from_the_white_space_split_are_the_texts(text):
+    # text_metrics reads the benchmark's \w+ runs off the white-space tokens (memoised):
+    # no character is both \w and white space, so they are the whole text's runs
+    assert overlap._aeb_of_split(text.split()) == metrics.aeb_tokens(text)
+    gold = metrics.prepare_gold("ab 7 é 東 ab_7 .é")
+    assert metrics.text_metrics(text, gold, text.split()) == metrics.text_metrics(text, gold)

@@ -50,3 +50,14 @@ def test_a_page_that_cannot_be_parsed_is_still_scored_on_its_text():
     rec = scoring.score_extraction(page, "a", Extraction(text="some words"))
     assert (rec["word_precision"], rec["word_recall"]) == (1.0, 2 / 3)
     assert "unit_tp" not in rec and rec["kaur_tn"] == 0.0
+
+
+def test_an_output_with_cjk_counts_white_space_words_and_cjk_tokens():
+    page = Page(id="jp", dataset="t", gold=Gold(text="東京 tower"),
+                raw="<html><body><p>東京 tower</p><p>menu</p></body></html>".encode())
+    rec = scoring.score_extraction(page, "m", Extraction(text="東京 tower menu"))
+    # n_words_out splits on white space (3 words); the metrics' tokens split 東京 (4)
+    assert (rec["n_words_gold"], rec["n_words_out"]) == (2, 3)
+    assert (rec["word_precision"], rec["word_recall"]) == (3 / 4, 1.0)
+    rec = scoring.score_extraction(page, "m", Extraction(text="tower  menu"))
+    assert (rec["n_words_out"], rec["word_precision"], rec["word_recall"]) == (2, 1 / 2, 1 / 3)

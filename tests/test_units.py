@@ -2,6 +2,7 @@
 
 from evalkit.page import parse_html
 from evalkit.units import segment
+from evalkit.visible import visible_text
 
 
 def _units(html, **kw):
@@ -45,3 +46,19 @@ def test_deep_nesting_does_not_recurse():
 
 def test_invisible_elements_and_empty_body():
     assert _units("<html><body><style>p{}</style><noscript>x</noscript></body></html>") == []
+
+
+def test_the_walk_also_gives_the_visible_text_pieces():
+    # inline tags join their text with the neighbours' ("foo" + "bar" is one visible word),
+    # block tags and <br> break it; invisible elements and comments keep only their tails
+    html = ("<html><head><title>T</title></head><body>lead<div>foo<span>bar</span> baz"
+            "<script>x()</script>qux<!-- c -->tail<p>One <a>two</a><br>three</p>four</div>"
+            "end</body></html>")
+    pieces: list[str] = []
+    units = segment(parse_html(html), visible=pieces)
+    assert [u.text for u in units] == ["lead", "foo", "bar", "bazquxtail", "One two", "three",
+                                       "four", "end"]
+    assert "".join(pieces).split() == ["lead", "foobar", "bazquxtail", "One", "two", "three",
+                                       "four", "end"]
+    assert "".join(pieces).split() == visible_text(parse_html(html)).split()
+    assert [u.text for u in segment(parse_html(html))] == [u.text for u in units]

@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -45,7 +45,7 @@ from evalkit.metrics.scores import (
     mean_defined_rows,
     prf_from_counts,
 )
-from evalkit.text import words
+from evalkit.text import has_cjk, words
 
 SHINGLE_N = 4  # the benchmark's shingle length
 #: the text metric families :func:`text_metrics` computes, in record order (docs/metrics.md)
@@ -73,6 +73,31 @@ def _tokens(text: Tokens) -> list[str]:
 def aeb_tokens(text: str | None) -> list[str]:
     """The benchmark's tokens: ``\\w+`` runs, case kept; ``None`` counts as empty."""
     return _AEB_TOKEN.findall(text or "")
+
+
+# the memo is emptied when it grows past this many tokens (a few MB per process at most)
+_AEB_MEMO_MAX = 50_000
+
+
+class _AebMemo(dict):
+    """White-space token -> its ``\\w+`` runs, each distinct token worked out once per
+    process: a page's outputs repeat the same words, and a looked-up token costs one dict
+    probe in C where the regular expression walks every character."""
+
+    def __missing__(self, tok: str) -> tuple[str, ...]:
+        if len(self) > _AEB_MEMO_MAX:
+            self.clear()
+        v = self[tok] = tuple(_AEB_TOKEN.findall(tok))
+        return v
+
+
+_aeb_of_token = _AebMemo().__getitem__
+
+
+def _aeb_of_split(split: list[str]) -> list[str]:
+    # aeb_tokens of a text from its white-space tokens: a \w+ run never holds white space
+    # (no character is both), so the text's runs are its tokens' runs, in order
+    return list(chain.from_iterable(map(_aeb_of_token, split)))
 
 
 def shingle_counts(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> tuple[int, int, int]:
@@ -226,6 +251,10 @@ class GoldText:
     rouge_n: int = ROUGE_N
     ngrams: tuple | None = None  # the gold's word n-grams (rouge_n): :func:`_ngram_table`
     lsum: LsumText | None = None  # the gold's sentences (rouge_lsum)
+    #: the gold's shingle tokens numbered, and its shingles as a :func:`_ngram_table` of
+    #: them: None when the gold has fewer than ``n`` tokens (its one shingle is shorter)
+    aeb_vocab: dict[str, int] | None = None
+    shingle_table: tuple | None = None
 
 
 def prepare_gold(gold: str | None, all_words: Tokens | None = None,
@@ -252,9 +281,14 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
             raise ValueError(f"ROUGE-N needs n >= 1, got {rouge_n}")
         ngrams = _ngram_table([vocab[w] for w in g_words], rouge_n, len(vocab))
     lsum = lsum_text(gold, counts, g_words) if "rouge_lsum" in families else None
+    g_aeb = aeb_tokens(gold)
+    aeb_vocab = shingle_table = None
+    if "shingle" in families and len(g_aeb) >= n:
+        aeb_vocab = {w: i for i, w in enumerate(dict.fromkeys(g_aeb))}
+        shingle_table = _ngram_table(list(map(aeb_vocab.__getitem__, g_aeb)), n, len(aeb_vocab))
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
-                    _shingle_multiset(aeb_tokens(gold), n), rest, n_rest, families, rouge_n,
-                    ngrams, lsum)
+                    _shingle_multiset(g_aeb, n), rest, n_rest, families, rouge_n,
+                    ngrams, lsum, aeb_vocab, shingle_table)
 
 
 def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
@@ -284,20 +318,21 @@ def _ngram_table(g_ids: list[int], n: int, vocab: int) -> tuple:
     return (n, base, keys, counts, total)
 
 
-def _ngram_overlap(p_ids: list[int], gold: GoldText) -> tuple[int, int, int]:
-    """(common n-grams, extraction n-grams, gold n-grams): ROUGE-N's counts on word ids,
-    the n-gram multisets intersected as sorted integer keys (numpy) instead of tuples."""
-    n, base, g_keys, g_counts, g_total = gold.ngrams
+def _ngram_overlap(p_ids: list[int], table: tuple) -> tuple[int, int, int]:
+    """(common n-grams, extraction n-grams, gold n-grams) of the extraction's word ids
+    against the gold's :func:`_ngram_table` (ROUGE-N, shingles): the n-gram multisets
+    intersected as sorted integer keys (numpy) instead of tuples."""
+    n, base, g_keys, g_counts, g_total = table
     p_total = max(len(p_ids) - n + 1, 0)
     if base == 0:
         return _common(ngram_counts(p_ids, n), g_keys), p_total, g_total
     if not len(g_keys) or not p_total:
         return 0, p_total, g_total
-    keys, counts = np.unique(_ngram_keys(np.array(p_ids, np.int64), n, base),
-                             return_counts=True)
-    at = np.searchsorted(g_keys, keys).clip(max=len(g_keys) - 1)
-    hit = g_keys[at] == keys
-    return int(np.minimum(counts[hit], g_counts[at[hit]]).sum()), p_total, g_total
+    keys = _ngram_keys(np.array(p_ids, np.int64), n, base)
+    keys.sort()
+    # each gold n-gram's count in the extraction: the width of its run among the sorted keys
+    counts = np.searchsorted(keys, g_keys, "right") - np.searchsorted(keys, g_keys, "left")
+    return int(np.minimum(counts, g_counts).sum()), p_total, g_total
 
 
 def check_families(families: Iterable[str]) -> tuple[str, ...]:
@@ -316,18 +351,30 @@ def _common(pred: Counter, gold: Counter) -> int:
     return sum(map(min, pred.values(), map(gold.get, pred, repeat(0))))
 
 
-def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
+def text_metrics(pred: str | None, gold: GoldText,
+                 split: list[str] | None = None) -> dict[str, float]:
     """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values),
-    for the families the gold was prepared for (``gold.families``)."""
+    for the families the gold was prepared for (``gold.families``). ``split``:
+    ``pred.split()``, when the caller has it already."""
+    pred = pred or ""
+    if split is None:
+        split = pred.split()
     out: dict[str, float] = {}
     fams = gold.families
     scores: list[tuple[str, PRF]] = []
     if "shingle" in fams:
-        p_sh = _shingle_multiset(aeb_tokens(pred), gold.n)
-        tp = _common(p_sh, gold.shingles)
-        scores.append(("shingle", prf_from_counts(tp, p_sh.total() - tp,
-                                                  gold.shingles.total() - tp)))
-    p_words = _tokens(pred or "")
+        p_aeb = _aeb_of_split(split)
+        if gold.shingle_table is not None and len(p_aeb) >= gold.n:
+            # both texts have full-length shingles only: the same multisets as numbered
+            # n-grams, a token the gold lacks -1 (it matches no gold shingle)
+            tp, n_pred, n_gold = _ngram_overlap(
+                list(map(gold.aeb_vocab.get, p_aeb, repeat(-1))), gold.shingle_table)
+        else:
+            p_sh = _shingle_multiset(p_aeb, gold.n)
+            tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
+        scores.append(("shingle", prf_from_counts(tp, n_pred - tp, n_gold - tp)))
+    # evalkit.text.words: the white-space split unless the text has a CJK character
+    p_words = words(pred) if has_cjk(pred) else split
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)
     fp, fn = len(p_words) - tp, len(gold.words) - tp
@@ -363,7 +410,7 @@ def text_metrics(pred: str | None, gold: GoldText) -> dict[str, float]:
     if "rouge_n" in fams:
         if p_ids is None:
             p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
-        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold)
+        ntp, n_pred, n_gold = _ngram_overlap(p_ids, gold.ngrams)
         scores.append((f"rouge{gold.rouge_n}", prf_from_counts(ntp, n_pred - ntp, n_gold - ntp)))
     for name, prf in scores:
         out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})

@@ -47,7 +47,7 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain, groupby, repeat
+from itertools import accumulate, chain, groupby, repeat
 
 from evalkit.metrics.lcs import position_masks
 from evalkit.metrics.scores import PRF, prf_from_counts
@@ -85,7 +85,12 @@ _TOKEN_END = re.compile(f"([.!?\u3002\uff01\uff1f][{_CLOSE}]*) ")
 
 def _sentence_strings(tokens: list[str]) -> list[str]:
     # each sentence's tokens joined by single spaces (the tokens hold no white space)
-    return _TOKEN_END.sub("\\1\n", " ".join(tokens)).split("\n") if tokens else []
+    if not tokens:
+        return []
+    # [text, end, text, end, ..., text]: a sentence is a text and the end that closed it
+    # (split, not sub with "\\1\n": Python 3.11 expands a template per match in Python)
+    parts = _TOKEN_END.split(" ".join(tokens))
+    return list(map(str.__add__, parts[0::2], [*parts[1::2], ""]))
 
 
 def sentence_tokens(text: str | None) -> list[list[str]]:
@@ -143,8 +148,13 @@ def lsum_text(text: str | Sequence[Sequence[Hashable]] | None,
     token sequences taken as its sentences; ``counts`` and ``tokens``: the text's
     :func:`~evalkit.text.words` and their counts, when known."""
     if text is None or isinstance(text, str):
-        strings = _sentence_strings(words(text or "") if tokens is None else tokens)
-        sents = [s.split(" ") for s in strings]
+        toks = words(text or "") if tokens is None else tokens
+        strings = _sentence_strings(toks)
+        # each sentence's tokens sliced from the text's (a sentence string holds one space
+        # between tokens, none inside one): the same strings as splitting it, but the
+        # objects already hashed, which every set and dict look-up below reuses
+        ends = list(accumulate([s.count(" ") + 1 for s in strings]))
+        sents = [toks[i:j] for i, j in zip([0, *ends], ends)]
         keys = [f" {s} " for s in strings]
     else:
         sents = [list(s) for s in text]
