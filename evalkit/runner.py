@@ -423,7 +423,8 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
     yield from ready()
 
 
-def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page]]:
+def iter_tasks(pages: Iterable[Page], max_pages: int = 20,
+               lazy: bool = False) -> Iterator[list[Page]]:
     """One task per site (:func:`evalkit.domains.site_of`, within a data set) with all its
     pages, in order; pages without a site in tasks of at most ``max_pages``.
 
@@ -431,7 +432,8 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page
     (:func:`evalkit.data.base.group_by_site`, docs/sites.md), so only the site names
     seen so far are kept. A site whose pages come in two runs raises ValueError: two
     tasks would give it two fresh memories, and its site scope would silently be
-    partly page scope.
+    partly page scope. ``lazy``: a task of site-less pages is an iterator that reads each
+    page when it is reached, valid until the next task is asked for.
     """
     from evalkit.domains import site_of
 
@@ -442,6 +444,10 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20) -> Iterator[list[Page
     done: set[tuple[str, str]] = set()
     for site, group in itertools.groupby(pages, key=key):
         if site is None:  # read max_pages at a time: a run of site-less pages can be a whole set
+            if lazy:  # each page read when the task reaches it: the consumer must exhaust a
+                for first in group:  # task before asking for the next (run_tasks does)
+                    yield itertools.chain([first], itertools.islice(group, max_pages - 1))
+                continue
             while chunk := list(itertools.islice(group, max_pages)):
                 yield chunk
             continue
@@ -658,7 +664,9 @@ class Runner:
         """Pages in tasks (:func:`iter_tasks`): a site's pages together; site-less pages
         20 a task in this process, one a task when tasks run elsewhere (so they spread
         over the workers)."""
-        return iter_tasks(pages, max_pages=20 if self.in_process else 1)
+        # in this process the tasks go through one pipeline (run_tasks), which reads each page
+        # while the page worker extracts the one before: a task's pages are read lazily
+        return iter_tasks(pages, max_pages=20 if self.in_process else 1, lazy=self.in_process)
 
     # ------------------------------------------------------------------ extraction path
 

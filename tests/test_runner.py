@@ -65,6 +65,13 @@ def test_site_less_pages_are_read_one_task_ahead_not_all_at_once():
     tasks = iter_tasks(pages(), max_pages=20)
     assert len(next(tasks)) == 20 and len(read) == 20
     assert [len(t) for t in tasks] == [20, 20, 20, 20] and len(read) == 100
+    # lazy (one process's pipeline): a page is read when its task reaches it
+    read.clear()
+    tasks = iter_tasks(pages(), max_pages=20, lazy=True)
+    first = next(tasks)
+    assert len(read) == 1 and next(first).id == "p0" and len(read) == 1
+    assert len(list(first)) == 19 and len(read) == 20
+    assert [len(list(t)) for t in tasks] == [20, 20, 20, 20] and len(read) == 100
 
 
 def test_unknown_method_name_lists_the_known_ones():

@@ -7,11 +7,12 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 from __future__ import annotations
 
 import contextlib
-import importlib
+import functools
 import itertools
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from evalkit.results import (
 from evalkit.runner import Runner
 from evalkit.summary import failure_table
 
-__all__ = ["EXPERIMENTS", "Context", "import_in_background", "run_experiment"]
+__all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
 
 EXPERIMENTS = Registry("experiment", {
     "extraction": "evalkit.experiments.extraction:run",
@@ -62,22 +63,22 @@ EXPERIMENTS = Registry("experiment", {
 })
 
 
-def import_in_background(module: str) -> None:
-    """Start importing ``module`` in a daemon thread and return at once.
+def warm_up(*jobs: Callable[[], object]) -> None:
+    """Run ``jobs`` one after another in a daemon thread and return at once.
 
     During the extraction a run's main process mostly waits on its page worker
-    (:func:`evalkit.runner.run_tasks`), with the GIL released; a module needed only after the
-    pages (matplotlib, for the figures) loads in those waits instead of on the run's critical
-    path. A later import of the module waits for this one (Python's per-module import lock)
-    and raises its error, so a failure here is left for it to report."""
-    if module in sys.modules:
-        return
+    (:func:`evalkit.runner.run_tasks`), with the GIL released. Work it needs only after the
+    pages (importing matplotlib for the figures, the methods' provenance for run.json) is
+    done in those waits instead of on the run's critical path. A job's result is not kept:
+    each fills a cache of its own (a module, a memo) that the run reads later, and an error
+    is left for that later call to raise. A later import of a module waits for the job's
+    import of it (Python's per-module import lock)."""
+    def run() -> None:
+        for job in jobs:
+            with contextlib.suppress(Exception):
+                job()
 
-    def load() -> None:
-        with contextlib.suppress(Exception):
-            importlib.import_module(module)
-
-    threading.Thread(target=load, name=f"evalkit-import-{module}", daemon=True).start()
+    threading.Thread(target=run, name="evalkit-warm-up", daemon=True).start()
 
 
 @dataclass
@@ -126,6 +127,8 @@ class Context:
         """Every (page, method) record of data set ``label`` scored by ``score``, written to
         a new spill as the runner hands them over (memory stays flat with the page count)."""
         spill = self.spill(f"{experiment}-{label}")
+        # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
+        warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
         records = self.runner.iter_records(ds.pages(), self.specs, score=score,
                                            desc=f"{experiment} {label}")
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):

@@ -17,13 +17,14 @@ for byte (the ``speed`` experiment is where time is measured).
 from __future__ import annotations
 
 import functools
+import importlib
 
 import numpy as np
 import pandas as pd
 
 from evalkit import metrics
 from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
-from evalkit.experiments import Context, import_in_background
+from evalkit.experiments import Context, warm_up
 from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
 from evalkit.results import write_csv
 from evalkit.scoring import check_metrics, score_extraction
@@ -66,7 +67,7 @@ def run(ctx: Context) -> pd.DataFrame:
     summaries, pairs, buckets = [], [], []
     # matplotlib (0.3-0.8 s to import) is needed only after the pages: it loads while the
     # run waits on its page worker instead of before the first page
-    import_in_background("evalkit.plots")
+    warm_up(functools.partial(importlib.import_module, "evalkit.plots"))
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
         spill = ctx.stream_records("extraction", label, ds, score)
