@@ -34,12 +34,14 @@ imports the same evalkit (and a test's method module), and ends when its parent 
 from __future__ import annotations
 
 import atexit
+import collections
 import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -69,6 +71,19 @@ def _widen(fd: int) -> None:
         pass  # another system, or a lower limit: answers then wait for the reader, as before
 
 
+@dataclass
+class _Submitted:
+    """A page handed to the worker and not collected yet."""
+
+    page: Page
+    todo: list[int]
+    #: site-scope methods that ran on it (the replay after a kill needs them)
+    ran: list[int]
+    #: the worker it went to (``PageWorker.starts`` then): a replaced one lost it
+    starts: int
+    sent_at: float
+
+
 class PageWorker:
     """A worker process holding built methods; :meth:`extract` with a time limit per method."""
 
@@ -87,10 +102,10 @@ class PageWorker:
         self._history: list[tuple[Page, list[int]]] = []
         #: replays given up because a replayed page ran over the limit
         self.replays_given_up = 0
-        #: the last :meth:`submit`: (page, method indices, site-scope methods that ran) and
-        #: when it was sent
-        self._submitted: tuple[Page, list[int], list[int]] | None = None
-        self._sent_at = 0.0
+        #: pages submitted and not collected yet, oldest first
+        self._queue: collections.deque[_Submitted] = collections.deque()
+        #: when the last answer read was made in the worker (monotonic clock)
+        self._last_done = 0.0
         #: answers asked for and not read yet (an abandoned extract leaves some: the
         #: worker is then replaced, so no stale answer is ever read as a new one)
         self._pending = 0
@@ -148,6 +163,7 @@ class PageWorker:
         :attr:`build_errors` and :attr:`stateful`."""
         self._specs = list(specs)
         self._history = []
+        self._queue.clear()  # submissions a caller abandoned: their worker is replaced below
         if self._pending or not self.alive():
             self.kill()
             self._start()
@@ -183,33 +199,41 @@ class PageWorker:
         return self.collect(timeout)
 
     def submit(self, page: Page, todo: list[int]) -> None:
-        """Hand ``page`` to the worker and return at once: the worker extracts while this
-        process does other work (scores the previous page); :meth:`collect` reads the
-        answers. The answers of the previous submission must have been collected."""
+        """Queue ``page`` for the worker and return at once: the worker extracts while this
+        process does other work (scores earlier pages). Several pages may be queued;
+        :meth:`collect` reads their answers in the order they were submitted."""
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
-        self._submitted = (page, list(todo), ran)
+        self._queue.append(_Submitted(page, list(todo), ran, self.starts, time.monotonic()))
         if todo:
             self._send.send(("extract", page, todo))
             self._pending += len(todo)
-        self._sent_at = time.monotonic()
 
     def collect(self, timeout: float) -> Iterator[tuple[int, Extraction]]:
-        """The answers of the last :meth:`submit`, in order, as :meth:`extract` gives them.
+        """The answers of the oldest :meth:`submit` not collected yet, in order, as
+        :meth:`extract` gives them.
 
         Each method's clock starts when the previous one ended in the worker (its answer
-        carries that moment, on the system-wide monotonic clock), the first one's when the
-        page was sent, so time this process spent elsewhere never counts against a method.
+        carries that moment, on the system-wide monotonic clock); the first one's when the
+        page was sent or, if the worker was busy with an earlier page then, when that page's
+        last method ended. Time this process spends elsewhere never counts against a method.
         """
-        page, todo, ran = self._submitted
-        start = self._sent_at
+        sub = self._queue.popleft()
+        page, todo, ran = sub.page, sub.todo, sub.ran
+        if sub.starts != self.starts:  # sent to a worker that was replaced since: again
+            if todo:
+                self._send.send(("extract", page, todo))
+                self._pending += len(todo)
+            start = time.monotonic()
+        else:
+            start = max(sub.sent_at, self._last_done)
         while todo:
             j = todo.pop(0)
             got, error, done = self._answer(start, timeout)
             if error is None:
                 if self.stateful[j]:
                     ran.append(j)
-                start = done
+                start = self._last_done = done
                 yield j, got
                 continue
             error = error.format(label=self._specs[j].label)
@@ -239,23 +263,26 @@ class PageWorker:
     def _restart(self, timeout: float) -> None:
         """Kill the worker, start a fresh one with fresh methods and give its site-scope
         methods back their memory by running them again on the pages they had seen."""
-        history = self._history
+        history, queued = self._history, list(self._queue)
         self.kill()
         self.build(self._specs)
-        for page, ran in history:
-            if not ran:
-                continue
-            self._send.send(("extract", page, ran))
-            self._pending += len(ran)
-            start = time.monotonic()
-            for _ in ran:
-                _, error, start = self._answer(start, timeout)
-                if error is not None:  # replay over the limit: give up
-                    self.replays_given_up += 1
-                    self.kill()
-                    self.build(self._specs)
-                    return
-        self._history = history
+        try:
+            for page, ran in history:
+                if not ran:
+                    continue
+                self._send.send(("extract", page, ran))
+                self._pending += len(ran)
+                start = time.monotonic()
+                for _ in ran:
+                    _, error, start = self._answer(start, timeout)
+                    if error is not None:  # replay over the limit: give up
+                        self.replays_given_up += 1
+                        self.kill()
+                        self.build(self._specs)
+                        return
+            self._history = history
+        finally:  # pages submitted behind the failed one: their collect sends them again
+            self._queue.extend(queued)
 
 
 #: page workers by the thread that uses them: tasks may run in threads of one process (a

@@ -229,15 +229,21 @@ class _InProcess:
             self.methods.append(method)
             self.build_errors.append(error)
         self.stateful = [getattr(m, "scope", "page") == "site" for m in self.methods]
+        self._queue: collections.deque[tuple[Page, list[int]]] = collections.deque()
 
     def submit(self, page: Page, todo: list[int]) -> None:
-        self._submitted = (page, todo)
+        self._queue.append((page, todo))
 
     def collect(self, timeout=None):
-        page, todo = self._submitted
+        page, todo = self._queue.popleft()
         for j in todo:
             # scored as the cache would give it back, so a rerun scores the same
             yield j, as_data(extract_one(self.methods[j], page))
+
+
+#: pages in the page worker's queue at most while the task's process scores (run_tasks): with
+#: one, a page that scores slower than the next one extracts leaves the worker idle
+PIPELINE_DEPTH = 2
 
 
 @dataclass
@@ -305,10 +311,11 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
     """:func:`run_task` of every task, in order, through one pipeline: yields each task's
     records as soon as its last page is scored.
 
-    With a page worker (``page_timeout``) the pipeline is one page deep: while the worker
-    extracts page *i*, this process reads page *i + 1* and scores page *i − 1*, across the
-    ends of tasks too, so the scoring hides behind the methods on a machine with a core to
-    spare. In-process methods extract when their page is collected: nothing overlaps, and
+    With a page worker (``page_timeout``) the work overlaps: while the worker extracts page
+    *i* (with page *i + 1* queued behind it, :data:`PIPELINE_DEPTH`), this process scores
+    page *i − 1* and reads page *i + 2*, across the ends of tasks too (where the queue
+    empties, since a task's fresh methods are built in an idle worker), so the scoring hides
+    behind the methods on a machine with a core to spare. In-process methods extract when their page is collected: nothing overlaps, and
     the order of work is that of one task after another. Either way every task gets fresh
     method instances and records are the same, in the same order.
     """
@@ -392,34 +399,45 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
             task.records.append(rec)
         task.finished += 1
 
-    def advance(previous: _PageState | None, current: _PageState) -> _PageState:
-        if previous is not None:
-            finish(previous)  # while the worker extracts the current page
-        collect(current)
-        return current
-
     open_tasks: collections.deque[_Task] = collections.deque()
+    inflight: collections.deque[_PageState] = collections.deque()  # submitted, not collected
+    collected: _PageState | None = None  # collected, not scored
+    # with a page worker, up to PIPELINE_DEPTH pages are in its queue while this process
+    # scores: a page whose scoring takes longer than the next one's extraction then does not
+    # leave the worker idle; in-process methods extract in collect, one page at a time
+    depth = PIPELINE_DEPTH if worker is not None else 1
+
+    def step() -> None:  # score the page collected last, then collect the oldest in flight
+        nonlocal collected
+        if collected is not None:
+            finish(collected)
+        collected = inflight.popleft()
+        collect(collected)
 
     def ready() -> Iterator[list[dict[str, Any]]]:
         while open_tasks and open_tasks[0].done:
             yield open_tasks.popleft().records
 
-    previous = current = None
     for pages in tasks:
         made_here = hasattr(pages, "pages")
         task = _Task(pages.pages() if made_here else pages, made_here)
         open_tasks.append(task)
-        for page in task.pages:  # reading page i + 1 while the worker extracts page i
-            if current is not None:
-                previous = advance(previous, current)
+        for page in task.pages:  # reading a page while the worker extracts earlier ones
+            if task.methods is None:
+                while inflight:  # a task's fresh methods are built in an idle worker
+                    step()
+                    yield from ready()
+            inflight.append(start(task, page))
+            while len(inflight) >= depth:
+                step()
                 yield from ready()
-            current = start(task, page)
         task.read_all = True
         yield from ready()  # a task without pages
-    if current is not None:
-        previous = advance(previous, current)
-    if previous is not None:
-        finish(previous)
+    while inflight:
+        step()
+        yield from ready()
+    if collected is not None:
+        finish(collected)
     yield from ready()
 
 
@@ -446,7 +464,8 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20,
         if site is None:  # read max_pages at a time: a run of site-less pages can be a whole set
             if lazy:  # each page read when the task reaches it: the consumer must exhaust a
                 for first in group:  # task before asking for the next (run_tasks does)
-                    yield itertools.chain([first], itertools.islice(group, max_pages - 1))
+                    rest = itertools.islice(group, max_pages - 1)  # noqa: B031 - one pass
+                    yield itertools.chain([first], rest)
                 continue
             while chunk := list(itertools.islice(group, max_pages)):
                 yield chunk
