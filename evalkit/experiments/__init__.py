@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import signal
 import sys
 import threading
 import time
@@ -74,6 +75,8 @@ def warm_up(*jobs: Callable[[], object]) -> None:
     is left for that later call to raise. A later import of a module waits for the job's
     import of it (Python's per-module import lock)."""
     def run() -> None:
+        if hasattr(signal, "pthread_sigmask"):  # Ctrl-C goes to the main thread, where it is
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # raised
         for job in jobs:
             with contextlib.suppress(Exception):
                 job()
