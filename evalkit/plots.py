@@ -77,6 +77,21 @@ def _can_fork() -> bool:
             and matplotlib.get_backend().lower() == "agg")
 
 
+#: the signals held back while a figure child is forked
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_interrupts():
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+
+def _release_interrupts(held) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 class _Children:
     """Figures being saved by forked children: (pid, figure, paths, start time)."""
 
@@ -89,6 +104,10 @@ class _Children:
     def start(self, fig, paths: list[Path]) -> None:
         while len(self.running) >= self.limit:
             self._finish(self.running.pop(0))
+        # Ctrl-C held back over the fork: a KeyboardInterrupt raised in the handlers Python
+        # runs around fork() (logging's lock release) is printed and dropped, and the run then
+        # went on to finish with exit status 0; the child keeps it blocked (the parent ends it)
+        held = _hold_interrupts()
         try:
             with warnings.catch_warnings():
                 # Python >= 3.12 warns of fork() beside other threads (a progress bar's
@@ -97,6 +116,7 @@ class _Children:
                 warnings.simplefilter("ignore", DeprecationWarning)
                 pid = os.fork()
         except OSError:  # no process to be had (memory, process limit): draw it here
+            _release_interrupts(held)
             _write(fig, paths)
             plt.close(fig)
             return
@@ -111,6 +131,7 @@ class _Children:
             finally:
                 os._exit(code)
         self.running.append((pid, fig, paths, time.monotonic()))
+        _release_interrupts(held)  # a Ctrl-C that came meanwhile is raised here
 
     def _finish(self, child) -> None:
         """Wait for one child; a child that failed or got stuck is redone here, so that a
