@@ -21,7 +21,9 @@ import pytest
 
 from evalkit.cache import SourceTree
 
-N_PAGES = 40
+#: enough pages that the run is still extracting when it is stopped: since issue 17's pipeline
+#: a 40-page run took about 3 s, most of it after the extraction
+N_PAGES = 120
 N_METHODS = 7  # the default method list
 #: stop the first run once this many extractions are cached (of N_PAGES * N_METHODS)
 KILL_AFTER = 60
@@ -31,6 +33,16 @@ def _command(results: Path, *runner: str) -> list[str]:
     return [sys.executable, "-m", "evalkit", "experiment=extraction", "dataset=synthetic",
             f"dataset.synthetic.limit={N_PAGES}", *(runner or ["runner.n_jobs=1"]),
             "runner.progress=false", f"paths.results={results}"]
+
+
+def _as_from_a_terminal(cmd: list[str]) -> list[str]:
+    """``cmd`` started with SIGINT at its default and unblocked, as a shell starts a command:
+    a signal disposition or mask that an earlier test left in pytest's own process would
+    otherwise pass to the run (exec keeps both) and make it deaf to the test's Ctrl-C."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *cmd]
 
 
 def _cached(results: Path) -> int:
@@ -114,8 +126,8 @@ def test_an_interrupted_run_resumes_to_the_same_results(tmp_path, reference, sig
     # stderr to a file, not a pipe: workers left running would hold a pipe open
     err_file = tmp_path / "stderr.txt"
     with err_file.open("w") as err_out:
-        proc = subprocess.Popen(_command(results, *runner), stdout=subprocess.DEVNULL,
-                                stderr=err_out)
+        proc = subprocess.Popen(_as_from_a_terminal(_command(results, *runner)),
+                                stdout=subprocess.DEVNULL, stderr=err_out)
     deadline = time.monotonic() + 120
     while _cached(results) < KILL_AFTER and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
