@@ -3,7 +3,7 @@
 The wheel installs one top-level package, ``evalkit``. The repository keeps ``baselines/``,
 ``configs/`` and ``datasets/manifest.json`` beside it; the wheel maps them inside it as
 ``evalkit.baselines``, ``evalkit.configs`` (read by Hydra as ``pkg://evalkit.configs``) and
-``evalkit.datasets``, where evalkit/layout.py looks for them in an installed package. A
+``evalkit.datasets``, where evalkit/core/layout.py looks for them in an installed package. A
 top-level ``baselines`` would collide with an unrelated PyPI project of that name. The
 packages are found here, not listed in pyproject.toml, so that a new subpackage needs no
 list kept by hand (tests/test_wheel.py checks that every file reaches the wheel).

@@ -68,10 +68,10 @@ from itertools import compress
 
 import lxml.etree
 
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, PageError, drop_tree
-from evalkit.validate import check_choice
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page, PageError, drop_tree
+from evalkit.core.validate import check_choice
+from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 
 __all__ = [
     "CETD",
@@ -445,7 +445,7 @@ def select_content(stats: DomStats, dens: list[float], sums: list[float],
 def kept_text(stats: DomStats, marks: list[int]) -> str:
     """Visible text of the body without the elements marked 0 (their tails stay).
 
-    The same text as :func:`evalkit.visible.element_text` of the body skipping
+    The same text as :func:`evalkit.core.visible.element_text` of the body skipping
     those elements, built from the texts and tails ``dom_stats`` already read.
     """
     names, texts, tails, tags, parent = stats.names, stats.texts, stats.tails, stats.tags, stats.parent

@@ -4,7 +4,7 @@ The Jaccard coefficient |A ∩ B| / |A ∪ B| is the first baseline of Saravanan
 Sathya Bama (2020), Experiment 2 / Table 7 (docs/papers.md#saravanan2020), where it is named
 but not specified. evalkit's reading (docs/methods/detectors.md): the features of a block are
 the set of its index terms, built exactly as the proposed detector builds them
-(``evalkit.text.terms``: lowercase ``\\w+`` words with a letter, stop words
+(``evalkit.core.text.terms``: lowercase ``\\w+`` words with a letter, stop words
 dropped, original Porter stemming), or, with ``shingle=k > 1``, the set of
 contiguous k-term shingles of that term sequence. Two blocks are near
 duplicates when J >= ``threshold``.
@@ -15,7 +15,7 @@ preprocessing) are evalkit's so that the only difference between detectors is
 the similarity measure. A block with no terms has no fingerprint and is never
 compared (two empty sets would otherwise count as identical).
 
-The feature function and the coefficient live in ``evalkit.termsets``, shared
+The feature function and the coefficient live in ``evalkit.core.termsets``, shared
 with the MinHash baseline, which estimates this same quantity.
 """
 
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.method import Detector
-from evalkit.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features, jaccard
-from evalkit.text import STEMMERS, STOPLISTS
-from evalkit.validate import check_choice, check_int, check_share
+from evalkit.core.method import Detector
+from evalkit.core.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features, jaccard
+from evalkit.core.text import STEMMERS, STOPLISTS
+from evalkit.core.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
 
@@ -40,7 +40,7 @@ class Jaccard(Detector):
     shingle : int
         1 compares term sets; k > 1 compares sets of contiguous k-term shingles.
     stoplist, stemmer : str
-        Preprocessing, shared with the proposed detector (``evalkit.text.terms``).
+        Preprocessing, shared with the proposed detector (``evalkit.core.text.terms``).
     """
 
     name = "jaccard"

@@ -5,7 +5,7 @@ Corpora*, PhD thesis, Masaryk University, 2011, as summarised by Pan Ei San &
 Nilar Aye, "Noise Block Cleaning and Main Content Block Extraction from
 Dynamic Web Page" (docs/papers.md#san-aye, §4.1.2 and Algorithm 1). The installed
 ``justext`` 3.0.2 package is the behavioural check; this is an independent
-implementation on evalkit's :class:`~evalkit.page.Page`.
+implementation on evalkit's :class:`~evalkit.core.page.Page`.
 
 Stages, one function each:
 
@@ -84,11 +84,11 @@ from functools import lru_cache
 
 import lxml.etree
 
-from evalkit.block import PREVIEW_CHARS, Block
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, drop_tree
-from evalkit.text import STOPLISTS, stopwords
-from evalkit.validate import ParamError, check_bool, check_int, check_share
+from evalkit.core.block import PREVIEW_CHARS, Block
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page, drop_tree
+from evalkit.core.text import STOPLISTS, stopwords
+from evalkit.core.validate import ParamError, check_bool, check_int, check_share
 
 __all__ = [
     "DEFAULT_LENGTH_HIGH",
@@ -435,9 +435,9 @@ class JustextStyle(Extractor):
     """jusText-style boilerplate removal: keep the paragraphs classified good.
 
     Parameters are the thesis's (see the module docstring); ``stoplist`` is a
-    name from :data:`evalkit.text.STOPLISTS` or ``"auto"``.
+    name from :data:`evalkit.core.text.STOPLISTS` or ``"auto"``.
 
-    Block records (:class:`evalkit.block.Block`), one per paragraph in document
+    Block records (:class:`evalkit.core.block.Block`), one per paragraph in document
     order, tag ``#paragraph``: ``words``, ``kept`` (the final class is good), in
     ``scores``: ``chars`` (the length test's characters), ``link_density`` and
     ``stopword_density`` (rounded to 4 digits), and in ``attrs``: ``cf_class`` (the

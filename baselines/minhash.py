@@ -3,7 +3,7 @@
 The second baseline of Saravanan & Sathya Bama (2020), Experiment 2 / Table 7
 (docs/papers.md#saravanan2020), named there without parameters. evalkit's reading
 (docs/methods/detectors.md): a datasketch ``MinHash(num_perm=128, seed=1)`` over exactly the
-features the Jaccard baseline uses (``evalkit.termsets.features``: the term
+features the Jaccard baseline uses (``evalkit.core.termsets.features``: the term
 set, or k-term shingles), duplicate iff the estimated Jaccard similarity is
 >= ``threshold``. With many blocks (site scope) ``candidates`` narrows the
 pairs to compare with a ``MinHashLSH`` index at the same threshold.
@@ -27,10 +27,10 @@ from typing import Any
 
 import datasketch
 
-from evalkit.method import Detector
-from evalkit.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
-from evalkit.text import STEMMERS, STOPLISTS
-from evalkit.validate import check_choice, check_int, check_share
+from evalkit.core.method import Detector
+from evalkit.core.termsets import DEFAULT_SHINGLE, DEFAULT_THRESHOLD, features
+from evalkit.core.text import STEMMERS, STOPLISTS
+from evalkit.core.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_NUM_PERM", "DEFAULT_SEED", "MinHash"]
 
@@ -55,7 +55,7 @@ class MinHash(Detector):
     shingle : int
         1 = term sets; k > 1 = contiguous k-term shingles (as ``Jaccard``).
     stoplist, stemmer : str
-        Preprocessing, shared with the proposed detector (``evalkit.text.terms``).
+        Preprocessing, shared with the proposed detector (``evalkit.core.text.terms``).
     """
 
     name = "minhash"

@@ -32,7 +32,7 @@ Readings the paper leaves open, stated here:
   host, absolute links count as outer (nothing shows them to be local).
   Only http(s) and relative hrefs are links; ``mailto:``, ``javascript:`` and
   bare ``#`` fragments are not counted.
-* The registrable domain is ``evalkit.domains.registrable_domain``, the
+* The registrable domain is ``evalkit.core.domains.registrable_domain``, the
   proposed method's: the last two labels of the host, or three under a
   two-level suffix (co.uk, com.au, ...), an IP address as it is; a heuristic
   without the public-suffix list.
@@ -45,7 +45,7 @@ Readings the paper leaves open, stated here:
 Implementation: :func:`split_blocks` finds the blocks, their texts, priorities
 and links and the text outside them in one walk over the body; the separate
 functions (:func:`find_blocks`, :func:`block_priority`,
-:func:`outer_link_share`, :func:`evalkit.visible.element_text`) state the same
+:func:`outer_link_share`, :func:`evalkit.core.visible.element_text`) state the same
 rules one at a time and give the same results.
 """
 
@@ -58,14 +58,14 @@ from urllib.parse import urlsplit
 import lxml.etree
 import lxml.html
 
-from evalkit.block import Block as BlockRecord
-from evalkit.block import preview
-from evalkit.domains import registrable_domain, url_host
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, PageError
-from evalkit.text import normalize_space
-from evalkit.validate import check_bool, check_share
-from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines
+from evalkit.core.block import Block as BlockRecord
+from evalkit.core.block import preview
+from evalkit.core.domains import registrable_domain, url_host
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page, PageError
+from evalkit.core.text import normalize_space
+from evalkit.core.validate import check_bool, check_share
+from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines
 
 __all__ = [
     "DEFAULT_MAX_OUTER_LINK_SHARE",
@@ -210,7 +210,7 @@ class Block:
     """One block found by :func:`split_blocks`: the element and what PAB needs of it."""
 
     element: lxml.html.HtmlElement
-    text: str  # as evalkit.visible.element_text gives it
+    text: str  # as evalkit.core.visible.element_text gives it
     priority: float  # block_priority
     outer_link_share: float  # outer_link_share, with n_links
     n_links: int
@@ -219,7 +219,7 @@ class Block:
 def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[list[Block], str]:
     """The blocks of :func:`find_blocks` and the text outside every block, from one walk.
 
-    Each block carries what :func:`evalkit.visible.element_text`,
+    Each block carries what :func:`evalkit.core.visible.element_text`,
     :func:`block_priority` and :func:`outer_link_share` give for it; the text
     outside is ``element_text`` of the body skipping the blocks. One walk over
     ``body`` gathers all of it, recording where each block's pieces of text
@@ -345,7 +345,7 @@ class PAB(Extractor):
     merge_duplicates : merge informative blocks with identical text (step 5 of
         Algorithm 3.2.2).
 
-    Block records (:class:`evalkit.block.Block`), one per block in document order
+    Block records (:class:`evalkit.core.block.Block`), one per block in document order
     (the title first, the text outside every block last, tag ``#outside``): ``words``,
     ``kept``, ``reason`` for a dropped block (``priority_zero``, ``outer_links``,
     ``outside_blocks``, ``duplicate``), ``duplicate_of`` for a merged one, and in

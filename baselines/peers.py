@@ -1,6 +1,6 @@
 """Adapters to the extraction libraries a user would pick instead of evalkit's methods.
 
-Each peer is an :class:`~evalkit.method.Extractor` that hands the page's
+Each peer is an :class:`~evalkit.core.method.Extractor` that hands the page's
 decoded HTML (``page.html``) to one installed library and returns its text.
 The libraries are the optional extra ``peers`` (docs/methods/peers.md); a peer whose
 package is missing still constructs, reports itself through
@@ -14,7 +14,7 @@ Settings (each library's own defaults unless stated):
 - ``justext``: the jusText package with its English stop list and default
   thresholds; good paragraphs joined by newlines.
 - ``readability_lxml``: ``readability.Document(html).summary()``, reduced to
-  its visible text with evalkit's :func:`~evalkit.visible.visible_text`.
+  its visible text with evalkit's :func:`~evalkit.core.visible.visible_text`.
 - ``resiliparse``: ``extract_plain_text(tree, main_content=True)``.
 - ``boilerpy3``: ``extractors.ArticleExtractor``.
 - ``goose3``: ``Goose().extract(raw_html=...)`` with image fetching off and
@@ -29,9 +29,9 @@ import importlib
 from importlib import metadata
 from types import ModuleType
 
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, parse_html, prepare_html
-from evalkit.visible import visible_text
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page, parse_html, prepare_html
+from evalkit.core.visible import visible_text
 
 __all__ = [
     "PEERS",
@@ -212,7 +212,7 @@ class HtmlText(Peer):
         return lib.extract_text(_html_for_library(page))
 
 
-#: registry name -> peer class (mirrors evalkit.registry.METHODS)
+#: registry name -> peer class (mirrors evalkit.harness.registry.METHODS)
 PEERS: dict[str, type[Peer]] = {cls.name: cls for cls in (
     Trafilatura, Justext, ReadabilityLxml, Resiliparse, Boilerpy3, Goose3, HtmlText)}
 

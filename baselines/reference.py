@@ -8,9 +8,9 @@ row by the Naive Bayes protocol (Kabir et al. 2015).
 
 from __future__ import annotations
 
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page
-from evalkit.visible import visible_text
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page
+from evalkit.core.visible import visible_text
 
 __all__ = ["FullText", "Empty", "GoldText"]
 

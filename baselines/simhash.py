@@ -8,9 +8,9 @@ ends positive; blocks whose fingerprints differ in at most ``k`` bits are near
 duplicates (Manku, Jain & Das Sarma 2007 use 64 bits and k = 3).
 
 The weight is the term's frequency in the block. Everything else is the
-code the proposed detector uses (``evalkit.fingerprint``: ``fingerprint`` and
+code the proposed detector uses (``evalkit.core.fingerprint``: ``fingerprint`` and
 ``hamming``, XXH64 seed 0 per term, ties at 0 give bit 0) and its preprocessing
-(``evalkit.text.terms``), so that a comparison with ``modified_simhash``
+(``evalkit.core.text.terms``), so that a comparison with ``modified_simhash``
 isolates the TWC-PFM proximity weight (docs/methods/detectors.md).
 
 Departures: the paper gives no parameters for its simhash baseline; bits and
@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from evalkit.fingerprint import fingerprint, hamming
-from evalkit.method import Detector
-from evalkit.text import STEMMERS, STOPLISTS, terms
-from evalkit.validate import check_choice, check_int
+from evalkit.core.fingerprint import fingerprint, hamming
+from evalkit.core.method import Detector
+from evalkit.core.text import STEMMERS, STOPLISTS, terms
+from evalkit.core.validate import check_choice, check_int
 
 __all__ = ["DEFAULT_BITS", "DEFAULT_K", "Simhash", "tf_weights"]
 
@@ -51,7 +51,7 @@ class Simhash(Detector):
     k : int
         Largest Hamming distance at which two blocks are near duplicates.
     stoplist, stemmer : str
-        Preprocessing, shared with the proposed detector (``evalkit.text.terms``).
+        Preprocessing, shared with the proposed detector (``evalkit.core.text.terms``).
     """
 
     name = "simhash"

@@ -1,15 +1,15 @@
 """Stored outputs: score what any tool already wrote for each page, without running it.
 
 A Go, Java or Rust extractor, an LLM, a paper's released outputs: whatever made the text,
-``method=stored`` reads it back by page id (:attr:`evalkit.page.Page.id`) and hands it to
+``method=stored`` reads it back by page id (:attr:`evalkit.core.page.Page.id`) and hands it to
 the scorers like any other method's extraction. The specification, with every format and
 field name, is docs/methods/stored.md.
 
 Formats (``format``):
 
 - ``folder``: a folder of ``<page id>.txt``, ``.md`` or ``.html``; text and Markdown are
-  taken as they are (decoded as gold files are, :func:`evalkit.page.decode_gold`), HTML is
-  reduced to its visible text by :func:`evalkit.visible.visible_text`, the function behind
+  taken as they are (decoded as gold files are, :func:`evalkit.core.page.decode_gold`), HTML is
+  reduced to its visible text by :func:`evalkit.core.visible.visible_text`, the function behind
   the ``fulltext`` reference.
 - ``aeb``: the ScrapingHub article-extraction-benchmark's ``output/<tool>.json``, a JSON
   object ``{page id: {"articleBody": text}}``, bare or inside ``{"version": ..., "output":
@@ -46,10 +46,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
-from evalkit.validate import ParamError, check_choice
-from evalkit.visible import visible_text
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
+from evalkit.core.validate import ParamError, check_choice
+from evalkit.core.visible import visible_text
 
 __all__ = ["FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
            "Stored", "StoredFileError", "read_outputs"]

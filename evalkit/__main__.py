@@ -1,5 +1,5 @@
 """``python -m evalkit``: the same command as the ``evalkit`` console script."""
 
-from evalkit.entry import run
+from evalkit.shell.entry import run
 
 run()

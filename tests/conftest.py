@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.layout import default_shared_data
+from evalkit.core.layout import default_shared_data
 
 REPO = Path(__file__).resolve().parents[1]
-#: the shared data sets: $EVALKIT_SHARED_DATA, else ../shared/datasets (evalkit.layout, as a run)
+#: the shared data sets: $EVALKIT_SHARED_DATA, else ../shared/datasets (evalkit.core.layout, as a run)
 SHARED = default_shared_data()
 
 

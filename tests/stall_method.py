@@ -2,7 +2,7 @@
 
 A module of its own, not a test file, so the page worker process can import it: the
 tests register ``stall_method:Stall`` in the method registry, and the worker builds
-the class from that entry (evalkit.page_worker).
+the class from that entry (evalkit.harness.page_worker).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import time
 
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page
 
 
 class Stall(Extractor):

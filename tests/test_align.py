@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit import align as align_mod
-from evalkit.align import align, align_words, gold_units, norm_words, project
-from evalkit.page import CONTENT, NOISE, Annotation, Gold, Page, Unit
+from evalkit.core import align as align_mod
+from evalkit.core.align import align, align_words, gold_units, norm_words, project
+from evalkit.core.page import CONTENT, NOISE, Annotation, Gold, Page, Unit
 
 
 def _units(*texts):
@@ -260,7 +260,7 @@ def test_gold_units_from_l3s_spans():
 
 
 def _l3s_agreement(path, limit=None):
-    from evalkit.data.l3s import L3SGN1Dataset
+    from evalkit.readers.l3s import L3SGN1Dataset
 
     agree = total = n = 0
     for page in L3SGN1Dataset(path=str(path), limit=limit).pages():

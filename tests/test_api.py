@@ -1,4 +1,4 @@
-"""evalkit.evaluate (evalkit/api.py): the command as a Python function.
+"""evalkit.evaluate (evalkit/shell/api.py): the command as a Python function.
 
 The scores of the in-memory pages are worked by hand: the shingle metric takes
 4-grams of words (per-page precision and recall; the summary's F1 is the F1 of their
@@ -19,10 +19,10 @@ import pytest
 from conftest import REPO, SHARED, shared_dataset
 
 import evalkit
-from evalkit.api import Result, evaluate, to_overrides
-from evalkit.config import ConfigError
-from evalkit.method import Extractor
-from evalkit.page import Extraction
+from evalkit.shell.api import Result, evaluate, to_overrides
+from evalkit.harness.config import ConfigError
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction
 
 GOLD = "alpha beta gamma delta epsilon"
 PAGES = [
@@ -144,8 +144,8 @@ def test_overrides_are_the_command_lines_key_value_pairs():
 
 
 def test_evaluate_is_loaded_on_first_use_only():
-    code = ("import sys, evalkit; assert 'evalkit.api' not in sys.modules; "
-            "evalkit.evaluate; assert 'evalkit.api' in sys.modules; print('ok')")
+    code = ("import sys, evalkit; assert 'evalkit.shell.api' not in sys.modules; "
+            "evalkit.evaluate; assert 'evalkit.shell.api' in sys.modules; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit import gold_audit as G
-from evalkit.config import CONFIG_DIR, ConfigError, register_resolvers
+from evalkit.core import gold_audit as G
+from evalkit.harness.config import CONFIG_DIR, ConfigError, register_resolvers
 from evalkit.experiments import EXPERIMENTS, Context, run_experiment
 from evalkit.experiments import audit as A
-from evalkit.fingerprint import hamming
+from evalkit.core.fingerprint import hamming
 
 
 def _compose(overrides):

@@ -1,7 +1,7 @@
 """Careless config values (issue 14 item 7): one line naming the key, exit status 2, and no
 run folder left behind.
 
-Every case goes through the real command path: ``evalkit.cli.main()`` in this process
+Every case goes through the real command path: ``evalkit.shell.cli.main()`` in this process
 with ``paths.results`` in a fresh temporary folder (a few cases also through a
 subprocess), and must be refused before Hydra makes a run folder: the results folder
 stays empty. The line must name the key as the user typed it.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import cli
+from evalkit.shell import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 

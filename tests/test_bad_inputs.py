@@ -14,12 +14,12 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
-from evalkit.data.base import Dataset
-from evalkit.data.pairs import PairsDataset
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
+from evalkit.readers.base import Dataset
+from evalkit.readers.pairs import PairsDataset
 from evalkit.experiments import run_experiment
-from evalkit.page import Gold, Page
+from evalkit.core.page import Gold, Page
 
 register_resolvers()
 

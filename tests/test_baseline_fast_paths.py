@@ -42,12 +42,12 @@ from baselines.justext_style import (
     make_paragraphs,
     preprocess,
 )
-from evalkit.data.aeb import AEBDataset
-from evalkit.data.pairs import PairsDataset
-from evalkit.domains import registrable_domain
-from evalkit.page import PageError, parse_html
-from evalkit.text import stopwords
-from evalkit.visible import element_text
+from evalkit.readers.aeb import AEBDataset
+from evalkit.readers.pairs import PairsDataset
+from evalkit.core.domains import registrable_domain
+from evalkit.core.page import PageError, parse_html
+from evalkit.core.text import stopwords
+from evalkit.core.visible import element_text
 
 N_REAL = 25  # real pages per data set: enough variety, a few seconds
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evalkit.block import _FIELD_TYPES, BLOCK_FIELDS, Block, preview
+from evalkit.core.block import _FIELD_TYPES, BLOCK_FIELDS, Block, preview
 
 
 def test_a_record_round_trips_through_json():

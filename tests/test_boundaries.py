@@ -21,7 +21,7 @@ from baselines.jaccard import Jaccard
 from baselines.minhash import MinHash
 from baselines.pab import PAB
 from baselines.simhash import Simhash
-from evalkit.page import Gold, Page, parse_html
+from evalkit.core.page import Gold, Page, parse_html
 from evalkit.proposed.dedup import ModifiedSimhash
 from evalkit.proposed.pipeline import Proposed
 

@@ -1,4 +1,4 @@
-"""Page complexity, its buckets (evalkit/complexity.py) and the extraction report's
+"""Page complexity, its buckets (evalkit/harness/complexity.py) and the extraction report's
 pairwise matrix and bucket tables on a small synthetic run.
 
 docs/metrics.md, "Page complexity buckets" and "Every pair of methods".
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.complexity import bucket_cuts, complexity_buckets, page_complexity
-from evalkit.config import CONFIG_DIR, register_resolvers
+from evalkit.harness.complexity import bucket_cuts, complexity_buckets, page_complexity
+from evalkit.harness.config import CONFIG_DIR, register_resolvers
 from evalkit.experiments import run_experiment
 from evalkit.experiments.extraction import BUCKET_COLUMNS, bucket_rows
 

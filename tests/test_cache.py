@@ -1,4 +1,4 @@
-"""The extraction cache key (evalkit.cache): what it covers, and that nothing else moves it.
+"""The extraction cache key (evalkit.harness.cache): what it covers, and that nothing else moves it.
 
 The key of a method must change when, and only when, something that can change its
 output changes: a module it can execute (its import closure, read from the code), its
@@ -20,10 +20,10 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit import cache
-from evalkit.cache import SourceTree, describe_method, distribution_versions, page_key
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, run_pages
+from evalkit.harness import cache
+from evalkit.harness.cache import SourceTree, describe_method, distribution_versions, page_key
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec, run_pages
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ EXPECTED = {
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
     "baselines/__init__.py": USES_BASELINES,
     "baselines/cetd.py": {"cetd"},
-    # proposed loads its detector by name (minhash shares the features of evalkit/termsets.py)
+    # proposed loads its detector by name (minhash shares the features of evalkit/core/termsets.py)
     "baselines/jaccard.py": {"proposed[jaccard]", "det:jaccard"},
     "baselines/justext_style.py": {"justext_style"},
     "baselines/minhash.py": {"proposed[minhash]", "det:minhash"},
@@ -73,17 +73,17 @@ EXPECTED = {
 }
 #: core files: what every method runs, and what none does
 CORE = {
-    "evalkit/page.py": set(SPECS),
-    "evalkit/method.py": set(SPECS),
-    "evalkit/registry.py": set(SPECS),  # it builds every method
-    "evalkit/scoring.py": set(),  # scores extractions; shares stage 4's file name
+    "evalkit/core/page.py": set(SPECS),
+    "evalkit/core/method.py": set(SPECS),
+    "evalkit/harness/registry.py": set(SPECS),  # it builds every method
+    "evalkit/harness/scoring.py": set(),  # scores extractions; shares stage 4's file name
     "evalkit/metrics/__init__.py": set(),
     "evalkit/metrics/scores.py": set(),  # the metrics package's bottom module
-    "evalkit/runner.py": set(),
-    "evalkit/tables.py": set(),
+    "evalkit/harness/runner.py": set(),
+    "evalkit/report/tables.py": set(),
     # shared by two detectors each (docs/floors.md), so each re-keys exactly those
-    "evalkit/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
-    "evalkit/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "det:jaccard",
+    "evalkit/core/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
+    "evalkit/core/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "det:jaccard",
                             "det:minhash"},
 }
 METHOD_FILES = sorted(p.relative_to(REPO).as_posix() for folder in ("evalkit/proposed", "baselines")
@@ -155,8 +155,8 @@ def test_closures_follow_the_imports_a_method_really_executes():
     module level, in a function, or by name through the registry) is in its closure."""
     probe = r"""
 import json, sys
-from evalkit.page import Gold, Page
-from evalkit.registry import DETECTORS, METHODS
+from evalkit.core.page import Gold, Page
+from evalkit.harness.registry import DETECTORS, METHODS
 kind, name, params = json.loads(sys.argv[1])
 m = (METHODS if kind == "method" else DETECTORS).create(name, **params)
 html = b"<html><title>T</title><body><div><p>Some words about things, and more words.</p>" \
@@ -314,8 +314,8 @@ def test_closures_are_computed_once_per_spec_not_per_page(monkeypatch, tmp_path)
 def test_run_json_lists_each_peers_package_version(tmp_path):
     for module in ("trafilatura", "justext"):
         pytest.importorskip(module)
-    from evalkit.cli import CONFIG_DIR
-    from evalkit.config import register_resolvers
+    from evalkit.shell.cli import CONFIG_DIR
+    from evalkit.harness.config import register_resolvers
     from evalkit.experiments import run_experiment
 
     register_resolvers()

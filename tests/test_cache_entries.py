@@ -22,13 +22,13 @@ import pytest
 from hydra import compose, initialize_config_dir
 from test_golden_outputs import METHOD_NAMES, _digest
 
-from evalkit import cache_entry
-from evalkit.block import Block
-from evalkit.cache import ExtractionCache
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import build_datasets, method_specs, register_resolvers
-from evalkit.page import Extraction
-from evalkit.registry import METHODS
+from evalkit.harness import cache_entry
+from evalkit.core.block import Block
+from evalkit.harness.cache import ExtractionCache
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import build_datasets, method_specs, register_resolvers
+from evalkit.core.page import Extraction
+from evalkit.harness.registry import METHODS
 
 register_resolvers()
 

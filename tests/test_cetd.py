@@ -17,9 +17,9 @@ from baselines.cetd import (
     select_content,
     text_density,
 )
-from evalkit.page import Gold, Page, parse_html
-from evalkit.registry import METHODS
-from evalkit.visible import element_text
+from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.registry import METHODS
+from evalkit.core.visible import element_text
 
 # body
 #  div#nav   "<a>Home</a> <a>News</a>"                     C=9  T=2 LC=8  LT=2

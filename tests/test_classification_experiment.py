@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from evalkit.data.base import InMemoryDataset
+from evalkit.readers.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import classification as C
-from evalkit.naive_bayes import naive_bayes_accuracy
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec
+from evalkit.core.naive_bayes import naive_bayes_accuracy
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec
 
 
 def test_registered():
@@ -192,7 +192,7 @@ def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
 
 def test_synthetic_raw_matches_the_protocol_run_directly(tmp_path):
     from baselines.reference import FullText
-    from evalkit.data.synthetic import SyntheticDataset
+    from evalkit.readers.synthetic import SyntheticDataset
 
     ds = SyntheticDataset(n_sites=6, pages_per_site=6, n_topics=3, seed=1)
     ctx = _ctx(tmp_path, ds, [MethodSpec("pab", "pab")])
@@ -212,7 +212,7 @@ PAB_CHAOS_60 = 0.8415532879818594
 
 
 def test_reduced_run_on_chaos(shared, tmp_path):
-    from evalkit.data.pairs import PairsDataset
+    from evalkit.readers.pairs import PairsDataset
 
     ds = PairsDataset(path=str(shared("chaos")), limit=60, html_dir="html", gold_dir="gold",
                       gold_format="text", category_pattern=r"^(?P<category>.+) \(\d+\)$")

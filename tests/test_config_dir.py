@@ -1,7 +1,7 @@
 """Your own configs: a data set and a method defined only in a folder of the user's.
 
 ``--config-dir DIR`` and ``hydra.searchpath=[file://DIR]`` add DIR's options to every name
-evalkit checks (evalkit.overrides, evalkit.config), as they do to the run.
+evalkit checks (evalkit.shell.overrides, evalkit.harness.config), as they do to the run.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import cli
-from evalkit.config import register_resolvers
+from evalkit.shell import cli
+from evalkit.harness.config import register_resolvers
 
 REPO = Path(__file__).resolve().parents[1]
 register_resolvers(make_folders=False)  # as the command does before its checks

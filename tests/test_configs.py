@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR, check_overrides
-from evalkit.config import method_specs, plain, register_resolvers
-from evalkit.method import param_names
-from evalkit.registry import DATASETS, DETECTORS, METHODS
+from evalkit.shell.cli import CONFIG_DIR, check_overrides
+from evalkit.harness.config import method_specs, plain, register_resolvers
+from evalkit.core.method import param_names
+from evalkit.harness.registry import DATASETS, DETECTORS, METHODS
 
 register_resolvers()
 
@@ -69,7 +69,7 @@ def test_config_mistakes_are_one_line_with_the_choices(shared_root):
 
 
 def test_bad_method_parameters_stop_before_any_page_naming_the_method():
-    from evalkit.config import ConfigError, check_specs
+    from evalkit.harness.config import ConfigError, check_specs
 
     cfg = _compose(["method=proposed", "+method.proposed.kk=3"])
     with pytest.raises(ConfigError, match=r"^method 'proposed' has no parameter kk; "

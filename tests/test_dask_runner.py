@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
-from evalkit.dask_runner import DaskBackend, run_pages_dask
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
+from evalkit.harness.dask_runner import DaskBackend, run_pages_dask
 from evalkit.experiments import run_experiment
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, Runner, RunnerError, run_pages
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_pages
 
 pytest.importorskip("distributed")
 register_resolvers()

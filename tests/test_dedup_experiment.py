@@ -159,7 +159,7 @@ def _ctx(tmp_path, datasets, **dedup):
 
 
 def test_reduced_run_on_synthetic(tmp_path):
-    from evalkit.data.synthetic import SyntheticDataset
+    from evalkit.readers.synthetic import SyntheticDataset
 
     ctx = _ctx(tmp_path, {"synthetic": SyntheticDataset(limit=20)})
     summary = D.run(ctx)
@@ -183,7 +183,7 @@ def test_reduced_run_on_synthetic(tmp_path):
 
 
 def test_reduced_run_on_cleanportaleval(shared, tmp_path):
-    from evalkit.data.cleaneval import CleanEvalDataset
+    from evalkit.readers.cleaneval import CleanEvalDataset
 
     ds = CleanEvalDataset(path=str(shared("cleanportaleval")), limit=6,
                           site_pattern=r"^(?P<site>.+)_\d+$")

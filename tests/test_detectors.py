@@ -27,10 +27,10 @@ from scipy.stats import spearmanr
 from baselines.jaccard import Jaccard, features, jaccard
 from baselines.minhash import MinHash
 from baselines.simhash import Simhash, tf_weights
-from evalkit.method import param_names
+from evalkit.core.method import param_names
 from evalkit.proposed import fingerprint, hamming, twc_pfm
-from evalkit.registry import DETECTORS
-from evalkit.text import stem, stopwords, terms
+from evalkit.harness.registry import DETECTORS
+from evalkit.core.text import stem, stopwords, terms
 
 # ---------------------------------------------------------------- synthetic pairs
 

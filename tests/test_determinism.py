@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
 from evalkit.experiments import run_experiment
 
 register_resolvers()

@@ -91,7 +91,7 @@ def test_the_pattern_catches_every_known_form_and_not_the_registry():
              "see METHODS.md", "../shared/" + "design/DESIGN.md", "METHODS suggests 40",
              "(``000_...txt``)", "/work/shared/" + "papers/001_89abed5d2aeae1c1.txt",
              "bash ../shared/" + "checks/trust-cache-key"]
-    fine = ["METHODS = Registry(", "evalkit/registry.py METHODS", "OWN_METHODS §",
+    fine = ["METHODS = Registry(", "evalkit/harness/registry.py METHODS", "OWN_METHODS §",
             "Saravanan & Sathya Bama (2020), §3.3", "docs/methods/proposed.md"]
     assert [c for c in cited if not EXTERNAL.search(c)] == []
     assert [f for f in fine if EXTERNAL.search(f)] == []

@@ -1,11 +1,11 @@
-"""Hosts and registrable domains (evalkit.domains), the one reading of "the same site" that
+"""Hosts and registrable domains (evalkit.core.domains), the one reading of "the same site" that
 the proposed method, PAB and the dedup experiment share."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalkit.domains import registrable_domain, url_host
+from evalkit.core.domains import registrable_domain, url_host
 
 
 @pytest.mark.parametrize("url,want", [

@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from evalkit.data import download as download_module
-from evalkit.data.download import (
+from evalkit.readers import download as download_module
+from evalkit.readers.download import (
     DEFAULT_MANIFEST,
     SOURCES,
     ChecksumError,
@@ -23,7 +23,7 @@ from evalkit.data.download import (
     tree_hash,
     write_manifest,
 )
-from evalkit.data.pairs import PairsDataset
+from evalkit.readers.pairs import PairsDataset
 
 # what a GitHub archive of MSVCode/ir-research-data looks like, in miniature
 ARCHIVE_FILES = {

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from evalkit.entry import HASH_SEED, pin_hash_seed
+from evalkit.shell.entry import HASH_SEED, pin_hash_seed
 
 
 def test_unset_seed_is_pinned_and_the_command_line_run_again():

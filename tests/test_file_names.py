@@ -12,12 +12,12 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
-from evalkit.data.pairs import PairsDataset
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
+from evalkit.readers.pairs import PairsDataset
 from evalkit.experiments import run_experiment
-from evalkit.results import readable
-from evalkit.tables import to_latex
+from evalkit.report.results import readable
+from evalkit.report.tables import to_latex
 
 register_resolvers()
 

@@ -1,10 +1,13 @@
-"""The floors of docs/floors.md: import-linter's contracts hold, they can fail, every module is
-placed in a floor, and importing ``evalkit`` loads nothing above core."""
+"""The floors of docs/floors.md are folders: import-linter's contracts hold and can fail, every
+module sits in a floor's folder, the import graph (function-local imports included) has no circle
+and no upward edge, and importing ``evalkit`` loads nothing above core."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,23 +20,59 @@ CONTRACTS = {c["id"]: c for c in CONFIG["contracts"]}
 
 
 def _names(layer: str) -> list[str]:
-    """The modules of one layer string (``a : b`` or ``a | b``; ``(a)`` marks an optional one)."""
-    sep = "|" if "|" in layer else ":"
-    return [name.strip().strip("()") for name in layer.split(sep)]
+    """The packages of one layer string (``a : b`` or ``a | b``)."""
+    return [name.strip() for name in re.split(r"[:|]", layer) if name.strip()]
 
 
-#: floor index (0 = shells, the top) -> its modules, from the "floors" contract
+#: floor index (0 = shells, the top) -> its packages, from the "floors" contract
 FLOORS = [_names(layer) for layer in CONTRACTS["floors"]["layers"]]
 CORE = FLOORS[-1]
 
 
-def _modules(package: str) -> list[str]:
-    """Every module of a package folder under the repository, as a dotted name."""
-    out = []
+def _modules(package: str) -> dict[str, Path]:
+    """Every module of a package folder under the repository: dotted name -> file."""
+    out = {}
     for path in sorted((REPO / package).rglob("*.py")):
         parts = path.relative_to(REPO).with_suffix("").parts
-        out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
+
+
+MODULES = {**_modules("evalkit"), **_modules("baselines")}
+
+
+def _floor(module: str) -> int | None:
+    for i, floor in enumerate(FLOORS):
+        if any(module == n or module.startswith(n + ".") for n in floor):
+            return i
+    return None
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """The evalkit and baselines modules ``module`` imports anywhere in its file (functions
+    included), resolved to modules of the repository."""
+    out = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            names = [f"{base}.{a.name}" for a in node.names] + [base]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != module and name.split(".")[0] in ("evalkit", "baselines"):
+                out.add(name)
+    return out
+
+
+GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess:
@@ -50,8 +89,19 @@ def test_lint_imports_keeps_every_contract():
     assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in res.stdout
 
 
+def test_contracts_name_folders_not_modules():
+    """Every name in the floors contract is a package folder, or a root alias of docs/api.md."""
+    aliases = set(_root_aliases())
+    for floor in FLOORS:
+        for name in floor:
+            path = REPO / Path(*name.split("."))
+            assert (path / "__init__.py").is_file() or name in aliases or name == "evalkit.__main__", \
+                f"{name} in the floors contract is neither a folder nor a public alias"
+
+
 def test_an_import_from_core_up_to_a_baseline_breaks_the_floors(tmp_path):
-    """The Done-when experiment of issue 15: metrics.py importing a baseline fails the lint."""
+    """The Done-when experiment of issue 15: metrics importing a baseline fails the lint, and one
+    baseline importing another fails the independence contract."""
     for part in ("evalkit", "baselines"):
         shutil.copytree(REPO / part, tmp_path / part,
                         ignore=shutil.ignore_patterns("__pycache__"))
@@ -59,37 +109,91 @@ def test_an_import_from_core_up_to_a_baseline_breaks_the_floors(tmp_path):
     metrics = tmp_path / "evalkit" / "metrics" / "__init__.py"
     metrics.write_text(metrics.read_text(encoding="utf-8") + "\nfrom baselines import cetd\n",
                        encoding="utf-8")
+    pab = tmp_path / "baselines" / "pab.py"
+    pab.write_text(pab.read_text(encoding="utf-8") + "\nimport baselines.jaccard\n", encoding="utf-8")
     res = _lint(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
     out = " ".join(res.stdout.split())  # rich wraps long lines
     assert "Floors point down: shells > experiments > harness > readers and methods > core BROKEN" \
         in out
     assert "- evalkit.metrics -> baselines.cetd" in out
+    assert "No baseline imports another (shared code lives in core) BROKEN" in out
 
 
-def test_every_module_sits_on_one_floor():
-    placed = [name for floor in FLOORS for name in floor]
-    assert len(placed) == len(set(placed)), "a module is on two floors"
-    for module in _modules("evalkit") + _modules("baselines"):
-        if module in ("evalkit", "baselines"):  # the packages themselves: see the next test
+def _root_aliases() -> list[str]:
+    """The root modules docs/api.md lists as public aliases (``evalkit.X`` in its alias table)."""
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    return re.findall(r"^\| `(evalkit\.\w+)` \| alias of", text, flags=re.M)
+
+
+def test_every_module_sits_in_a_floor_folder():
+    for module in MODULES:
+        if module in ("evalkit", "baselines"):  # the packages themselves: see the last test
             continue
-        homes = [n for n in placed if module == n or module.startswith(n + ".")]
-        assert homes, f"{module} is on no floor: add it to [tool.importlinter] in pyproject.toml"
+        assert _floor(module) is not None, \
+            f"{module} is in no floor's folder: move it into one (docs/floors.md)"
 
 
-def test_light_core_covers_the_two_lowest_floors():
-    """The Hydra-free contract names the same modules as the two lowest floors."""
-    assert sorted(CONTRACTS["light-core"]["source_modules"]) == sorted(FLOORS[-1] + FLOORS[-2])
+def test_root_holds_only_the_package_and_its_public_aliases():
+    root = {m for m in MODULES if m.count(".") == 1 and MODULES[m].parent == REPO / "evalkit"
+            and MODULES[m].name != "__init__.py"}
+    assert root == set(_root_aliases()) | {"evalkit.__main__"}
 
 
-def test_every_baseline_and_reader_is_in_its_independence_contract():
-    """A new baseline (or reader) left out of its contract could import a sibling unseen."""
-    listed = set(CONTRACTS["baselines-independent"]["modules"])
-    assert listed == {m for m in _modules("baselines") if m != "baselines"}
-    readers = [n for layer in CONTRACTS["readers"]["layers"] for n in _names(layer)]
-    for module in _modules("evalkit/data"):
-        if module != "evalkit.data":
-            assert any(module == n or module.startswith(n + ".") for n in readers), module
+def test_no_module_imports_up_a_floor_even_inside_a_function():
+    for module, targets in GRAPH.items():
+        if module in ("evalkit", "baselines"):
+            continue
+        for target in targets:
+            if target in ("evalkit", "baselines"):
+                continue
+            assert _floor(target) >= _floor(module), f"{module} imports {target}, a floor up"
+
+
+def test_the_import_graph_has_no_circle():
+    """Tarjan's strongly connected components over the AST graph: every one is a single module."""
+    index, low, on, stack, comps, counter = {}, {}, set(), [], [], [0]
+    sys.setrecursionlimit(10_000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH.get(v, ()):
+            if w in ("evalkit", "baselines"):
+                continue  # the packages' __init__ import nothing of theirs
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            comps.append(comp)
+
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    circles = sorted(sorted(c) for c in comps if len(c) > 1)
+    assert not circles, f"import circles: {circles}"
+
+
+def test_every_reader_is_in_its_independence_contract():
+    assert CONTRACTS["baselines-independent"]["modules"] == ["baselines.*"]
+    assert CONTRACTS["readers"]["modules"] == ["evalkit.readers.*"]
+
+
+def test_light_core_covers_the_floors_below_the_harness():
+    """The Hydra-free contract names the same packages as the floors below the harness."""
+    below = [n for floor in FLOORS[FLOORS.index(["evalkit.harness"]) + 1:] for n in floor]
+    assert sorted(CONTRACTS["light-core"]["source_modules"]) == sorted(below)
 
 
 def test_importing_evalkit_loads_nothing_above_core():
@@ -101,8 +205,7 @@ def test_importing_evalkit_loads_nothing_above_core():
                          text=True, timeout=120, check=True)
     loaded = set(json.loads(res.stdout))
     assert "evalkit" in loaded  # the probe saw the package it imported
-    above = {m for m in loaded if m != "evalkit" and m not in CORE}
+    above = {m for m in loaded if m != "evalkit" and _floor(m) < len(FLOORS) - 1}
     assert not above, f"import evalkit loads {sorted(above)}"
-    for name in ("evalkit.experiments", "evalkit.runner", "baselines", "hydra"):
+    for name in ("evalkit.experiments", "evalkit.harness.runner", "baselines", "hydra"):
         assert name not in loaded
-

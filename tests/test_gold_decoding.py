@@ -1,4 +1,4 @@
-"""Gold bytes are decoded like page bytes (evalkit.page.decode_gold): a gold file saved in
+"""Gold bytes are decoded like page bytes (evalkit.core.page.decode_gold): a gold file saved in
 UTF-16, UTF-32 or Shift-JIS scores exactly as its UTF-8 copy, and a gold file that is not
 text is skipped with the reason instead of being scored as empty gold."""
 
@@ -10,9 +10,9 @@ import random
 import pytest
 
 from baselines.reference import FullText
-from evalkit.data.pairs import PairsDataset
+from evalkit.readers.pairs import PairsDataset
 from evalkit.metrics import page_text_metrics
-from evalkit.page import decode_gold, decode_html, undecodable
+from evalkit.core.page import decode_gold, decode_html, undecodable
 
 GOLD = "The council in \u6771\u4eac approved the budget (\u4e88\u7b97) on Tuesday."
 PAGE = ('<html><head><meta charset="utf-8"></head><body><nav>Home News</nav>'

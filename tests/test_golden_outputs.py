@@ -21,9 +21,9 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import build_datasets, method_specs, register_resolvers
-from evalkit.registry import METHODS
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import build_datasets, method_specs, register_resolvers
+from evalkit.harness.registry import METHODS
 
 register_resolvers()
 

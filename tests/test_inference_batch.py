@@ -15,7 +15,7 @@ import pytest
 
 from evalkit import metrics
 from evalkit.experiments import extraction as X
-from evalkit.summary import SummaryRows, shingle_rows
+from evalkit.harness.summary import SummaryRows, shingle_rows
 
 SEED = 11
 

@@ -26,8 +26,8 @@ from baselines.justext_style import (
     resolve_stoplist,
     revise,
 )
-from evalkit.page import Gold, Page, PageError, parse_html, prepare_html
-from evalkit.text import normalize_space
+from evalkit.core.page import Gold, Page, PageError, parse_html, prepare_html
+from evalkit.core.text import normalize_space
 
 STOP = frozenset({"the", "of", "and", "a", "to", "in", "is", "it"})
 
@@ -278,7 +278,7 @@ def compare_with_justext(pages, heading_pass_bug_compatible=True):
     """Share of characters whose class agrees, and both shingle F1s, over ``pages``.
 
     justext gets the same decoded and repaired text as evalkit's parser
-    (evalkit.page.prepare_html). Paragraphs are aligned by their text; characters
+    (evalkit.core.page.prepare_html). Paragraphs are aligned by their text; characters
     of unmatched paragraphs count as disagreement; the denominator is the
     larger of the two character totals.
     """

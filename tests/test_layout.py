@@ -1,4 +1,4 @@
-"""evalkit.layout: checkout or installed, decided from files, and what follows from it."""
+"""evalkit.core.layout: checkout or installed, decided from files, and what follows from it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import layout as lay
-from evalkit.cache import SourceTree
+from evalkit.core import layout as lay
+from evalkit.harness.cache import SourceTree
 
 REPO = Path(__file__).resolve().parents[1]
 

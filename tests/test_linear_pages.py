@@ -10,10 +10,10 @@ import random
 import pytest
 
 from baselines import justext_style as js
-from evalkit.page import Gold, Page, parse_html
-from evalkit.registry import METHODS
-from evalkit.scoring import score_extraction
-from evalkit.units import segment
+from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.registry import METHODS
+from evalkit.harness.scoring import score_extraction
+from evalkit.core.units import segment
 
 PAGES = [
     "<html><body><div><p>a</p><p>b<a href='#'>c</a> d</p><span>e</span><p>f</p></div></body></html>",

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Indel
 
 from evalkit import metrics as M
-from evalkit import scoring
+from evalkit.harness import scoring
 from evalkit.experiments import extraction as X
 from evalkit.metrics.rouge import lsum_text
-from evalkit.page import Extraction, Gold, Page
-from evalkit.text import CJK, words
+from evalkit.core.page import Extraction, Gold, Page
+from evalkit.core.text import CJK, words
 
 nan = math.nan
 

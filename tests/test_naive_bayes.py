@@ -11,7 +11,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import MultinomialNB
 
-from evalkit.naive_bayes import (
+from evalkit.core.naive_bayes import (
     DEFAULT_TEST_FRACTIONS,
     FRAME_COLUMNS,
     _split_seed,  # to redraw the same splits
@@ -22,7 +22,7 @@ from evalkit.naive_bayes import (
     standard_error,
     summarize_accuracy,
 )
-from evalkit.page import decode_html
+from evalkit.core.page import decode_html
 
 # Table 4.3.2 of Kabir et al. (2015), as fractions
 PAB = [0.80, 0.80, 0.83, 0.86, 0.88, 0.883, 0.90]

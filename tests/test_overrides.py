@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import cli
-from evalkit.config import register_resolvers
-from evalkit.overrides import closest
+from evalkit.shell import cli
+from evalkit.harness.config import register_resolvers
+from evalkit.shell.overrides import closest
 
 register_resolvers()
 REPO = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from baselines.pab import (
     outer_link_share,
     page_host,
 )
-from evalkit.page import Gold, Page, parse_html
-from evalkit.registry import METHODS
+from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.registry import METHODS
 
 URL = "http://www.example.com/articles/1.html"
 

@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from evalkit.page import Gold, Page, PageError, decode_html, parse_html
+from evalkit.core.page import Gold, Page, PageError, decode_html, parse_html
 
 
 @pytest.mark.parametrize(

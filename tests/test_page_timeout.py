@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from evalkit.page import Gold, Page
-from evalkit.page_worker import shared_worker, stop_shared_worker
-from evalkit.registry import METHODS
-from evalkit.runner import MethodSpec, Runner, RunnerError, run_task, run_tasks
+from evalkit.core.page import Gold, Page
+from evalkit.harness.page_worker import shared_worker, stop_shared_worker
+from evalkit.harness.registry import METHODS
+from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_task, run_tasks
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +29,7 @@ def _page(i, body, site=None):
 
 
 def _rec(page, method, ext):
-    # a score only for an extraction without error, as evalkit.scoring does
+    # a score only for an extraction without error, as evalkit.harness.scoring does
     return {"page_id": page.id, "method": method, "error": ext.error,
             "out": ext.text if ext.error is None else None, "seen": ext.info.get("seen")}
 
@@ -154,8 +154,8 @@ def test_the_worker_ends_with_its_parent_process_id_gone():
 def _run(tmp, *overrides):
     from hydra import compose, initialize_config_dir
 
-    from evalkit.cli import CONFIG_DIR
-    from evalkit.config import register_resolvers
+    from evalkit.shell.cli import CONFIG_DIR
+    from evalkit.harness.config import register_resolvers
     from evalkit.experiments import run_experiment
 
     register_resolvers()

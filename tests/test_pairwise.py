@@ -1,4 +1,4 @@
-"""Paired differences between every pair of methods (evalkit/pairwise.py), worked by hand.
+"""Paired differences between every pair of methods (evalkit/harness/pairwise.py), worked by hand.
 
 docs/metrics.md, "Every pair of methods".
 """
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from evalkit import metrics
-from evalkit.pairwise import PAIRWISE_COLUMNS, page_scores, pairwise_matrix, pairwise_rows
+from evalkit.harness.pairwise import PAIRWISE_COLUMNS, page_scores, pairwise_matrix, pairwise_rows
 
 
 def test_holm_on_a_hand_worked_example():

@@ -10,8 +10,8 @@ from importlib import metadata
 import pytest
 
 from baselines.peers import PEERS, Peer, PeerUnavailable, available
-from evalkit.page import Gold, Page
-from evalkit.registry import METHODS
+from evalkit.core.page import Gold, Page
+from evalkit.harness.registry import METHODS
 
 PAGE = """<?xml version="1.0" encoding="utf-8"?>
 <html><head><title>Otters | Example Media</title></head><body>

@@ -8,7 +8,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from evalkit import plots
+from evalkit.report import plots
 
 pytestmark = pytest.mark.skipif(
     not (sys.platform.startswith("linux") and matplotlib.get_backend().lower() == "agg"),

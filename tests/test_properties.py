@@ -15,15 +15,15 @@ from hydra import compose, initialize_config_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import evalkit.align as align_mod
+import evalkit.core.align as align_mod
 from evalkit import metrics
-from evalkit.align import align_words
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import method_specs, register_resolvers
-from evalkit.page import Extraction, Gold, Page, PageError, decode_html, parse_html
-from evalkit.registry import METHODS as METHODS_REGISTRY
-from evalkit.units import segment
-from evalkit.visible import visible_text
+from evalkit.core.align import align_words
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import method_specs, register_resolvers
+from evalkit.core.page import Extraction, Gold, Page, PageError, decode_html, parse_html
+from evalkit.harness.registry import METHODS as METHODS_REGISTRY
+from evalkit.core.units import segment
+from evalkit.core.visible import visible_text
 
 register_resolvers()
 

@@ -16,7 +16,7 @@ import xxhash
 from evalkit.proposed import fingerprint, hamming, term_weights, twc_pfm
 from evalkit.proposed.dedup import ModifiedSimhash, term_hash
 from evalkit.proposed.term_weights import _twc_pfm_numpy, _twc_pfm_small
-from evalkit.registry import DETECTORS
+from evalkit.harness.registry import DETECTORS
 
 REPO = Path(__file__).resolve().parents[1]
 SENTENCE = "Data mining finds patterns, trends and rules in large data sets of web pages."

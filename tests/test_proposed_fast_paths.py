@@ -13,10 +13,10 @@ import random
 import numpy as np
 import pytest
 
-from evalkit import fingerprint
-from evalkit.domains import host_matches
-from evalkit.method import Detector
-from evalkit.page import parse_html
+from evalkit.core import fingerprint
+from evalkit.core.domains import host_matches
+from evalkit.core.method import Detector
+from evalkit.core.page import parse_html
 from evalkit.proposed import dedup, term_weights
 from evalkit.proposed.blocks import (
     TextCache,

@@ -20,8 +20,8 @@ from html_strategies import HTML  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.data.aeb import AEBDataset
-from evalkit.page import drop_tree, parse_html
+from evalkit.readers.aeb import AEBDataset
+from evalkit.core.page import drop_tree, parse_html
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     TextCache,

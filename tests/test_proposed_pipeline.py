@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.page import Gold, Page
+from evalkit.core.page import Gold, Page
 from evalkit.proposed.blocks import owner_block
 from evalkit.proposed.pipeline import Proposed
-from evalkit.registry import METHODS
+from evalkit.harness.registry import METHODS
 
 OFF = {"enabled": False}  # a stage switched off
 
@@ -110,7 +110,7 @@ def test_stage_switches_and_ablation_configs():
 
 
 def test_full_config_matches_constructor_defaults():
-    from evalkit.method import param_names
+    from evalkit.core.method import param_names
 
     cfg = yaml.safe_load((REPO / "configs" / "method" / "proposed.yaml").read_text())["proposed"]
     assert set(cfg) - {"_name_"} == set(param_names(Proposed))
@@ -200,7 +200,7 @@ def _unit_block_paths(p: Page) -> list[str]:
 
 
 def test_synthetic_primary_noise_and_duplicates():
-    from evalkit.data.synthetic import SyntheticDataset
+    from evalkit.readers.synthetic import SyntheticDataset
 
     pages = list(SyntheticDataset(n_sites=30, pages_per_site=2, seed=0).pages())
     # stage 1.2: units of each fine class whose block primary removed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import lxml.etree
 import pytest
 
-from evalkit.page import parse_html
+from evalkit.core.page import parse_html
 from evalkit.proposed.blocks import block_text, drop_scripts, separate_blocks
 from evalkit.proposed.primary_dom import (
     apply_min_subtree,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.page import Gold, Page
+from evalkit.core.page import Gold, Page
 from evalkit.proposed import scoring
 from evalkit.proposed.pipeline import Proposed
 from evalkit.proposed.scoring import (

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit import cli
-from evalkit.cache import SourceTree
-from evalkit.config import method_specs, register_resolvers
-from evalkit.method import param_names
-from evalkit.page import Gold, Page
+from evalkit.shell import cli
+from evalkit.harness.cache import SourceTree
+from evalkit.harness.config import method_specs, register_resolvers
+from evalkit.core.method import param_names
+from evalkit.core.page import Gold, Page
 from evalkit.proposed import primary_tags
 from evalkit.proposed.pipeline import RENAMED, Proposed
 from evalkit.proposed.stages import (
@@ -26,8 +26,8 @@ from evalkit.proposed.stages import (
     ScoringStage,
 )
 from evalkit.proposed.state import PageState
-from evalkit.registry import METHODS
-from evalkit.validate import ParamError, renamed_keys
+from evalkit.harness.registry import METHODS
+from evalkit.core.validate import ParamError, renamed_keys
 
 register_resolvers()
 REPO = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ WEIGHTS = {"alpha": 0.2, "beta": 0.3, "gamma": 0.5}
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch):
     """Each test sees its deprecation lines (the command prints each once per process)."""
-    monkeypatch.setattr("evalkit.config._WARNED", set())
+    monkeypatch.setattr("evalkit.harness.config._WARNED", set())
 
 
 def page(html: str = PAGE) -> Page:
@@ -307,7 +307,7 @@ def test_the_proposed_package_does_not_import_the_registry():
     tree = SourceTree()
     modules = [m for m in tree.modules() if m.startswith("evalkit.proposed")]
     project, _ = tree.closure(modules)
-    assert "evalkit.registry" not in project
+    assert "evalkit.harness.registry" not in project
     assert not any(m.startswith("baselines") for m in project)
 
 

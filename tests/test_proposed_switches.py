@@ -10,8 +10,8 @@ from fractions import Fraction as F
 import lxml.html
 import pytest
 
-from evalkit.method import Detector
-from evalkit.page import Gold, Page
+from evalkit.core.method import Detector
+from evalkit.core.page import Gold, Page
 from evalkit.proposed.blocks import separate_blocks
 from evalkit.proposed.dedup import ModifiedSimhash, fingerprint, match_ordered
 from evalkit.proposed.pipeline import Proposed
@@ -24,7 +24,7 @@ from evalkit.proposed.primary_dom import (
 )
 from evalkit.proposed.stages import make_stage
 from evalkit.proposed.term_weights import twc_pfm, twc_pfm_nearest
-from evalkit.validate import ParamError
+from evalkit.core.validate import ParamError
 
 ONLY_BLOCKS = {"primary": {"enabled": False}, "dedup": {"enabled": False},
                "scoring": {"enabled": False}}

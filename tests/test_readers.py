@@ -4,14 +4,14 @@ from collections import Counter
 
 import pytest
 
-from evalkit.data.aeb import AEBDataset
-from evalkit.data.base import DatasetMissingError, group_by_site
-from evalkit.data.cleaneval import PORTAL_SITE_PATTERN, CleanEvalDataset
-from evalkit.data.l3s import L3SGN1Dataset
-from evalkit.data.pairs import PairsDataset, decode_text, gold_to_text
-from evalkit.data.readability import ReadabilityDataset
-from evalkit.domains import site_of
-from evalkit.registry import DATASETS
+from evalkit.readers.aeb import AEBDataset
+from evalkit.readers.base import DatasetMissingError, group_by_site
+from evalkit.readers.cleaneval import PORTAL_SITE_PATTERN, CleanEvalDataset
+from evalkit.readers.l3s import L3SGN1Dataset
+from evalkit.readers.pairs import PairsDataset, decode_text, gold_to_text
+from evalkit.readers.readability import ReadabilityDataset
+from evalkit.core.domains import site_of
+from evalkit.harness.registry import DATASETS
 
 CHAOS_PATTERN = r"^(?P<category>.+) \(\d+\)$"
 BIG5_PATTERN = r"^(?P<category>[^()]+?)(?: \(\d+\))?$"
@@ -133,7 +133,7 @@ def test_missing_folder_says_how_to_fetch(tmp_path):
     for ds, name in [(L3SGN1Dataset(path=str(tmp_path / "l3s-gn1")), "l3s-gn1"),
                      (PairsDataset(path=str(tmp_path / "chaos")), "chaos"),
                      (AEBDataset(path=str(tmp_path / "x")), "scrapinghub-aeb")]:
-        with pytest.raises(DatasetMissingError, match=f"python -m evalkit.data.download {name}"):
+        with pytest.raises(DatasetMissingError, match=f"python -m evalkit.readers.download {name}"):
             list(ds.pages())
 
 

@@ -1,4 +1,4 @@
-"""The reference check (``python -m evalkit.reference --check``) and its constraints file.
+"""The reference check (``python -m evalkit.harness.reference --check``) and its constraints file.
 
 The end-to-end tests make a tiny entry (four synthetic pages, cetd and trafilatura) in a
 temporary reference folder, so they recompute in seconds; the comparison rules (timing
@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 from packaging.requirements import Requirement
 
-from evalkit import reference
-from evalkit.constraints import pins, read_constraints, render
-from evalkit.reference_check import comparability, compare_summaries, is_timing
+from evalkit.harness import reference
+from evalkit.harness.constraints import pins, read_constraints, render
+from evalkit.harness.reference_check import comparability, compare_summaries, is_timing
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["experiment=extraction", "dataset=synthetic", "dataset.synthetic.n_sites=2",
@@ -256,4 +256,4 @@ def test_quick_entries_exist_and_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     readme = (ROOT / "README.md").read_text()
     assert ci in readme, ci                                    # the README's command, verbatim
-    assert "python -m evalkit.reference --check --quick" in ci
+    assert "python -m evalkit.harness.reference --check --quick" in ci

@@ -3,7 +3,7 @@
 lxml parses C0 controls, lone surrogates and non-characters into the tree but
 raises ``All strings must be XML compatible`` when a method writes one back,
 as happens to the tail of a removed ``<script>`` (a CleanEval-final page holds
-``<div><script></script>tail\\x0b...``). ``evalkit.page.clean_chars`` removes
+``<div><script></script>tail\\x0b...``). ``evalkit.core.page.clean_chars`` removes
 them when a page is made; these tests put each kind into element text,
 attribute values and the tails of removed elements, raw and as numeric
 references, and check that no method fails and no surrounding word is lost.
@@ -15,10 +15,10 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import method_specs, register_resolvers
-from evalkit.page import Gold, Page, clean_chars, parse_html
-from evalkit.visible import visible_text
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import method_specs, register_resolvers
+from evalkit.core.page import Gold, Page, clean_chars, parse_html
+from evalkit.core.visible import visible_text
 
 register_resolvers()
 
@@ -158,8 +158,8 @@ def test_no_own_method_fails_on_any_shared_or_synthetic_page(shared_root):
     cache, through the runner's page path in 2 worker processes, scoring nothing."""
     if not shared_root.is_dir():
         pytest.skip(f"the shared data sets are not at {shared_root} (set EVALKIT_SHARED_DATA)")
-    from evalkit.config import build_datasets
-    from evalkit.runner import run_pages
+    from evalkit.harness.config import build_datasets
+    from evalkit.harness.runner import run_pages
 
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[

@@ -1,7 +1,7 @@
 """No lost run: every run (and every sweep) gets a folder of its own, even in the same second.
 
 Run folders were ``<time>`` to the second, so two runs started together wrote into one
-folder and one run's results were lost. Now they are ``<time>_<suffix>`` (evalkit.rundir),
+folder and one run's results were lost. Now they are ``<time>_<suffix>`` (evalkit.harness.rundir),
 made by an exclusive mkdir that never reuses a name that exists.
 """
 
@@ -16,9 +16,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from evalkit import rundir
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
+from evalkit.harness import rundir
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
 
 
 def test_a_name_that_exists_is_never_reused(tmp_path, monkeypatch):

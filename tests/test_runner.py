@@ -1,7 +1,7 @@
 """Runner: failure isolation, caching and resume, site grouping, worker-count independence."""
 
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, iter_tasks, run_pages
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec, iter_tasks, run_pages
 
 
 def _page(i, html, site=None):

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from evalkit.experiments.extraction import summarize
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, Runner, RunnerError, run_pages
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_pages
 
 
 def _page(i, html):
@@ -22,7 +22,7 @@ def _page(i, html):
 
 
 def _count(page, method, ext):
-    # a score exists only for an extraction without error, as in evalkit.scoring
+    # a score exists only for an extraction without error, as in evalkit.harness.scoring
     return {"page_id": page.id, "method": method, "error": ext.error,
             "n_out": len(ext.text.split()) if ext.error is None else None}
 

@@ -1,7 +1,7 @@
 """The per-page scorer: gold-side work once per page, records as the metric functions give them."""
 
-from evalkit import scoring
-from evalkit.page import Extraction, Gold, Page
+from evalkit.harness import scoring
+from evalkit.core.page import Extraction, Gold, Page
 
 HTML = ("<html><body><nav>Home | News</nav><article><h1>Rain in Spain</h1>"
         "<p>The rain stays mainly in the plain.</p></article><footer>(c) 2020</footer>"

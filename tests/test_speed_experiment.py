@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import speed as S
-from evalkit.page import Gold, Page, parse_html
-from evalkit.runner import MethodSpec
+from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.runner import MethodSpec
 
 register_resolvers()
 

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import register_resolvers
 from evalkit.experiments import run_experiment
 from evalkit.experiments.speed import harness as H
-from evalkit.reference_check import is_timing
-from evalkit.summary import summary_row
+from evalkit.harness.reference_check import is_timing
+from evalkit.harness.summary import summary_row
 
 register_resolvers()
 

@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 from baselines.stored import MissingOutput, Stored, StoredFileError, read_outputs
-from evalkit import cli
-from evalkit.cache import describe_method
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec, extract_one
+from evalkit.shell import cli
+from evalkit.harness.cache import describe_method
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec, extract_one
 
 # -- a three-page set and what a tool stored for it -------------------------------------
 #

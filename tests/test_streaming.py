@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from evalkit.metrics import inference
-from evalkit.results import RecordSpill, write_csv, write_frames_csv
+from evalkit.report.results import RecordSpill, write_csv, write_frames_csv
 
 RECORDS = [
     {"experiment": "x", "page_id": "p\udce9", "n": 1234567, "ok": True, "f": 0.1234567},
@@ -86,7 +86,7 @@ def _square(x):
 
 def test_dask_map_keeps_order_and_releases_every_future():
     pytest.importorskip("distributed")
-    from evalkit.dask_runner import DaskBackend
+    from evalkit.harness.dask_runner import DaskBackend
 
     backend = DaskBackend(n_workers=2, processes=False, window_per_worker=2).open()
     try:
@@ -106,7 +106,7 @@ def test_dask_streams_keep_no_log_of_the_runs_tasks():
     # each compute message carries a task's pages: dask's default 1000-message debug log
     # per stream held them all in this process
     pytest.importorskip("distributed")
-    from evalkit.dask_runner import LOG_LENGTH, DaskBackend
+    from evalkit.harness.dask_runner import LOG_LENGTH, DaskBackend
 
     backend = DaskBackend(n_workers=1, processes=False, window_per_worker=2).open()
     try:

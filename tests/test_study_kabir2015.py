@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from baselines.pab import PAB
-from evalkit.data.base import InMemoryDataset
+from evalkit.readers.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
 from evalkit.metrics import kabir_standard_error
-from evalkit.page import Gold, Page
-from evalkit.runner import MethodSpec
+from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
 

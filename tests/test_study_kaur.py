@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import method_specs, plain, register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import method_specs, plain, register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import kaur2015 as K15
 from evalkit.experiments import kaur2017 as K17

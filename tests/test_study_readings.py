@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.config import register_resolvers
+from evalkit.harness.config import register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import readings as R
 from evalkit.proposed.scoring import READING_CHOICES, Reading, score_page, table4_inputs
@@ -33,7 +33,7 @@ def test_registered_and_the_grid_is_every_combination():
 
 
 def _synthetic_inputs():
-    from evalkit.registry import DATASETS, METHODS
+    from evalkit.harness.registry import DATASETS, METHODS
 
     ds = DATASETS.create("synthetic", n_sites=2, pages_per_site=3)
     method = METHODS.create("proposed")

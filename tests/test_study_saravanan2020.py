@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.config import plain
+from evalkit.harness.config import plain
 from evalkit.experiments import EXPERIMENTS
 from evalkit.experiments import saravanan2020 as S
 

@@ -29,8 +29,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from evalkit import metrics
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import plain, register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import plain, register_resolvers
 from evalkit.experiments import extraction as X
 
 register_resolvers()

@@ -10,10 +10,10 @@ import yaml
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import method_specs, plain, register_resolvers
-from evalkit.results import SUMMARY_COLUMNS
-from evalkit.sweep import aggregate, collect, main, objective, sweep_table
+from evalkit.shell.cli import CONFIG_DIR
+from evalkit.harness.config import method_specs, plain, register_resolvers
+from evalkit.report.results import SUMMARY_COLUMNS
+from evalkit.harness.sweep import aggregate, collect, main, objective, sweep_table
 
 register_resolvers()
 
@@ -87,7 +87,7 @@ def test_a_grid_of_several_parameters_plots_one_point_per_combination(tmp_path):
 def test_main_reports_a_missing_folder_in_one_line(tmp_path, capsys):
     assert main([str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("evalkit.sweep: ") and err.count("\n") == 1
+    assert err.startswith("evalkit.harness.sweep: ") and err.count("\n") == 1
 
 
 def test_objective_reads_the_configured_cell_of_the_summary(tmp_path):

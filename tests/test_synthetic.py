@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from evalkit.data.synthetic import (
+from evalkit.readers.synthetic import (
     AD_HOSTS,
     CONTENT_FINE,
     FINE_CLASSES,
@@ -25,10 +25,10 @@ from evalkit.data.synthetic import (
     SyntheticDataset,
     block_text,
 )
-from evalkit.page import CONTENT, NOISE
-from evalkit.registry import DATASETS
-from evalkit.text import stopwords
-from evalkit.units import segment
+from evalkit.core.page import CONTENT, NOISE
+from evalkit.harness.registry import DATASETS
+from evalkit.core.text import stopwords
+from evalkit.core.units import segment
 
 IAB = {(234, 60), (468, 60), (120, 240), (745, 100), (728, 90), (300, 250), (160, 600),
        (120, 600), (336, 280), (300, 600), (970, 90), (320, 50), (125, 125), (88, 31)}

@@ -9,8 +9,8 @@ import pickle
 
 import pytest
 
-from evalkit.data.synthetic import SiteTask, SyntheticDataset
-from evalkit.runner import MethodSpec, Runner
+from evalkit.readers.synthetic import SiteTask, SyntheticDataset
+from evalkit.harness.runner import MethodSpec, Runner
 
 
 def _digest(pages) -> list[tuple[str, str]]:

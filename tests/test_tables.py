@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from evalkit.tables import cross_table, format_cell, wide_table, write_table
+from evalkit.report.tables import cross_table, format_cell, wide_table, write_table
 
 ROWS = pd.DataFrame([
     # experiment, dataset, method, metric, value, ci_low, ci_high, n_pages

@@ -1,4 +1,4 @@
-"""Index terms (evalkit.text): the cached token map and the own Porter stemmer give exactly
+"""Index terms (evalkit.core.text): the cached token map and the own Porter stemmer give exactly
 what the plain computations (regular expressions, NLTK's original-algorithm stemmer) give."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import sys
 import pytest
 from nltk.stem.porter import PorterStemmer
 
-from evalkit import text
-from evalkit.text import stem, stopwords, terms, terms_many
+from evalkit.core import text
+from evalkit.core.text import stem, stopwords, terms, terms_many
 
 NLTK_PORTER = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
 

@@ -1,8 +1,8 @@
 """Atomic text blocks: runs split by every tag but <a>, with link words and DOM paths."""
 
-from evalkit.page import parse_html
-from evalkit.units import segment
-from evalkit.visible import visible_text
+from evalkit.core.page import parse_html
+from evalkit.core.units import segment
+from evalkit.core.visible import visible_text
 
 
 def _units(html, **kw):

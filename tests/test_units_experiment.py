@@ -12,8 +12,8 @@ from sklearn.metrics import precision_recall_fscore_support
 
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import units as U
-from evalkit.page import parse_html
-from evalkit.units import segment
+from evalkit.core.page import parse_html
+from evalkit.core.units import segment
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -200,7 +200,7 @@ def _ctx(tmp_path, ds, **units):
 
 
 def test_reduced_run_on_l3s_gn1(shared, tmp_path):
-    from evalkit.data.l3s import L3SGN1Dataset
+    from evalkit.readers.l3s import L3SGN1Dataset
 
     ds = L3SGN1Dataset(path=str(shared("l3s-gn1")), limit=40)
     paper = OmegaConf.to_container(OmegaConf.load(REPO / "configs" / "study" /
@@ -257,10 +257,10 @@ def test_summarize_interval_of_the_fold_mean():
 @pytest.mark.slow
 def test_content_share_of_all_l3s_gn1_matches_the_papers_zero_r(shared):
     """The papers' ZeroR recall is the content share by words: 63.8 %; ours is 63.9 %."""
-    from evalkit.data.l3s import L3SGN1Dataset
+    from evalkit.readers.l3s import L3SGN1Dataset
 
     ds = L3SGN1Dataset(path=str(shared("l3s-gn1")))
-    from evalkit.runner import Runner
+    from evalkit.harness.runner import Runner
 
     failures = []
     rows = U._features(Runner(progress=False), ds, U.DEFAULT_TASKS, U.DEFAULT_LINE_WIDTH,

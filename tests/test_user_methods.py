@@ -14,16 +14,16 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from evalkit.cache import describe_method, outside_source
-from evalkit.config import ConfigError, check_specs, method_specs
-from evalkit.overrides import check_overrides, target_overrides
-from evalkit.runner import MethodSpec
+from evalkit.harness.cache import describe_method, outside_source
+from evalkit.harness.config import ConfigError, check_specs, method_specs
+from evalkit.shell.overrides import check_overrides, target_overrides
+from evalkit.harness.runner import MethodSpec
 
 MODULE = '''
 """A user's method: the first ``n`` words of the page's visible text."""
-from evalkit.method import Extractor
-from evalkit.page import Extraction
-from evalkit.visible import visible_text
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction
+from evalkit.core.visible import visible_text
 
 
 class FirstWords(Extractor):

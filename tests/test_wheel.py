@@ -92,12 +92,12 @@ def test_the_wheel_holds_evalkit_alone_with_every_module_and_config(wheel):
                 if f"{inside}/{rel}" not in names:
                     missing.append(f"{folder}/{rel}")
     assert not missing, f"not in the wheel (setup.py): {missing}"
-    assert "evalkit/datasets/manifest.json" in names  # python -m evalkit.data.download
+    assert "evalkit/datasets/manifest.json" in names  # python -m evalkit.readers.download
 
 
 def test_the_venv_runs_the_wheel_not_this_checkout(venv, tmp_path):
-    probe = ("import evalkit, importlib.util, json; from evalkit.layout import layout; "
-             "from evalkit.registry import METHODS; "
+    probe = ("import evalkit, importlib.util, json; from evalkit.core.layout import layout; "
+             "from evalkit.harness.registry import METHODS; "
              "print(json.dumps({'file': evalkit.__file__, 'kind': layout().kind, "
              "'configs': layout().config_source, 'cetd': METHODS.get('cetd').__module__}))")
     proc = _run([venv / "bin" / "python", "-c", probe], cwd=tmp_path, env=_clean_env(venv))

@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from evalkit.cache import method_facts
-from evalkit.config import (
+from evalkit.harness.cache import method_facts
+from evalkit.harness.config import (
     ConfigError,
     build_datasets,
     check_specs,
@@ -32,8 +32,8 @@ from evalkit.config import (
     run_paths,
 )
 from evalkit.experiments.checks import check_sections
-from evalkit.registry import Registry
-from evalkit.results import (
+from evalkit.harness.registry import Registry
+from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
@@ -44,8 +44,8 @@ from evalkit.results import (
     write_frames_csv,
     write_run_json,
 )
-from evalkit.runner import Runner
-from evalkit.summary import failure_table
+from evalkit.harness.runner import Runner
+from evalkit.harness.summary import failure_table
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
 
@@ -68,7 +68,7 @@ def warm_up(*jobs: Callable[[], object]) -> None:
     """Run ``jobs`` one after another in a daemon thread and return at once.
 
     During the extraction a run's main process mostly waits on its page worker
-    (:func:`evalkit.runner.run_tasks`), with the GIL released. Work it needs only after the
+    (:func:`evalkit.harness.runner.run_tasks`), with the GIL released. Work it needs only after the
     pages (importing matplotlib for the figures, the methods' provenance for run.json) is
     done in those waits instead of on the run's critical path. A job's result is not kept:
     each fills a cache of its own (a module, a memo) that the run reads later, and an error
@@ -104,12 +104,12 @@ class Context:
     #: every spill made by :meth:`spill`, deleted when the run ends
     scratch: list[RecordSpill] = field(default_factory=list)
     #: method label -> data set -> what the method said about the data set
-    #: (:meth:`evalkit.method.Extractor.dataset_notes`; run.json ``methods.<label>.notes``)
+    #: (:meth:`evalkit.core.method.Extractor.dataset_notes`; run.json ``methods.<label>.notes``)
     notes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def runner(self) -> Runner:
-        """The run's :class:`evalkit.runner.Runner` (from ``cfg.runner``): every experiment
+        """The run's :class:`evalkit.harness.runner.Runner` (from ``cfg.runner``): every experiment
         hands its work to it, so ``runner=dask`` reaches every experiment."""
         if self.runner_ is None:
             self.runner_ = runner_from_config(self.cfg)
@@ -120,7 +120,7 @@ class Context:
         return self.runner.on_failure
 
     def spill(self, name: str) -> RecordSpill:
-        """A new :class:`evalkit.results.RecordSpill` in the run folder for records as they
+        """A new :class:`evalkit.report.results.RecordSpill` in the run folder for records as they
         arrive; hand it to :meth:`record_pages` (or close it when it stays empty)."""
         spill = RecordSpill(self.out / f".records-{len(self.scratch)}-{name}.jsonl")
         self.scratch.append(spill)
@@ -188,10 +188,10 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
                    extra: dict[str, Any] | None = None) -> Path:
     """Run every part of ``cfg.experiment`` and write the run folder; returns it.
 
-    The one execution path of the ``evalkit`` command and of :func:`evalkit.api.evaluate`:
+    The one execution path of the ``evalkit`` command and of :func:`evalkit.shell.api.evaluate`:
     the command passes the composed config only; the Python API adds what a config cannot
     hold, ``datasets`` (label -> reader object, e.g. pages in memory) run after
-    ``cfg.dataset``'s, and ``methods`` (:class:`evalkit.runner.MethodSpec` of objects, classes
+    ``cfg.dataset``'s, and ``methods`` (:class:`evalkit.harness.runner.MethodSpec` of objects, classes
     or functions) run after ``cfg.method``'s. ``extra`` goes into run.json.
     """
     t0 = time.perf_counter()
@@ -289,7 +289,7 @@ def _skipped(ctx: Context) -> list[dict[str, str]]:
 
 
 def _report(cfg: DictConfig, ctx: Context) -> str:
-    from evalkit.tables import to_markdown
+    from evalkit.report.tables import to_markdown
 
     skipped = _skipped(ctx)
     methods = ", ".join(s.label for s in ctx.specs)

@@ -20,14 +20,14 @@ from typing import Any
 
 import pandas as pd
 
-from evalkit import gold_audit
-from evalkit.config import ConfigError
+from evalkit.core import gold_audit
+from evalkit.harness.config import ConfigError
 from evalkit.experiments import Context
 from evalkit.metrics import aeb_tokens
-from evalkit.page import Extraction, Page, PageError
-from evalkit.results import write_csv
-from evalkit.summary import summary_row
-from evalkit.tables import to_markdown, write_table
+from evalkit.core.page import Extraction, Page, PageError
+from evalkit.report.results import write_csv
+from evalkit.harness.summary import summary_row
+from evalkit.report.tables import to_markdown, write_table
 
 __all__ = ["DEFAULTS", "FLAGS", "audit_pages", "audit_record", "run", "summarize"]
 
@@ -59,7 +59,7 @@ def audit_record(page: Page, label: str, ext: Extraction, *, shingle_n: int = 4,
 
 
 def _page_facts(page: Page, shingle_n: int, simhash_shingle: int) -> dict[str, Any]:
-    from evalkit.visible import visible_text
+    from evalkit.core.visible import visible_text
 
     gold = page.gold.text or ""
     page_error = None

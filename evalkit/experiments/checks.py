@@ -16,9 +16,9 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from evalkit.config import ConfigError, plain
-from evalkit.scoring import FAMILIES
-from evalkit.validate import (
+from evalkit.harness.config import ConfigError, plain
+from evalkit.harness.scoring import FAMILIES
+from evalkit.core.validate import (
     ParamError,
     check_bool,
     check_choice,
@@ -95,7 +95,7 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
                    "shingle_n": _at_least(1), "unit_min_share": check_share,
                    "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
                    "complexity_quantiles": _cut_points,
-                   # [] is allowed: shingle alone, always scored (evalkit.scoring.check_metrics)
+                   # [] is allowed: shingle alone, always scored (evalkit.harness.scoring.check_metrics)
                    "metrics": lambda n, v: check_str_list(n, v, choices=FAMILIES,
                                                           allow_empty=True),
                    "rouge_n": _at_least(1), **_BOOT},

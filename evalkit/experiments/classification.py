@@ -6,7 +6,7 @@ predicts the category of the rest (their Tables 4.3.1, 4.3.2 and 4.4.1).
 Here every configured extractor, plus two references that are always added
 (``raw`` = all visible text, the fulltext method; ``gold`` = the gold text),
 extracts every page of a data set with categories (``page.category``) through
-the cached runner, and ``evalkit.naive_bayes`` runs the protocol on the
+the cached runner, and ``evalkit.core.naive_bayes`` runs the protocol on the
 texts: seven cases with test fractions 2 %..14 %, each drawn ``repeats``
 times with seeded splits.
 
@@ -34,7 +34,7 @@ Departures from the paper: any data set with categories, not their 500
 ezinearticles pages in 3 categories (the test sizes are the paper's
 fractions of our page count, so 7..50 of chaos's 360 pages); repeated draws
 besides the single one; references raw and gold added; the classifier's
-features are fixed by ``evalkit.naive_bayes`` (the paper gives none).
+features are fixed by ``evalkit.core.naive_bayes`` (the paper gives none).
 """
 
 from __future__ import annotations
@@ -47,17 +47,17 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.naive_bayes import (
+from evalkit.core.naive_bayes import (
     DEFAULT_REPEATS,
     DEFAULT_TEST_FRACTIONS,
     case_standard_errors,
     naive_bayes_accuracy,
     summarize_accuracy,
 )
-from evalkit.results import write_csv
-from evalkit.runner import MethodSpec
-from evalkit.summary import ROW_COLUMNS, summary_row
-from evalkit.tables import format_cell, to_markdown, write_table
+from evalkit.report.results import write_csv
+from evalkit.harness.runner import MethodSpec
+from evalkit.harness.summary import ROW_COLUMNS, summary_row
+from evalkit.report.tables import format_cell, to_markdown, write_table
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -106,7 +106,7 @@ def accuracy_draws(per_page: pd.DataFrame, test_fractions: Sequence[float] = DEF
 
     ``per_page`` has columns method, page_id, category, text, error (one row
     per page and method, pages in the same order for every method). Returns
-    the draws (``evalkit.naive_bayes.FRAME_COLUMNS`` plus ``method``) and a
+    the draws (``evalkit.core.naive_bayes.FRAME_COLUMNS`` plus ``method``) and a
     status per method: ``"ok"``, ``"ok (<n> failed pages counted as empty)"``
     or ``"unavailable: <first error>"``.
     """
@@ -298,7 +298,7 @@ def accuracy_figure(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[
     a paper's single-draw accuracies (``paper["rows"]``, percent) as dashed grey lines."""
     import matplotlib.pyplot as plt
 
-    from evalkit.plots import save
+    from evalkit.report.plots import save
 
     methods = [m for m, st in status.items() if not st.startswith("unavailable")]
     cases = draws[["case", "n_test"]].drop_duplicates("case").sort_values("case")

@@ -15,7 +15,7 @@ docs/methods/detectors.md):
   words are lowercase ``\\w+`` words holding a letter with no stop-word removal
   and no stemming, so it does not share the detectors' preprocessing.
 * **Scopes.** ``page``: pairs inside one page. ``site``: the blocks of earlier
-  pages of the same site (``evalkit.domains.site_of``: ``page.site``, else the
+  pages of the same site (``evalkit.core.domains.site_of``: ``page.site``, else the
   URL's host) are candidates too; a cross-page pair is charged to its later page. On
   ``synthetic`` the site's template blocks (``gold.template_texts``:
   header, legal links, about blurb ..., identical on every page) join the
@@ -60,8 +60,8 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.summary import summary_row
-from evalkit.text import shingles, terms
+from evalkit.harness.summary import summary_row
+from evalkit.core.text import shingles, terms
 
 __all__ = [
     "DEFAULT_SHINGLE",
@@ -206,7 +206,7 @@ def detector_pairs(det, fps: Sequence[Any], allowed: Callable[[int, int], bool] 
 
 
 def _site_key(page) -> str:
-    from evalkit.domains import site_of
+    from evalkit.core.domains import site_of
 
     return site_of(page) or page.id  # a page without a site is a site of its own
 
@@ -379,9 +379,9 @@ def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
-    from evalkit.config import method_specs
-    from evalkit.plots import bar_prf
-    from evalkit.tables import to_markdown, wide_table, write_table
+    from evalkit.harness.config import method_specs
+    from evalkit.report.plots import bar_prf
+    from evalkit.report.tables import to_markdown, wide_table, write_table
 
     opts = ctx.section("dedup")
     scopes = list(opts.get("scopes", SCOPES))

@@ -6,8 +6,8 @@ of ``extraction.metrics``); per data set and method: averages with seeded
 bootstrap intervals, pages correct at a threshold, and a Holm-corrected
 paired test of each method against the reference method. Beside the summary:
 paired differences between every pair of methods (``pairwise.csv``,
-:mod:`evalkit.pairwise`) and every summary metric by page-complexity bucket
-(``buckets.csv``, :mod:`evalkit.complexity`).
+:mod:`evalkit.harness.pairwise`) and every summary metric by page-complexity bucket
+(``buckets.csv``, :mod:`evalkit.harness.complexity`).
 
 Timings stay in ``per_page.csv`` only: ``summary.csv`` holds nothing that
 varies between two runs of the same config, so reruns can be compared byte
@@ -23,12 +23,12 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
-from evalkit.complexity import BUCKETS, TERCILES, complexity_buckets
+from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.experiments import Context, warm_up
-from evalkit.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
-from evalkit.results import write_csv
-from evalkit.scoring import check_metrics, score_extraction
-from evalkit.summary import (
+from evalkit.harness.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
+from evalkit.report.results import write_csv
+from evalkit.harness.scoring import check_metrics, score_extraction
+from evalkit.harness.summary import (
     SummaryRows,
     drop_note,
     failure_rows,
@@ -36,7 +36,7 @@ from evalkit.summary import (
     summary_row,
     with_note,
 )
-from evalkit.tables import wide_table, write_table
+from evalkit.report.tables import wide_table, write_table
 
 __all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
            "summarize"]
@@ -47,7 +47,7 @@ TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1",
 
 
 def scorer_options(opts: dict) -> dict:
-    """The keyword arguments of :func:`~evalkit.scoring.score_extraction` an ``extraction``
+    """The keyword arguments of :func:`~evalkit.harness.scoring.score_extraction` an ``extraction``
     section sets; an unknown ``extraction.metrics`` name raises here, before any page."""
     out = {"shingle_n": opts.get("shingle_n", 4),
            "unit_min_share": opts.get("unit_min_share", 0.5)}
@@ -67,7 +67,7 @@ def run(ctx: Context) -> pd.DataFrame:
     summaries, pairs, buckets = [], [], []
     # matplotlib (0.3-0.8 s to import) is needed only after the pages: it loads while the
     # run waits on its page worker instead of before the first page
-    warm_up(functools.partial(importlib.import_module, "evalkit.plots"))
+    warm_up(functools.partial(importlib.import_module, "evalkit.report.plots"))
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back only the score columns
         spill = ctx.stream_records("extraction", label, ds, score)
@@ -79,7 +79,7 @@ def run(ctx: Context) -> pd.DataFrame:
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written
         # before the next data set's pages are timed
-        from evalkit.plots import in_background
+        from evalkit.report.plots import in_background
 
         with in_background():
             _tables_and_figures(ctx, summary, per_page, label, opts)
@@ -107,7 +107,7 @@ def _summary_input(column: str) -> bool:
 
 def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
     """One method x data set table per headline metric when a run covers several sets."""
-    from evalkit.tables import cross_table, to_markdown
+    from evalkit.report.tables import cross_table, to_markdown
 
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
         table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
@@ -234,12 +234,12 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
                 caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
                                   f"pages_correct at shingle F1 >= {thr}",
                                   drop_note(per_page, ctx.on_failure)))
-    from evalkit.plots import bar_prf, pages_correct_curve
+    from evalkit.report.plots import bar_prf, pages_correct_curve
 
     bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
     pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
                         label, seed=ctx.seed)
-    from evalkit.tables import to_markdown
+    from evalkit.report.tables import to_markdown
 
     note = drop_note(per_page, ctx.on_failure)
     ctx.report += [f"## Extraction on {label}", ""]
@@ -256,7 +256,7 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
 
 def _field_table(ctx: Context, summary, label, opts, note) -> None:
     """The field's metrics (ROUGE-LSum, ROUGE-N, edit similarity) of the run in one table."""
-    from evalkit.tables import to_markdown
+    from evalkit.report.tables import to_markdown
 
     cols = sorted({m for m in summary["metric"] if m.startswith("rouge")
                    or m == "edit_similarity"}, key=_field_order)
@@ -272,8 +272,8 @@ def _field_table(ctx: Context, summary, label, opts, note) -> None:
 def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """Every pair of methods on each ``extraction.compare_metrics`` score: the rows of
     pairwise.csv, a matrix table per score and one figure with a panel per score."""
-    from evalkit.plots import difference_matrix
-    from evalkit.tables import to_markdown
+    from evalkit.report.plots import difference_matrix
+    from evalkit.report.tables import to_markdown
 
     alpha = float(opts.get("alpha", metrics.ALPHA))
     names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
@@ -352,8 +352,8 @@ def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
 def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """buckets.csv rows of one data set, a method x bucket table and a bar figure per shown
     metric."""
-    from evalkit.plots import bar_prf
-    from evalkit.tables import cross_table, to_markdown
+    from evalkit.report.plots import bar_prf
+    from evalkit.report.tables import cross_table, to_markdown
 
     quantiles = tuple(opts.get("complexity_quantiles", TERCILES))
     if "complexity" not in per_page:

@@ -28,9 +28,9 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.runner import MethodSpec
-from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
-from evalkit.tables import to_markdown, write_table
+from evalkit.harness.runner import MethodSpec
+from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
+from evalkit.report.tables import to_markdown, write_table
 
 __all__ = ["BLOCK_KEYS", "DEFAULT_FIRST_PAGES", "block_rows", "block_table", "run_blocks",
            "summarize_blocks"]

@@ -34,8 +34,8 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.extraction import summarize
-from evalkit.summary import drop_note, with_note
-from evalkit.tables import format_cell, to_markdown, write_table
+from evalkit.harness.summary import drop_note, with_note
+from evalkit.report.tables import format_cell, to_markdown, write_table
 
 __all__ = ["run", "variant_table"]
 

@@ -36,10 +36,10 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.plots import bar_prf
-from evalkit.scoring import BASE_FAMILIES, score_extraction
-from evalkit.summary import drop_note, failure_rows, scored, summary_row, with_note
-from evalkit.tables import to_markdown, write_table
+from evalkit.report.plots import bar_prf
+from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
+from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
+from evalkit.report.tables import to_markdown, write_table
 
 __all__ = [
     "COUNT_COLUMNS",

@@ -64,7 +64,7 @@ from evalkit.experiments.readings_grid import (
 from evalkit.experiments.readings_report import _profile_rows, _write
 from evalkit.experiments.saravanan2020 import DEFAULT_CORRECT_F1, correct_pages, fine_counts
 from evalkit.proposed.scoring import reproduces_table4, score_page
-from evalkit.runner import MethodSpec
+from evalkit.harness.runner import MethodSpec
 
 __all__ = [
     "ARITHMETIC",
@@ -88,8 +88,8 @@ def _page_outcomes(page, lines: list[str], decisions: list[tuple[bool, ...]], *,
                    unit_min_share: float) -> tuple[list[dict[str, float]], np.ndarray]:
     """Metrics of each distinct kept set of one page, and per decision the index of its
     metrics (pages' metrics are computed once per distinct output)."""
-    from evalkit.align import gold_units, project
-    from evalkit.page import PageError
+    from evalkit.core.align import gold_units, project
+    from evalkit.core.page import PageError
 
     try:
         units = gold_units(page)
@@ -168,7 +168,7 @@ def site_task(numbered, *, settings: list[MethodSpec], shingle_n: int, unit_min_
 
 def _sites(pages):
     """Consecutive pages of one site (``page.site``, else the host): the study's tasks."""
-    from evalkit.domains import site_of
+    from evalkit.core.domains import site_of
 
     for _, group in itertools.groupby(enumerate(pages), key=lambda ip: site_of(ip[1])):
         yield list(group)
@@ -266,7 +266,7 @@ def _grid_summary(dataset: str, rows: list[dict[str, Any]], *, n_boot, alpha, se
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
-    from evalkit.config import plain
+    from evalkit.harness.config import plain
 
     study, opts = ctx.section("study"), ctx.section("readings")
     correct_f1 = float(study.get("correct_f1", DEFAULT_CORRECT_F1))

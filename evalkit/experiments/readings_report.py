@@ -20,8 +20,8 @@ from evalkit.experiments.readings_grid import (
     reading_label,
 )
 from evalkit.proposed.scoring import READING_CHOICES
-from evalkit.summary import shingle_rows, summary_row
-from evalkit.tables import format_cell, to_markdown, write_table
+from evalkit.harness.summary import shingle_rows, summary_row
+from evalkit.report.tables import format_cell, to_markdown, write_table
 
 __all__: list[str] = []
 
@@ -191,7 +191,7 @@ def _switch_effects(mean_f1: pd.Series, table4: dict[str, bool]) -> pd.DataFrame
 
 def _figure(ctx: Context, grid_all: pd.DataFrame, shown: list[str], presets: dict[str, str],
             sets: list[str]) -> None:
-    from evalkit.plots import plt, save
+    from evalkit.report.plots import plt, save
 
     sub = grid_all[grid_all["metric"] == "shingle_f1"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 5), gridspec_kw={"width_ratios": [3, 2]})

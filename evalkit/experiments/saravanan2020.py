@@ -17,7 +17,7 @@ Our reading, table by table:
   (``study.page_counts``); the default data set is ``synthetic`` (30 sites
   x 10 pages, as the paper's crawl), so 100 pages are the first ten sites.
 * **"Correctly extracted"** becomes a per-page rule on word-weighted units
-  (``evalkit.align.project`` maps every method's output onto the page's
+  (``evalkit.core.align.project`` maps every method's output onto the page's
   units): a page is correct when the F1 of the kept words against the
   table's target reaches ``study.correct_f1`` (0.9). The target of Table 6 is
   content *and* planted copies (primary noise removal is not asked to remove
@@ -59,10 +59,10 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
-from evalkit.runner import MethodSpec
-from evalkit.scoring import BASE_FAMILIES, score_extraction
-from evalkit.summary import failure_rows, summary_row
-from evalkit.tables import to_markdown, write_table
+from evalkit.harness.runner import MethodSpec
+from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
+from evalkit.harness.summary import failure_rows, summary_row
+from evalkit.report.tables import to_markdown, write_table
 
 __all__ = [
     "COPY_FINE",
@@ -127,7 +127,7 @@ def table4(paper: Mapping[str, Any]) -> pd.DataFrame:
 def fine_counts(page, text: str, min_share: float = 0.5) -> dict[str, float]:
     """Words per fine unit class of the page, total and kept by ``text`` (``fine_<c>_total``,
     ``fine_<c>_kept``); empty when the page's units have no fine classes."""
-    from evalkit.align import gold_units, project
+    from evalkit.core.align import gold_units, project
 
     units = gold_units(page)
     if not units or all(u.fine is None for u in units):
@@ -142,7 +142,7 @@ def fine_counts(page, text: str, min_share: float = 0.5) -> dict[str, float]:
 
 
 def score_page(page, method: str, ext, *, unit_min_share: float = 0.5) -> dict[str, Any]:
-    """The extraction record of ``evalkit.scoring`` plus the words kept per fine class."""
+    """The extraction record of ``evalkit.harness.scoring`` plus the words kept per fine class."""
     rec = score_extraction(page, method, ext, unit_min_share=unit_min_share,
                            metrics=BASE_FAMILIES)
     if ext.error is None:
@@ -211,7 +211,7 @@ def table7_specs(cfg, base_label: str, detectors: Sequence[str]) -> list[MethodS
     (else stages 1-3 with defaults); the detector's settings from
     ``cfg.detector[<name>]`` (else its defaults).
     """
-    from evalkit.config import method_specs, plain
+    from evalkit.harness.config import method_specs, plain
 
     methods = cfg.get("method") or {}
     det_cfg = plain(cfg.get("detector")) or {}
@@ -369,7 +369,7 @@ def _cell(count, n) -> str:
 
 def _figure(shares, methods, counts, paper, mapping, stem, title):
     """Grouped bars like Figs. 7-9: page counts on x, one bar per method, CI bars, paper markers."""
-    from evalkit.plots import plt, save
+    from evalkit.report.plots import plt, save
 
     fig, ax = plt.subplots(figsize=(max(6.4, 1.6 * len(counts) * len(methods) / 2 + 2), 4.4))
     x = np.arange(len(counts))

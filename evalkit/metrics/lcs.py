@@ -3,7 +3,7 @@
 LCS length is the bit-parallel algorithm of Allison & Dix (1986) in the form
 of Hyyrö (2004) (docs/metrics.md, "lcs"), compiled in rapidfuzz.
 :func:`position_masks` builds match masks on Python integers used as bit
-vectors, for the alignment of text to units (:mod:`evalkit.align`) on pages too
+vectors, for the alignment of text to units (:mod:`evalkit.core.align`) on pages too
 large for rapidfuzz's full traceback matrix.
 """
 

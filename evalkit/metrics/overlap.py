@@ -45,7 +45,7 @@ from evalkit.metrics.scores import (
     mean_defined_rows,
     prf_from_counts,
 )
-from evalkit.text import has_cjk, words
+from evalkit.core.text import has_cjk, words
 
 SHINGLE_N = 4  # the benchmark's shingle length
 #: the text metric families :func:`text_metrics` computes, in record order (docs/metrics.md)
@@ -63,7 +63,7 @@ def _multiset_counts(pred: Counter, gold: Counter) -> tuple[int, int, int]:
 
 
 def _tokens(text: Tokens) -> list[str]:
-    # a string is split on white space (evalkit.text.words); a sequence is taken as tokens
+    # a string is split on white space (evalkit.core.text.words); a sequence is taken as tokens
     return words(text) if isinstance(text, str) else list(text)
 
 
@@ -115,7 +115,7 @@ def shingle_counts(pred: str | None, gold: str | None, n: int = SHINGLE_N) -> tu
 
 
 def _shingle_multiset(tokens: list[str], n: int) -> Counter:
-    # same multiset as evalkit.text.shingles, built with zip because it is about twice as fast
+    # same multiset as evalkit.core.text.shingles, built with zip because it is about twice as fast
     if len(tokens) < n:
         return Counter([tuple(tokens)]) if tokens else Counter()
     return Counter(zip(*(tokens[i:] for i in range(n))))
@@ -373,7 +373,7 @@ def text_metrics(pred: str | None, gold: GoldText,
             p_sh = _shingle_multiset(p_aeb, gold.n)
             tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
         scores.append(("shingle", prf_from_counts(tp, n_pred - tp, n_gold - tp)))
-    # evalkit.text.words: the white-space split unless the text has a CJK character
+    # evalkit.core.text.words: the white-space split unless the text has a CJK character
     p_words = words(pred) if has_cjk(pred) else split
     p_counts = Counter(p_words)
     tp = _common(p_counts, gold.word_counts)

@@ -6,7 +6,7 @@ Bevendorff et al.'s web-content-extraction benchmark scores every page with
 tokenizer (its ``tokenize_ws``): the gold is the target, the extraction the prediction.
 Here the same definitions are computed by our own code:
 
-* **Tokens** are :func:`evalkit.text.words` (white-space tokens, case kept, no stemming;
+* **Tokens** are :func:`evalkit.core.text.words` (white-space tokens, case kept, no stemming;
   each Han/Hiragana/Katakana character a token, where their tokenizer keeps a run whole).
 * **Sentences** (:func:`sentences`): ``split_summaries=True`` runs NLTK's Punkt sentence
   splitter with its trained English model. That model is data evalkit does not ship;
@@ -51,7 +51,7 @@ from itertools import accumulate, chain, groupby, repeat
 
 from evalkit.metrics.lcs import position_masks
 from evalkit.metrics.scores import PRF, prf_from_counts
-from evalkit.text import CJK, words
+from evalkit.core.text import CJK, words
 
 __all__ = ["ROUGE_N", "LsumText", "lsum_hits", "lsum_text", "ngram_counts", "rouge_lsum_counts",
            "rouge_lsum_prf", "rouge_n_counts", "rouge_n_prf", "sentence_tokens", "sentences",
@@ -94,7 +94,7 @@ def _sentence_strings(tokens: list[str]) -> list[str]:
 
 
 def sentence_tokens(text: str | None) -> list[list[str]]:
-    """:func:`evalkit.text.words` of each of :func:`sentences`; together they are the
+    """:func:`evalkit.core.text.words` of each of :func:`sentences`; together they are the
     words of the whole text (sentences end only where a token ends)."""
     return [words(s) for s in sentences(text)]
 
@@ -146,7 +146,7 @@ def lsum_text(text: str | Sequence[Sequence[Hashable]] | None,
               counts: Counter | None = None, tokens: list[str] | None = None) -> LsumText:
     """:class:`LsumText` of a text (split by :func:`sentence_tokens`) or of a sequence of
     token sequences taken as its sentences; ``counts`` and ``tokens``: the text's
-    :func:`~evalkit.text.words` and their counts, when known."""
+    :func:`~evalkit.core.text.words` and their counts, when known."""
     if text is None or isinstance(text, str):
         toks = words(text or "") if tokens is None else tokens
         strings = _sentence_strings(toks)

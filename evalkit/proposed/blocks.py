@@ -11,7 +11,7 @@ denominator of the scoring threshold of stage 1.4.
 Our reading:
 
 * Scripts, styles, ``noscript`` and ``template`` elements are dropped before
-  anything else (comments are already gone: ``evalkit.page.parse_html``).
+  anything else (comments are already gone: ``evalkit.core.page.parse_html``).
 * A block *owns* its subtree minus nested blocks, so blocks are disjoint and
   every text node belongs to exactly one block: the nearest ``div``/``td``
   ancestor of the text (the block tag set is a parameter).
@@ -19,7 +19,7 @@ Our reading:
   (the body itself); it is created only when it holds visible text, so an
   empty residual does not inflate the block count. A body without div/td is
   therefore a single block.
-* A block's text is its visible text (``evalkit.visible.element_text`` rules)
+* A block's text is its visible text (``evalkit.core.visible.element_text`` rules)
   with nested blocks left out; the record keeps the element and its XPath as
   computed at separation time, before later stages change the tree.
 
@@ -59,10 +59,10 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from evalkit.page import drop_tree
-from evalkit.text import normalize_space
-from evalkit.visible import BLOCK_TAGS as LINE_TAGS
-from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count, join_lines
+from evalkit.core.page import drop_tree
+from evalkit.core.text import normalize_space
+from evalkit.core.visible import BLOCK_TAGS as LINE_TAGS
+from evalkit.core.visible import INVISIBLE_TAGS, element_text, element_word_count, join_lines
 
 __all__ = [
     "BLOCK_TAGS",

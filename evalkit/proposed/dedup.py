@@ -54,8 +54,8 @@ import numpy as np
 import xxhash
 
 # the simhash sum and term hashing are core, shared with baselines.simhash (docs/floors.md)
-from evalkit.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash
-from evalkit.method import Detector
+from evalkit.core.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash
+from evalkit.core.method import Detector
 from evalkit.proposed.term_weights import (
     _NUMPY_MIN_TERMS,
     PROXIMITY,
@@ -66,9 +66,9 @@ from evalkit.proposed.term_weights import (
     _ranges,
     twc_pfm,
 )
-from evalkit.text import STEMMERS, STOPLISTS
-from evalkit.text import terms as text_terms
-from evalkit.validate import check_choice, check_int
+from evalkit.core.text import STEMMERS, STOPLISTS
+from evalkit.core.text import terms as text_terms
+from evalkit.core.validate import check_choice, check_int
 
 __all__ = [
     "COMPARE_WITH",
@@ -252,7 +252,7 @@ class ModifiedSimhash(Detector):
     k : int
         Near duplicate iff the fingerprints differ in at most ``k`` bits.
     stoplist, stemmer : str
-        Preprocessing (``evalkit.text.terms``): ``"english"`` and ``"porter"``.
+        Preprocessing (``evalkit.core.text.terms``): ``"english"`` and ``"porter"``.
     proximity : {"pointer", "nearest"}
         The TWC-PFM pair rule. The paper: "When more than one t_j occurs near t_i or
         more than one t_i occurs near t_j, the one with the smallest distance is taken

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.domains import site_of
-from evalkit.method import Detector
+from evalkit.core.domains import site_of
+from evalkit.core.method import Detector
 from evalkit.proposed.dedup import (
     COMPARE_WITH,
     DEFAULT_BITS,
@@ -20,8 +20,8 @@ from evalkit.proposed.dedup import (
 )
 from evalkit.proposed.stage import Stage
 from evalkit.proposed.state import PageState
-from evalkit.text import STEMMERS, STOPLISTS, terms_many
-from evalkit.validate import (
+from evalkit.core.text import STEMMERS, STOPLISTS, terms_many
+from evalkit.core.validate import (
     ParamError,
     check_bool,
     check_choice,
@@ -51,7 +51,7 @@ class DedupStage(Stage):
         Compare blocks within a page, or also against earlier pages of the same site
         (``site_fingerprints_``; :meth:`reset` forgets them).
     detector : str or Detector
-        ``modified_simhash``, any other name in ``evalkit.registry.DETECTORS`` (built by
+        ``modified_simhash``, any other name in ``evalkit.harness.registry.DETECTORS`` (built by
         the harness: :meth:`bind`), or a detector object.
     detector_params : dict
         Keyword arguments for a named detector.
@@ -176,7 +176,7 @@ class DedupStage(Stage):
         if self.detector_ is None:
             raise ParamError(f"{self.group}.detector", self.detector,
                              "is built by the harness: make the method with "
-                             "evalkit.registry.METHODS.create, or pass a Detector object")
+                             "evalkit.harness.registry.METHODS.create, or pass a Detector object")
         return self.detector_
 
     @property

@@ -25,7 +25,7 @@ each step (``seconds_parse``, ``seconds_blocks``, ``seconds_primary``,
 text), which the ``speed`` experiment breaks down.
 
 Site scope (``dedup.scope=site``): the fingerprints of blocks that survive stage
-1.3 are remembered per site (:func:`evalkit.domains.site_of`: ``page.site``,
+1.3 are remembered per site (:func:`evalkit.core.domains.site_of`: ``page.site``,
 else the host of ``page.url``) in the dedup stage's ``site_fingerprints_``, and
 later pages of the same site compare their blocks against them, which removes
 repeated template blocks. The result therefore depends on the order of the pages
@@ -42,9 +42,9 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from evalkit.block import Block as BlockRecord
-from evalkit.method import Extractor
-from evalkit.page import Extraction, Page
+from evalkit.core.block import Block as BlockRecord
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Page
 from evalkit.proposed import scoring
 from evalkit.proposed.blocks import (
     BlockNode,
@@ -65,8 +65,8 @@ from evalkit.proposed.stages import (
     make_stage,
 )
 from evalkit.proposed.state import PageState
-from evalkit.text import normalize_space, terms
-from evalkit.validate import renamed_keys
+from evalkit.core.text import normalize_space, terms
+from evalkit.core.validate import renamed_keys
 
 __all__ = ["RECORD_TEXT_CHARS", "RENAMED", "RULES", "SCOPES", "STAGES", "Proposed"]
 
@@ -221,7 +221,7 @@ class Proposed(Extractor):
 
     def validate(self) -> Proposed:
         """Check every stage's settings again (they were checked when the method was made;
-        evalkit.config ``check_specs`` calls this once per run, before any page)."""
+        evalkit.harness.config ``check_specs`` calls this once per run, before any page)."""
         for stage in self.stages().values():
             stage.validate()
         return self
@@ -234,7 +234,7 @@ class Proposed(Extractor):
         return out
 
     def bind_detectors(self, detectors) -> Proposed:
-        """Let stage 1.3 build the detector its settings name (evalkit.registry hands its
+        """Let stage 1.3 build the detector its settings name (evalkit.harness.registry hands its
         DETECTORS in; this package never imports the registry)."""
         self.dedup_.bind(detectors)
         return self
@@ -296,7 +296,7 @@ class Proposed(Extractor):
         return inputs, lines
 
     def _record(self, b: BlockNode, text: str) -> BlockRecord:
-        """The block's record (:class:`evalkit.block.Block`): ``path``, ``words``, ``kept``,
+        """The block's record (:class:`evalkit.core.block.Block`): ``path``, ``words``, ``kept``,
         ``stage``/``rule``/``reason`` of its removal, ``duplicate_of`` for a duplicate, and in
         ``scores``: ``score`` and ``threshold`` (None unless stage 1.4 scored the block)."""
         return BlockRecord(

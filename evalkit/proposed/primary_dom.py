@@ -58,7 +58,7 @@ import lxml.etree
 import lxml.html
 
 from evalkit.proposed.blocks import BLOCK_TAGS, BlockNode, TextCache, block_text, owner_block
-from evalkit.visible import INVISIBLE_TAGS
+from evalkit.core.visible import INVISIBLE_TAGS
 
 __all__ = [
     "COVERAGE_BY",

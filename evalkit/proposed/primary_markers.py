@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
 
-from evalkit.domains import host_matches, url_host
+from evalkit.core.domains import host_matches, url_host
 from evalkit.proposed.blocks import link_words
 
 __all__ = ["attr_tokens", "iab_size", "is_ad_marked"]

@@ -22,7 +22,7 @@ Our reading and departures (each is a key of the ``primary`` settings of
   content ``<td>`` for its background colour would drop the page, so the
   literal reading is the option ``background_removes_block=True`` (which
   never removes ``<body>``).
-* **offsite_image** compares registrable domains (``evalkit.domains``: last
+* **offsite_image** compares registrable domains (``evalkit.core.domains``: last
   two host labels, three under a two-level suffix such as ``co.uk``; no
   public-suffix list, no network). A relative or ``data:`` src is on the
   page's own host. The rule is skipped when the page URL is unknown. Only the
@@ -77,8 +77,8 @@ from dataclasses import dataclass
 import lxml.etree
 import lxml.html
 
-from evalkit.domains import registrable_domain, url_host
-from evalkit.page import drop_tree
+from evalkit.core.domains import registrable_domain, url_host
+from evalkit.core.page import drop_tree
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
     BlockNode,

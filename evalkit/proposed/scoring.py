@@ -22,7 +22,7 @@ distinct blocks' terms, anchor terms and heading terms, the page title's
 terms and the block counts of stages 1 and 2). The default reading is the
 most literal one and gives today's numbers:
 
-* Counts are over terms (``evalkit.text.terms``: stop words out, Porter
+* Counts are over terms (``evalkit.core.text.terms``: stop words out, Porter
   stems), with multiplicity. A term is a *title word* when it occurs among the
   terms of the page ``<title>``; otherwise it is a *link word* when the
   occurrence is inside one of the block's own ``<a>`` elements (Algorithm's
@@ -64,7 +64,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalkit.validate import ParamError, check_choice, check_number
+from evalkit.core.validate import ParamError, check_choice, check_number
 
 __all__ = [
     "CONTENT_DENOMINATORS",
@@ -112,7 +112,7 @@ _SUM_TOL = 1e-9
 
 
 def validate_weights(alpha: float, beta: float, gamma: float) -> None:
-    """Raise ValueError (:class:`evalkit.validate.ParamError`, naming the three weights)
+    """Raise ValueError (:class:`evalkit.core.validate.ParamError`, naming the three weights)
     unless they are numbers with 0 <= alpha <= beta <= gamma and alpha + beta + gamma = 1."""
     names, values = ("alpha", "beta", "gamma"), (alpha, beta, gamma)
     for name, value in zip(names, values):
@@ -131,7 +131,7 @@ class Reading:
     """One reading of §3.4: every choice the paper leaves open, checked on construction.
 
     Build it from a config group with ``Reading(**cfg)``; a bad value raises
-    :class:`evalkit.validate.ParamError` naming the field. The defaults are the most
+    :class:`evalkit.core.validate.ParamError` naming the field. The defaults are the most
     literal reading (``configs/method/proposed.yaml``). Quotations are from
     Saravanan & Sathya Bama (2020), §3.4 and §4.
 

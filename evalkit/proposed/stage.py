@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from evalkit.method import param_names
-from evalkit.validate import ParamError
+from evalkit.core.method import param_names
+from evalkit.core.validate import ParamError
 
 __all__ = ["Stage"]
 

@@ -11,7 +11,7 @@ own names, checks them when it is made and names a bad one by its dotted key
 The stage-1.3 detector is the modified simhash unless ``dedup.detector`` names
 another detector, which the harness builds (:meth:`DedupStage.bind`: the
 registry is handed in, never imported), or is a
-:class:`~evalkit.method.Detector` object.
+:class:`~evalkit.core.method.Detector` object.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.method import param_names
+from evalkit.core.method import param_names
 from evalkit.proposed import primary_dom, primary_tags, scoring
 from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
 from evalkit.proposed.dedup_stage import SCOPES, DedupStage
 from evalkit.proposed.stage import Stage
 from evalkit.proposed.state import PageState
-from evalkit.text import normalize_space
-from evalkit.validate import (
+from evalkit.core.text import normalize_space
+from evalkit.core.validate import (
     ParamError,
     check_bool,
     check_choice,

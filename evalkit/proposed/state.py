@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.page import Page
+from evalkit.core.page import Page
 from evalkit.proposed.blocks import BlockNode, BodyIndex, TextCache
 
 __all__ = ["PageState"]

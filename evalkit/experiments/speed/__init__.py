@@ -13,8 +13,8 @@ at a time, with no extraction cache, so nothing but the method is timed and
 every method meets the same machine:
 
 * per page, interleaved so that a change in machine load hits all alike:
-  ``evalkit.page.parse_html(page.html)`` and each method through
-  :func:`evalkit.runner.extract_one`; each method runs once on the first
+  ``evalkit.core.page.parse_html(page.html)`` and each method through
+  :func:`evalkit.harness.runner.extract_one`; each method runs once on the first
   page before timing starts (imports, lazily built tables, caches);
 * per method: median and 90th percentile ms/page, pages per second, the
   ratio of its median to the median parse time, and the growth exponent
@@ -101,7 +101,7 @@ from evalkit.experiments.speed.timing import (
     time_dataset_task,
     time_pages,
 )
-from evalkit.summary import summary_row
+from evalkit.harness.summary import summary_row
 
 __all__ = [
     "CLOCKS",

@@ -24,7 +24,7 @@ For each data set of the run (``speed.harness.enabled=true``), over the same pag
   psutil is missing). Sampling can miss a peak shorter than the interval.
 
 Every row is a clock or memory measurement: the reference check sees them as timings
-(present, not compared by value; :func:`evalkit.reference_check.is_timing`).
+(present, not compared by value; :func:`evalkit.harness.reference_check.is_timing`).
 """
 
 from __future__ import annotations
@@ -41,15 +41,15 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.page import PageError, parse_html
-from evalkit.runner import Runner, extract_one
-from evalkit.summary import summary_row
+from evalkit.core.page import PageError, parse_html
+from evalkit.harness.runner import Runner, extract_one
+from evalkit.harness.summary import summary_row
 
 __all__ = ["HARNESS_PREFIX", "STAGES", "harness_outputs", "harness_rows", "harness_table",
            "ladder_rows", "ladder_table", "overhead_overrides", "overhead_run", "peak_memory",
            "stage_pass"]
 
-#: every summary metric of this module starts with it (evalkit.reference_check: a timing)
+#: every summary metric of this module starts with it (evalkit.harness.reference_check: a timing)
 HARNESS_PREFIX = "harness_"
 STAGES = ("read", "parse", "extract", "score", "summarise", "write")
 #: the ladder's default sizes (pages); the issue's big rungs (30,000 to 150,000) are a
@@ -59,14 +59,14 @@ DEFAULT_LADDER = (300, 1500)
 
 def _scorer(ctx: Context):
     from evalkit.experiments.extraction import scorer_options
-    from evalkit.scoring import score_extraction
+    from evalkit.harness.scoring import score_extraction
 
     return functools.partial(score_extraction, **scorer_options(ctx.section("extraction")))
 
 
 def _summarise_and_write(records, label, ctx: Context, out: Path) -> None:
     from evalkit.experiments.extraction import summarize
-    from evalkit.results import write_csv
+    from evalkit.report.results import write_csv
 
     per_page = pd.DataFrame.from_records(records)
     summary = summarize(per_page, label, ctx.section("extraction"), ctx.seed)
@@ -77,7 +77,7 @@ def _summarise_and_write(records, label, ctx: Context, out: Path) -> None:
 def stage_pass(pages_iter, specs, score, label: str, ctx: Context, out: Path) -> dict:
     """Seconds of each of :data:`STAGES` over one pass in this process, and the page count."""
     from evalkit.experiments.extraction import summarize
-    from evalkit.results import write_csv
+    from evalkit.report.results import write_csv
 
     tick = time.perf_counter
     spent = dict.fromkeys(STAGES, 0.0)
@@ -154,7 +154,7 @@ def overhead_run(label: str, out: Path) -> tuple[float, float] | None:
     run's methods, metrics and settings of ``label``) as a process of its own, so its imports,
     page worker, figures and files count as they do for a user. Returns run.json's
     ``wall_seconds`` and the sum of ``per_page.csv``'s method seconds; None when the speed run
-    was not started from the command line (no overrides to pass on: evalkit.api)."""
+    was not started from the command line (no overrides to pass on: evalkit.shell.api)."""
     import csv
     import json
 
@@ -354,7 +354,7 @@ def ladder_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
     """Tables ``speed_harness`` and ``speed_memory_ladder`` and their report sections."""
-    from evalkit.tables import to_markdown, write_table
+    from evalkit.report.tables import to_markdown, write_table
 
     for name, table, caption in (
             ("speed_harness", harness_table(rows),

@@ -12,10 +12,10 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import growth_exponent
 from evalkit.experiments.speed.timing import PARSE_LABEL, peak_rss_mb, time_pages
-from evalkit.page import MAX_DEPTH, Gold, Page
-from evalkit.runner import MethodSpec
-from evalkit.summary import summary_row
-from evalkit.tables import to_markdown, write_table
+from evalkit.core.page import MAX_DEPTH, Gold, Page
+from evalkit.harness.runner import MethodSpec
+from evalkit.harness.summary import summary_row
+from evalkit.report.tables import to_markdown, write_table
 
 #: the size ladder: generated pages of this many elements, in two shapes
 LADDER_SIZES = (1_000, 10_000, 100_000, 1_000_000)

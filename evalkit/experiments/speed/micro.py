@@ -17,9 +17,9 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import growth_exponent
 from evalkit.experiments.speed.timing import CLOCKS, peak_rss_mb
-from evalkit.plots import save
-from evalkit.summary import summary_row
-from evalkit.tables import to_markdown, write_table
+from evalkit.report.plots import save
+from evalkit.harness.summary import summary_row
+from evalkit.report.tables import to_markdown, write_table
 
 #: block lengths (terms) of the TWC-PFM + fingerprint micro-benchmark
 DEFAULT_LENGTHS = (500, 1000, 2000, 5000, 10000, 20000)

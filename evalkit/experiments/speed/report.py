@@ -10,8 +10,8 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import speed_table, step_table
 from evalkit.experiments.speed.timing import PARSE_LABEL, PY_WALK_LABEL
-from evalkit.plots import save
-from evalkit.tables import to_markdown, write_table
+from evalkit.report.plots import save
+from evalkit.report.tables import to_markdown, write_table
 
 
 def _dataset_outputs(ctx: Context, summary, per_page, label, clock):

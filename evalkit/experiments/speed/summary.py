@@ -16,8 +16,8 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments.speed.timing import PARSE_LABEL, PY_WALK_LABEL, STEP_PREFIX
-from evalkit.summary import summary_row
-from evalkit.tables import wide_table
+from evalkit.harness.summary import summary_row
+from evalkit.report.tables import wide_table
 
 #: the issue's targets: method label -> largest allowed ratio of median time to median parse
 DEFAULT_TARGETS = {"proposed": 3.0, "cetd": 3.0, "pab": 3.0, "justext_style": 3.0}

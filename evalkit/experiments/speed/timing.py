@@ -1,9 +1,9 @@
 """Timing pages: each method against the lxml parse of the same page, in one process.
 
 Per page, interleaved so that a change in machine load hits all alike, the
-parse (:func:`evalkit.page.parse_html`), the pure-Python floor
+parse (:func:`evalkit.core.page.parse_html`), the pure-Python floor
 (:func:`python_walk`) and each method through
-:func:`evalkit.runner.extract_one`, with the clock the run chose (CPU time of
+:func:`evalkit.harness.runner.extract_one`, with the clock the run chose (CPU time of
 the process by default); and the peak resident memory of the process that
 timed.
 """
@@ -18,8 +18,8 @@ from collections.abc import Callable
 import lxml.etree
 import pandas as pd
 
-from evalkit.page import Page, PageError, parse_html
-from evalkit.runner import MethodSpec, extract_one, iter_tasks
+from evalkit.core.page import Page, PageError, parse_html
+from evalkit.harness.runner import MethodSpec, extract_one, iter_tasks
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}

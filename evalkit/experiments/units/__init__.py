@@ -8,7 +8,7 @@ ZeroR, single features, a one-threshold 1R rule on text density, and C4.8
 decision trees on number of words, link density, text density and their
 combinations with the features of the neighbouring blocks.
 
-Units are evalkit's gold units (:func:`evalkit.align.gold_units`): on
+Units are evalkit's gold units (:func:`evalkit.core.align.gold_units`): on
 L3S-GN1 the annotated atomic text blocks with their class ``sel0..sel5``.
 
 Features of a unit: its number of words, average word length, link density
@@ -92,7 +92,7 @@ from evalkit.experiments.units.features import (
     wrap_lines,
 )
 from evalkit.experiments.units.paper import _paper_figure, paper_rows, paper_table
-from evalkit.page import CONTENT
+from evalkit.core.page import CONTENT
 
 __all__ = [
     "BASE_FEATURES",
@@ -185,9 +185,9 @@ def run(ctx: Context) -> pd.DataFrame | None:
 
 
 def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
-    from evalkit.plots import bar_prf
-    from evalkit.results import write_csv
-    from evalkit.tables import to_markdown, wide_table, write_table
+    from evalkit.report.plots import bar_prf
+    from evalkit.report.results import write_csv
+    from evalkit.report.tables import to_markdown, wide_table, write_table
 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     classes = _class_table(rows, tasks)

@@ -20,7 +20,7 @@ from evalkit.experiments.units.classifiers import (
     feature_columns,
     make_classifier,
 )
-from evalkit.summary import summary_row
+from evalkit.harness.summary import summary_row
 
 DEFAULT_FOLDS = 10
 DEFAULT_N_BOOT = 1000

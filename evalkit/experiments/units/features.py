@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from evalkit.page import CONTENT, Page, Unit
+from evalkit.core.page import CONTENT, Page, Unit
 
 #: wrapping width of the text-density feature, in characters (Kohlschütter et al.)
 DEFAULT_LINE_WIDTH = 80
@@ -140,7 +140,7 @@ def page_rows(units: Sequence[Unit], page_id: str, by_span: bool,
 
 
 def _page_rows_of(page: Page, tasks, width, drop_inside):
-    from evalkit.align import gold_units
+    from evalkit.core.align import gold_units
 
     units = gold_units(page)
     return page_rows(units, page.id, page.gold.unit_source == "spans", tasks, width, drop_inside)

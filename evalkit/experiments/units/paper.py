@@ -40,7 +40,7 @@ def paper_rows(summary: pd.DataFrame, paper: Mapping[str, Any], dataset: str) ->
 
 def paper_table(long: pd.DataFrame) -> pd.DataFrame:
     """One row per paper row: ``<metric> paper`` and ``<metric> ours`` (with interval) columns."""
-    from evalkit.tables import format_cell
+    from evalkit.report.tables import format_cell
 
     out = []
     for row_name, df in long.groupby("paper row", sort=False):
@@ -55,7 +55,7 @@ def paper_table(long: pd.DataFrame) -> pd.DataFrame:
 def _paper_figure(long: pd.DataFrame, stem, dataset: str, paper) -> None:
     import matplotlib.pyplot as plt
 
-    from evalkit.plots import save
+    from evalkit.report.plots import save
 
     metric = list(paper["metrics"])[-1]
     df = long[long["metric"] == metric]

@@ -1,0 +1,191 @@
+"""Base classes for the three kinds of method: extractors, detectors, evaluators.
+
+Constructors follow scikit-learn: every tunable is a keyword argument with a
+default and is stored unchanged under its own name; learned state ends in
+``_``. ``get_params`` reads the constructor signature; ``resolved_params`` fills in
+what is decided at run time, and is what the result cache keys on and what
+``run.json`` records.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, ClassVar
+
+from evalkit.core.page import Extraction, Page
+
+__all__ = ["BaseMethod", "Detector", "Extractor", "FunctionExtractor", "param_names"]
+
+
+def param_names(cls: type) -> list[str]:
+    """Keyword parameters of a class's constructor, in order."""
+    sig = inspect.signature(cls.__init__)
+    return [p.name for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+class BaseMethod:
+    """scikit-learn style parameter handling."""
+
+    #: registry name; set by each subclass
+    name: str = ""
+    #: old parameter name -> its new dotted place (``k`` -> ``dedup.k``): the harness moves
+    #: an old key of a config or command line there with a one-line deprecation warning
+    renamed: ClassVar[dict[str, str]] = {}
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in param_names(type(self))}
+
+    def set_params(self, **params: Any) -> BaseMethod:
+        valid = param_names(type(self))
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {valid}")
+            setattr(self, k, v)
+        return self
+
+    def validate(self) -> BaseMethod:
+        """Check parameter values (scikit-learn checks at fit time, never in ``__init__``).
+
+        Calls the subclass's ``_validate`` when it has one; raises ``ValueError``.
+        """
+        check = getattr(self, "_validate", None)
+        if check is not None:
+            check()
+        return self
+
+    def versions(self) -> dict[str, str]:
+        """Versions of outside packages this method depends on (recorded in run.json)."""
+        return {}
+
+    def resolved_params(self) -> dict[str, Any]:
+        """The parameters as the method will use them on this machine.
+
+        ``get_params`` with every value decided at run time filled in (an ``auto``
+        that depends on what is installed, a sub-method's own defaults). The
+        extraction cache keys on it and ``run.json`` records it, so two runs that
+        resolve a setting differently never share an extraction. Override it
+        wherever a method resolves something; the result must be JSON-able.
+        """
+        return self.get_params()
+
+    def bind_detectors(self, detectors) -> BaseMethod:
+        """Receive the harness's detector registry (``evalkit.harness.registry.DETECTORS``) right
+        after construction. A method whose parameters name a detector builds it here, so
+        that no method imports the registry (methods import core only); others ignore it."""
+        return self
+
+    def runtime_modules(self) -> list[str]:
+        """Modules this method imports by name at run time (``importlib``), which no import
+        statement shows: the cache key follows them as it follows imports (evalkit.harness.cache)."""
+        return []
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class Extractor(BaseMethod):
+    """A method that turns a page into its main-content text."""
+
+    def extract(self, page: Page) -> Extraction:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def dataset_notes(self, dataset: str, page_ids) -> dict[str, Any]:
+        """What the method has to say about a whole data set once all its pages ran
+        (``page_ids``: the pages of the run): JSON-able facts for run.json, with an optional
+        one-line ``warning`` the run prints. Most methods have nothing (``{}``); the
+        ``stored`` method lists stored ids that are no page of the run."""
+        return {}
+
+
+class FunctionExtractor(Extractor):
+    """A plain function ``html -> text`` as an extractor (the Python API's ``methods=[f]``).
+
+    ``func`` gets the page's decoded HTML (``page.html``, after evalkit's input cleaning,
+    docs/inputs.md) and returns the main text; anything but a ``str`` is a failure of that
+    page, named in its record.
+    """
+
+    def __init__(self, func=None):
+        self.func = func
+
+    def _validate(self) -> None:
+        if not callable(self.func):
+            raise TypeError(f"func must be a function html -> text, got {self.func!r}")
+
+    def resolved_params(self) -> dict[str, Any]:
+        # the function's name, not its repr (which holds an address that differs per process);
+        # its source is on the cache key (evalkit.harness.cache.describe_method)
+        return {"function": function_name(self.func)}
+
+    def extract(self, page: Page) -> Extraction:
+        text = self.func(page.html)
+        if not isinstance(text, str):
+            raise TypeError(f"{function_name(self.func)} returned {type(text).__name__}, "
+                            "not str")
+        return Extraction(text=text)
+
+
+def function_name(func) -> str:
+    """``module.qualname`` of a function (or other callable), for tables and keys."""
+    module = getattr(func, "__module__", None) or "?"
+    name = getattr(func, "__qualname__", None) or type(func).__qualname__
+    return f"{module}.{name}"
+
+
+class Detector(BaseMethod):
+    """A near-duplicate detector over text blocks.
+
+    See docs/methods/proposed.md#33-secondary-noise-removal and docs/methods/detectors.md.
+
+    ``fingerprint(text)`` returns a comparable signature, ``similar(a, b)``
+    decides on two signatures, and ``find_duplicates(texts)`` walks blocks in
+    order and returns, for each block, the index of the earlier kept block it
+    duplicates (or None). Detectors whose signatures are not comparable with
+    each other's raise ``ValueError`` when mixed.
+    """
+
+    def fingerprint(self, text: str) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def similar(self, a: Any, b: Any) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def find_duplicates(self, texts: list[str], seen: list[Any] | None = None) -> list[int | None]:
+        """For each text, the index of the earlier kept text it duplicates, else None.
+
+        Texts with no terms (fingerprint ``None``) are never compared. ``seen``
+        is an optional list of signatures kept earlier (site scope); a match
+        against it is reported as ``-1 - i`` for its index ``i``.
+        """
+        return self.match_signatures([self.fingerprint(t) for t in texts], seen)
+
+    def match_signatures(self, sigs: list[Any], seen: list[Any] | None = None,
+                         same=None) -> list[int | None]:
+        """The matching of :meth:`find_duplicates` on signatures already computed.
+
+        ``same`` optionally replaces :meth:`similar` for pairs of the page's own
+        signatures (a detector may skip re-validating what it just made);
+        signatures in ``seen`` always go through :meth:`similar`.
+        """
+        same = same or self.similar
+        kept: list[tuple[int, Any]] = []
+        out: list[int | None] = []
+        prior = list(seen or [])
+        for i, sig in enumerate(sigs):
+            match = None
+            if sig is not None:
+                for j, other in kept:
+                    if same(sig, other):
+                        match = j
+                        break
+                if match is None:
+                    for j, other in enumerate(prior):
+                        if self.similar(sig, other):
+                            match = -1 - j
+                            break
+            out.append(match)
+            if match is None and sig is not None:
+                kept.append((i, sig))
+        return out

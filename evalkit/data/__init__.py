@@ -1,5 +1,0 @@
-"""Dataset readers: one module per format, plus the synthetic generator and alignment."""
-
-from evalkit.data.base import Dataset, DatasetMissingError, InMemoryDataset, Skipped
-
-__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "Skipped"]

@@ -1,0 +1,350 @@
+"""Regenerate ``results/reference/`` (every study and the extraction experiment on every
+shared set) and check that the committed numbers still come out.
+
+    python -m evalkit.harness.reference            # all of it (about 25 minutes on 2 cores)
+    python -m evalkit.harness.reference --only extraction_all,speed_aeb runner.n_jobs=2
+    python -m evalkit.harness.reference --list
+    python -m evalkit.harness.reference --check            # recompute every entry, compare
+    python -m evalkit.harness.reference --check --quick    # the subset CI runs (QUICK)
+
+Extra ``key=value`` arguments are passed to every command. Each entry is an
+ordinary ``evalkit`` command; its run folder's tables,
+figures, ``summary.csv``, ``run.json``, ``report.md`` and the extraction experiment's
+``pairwise.csv`` and ``buckets.csv`` are copied to
+``results/reference/<entry>/`` (per-page records stay in the run folder, they
+are large and reproducible). ``results/reference/INDEX.md`` records the
+commands and the date, and the README quotes the tables from there.
+``results/reference/constraints.txt`` pins the installed versions that made them
+(:mod:`evalkit.harness.constraints`), rewritten on every regeneration.
+
+``--check`` runs each entry again from an empty cache into a temporary folder and
+compares its ``summary.csv`` with the committed one (:mod:`evalkit.harness.reference_check`):
+one line per difference, exit status 1 on any. See docs/reference.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from evalkit.harness.config import project_root
+
+__all__ = [
+    "COSTS",
+    "ENTRIES",
+    "OWN_METHODS",
+    "PEERS",
+    "QUICK",
+    "SHARED_SETS",
+    "check_entry",
+    "main",
+    "missing_data",
+    "run_entry",
+    "write_constraints",
+]
+
+SHARED_SETS = ["l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "aeb", "chaos",
+               "big5_2017"]
+OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
+               "justext_style", "fulltext"]
+PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
+         "html_text"]
+#: the shared sets and page limit of the ``quick`` entry: the legacy-charset set, a
+#: CleanEval set and two article sets, enough pages for every metric to be non-trivial
+QUICK_SETS = ["l3s_gn1", "cleaneval_dev", "aeb", "chaos"]
+QUICK_LIMIT = 25
+
+
+def _list(names):
+    return "[" + ",".join(names) + "]"
+
+
+#: entry name -> evalkit overrides (one command each)
+ENTRIES: dict[str, list[str]] = {
+    "extraction_all": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
+                       f"method={_list(OWN_METHODS + PEERS)}"],
+    "dedup_real": ["experiment=dedup", "dataset=[cleanportaleval,big5_2017]"],
+    "speed_aeb": ["experiment=speed", "dataset=aeb", f"method={_list(OWN_METHODS + ['trafilatura'])}"],
+    "saravanan2020": ["study=saravanan2020"],
+    "kabir2015": ["study=kabir2015"],
+    "san_aye": ["study=san_aye"],
+    "kaur2017": ["study=kaur2017"],
+    "kaur2015": ["study=kaur2015"],
+    "all_synthetic": [],
+    # every stage-1.4 reading (10,368) and the stage 1-3 switches one at a time, on the first
+    # 60 pages of each shared set and 60 synthetic pages (readings.max_pages; configs/study/readings.yaml)
+    "readings": ["study=readings"],
+    # the gold audit of every shared set (docs/audit.md): cetd, justext_style, trafilatura
+    "audit": ["experiment=audit", f"dataset={_list(SHARED_SETS)}"],
+    # small enough to recompute whole in CI (--check --quick): extraction and dedup on the
+    # first pages of four shared sets and a small synthetic set, every own method, two peers
+    "quick": ["experiment=all", "experiment.parts=[extraction,dedup]",
+              f"dataset={_list(QUICK_SETS + ['synthetic'])}",
+              *[f"dataset.{name}.limit={QUICK_LIMIT}" for name in QUICK_SETS],
+              "dataset.synthetic.n_sites=10",
+              f"method={_list(OWN_METHODS + ['trafilatura', 'readability_lxml'])}"],
+}
+
+#: what an entry costs, measured, written into its INDEX.md row (entries not listed: see
+#: docs/reference.md)
+COSTS: dict[str, str] = {
+    "readings": "about 4 min on 2 cores",
+    "audit": "80 s of CPU from an empty cache, 2 min wall on 2 busy cores; 26 s warm",
+}
+
+#: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
+QUICK = ["quick", "kaur2017", "kaur2015", "dedup_real", "all_synthetic", "saravanan2020"]
+
+#: overrides that change how a command runs, never its numbers (left out of comparisons)
+_RUN_ONLY = re.compile(r"^(runner\.(n_jobs|progress|cache)|paths\.(results|cache))=")
+_RESULTS_LINE = re.compile(r"evalkit: results in (.+)$", re.MULTILINE)
+CONSTRAINTS = "constraints.txt"
+
+
+def run_entry(name: str, dest_root: Path, extra: list[str] | None = None) -> Path:
+    """Run one entry's command and copy its run folder's outputs to ``dest_root/name``."""
+    cmd = [sys.executable, "-m", "evalkit", *ENTRIES[name], *(extra or [])]
+    print(f"[reference] {name}: {' '.join(cmd[2:])}", flush=True)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{name} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    match = _RESULTS_LINE.search(proc.stdout)
+    if match is None:
+        raise RuntimeError(f"{name}: no results folder in the output:\n{proc.stdout[-2000:]}")
+    run_dir = Path(match.group(1).strip())
+    dest = dest_root / name
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for sub in ("tables", "figures"):
+        if (run_dir / sub).is_dir():
+            shutil.copytree(run_dir / sub, dest / sub)
+    for f in ("summary.csv", "run.json", "report.md", "pairwise.csv", "buckets.csv"):
+        if (run_dir / f).is_file():
+            shutil.copy2(run_dir / f, dest / f)
+    return dest
+
+
+def current_pins() -> dict[str, str]:
+    """The installed versions of everything that can move a number (evalkit.harness.constraints)."""
+    from evalkit.harness.constraints import pins, root_requirements
+
+    return pins(root_requirements(Path(project_root()) / "pyproject.toml"))
+
+
+def write_constraints(dest_root: Path, pinned: dict[str, str]) -> Path:
+    """Write ``dest_root/constraints.txt`` from the versions that just made the entries."""
+    from evalkit.harness.constraints import render
+
+    path = dest_root / CONSTRAINTS
+    path.write_text(render(pinned, dt.date.today().isoformat()), encoding="utf-8")
+    return path
+
+
+def _pin_drift(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    return [f"{n} {new.get(n, 'not installed')} installed, {CONSTRAINTS} has {v}"
+            for n, v in old.items() if new.get(n) != v] + \
+           [f"{n} {v} installed, not in {CONSTRAINTS}" for n, v in new.items() if n not in old]
+
+
+def _index_lines(index: Path) -> list[str]:
+    return index.read_text().splitlines() if index.exists() else [
+        "# Reference results", "", "Made by `python -m evalkit.harness.reference`; one folder per entry.",
+        "", "| entry | command | made |", "|---|---|---|"]
+
+
+def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries: bool) -> int:
+    from evalkit.harness.constraints import read_constraints
+
+    pinned = current_pins()
+    drift = _pin_drift(read_constraints(dest_root / CONSTRAINTS), pinned)
+    if drift and (dest_root / CONSTRAINTS).is_file() and not all_entries:
+        # the constraints file speaks for every committed entry: a subset made with other
+        # versions would make it lie about the rest
+        print(f"[reference] installed versions differ from {dest_root / CONSTRAINTS} "
+              f"({'; '.join(drift[:5])}{' ...' if len(drift) > 5 else ''}): regenerate every "
+              "entry (no --only), or install with -c " + str(dest_root / CONSTRAINTS),
+              file=sys.stderr)
+        return 2
+    done = []
+    for name in names:
+        run_entry(name, dest_root, extra)
+        done.append(name)
+    write_constraints(dest_root, pinned)
+    index = dest_root / "INDEX.md"
+    lines = _index_lines(index)
+    today = dt.date.today().isoformat()
+    for name in done:
+        made = f"{today} ({COSTS[name]})" if name in COSTS else today
+        row = f"| [{name}]({name}/report.md) | `evalkit {' '.join(ENTRIES[name] + extra)}` | {made} |"
+        lines = [ln for ln in lines if not ln.startswith(f"| [{name}]")] + [row]
+    index.write_text("\n".join(lines) + "\n")
+    print(f"[reference] wrote {', '.join(done)} and {CONSTRAINTS} to {dest_root}")
+    return 0
+
+
+# --- the check ---------------------------------------------------------------------------
+
+def missing_data(overrides: list[str]) -> str | None:
+    """The first data folder an entry's command would read that does not exist, else None."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from evalkit.harness.config import CONFIG_DIR, register_resolvers
+
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[o for o in overrides if not o.startswith("hydra")])
+    for ds in (cfg.get("dataset") or {}).values():
+        path = OmegaConf.select(ds, "path")
+        if path is not None and not Path(str(path)).exists():
+            return str(Path(str(path)).resolve())
+    return None
+
+
+def _committed_command(index: Path, name: str) -> list[str] | None:
+    for line in _index_lines(index):
+        if line.startswith(f"| [{name}]"):
+            m = re.search(r"`evalkit ?([^`]*)`", line)
+            return m.group(1).split() if m else None
+    return None
+
+
+def _numbers_only(overrides: list[str]) -> list[str]:
+    return [o for o in overrides if not _RUN_ONLY.match(o)]
+
+
+def _read_summary(folder: Path) -> pd.DataFrame:
+    # as text: the comparison is of what was written, not of re-parsed floats
+    return pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False)
+
+
+def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constraints):
+    """Recompute one entry from an empty cache under ``work`` and compare it."""
+    from evalkit.harness.reference_check import Comparison, comparability, compare_summaries
+
+    committed = ref_root / name
+    if not (committed / "summary.csv").is_file():
+        out = Comparison(name)
+        out.differences.append(f"{name}: no committed reference ({committed / 'summary.csv'} "
+                               f"missing); make it with python -m evalkit.harness.reference --only {name}")
+        return out
+    made_with = _committed_command(ref_root / "INDEX.md", name)
+    stale = made_with is not None and _numbers_only(made_with) != _numbers_only(ENTRIES[name])
+    run = [f"paths.results={work / 'results'}", f"paths.cache={work / 'cache'}",
+           "runner.progress=false"]
+    try:
+        fresh = run_entry(name, work / "out", [*extra, *run])
+    except RuntimeError as exc:  # the command itself failed: one finding, the rest goes on
+        out = Comparison(name)
+        last = [ln for ln in str(exc).splitlines() if ln.strip()][-1]
+        out.differences.append(f"{name}: the command failed, so nothing was compared: {last}")
+        return out
+    old_run = json.loads((committed / "run.json").read_text())
+    new_run = json.loads((fresh / "run.json").read_text())
+    reasons = comparability(old_run, new_run, constraints)
+    result = compare_summaries(name, _read_summary(committed), _read_summary(fresh), reasons)
+    if stale:  # the tool no longer makes what is committed: a finding, not a note
+        result.differences.insert(0, f"{name}: INDEX.md says the reference was made by "
+                                  f"`evalkit {' '.join(made_with)}`, the entry is now "
+                                  f"`evalkit {' '.join(ENTRIES[name])}` (regenerate it)")
+    for what in ("python", "lxml"):  # on every method's cache key; context for a difference
+        if what in old_run and old_run[what] != new_run.get(what):
+            result.notes.append(f"{name}: {what} {new_run.get(what)} here, reference made "
+                                f"with {old_run[what]}")
+    for ds, info in (old_run.get("datasets") or {}).items():
+        new_fp = ((new_run.get("datasets") or {}).get(ds) or {}).get("fingerprint")
+        if isinstance(info, dict) and info.get("fingerprint") not in (None, new_fp):
+            result.notes.append(f"{name}: data set {ds} is not the one the reference was made "
+                                f"from (fingerprint {str(new_fp)[:12]}, reference "
+                                f"{info['fingerprint'][:12]})")
+    return result
+
+
+def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
+    from evalkit.harness.constraints import read_constraints
+
+    constraints = read_constraints(ref_root / CONSTRAINTS)
+    drift = _pin_drift(constraints, current_pins()) if constraints else []
+    for line in drift:
+        print(f"note: {line}")
+    if not constraints:
+        print(f"note: no {ref_root / CONSTRAINTS}; versions are taken from each run.json")
+    n_rows = n_timing = n_diff = 0
+    not_comparable: dict[str, int] = {}
+    skipped = []
+    for name in names:
+        missing = missing_data(ENTRIES[name] + extra)
+        if missing is not None:
+            print(f"[check] {name}: skipped, its data {missing} is absent")
+            skipped.append(name)
+            continue
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix=f"evalkit-check-{name}-") as tmp:
+            result = check_entry(name, ref_root, extra, Path(tmp), constraints)
+        print(f"[check] {name}: {result.compared} rows compared, {len(result.differences)} "
+              f"differences ({time.monotonic() - start:.0f} s)")
+        for line in result.notes:
+            print(f"note: {line}")
+        for line in result.differences:
+            print(f"DIFF {line}")
+        for label, n in result.not_comparable.items():
+            print(f"NOT COMPARABLE {name}: {label}, {n} rows: not comparable: "
+                  f"{result.reasons.get(label, 'a method of its table is not comparable')}")
+            not_comparable[f"{name}/{label}"] = n
+        n_rows += result.compared
+        n_timing += result.timing
+        n_diff += len(result.differences)
+    checked = len(names) - len(skipped)
+    print(f"[check] {checked} entries checked{f', {len(skipped)} skipped (no data)' if skipped else ''}, "
+          f"{n_rows} rows compared, {n_timing} timing rows present, {n_diff} differences, "
+          f"{sum(not_comparable.values())} rows not comparable "
+          f"({len(not_comparable)} methods): {'FAIL' if n_diff else 'ok'}")
+    return 1 if n_diff else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evalkit.harness.reference", description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default=None,
+                    help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")
+    ap.add_argument("--list", action="store_true", help="print the entries and their commands")
+    ap.add_argument("--dest", default=None, help="reference folder (default results/reference)")
+    ap.add_argument("--check", action="store_true",
+                    help="recompute the entries from an empty cache and compare with --dest")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"with --check: only the CI subset ({','.join(QUICK)})")
+    args, extra = ap.parse_known_args(argv)
+    if args.list:
+        for name, overrides in ENTRIES.items():
+            print(f"{name}: evalkit {' '.join(overrides)}")
+        return 0
+    if project_root() is None:  # pyproject.toml's pins and results/reference/ live there
+        ap.error("the reference runs need an evalkit checkout (its pyproject.toml and "
+                 "results/reference/); this evalkit is an installed package")
+    if args.quick and not args.check:
+        ap.error("--quick goes with --check")
+    if args.quick and args.only:
+        ap.error("--quick and --only both choose entries; use one")
+    dest_root = Path(args.dest) if args.dest else Path(project_root()) / "results" / "reference"
+    names = args.only.split(",") if args.only else list(QUICK if args.quick else ENTRIES)
+    unknown = [n for n in names if n not in ENTRIES]
+    if unknown:
+        ap.error(f"unknown entries {unknown}; known: {', '.join(ENTRIES)}")
+    if args.check:
+        return _check(names, dest_root, extra)
+    dest_root.mkdir(parents=True, exist_ok=True)
+    return _regenerate(names, dest_root, extra, all_entries=set(names) == set(ENTRIES))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

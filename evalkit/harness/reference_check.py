@@ -1,0 +1,204 @@
+"""Compare a recomputed reference entry with the committed one (``python -m evalkit.harness.reference --check``).
+
+A row of ``summary.csv`` is keyed by (experiment, dataset, method, metric) and is
+compared on ``value``, ``ci_low``, ``ci_high`` and ``n_pages`` exactly as written
+(six significant digits, the writer's format): the same code, data, seed and package
+versions give the same bytes, so any difference is a finding. Two kinds of rows are
+not compared value for value:
+
+- **timings**: rows of the ``speed`` experiment that measure the clock or memory
+  (:func:`is_timing`) are only checked for presence; its page counts, failure counts
+  and configured targets are compared like any other row.
+- **not comparable**: rows of a method whose recorded package versions differ from
+  the installed ones (:func:`comparability`), e.g. a peer row made with trafilatura
+  2.0.0 checked where 2.3.1 is installed. Comparing them would either fail on an
+  upstream change or, worse, pass by luck; they are reported, checked for presence,
+  and do not fail the check. Holm-adjusted p-values are adjusted over every method of
+  their table, so they are not comparable either when any method of the table is not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+import pandas as pd
+from packaging.utils import canonicalize_name
+
+__all__ = [
+    "FIELDS",
+    "KEY",
+    "Comparison",
+    "comparability",
+    "compare_summaries",
+    "installed_versions",
+    "is_timing",
+    "recorded_versions",
+]
+
+_ABSENT = "not installed"  # what Peer.versions() records for a missing library
+KEY = ["experiment", "dataset", "method", "metric"]
+FIELDS = ["value", "ci_low", "ci_high", "n_pages"]
+
+#: metrics of the speed experiment that are clock or memory measurements. Listed by
+#: name, so a new speed metric is compared (and fails) until someone decides what it is.
+#: meets_target and growth_exponent are derived from timings; peak_rss_mb is memory;
+#: harness_* are the harness's own costs (evalkit.experiments.speed.harness).
+_TIMING = re.compile(r"^(ms_median|ms_p90|ms_mean|pages_per_s|ratio_to_parse|growth_exponent"
+                     r"|meets_target|peak_rss_mb|step_\w+_ms_mean|twc_pfm_ms_\d+"
+                     r"|harness_\w+)$")
+
+
+def is_timing(experiment: str, metric: str) -> bool:
+    """True for a summary row that measures time (or memory), checked for presence only."""
+    return experiment == "speed" and bool(_TIMING.match(metric))
+
+
+def _same(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
+def installed_versions(info: dict[str, Any], create=None) -> dict[str, str]:
+    """What the recomputed run used for one method (its ``run.json`` ``methods`` record).
+
+    The contract is ``packages`` ({distribution: version}) in the record; a run.json
+    made before it has none, and then the method is built from its recorded
+    parameters and asked (:meth:`~evalkit.core.method.BaseMethod.versions`).
+    """
+    if isinstance(info.get("packages"), dict):
+        return {str(k): str(v) for k, v in info["packages"].items()}
+    if create is None:
+        from evalkit.harness.registry import METHODS
+
+        create = METHODS.create
+    try:
+        return {str(k): str(v) for k, v in
+                create(info["registry"], **(info.get("params") or {})).versions().items()}
+    except Exception:  # noqa: BLE001 - an unknown or changed method has nothing to say
+        return {}
+
+
+def recorded_versions(info: dict[str, Any], names: list[str], run_packages: dict[str, Any],
+                      constraints: dict[str, str]) -> dict[str, str | None]:
+    """The versions the committed reference made one method with.
+
+    ``packages`` in the committed method record when it is there (the contract);
+    otherwise, for each name the method uses today, the entry's ``run.json``
+    ``packages``, then the constraints file; None when neither recorded it.
+    """
+    if isinstance(info.get("packages"), dict):
+        return {str(k): (None if v is None else str(v)) for k, v in info["packages"].items()}
+    by_name = {canonicalize_name(k): v for k, v in (run_packages or {}).items()}
+    out: dict[str, str | None] = {}
+    for name in names:
+        c = canonicalize_name(name)
+        out[name] = by_name.get(c) or constraints.get(c)
+    return out
+
+
+def _installed(name: str, installed: dict[str, str]) -> str:
+    if name in installed:
+        return installed[name]
+    if name == "libxml2":
+        from evalkit.harness.constraints import libxml2_version
+
+        return libxml2_version()
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return _ABSENT
+
+
+def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
+                  constraints: dict[str, str], create=None) -> dict[str, str]:
+    """``{method label: reason}`` for every method whose rows are not comparable.
+
+    The reason reads ``trafilatura 2.3.1 installed, reference made with 2.0.0`` (one
+    clause per package that differs, or whose reference version was never recorded).
+    """
+    out = {}
+    # methods and (dedup experiment) detectors: both record what they ran with
+    records = [(label, info, (recomputed_run.get(kind) or {}).get(label))
+               for kind in ("methods", "detectors")
+               for label, info in (committed_run.get(kind) or {}).items()]
+    for label, info, fresh in records:
+        now = installed_versions(fresh or info, create)
+        then = recorded_versions(info, sorted(now), committed_run.get("packages") or {},
+                                 constraints)
+        clauses = []
+        for name, version in then.items():
+            have = _installed(name, now)
+            now_text = f"{name} not installed" if have == _ABSENT else f"{name} {have} installed"
+            if version is None:
+                clauses.append(f"{now_text}, reference version not recorded")
+            elif have != version:
+                clauses.append(f"{now_text}, reference made with {version}")
+        if clauses:
+            out[label] = "; ".join(clauses)
+    return out
+
+
+@dataclass
+class Comparison:
+    """The outcome of comparing one entry's summaries."""
+
+    entry: str
+    compared: int = 0                       # rows compared value for value
+    timing: int = 0                         # timing rows, checked for presence only
+    differences: list[str] = field(default_factory=list)    # one line each
+    not_comparable: dict[str, int] = field(default_factory=dict)  # label -> rows
+    reasons: dict[str, str] = field(default_factory=dict)  # label -> why not comparable
+    notes: list[str] = field(default_factory=list)  # context that is not itself a finding
+
+
+def _describe(entry: str, key: tuple) -> str:
+    return f"{entry}: {' / '.join(str(k) for k in key)}"
+
+
+def compare_summaries(entry: str, committed: pd.DataFrame, recomputed: pd.DataFrame,
+                      not_comparable: dict[str, str] | None = None) -> Comparison:
+    """Compare two ``summary.csv`` frames (read with ``dtype=str``) row by row."""
+    not_comparable = not_comparable or {}
+    result = Comparison(entry, reasons=dict(not_comparable))
+    for name, frame in (("committed", committed), ("recomputed", recomputed)):
+        dup = frame[frame.duplicated(KEY)]
+        if len(dup):
+            raise ValueError(f"{entry}: the {name} summary repeats the row "
+                             f"{' / '.join(dup.iloc[0][KEY])}")
+    old = committed.set_index(KEY)
+    new = recomputed.set_index(KEY)
+    # Holm adjusts over every method of one (experiment, dataset) table
+    tainted = {(e, d) for e, d, m, _ in old.index if m in not_comparable}
+    for key, row in old.iterrows():
+        experiment, dataset, method, metric = key
+        if key not in new.index:
+            result.differences.append(f"{_describe(entry, key)}: committed {row['value']}, "
+                                      "missing from the recomputed summary")
+            continue
+        if is_timing(experiment, metric):
+            result.timing += 1
+            continue
+        if method in not_comparable or (metric.startswith("p_holm")
+                                        and (experiment, dataset) in tainted):
+            label = method if method in not_comparable else f"{method} (Holm family)"
+            result.not_comparable[label] = result.not_comparable.get(label, 0) + 1
+            continue
+        result.compared += 1
+        other = new.loc[key]
+        diffs = [f"{f} committed {row[f]!s} recomputed {other[f]!s}" for f in FIELDS
+                 if not _same(str(row[f]), str(other[f]))]
+        if diffs:
+            result.differences.append(f"{_describe(entry, key)}: {'; '.join(diffs)}")
+    for key in new.index.difference(old.index):
+        result.differences.append(f"{_describe(entry, key)}: recomputed "
+                                  f"{new.loc[key, 'value']}, not in the committed summary")
+    return result

@@ -1,0 +1,180 @@
+"""What every dataset reader provides: a stream of pages and a list of what it skipped.
+
+Pages come out grouped by site (every page of one site next to the others,
+docs/sites.md): the runner makes one task of each site's pages as they stream
+past and stops on a site whose pages come in two runs. A reader gets there without
+holding pages in memory by ordering its *file list* with :func:`group_by_site`
+from metadata it reads first (a URL list, a file name, a gold file's URL line).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from evalkit.core.domains import site_of
+from evalkit.core.page import Page, sniff_not_html
+from evalkit.core.validate import ParamError, check_int
+
+__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "LazyPages", "Skipped",
+           "group_by_site"]
+
+T = TypeVar("T")
+
+
+def group_by_site(items: Iterable[T], site: Callable[[T], str | None]) -> list[T]:
+    """``items`` with each site's items moved up behind its first one.
+
+    Sites keep the order of their first item and items keep their order within a
+    site; an item without a site (``site(item)`` is None) stays in its place
+    between the groups. Items whose sites are already contiguous come back in
+    the same order, so a reader that already listed its pages by site does not
+    change. ``site`` must give, from cheap metadata, the site the page will carry
+    (:func:`evalkit.core.domains.site_key` of its ``site`` and ``url``).
+    """
+    groups: dict[str, list[T]] = {}
+    runs: list[list[T]] = []
+    for item in items:
+        key = site(item)
+        if key is None:
+            runs.append([item])
+        elif key in groups:
+            groups[key].append(item)
+        else:
+            groups[key] = [item]
+            runs.append(groups[key])
+    return [item for run in runs for item in run]
+
+
+class DatasetMissingError(FileNotFoundError):
+    """The data folder is absent; the message says how to fetch it."""
+
+
+@dataclass
+class Skipped:
+    """A file a reader passed over, and why (nothing is dropped silently)."""
+
+    file: str
+    reason: str
+
+
+class Dataset:
+    """Base reader. Subclasses set ``name`` and implement ``_iter_pages``.
+
+    ``pages()`` streams pages in a stable order (sorted, then grouped by site:
+    :func:`group_by_site`) and stops after
+    ``limit`` pages; every file passed over is appended to ``skipped``, and
+    every page handed out is remembered in ``seen_`` (id -> sha256), so the
+    run folder can fingerprint exactly the pages an experiment saw.
+    """
+
+    name: str = ""
+    #: how to get the data, quoted when the folder is missing
+    fetch_hint: str = "see datasets/README.md"
+
+    def __init__(self, path: str | None = None, limit: int | None = None):
+        # checked on construction, before any page is read (a folder's existence: root())
+        check_int("limit", limit, low=1, allow_none=True)
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise ParamError("path", path, "must be the path of a folder")
+        self.path = path
+        self.limit = limit
+        self.skipped: list[Skipped] = []
+        self.seen_: dict[str, str] = {}
+
+    def root(self) -> Path:
+        """The data folder, or DatasetMissingError with the fetch hint."""
+        if self.path is None:
+            raise DatasetMissingError(f"dataset {self.name!r} needs a path ({self.fetch_hint})")
+        root = Path(self.path).expanduser()
+        if not root.is_dir():
+            raise DatasetMissingError(
+                f"dataset {self.name!r}: folder {root} does not exist; {self.fetch_hint}"
+            )
+        return root
+
+    def skip(self, file, reason: str) -> None:
+        self.skipped.append(Skipped(str(file), reason))
+
+    def pages(self) -> Iterator[Page]:
+        """Pages in order; files that are not HTML and repeated page ids are skipped here,
+        for every reader, with the file named in the reason."""
+        self.skipped = []
+        first: dict[str, str] = {}  # page id -> the file it came from
+        n = 0
+        for page in self._iter_pages():
+            if self.limit is not None and n >= self.limit:
+                return
+            where = page.source or page.id
+            reason = sniff_not_html(page.raw, page.html)
+            if reason is None and page.id in first:
+                reason = f"duplicate page id {page.id!r} (first read from {first[page.id]})"
+            if reason is not None:
+                self.skip(where, reason)
+                continue
+            first[page.id] = where
+            self.seen_[page.id] = page.sha256
+            n += 1
+            yield page
+
+    def _iter_pages(self) -> Iterator[Page]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def get_params(self) -> dict:
+        return {"path": self.path, "limit": self.limit}
+
+
+class LazyPages:
+    """A reader's pages that the runner can also take as one task per site, each of which
+    makes its pages where it runs (:class:`evalkit.readers.synthetic.SiteTask`).
+
+    Iterating gives the pages as :meth:`Dataset.pages` does, in this process (every other
+    consumer). The runner instead asks :meth:`site_tasks` for the tasks; a task's pages come
+    out of its ``pages()`` in the worker, and the worker sends back each page's id and
+    sha256 for :meth:`note_seen`, so ``seen_`` (run.json's fingerprint) is the same as if
+    the pages had been read here. Only a reader whose pages need no checks (generated,
+    never foreign files or repeated ids) hands out tasks.
+    """
+
+    def __init__(self, dataset: Dataset, site_tasks: Callable[[], Iterable]):
+        self.dataset = dataset
+        self._site_tasks = site_tasks
+        self._it: Iterator[Page] | None = None
+
+    def __iter__(self) -> Iterator[Page]:
+        return self
+
+    def __next__(self) -> Page:
+        if self._it is None:
+            self._it = Dataset.pages(self.dataset)
+        return next(self._it)
+
+    def site_tasks(self) -> Iterator:
+        """One task per site (an object with ``pages() -> list[Page]``), cut at ``limit``."""
+        self.dataset.skipped = []
+        yield from self._site_tasks()
+
+    def note_seen(self, page_id: str, sha256: str) -> None:
+        """Record a page a worker made from one of :meth:`site_tasks` (``Dataset.seen_``)."""
+        self.dataset.seen_[page_id] = sha256
+
+
+class InMemoryDataset(Dataset):
+    """Pages already in memory (tests, notebooks, pages built by another tool).
+
+    They come out grouped by site (:func:`group_by_site`), otherwise in the given order.
+    """
+
+    name = "memory"
+
+    def __init__(self, pages: list[Page] | None = None, limit: int | None = None,
+                 name: str = "memory"):
+        super().__init__(path=None, limit=limit)
+        self.name = name
+        self.pages_ = list(pages or [])
+
+    def _iter_pages(self) -> Iterator[Page]:
+        yield from group_by_site(self.pages_, site_of)

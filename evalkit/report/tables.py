@@ -1,0 +1,117 @@
+"""Tables from run files: a wide method x metric view of ``summary.csv`` in csv, md and tex.
+
+Tables are always made from the files of a run, never from objects in memory,
+so a stored run can be re-tabulated alone (docs/architecture.md#the-flow-of-a-run).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from evalkit.report.results import atomic_write_text, readable, write_csv
+
+__all__ = ["wide_table", "cross_table", "format_cell", "write_table", "to_latex", "to_markdown"]
+
+
+def format_cell(value: float, low: float | None = None, high: float | None = None,
+                digits: int = 3) -> str:
+    """``0.812 [0.790, 0.833]``; a missing interval prints the value alone, NaN prints ``-``."""
+    if value is None or pd.isna(value):
+        return "-"
+    s = f"{value:.{digits}f}"
+    if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
+        s += f" [{low:.{digits}f}, {high:.{digits}f}]"
+    return s
+
+
+def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> dict[str, str]:
+    """Formatted cells of the rows of ``sub`` (indexed by ``keys``' kind); '-' where missing."""
+    out = {}
+    for key in keys:
+        if key in sub.index:
+            r = sub.loc[key]
+            out[key] = format_cell(r["value"], r["ci_low"] if with_ci else None,
+                                   r["ci_high"] if with_ci else None, digits)
+        else:
+            out[key] = "-"
+    return out
+
+
+def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = None,
+               experiment: str | None = None, with_ci: bool = True, digits: int = 3,
+               method_order: list[str] | None = None) -> pd.DataFrame:
+    """Rows = methods (in run order), columns = metrics, cells formatted with their interval."""
+    df = summary
+    if dataset is not None:
+        df = df[df["dataset"] == dataset]
+    if experiment is not None:
+        df = df[df["experiment"] == experiment]
+    df = df[df["metric"].isin(metrics)]
+    methods = method_order or list(dict.fromkeys(df["method"]))
+    rows = []
+    for m in methods:
+        sub = df[df["method"] == m].set_index("metric")
+        if sub.empty:
+            continue
+        row = {"method": m, **_cells(sub, metrics, with_ci, digits)}
+        row["n_pages"] = int(sub["n_pages"].max())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["method", *metrics, "n_pages"])
+
+
+def cross_table(summary: pd.DataFrame, metric: str, experiment: str | None = None,
+                digits: int = 3, with_ci: bool = False) -> pd.DataFrame:
+    """Rows = methods, columns = data sets, cells = one metric: the at-a-glance view
+    of a run over several sets (method and data set order as in the run)."""
+    df = summary[summary["metric"] == metric]
+    if experiment is not None:
+        df = df[df["experiment"] == experiment]
+    datasets = list(dict.fromkeys(df["dataset"]))
+    rows = []
+    for method in dict.fromkeys(df["method"]):
+        sub = df[df["method"] == method].set_index("dataset")
+        rows.append({"method": method, **_cells(sub, datasets, with_ci, digits)})
+    return pd.DataFrame(rows, columns=["method", *datasets])
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, row in df.iterrows():
+        lines.append("| " + " | ".join(str(v) for v in row.tolist()) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _tex_escape(s: str) -> str:
+    s = readable(s)  # before the escaping: readable writes a backslash
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"),
+                 ("#", r"\#"), ("@", r"@")):
+        s = s.replace(a, b)
+    return s
+
+
+def to_latex(df: pd.DataFrame, caption: str = "") -> str:
+    """A booktabs table (needs ``\\usepackage{booktabs}``)."""
+    cols = [str(c) for c in df.columns]
+    out = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * (len(cols) - 1) + "}",
+           r"\toprule", " & ".join(_tex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for _, row in df.iterrows():
+        out.append(" & ".join(_tex_escape(str(v)) for v in row.tolist()) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        out.append(r"\caption{" + _tex_escape(caption) + "}")
+    out.append(r"\end{table}")
+    return "\n".join(out) + "\n"
+
+
+def write_table(df: pd.DataFrame, stem: str | os.PathLike, caption: str = "") -> list[Path]:
+    """Write ``stem.csv``, ``stem.md`` and ``stem.tex``; returns the paths."""
+    stem = Path(stem)
+    paths = [write_csv(df, stem.with_suffix(".csv"))]
+    md = (f"**{caption}**\n\n" if caption else "") + to_markdown(df)
+    paths.append(atomic_write_text(stem.with_suffix(".md"), md))
+    paths.append(atomic_write_text(stem.with_suffix(".tex"), to_latex(df, caption)))
+    return paths

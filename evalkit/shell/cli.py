@@ -1,0 +1,80 @@
+"""The thin Hydra shell: ``evalkit`` and ``python -m evalkit``.
+
+All work happens in :func:`evalkit.experiments.run_experiment`; this module
+only composes the config, turns configuration mistakes into one clear line
+on stderr (exit status 2), and prints where the results went.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from evalkit.harness.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, register_resolvers, warn_renamed
+
+__all__ = ["CONFIG_DIR", "check_overrides", "main", "upgrade_overrides"]
+
+
+def upgrade_overrides(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """``argv`` with renamed method keys at their new place, and the ``(old, new)`` keys
+    moved (:func:`evalkit.shell.overrides.upgrade_overrides`)."""
+    from evalkit.shell.overrides import upgrade_overrides as upgrade
+
+    return upgrade(argv)
+
+
+def check_overrides(argv: list[str]) -> str | None:
+    """A one-line message for an override naming no key, option or method parameter, else None.
+
+    Hydra's own message for these spans several lines and suggests ``+key=...``,
+    which would keep the typo; :mod:`evalkit.shell.overrides` names the closest valid
+    names instead, before Hydra makes a run folder.
+    """
+    from evalkit.shell.overrides import check_overrides as check
+
+    return check(argv)
+
+
+# a checkout's configs/ folder, or pkg://evalkit.configs in the wheel (evalkit.core.layout)
+@hydra.main(config_path=CONFIG_SOURCE, config_name="config", version_base="1.3")
+def _app(cfg: DictConfig) -> float | None:
+    from evalkit.readers.base import DatasetMissingError
+    from evalkit.experiments import run_experiment
+    from evalkit.harness.registry import UnknownNameError
+    from evalkit.harness.rundir import discard
+    from evalkit.harness.runner import RunnerError
+    from evalkit.harness.sweep import objective
+
+    out = HydraConfig.get().runtime.output_dir
+    try:
+        run_experiment(cfg, out)
+    except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
+        print(f"evalkit: {exc}", file=sys.stderr)
+        discard(out)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        # one line instead of a traceback; finished extractions are already on disk
+        print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
+              "resume from the extraction cache.", file=sys.stderr)
+        sys.exit(130)
+    print(f"evalkit: results in {out}")
+    return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
+
+
+def main() -> None:
+    from evalkit.harness.rundir import prints_only
+
+    register_resolvers(make_folders=not prints_only(sys.argv[1:]))
+    argv, moved = upgrade_overrides(sys.argv[1:])
+    for old, new in moved:  # method.proposed.k=4 runs as method.proposed.dedup.k=4
+        warn_renamed(old, new)
+    sys.argv[1:] = argv  # what Hydra reads
+    msg = check_overrides(argv)
+    if msg:
+        print(msg, file=sys.stderr)
+        sys.exit(2)
+    _app()
