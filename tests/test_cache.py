@@ -1,4 +1,4 @@
-"""The extraction cache key (evalkit.harness.cache): what it covers, and that nothing else moves it.
+"""The extraction cache key (evalkit.harness.cache_keys): what it covers, and that nothing else moves it.
 
 The key of a method must change when, and only when, something that can change its
 output changes: a module it can execute (its import closure, read from the code), its
@@ -20,10 +20,11 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.harness import cache
-from evalkit.harness.cache import SourceTree, describe_method, distribution_versions, page_key
+from evalkit.harness import cache_keys as cache
+from evalkit.harness.cache_keys import SourceTree, describe_method, distribution_versions, page_key
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, run_pages
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.runner import run_pages
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import classification as C
 from evalkit.core.naive_bayes import naive_bayes_accuracy
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 
 def test_registered():

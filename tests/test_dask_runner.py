@@ -7,10 +7,13 @@ from hydra import compose, initialize_config_dir
 
 from evalkit.shell.cli import CONFIG_DIR
 from evalkit.harness.config import register_resolvers
-from evalkit.harness.dask_runner import DaskBackend, run_pages_dask
+from evalkit.harness.dask_runner import DaskBackend
+from evalkit.harness.runner import run_pages_dask
 from evalkit.experiments import run_experiment
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_pages
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.runner import Runner, run_pages
+from evalkit.harness.errors import RunnerError
 
 pytest.importorskip("distributed")
 register_resolvers()

@@ -53,7 +53,13 @@ def _imports(module: str, path: Path) -> set[str]:
     included), resolved to modules of the repository."""
     out = set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test).endswith("TYPE_CHECKING") for b in block.body
+                   for n in ast.walk(b)}  # annotations only: never imported at run time
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

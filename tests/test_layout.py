@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.core import layout as lay
-from evalkit.harness.cache import SourceTree
+from evalkit.harness.cache_keys import SourceTree
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,10 @@ import pytest
 from evalkit.core.page import Gold, Page
 from evalkit.harness.page_worker import shared_worker, stop_shared_worker
 from evalkit.harness.registry import METHODS
-from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_task, run_tasks
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.runner import Runner
+from evalkit.harness.errors import RunnerError
+from evalkit.harness.pipeline import run_task, run_tasks
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from evalkit.shell import cli
-from evalkit.harness.cache import SourceTree
+from evalkit.harness.cache_keys import SourceTree
 from evalkit.harness.config import method_specs, register_resolvers
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit.harness.cache import SourceTree
+from evalkit.harness.cache_keys import SourceTree
 
 #: enough pages that the run is still extracting when it is stopped: since issue 17's pipeline
 #: a 40-page run took about 3 s, most of it after the extraction

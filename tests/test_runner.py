@@ -1,7 +1,9 @@
 """Runner: failure isolation, caching and resume, site grouping, worker-count independence."""
 
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, iter_tasks, run_pages
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.tasks import iter_tasks
+from evalkit.harness.runner import run_pages
 
 
 def _page(i, html, site=None):

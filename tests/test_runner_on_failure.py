@@ -14,7 +14,9 @@ import pytest
 
 from evalkit.experiments.extraction import summarize
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, Runner, RunnerError, run_pages
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.runner import Runner, run_pages
+from evalkit.harness.errors import RunnerError
 
 
 def _page(i, html):

@@ -1,4 +1,4 @@
-"""Score records cached beside the extractions (evalkit.harness.cache.ScoreCache): a warm re-run of
+"""Score records cached beside the extractions (evalkit.harness.score_cache.ScoreCache): a warm re-run of
 the same config re-scores nothing, and anything that could change a record is in its key."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import functools
 import json
 import math
 
-from evalkit.harness.cache import ScoreCache, cached_scorer, scorer_key
+from evalkit.harness.score_cache import ScoreCache, cached_scorer, scorer_key
 from evalkit.core.page import Extraction, Gold, Page
 from evalkit.harness.scoring import score_extraction
 
@@ -105,7 +105,8 @@ def test_the_real_scorer_gives_the_same_record_warm(tmp_path):
 def test_a_warm_run_reads_records_back_and_parses_no_page(tmp_path, monkeypatch):
     from evalkit.core import page as page_mod
     from evalkit.readers.synthetic import SyntheticDataset
-    from evalkit.harness.runner import MethodSpec, Runner
+    from evalkit.harness.specs import MethodSpec
+    from evalkit.harness.runner import Runner
 
     specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("cetd", "cetd")]
     real = functools.partial(score_extraction, shingle_n=4, unit_min_share=0.5)

@@ -11,7 +11,9 @@ from evalkit.readers.l3s import L3SGN1Dataset
 from evalkit.readers.pairs import PairsDataset, gold_url
 from evalkit.core.domains import site_key, site_of
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, iter_tasks, run_pages
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.tasks import iter_tasks
+from evalkit.harness.runner import run_pages
 
 TEMPLATE = "<div class='about'><p>Example News is an independent paper, founded in 1901.</p></div>"
 BODIES = ["Data mining is the process of finding patterns, trends and rules in large data sets.",

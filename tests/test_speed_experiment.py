@@ -12,7 +12,7 @@ from evalkit.harness.config import register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import speed as S
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 register_resolvers()
 

@@ -17,9 +17,10 @@ import pytest
 
 from baselines.stored import MissingOutput, Stored, StoredFileError, read_outputs
 from evalkit.shell import cli
-from evalkit.harness.cache import describe_method
+from evalkit.harness.cache_keys import describe_method
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec, extract_one
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.extract import extract_one
 
 # -- a three-page set and what a tool stored for it -------------------------------------
 #

@@ -13,7 +13,7 @@ from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
 from evalkit.metrics import kabir_standard_error
 from evalkit.core.page import Gold, Page
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,8 @@ import pickle
 import pytest
 
 from evalkit.readers.synthetic import SiteTask, SyntheticDataset
-from evalkit.harness.runner import MethodSpec, Runner
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.runner import Runner
 
 
 def _digest(pages) -> list[tuple[str, str]]:

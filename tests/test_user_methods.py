@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from evalkit.harness.cache import describe_method, outside_source
+from evalkit.harness.cache_keys import describe_method, outside_source
 from evalkit.harness.config import ConfigError, check_specs, method_specs
 from evalkit.shell.overrides import check_overrides, target_overrides
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 MODULE = '''
 """A user's method: the first ``n`` words of the page's visible text."""

@@ -116,7 +116,7 @@ class FunctionExtractor(Extractor):
 
     def resolved_params(self) -> dict[str, Any]:
         # the function's name, not its repr (which holds an address that differs per process);
-        # its source is on the cache key (evalkit.harness.cache.describe_method)
+        # its source is on the cache key (evalkit.harness.cache_keys.describe_method)
         return {"function": function_name(self.func)}
 
     def extract(self, page: Page) -> Extraction:

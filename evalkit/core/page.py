@@ -58,7 +58,7 @@ NOISE = "noise"
 
 #: version of what decoding and repair make of a page's bytes before a method sees them
 #: (decode_html, clean_chars, prepare_html, and any cleaning a reader applies); part of
-#: every extraction's cache key (evalkit.harness.cache): raise it whenever that changes
+#: every extraction's cache key (evalkit.harness.cache_keys): raise it whenever that changes
 NORMALISATION_VERSION = 2  # 2: clean_chars drops what lxml refuses
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from evalkit.harness.cache import method_facts
+from evalkit.harness.cache_keys import method_facts
 from evalkit.harness.config import (
     ConfigError,
     build_datasets,

@@ -55,7 +55,7 @@ from evalkit.core.naive_bayes import (
     summarize_accuracy,
 )
 from evalkit.report.results import write_csv
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import ROW_COLUMNS, summary_row
 from evalkit.report.tables import format_cell, to_markdown, write_table
 

@@ -28,7 +28,7 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
 from evalkit.report.tables import to_markdown, write_table
 

@@ -64,7 +64,7 @@ from evalkit.experiments.readings_grid import (
 from evalkit.experiments.readings_report import _profile_rows, _write
 from evalkit.experiments.saravanan2020 import DEFAULT_CORRECT_F1, correct_pages, fine_counts
 from evalkit.proposed.scoring import reproduces_table4, score_page
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 __all__ = [
     "ARITHMETIC",

@@ -59,7 +59,7 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import failure_rows, summary_row
 from evalkit.report.tables import to_markdown, write_table

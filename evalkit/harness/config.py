@@ -15,7 +15,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from evalkit.core.layout import default_results, default_shared_data, layout, start_dir
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 
 __all__ = [
     "CONFIG_DIR",

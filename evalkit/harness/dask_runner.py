@@ -29,11 +29,11 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Self
 
-from evalkit.core.page import Page
-from evalkit.harness.runner import MethodSpec, Runner, RunnerError
+from evalkit.core.validate import ParamError, check_bool, check_int
+from evalkit.harness.errors import RunnerError
 
 __all__ = ["DEFAULT_N_WORKERS", "DEFAULT_RETRIES", "DEFAULT_THREADS_PER_WORKER",
-           "DEFAULT_WINDOW_PER_WORKER", "DaskBackend", "run_pages_dask"]
+           "DEFAULT_WINDOW_PER_WORKER", "DaskBackend", "check_dask"]
 
 #: workers of the LocalCluster started when no scheduler address is given
 DEFAULT_N_WORKERS = 2
@@ -50,6 +50,31 @@ LOG_LENGTH_KEY = "distributed.admin.low-level-log-length"
 LOG_LENGTH = 16
 
 _INSTALL_HINT = "the Dask runner needs dask[distributed]: pip install 'evalkit[dask]'"
+
+
+def _check_scheduler(key: str, value: Any) -> None:
+    if value is not None and not (isinstance(value, str) and value):
+        raise ParamError(key, value, "must be a scheduler address (tcp://host:8786) or null")
+
+
+#: the settings of configs/runner/dask.yaml besides the common ones: name -> check
+_DASK_CHECKS = {
+    "scheduler": _check_scheduler,
+    "n_workers": lambda k, v: check_int(k, v, low=1),
+    "threads_per_worker": lambda k, v: check_int(k, v, low=1),
+    "processes": check_bool,
+    "window_per_worker": lambda k, v: check_int(k, v, low=1),
+    "retries": lambda k, v: check_int(k, v, low=0),
+}
+
+
+def check_dask(settings: dict[str, Any]) -> None:
+    """Check the Dask runner's settings (:class:`evalkit.harness.dask_runner.DaskBackend`) before a
+    client is started; raises :class:`evalkit.core.validate.ParamError`."""
+    for key, value in settings.items():
+        if key in _DASK_CHECKS:
+            _DASK_CHECKS[key](key, value)
+        # an unknown key is DaskBackend's to name (it lists the valid ones)
 
 
 class DaskBackend:
@@ -149,22 +174,3 @@ class DaskBackend:
 
 #: end of the tasks (a task may be None)
 _END = object()
-
-
-def run_pages_dask(pages: Iterable[Page], specs: list[MethodSpec], *, score,
-                   scheduler: str | None = None, n_workers: int = DEFAULT_N_WORKERS,
-                   threads_per_worker: int = DEFAULT_THREADS_PER_WORKER,
-                   processes: bool = True, cache_root: str | None = None,
-                   progress: bool = True, total: int | None = None, desc: str = "pages",
-                   window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
-                   retries: int = DEFAULT_RETRIES, on_failure: str = "empty"
-                   ) -> list[dict[str, Any]]:
-    """:meth:`evalkit.harness.runner.Runner.run_pages` on a Dask runner (a shorthand for tests and
-    scripts; a cluster is started, or connected to, for this call only)."""
-    runner = Runner(name="dask", cache_root=cache_root, progress=progress,
-                    on_failure=on_failure,
-                    dask={"scheduler": scheduler, "n_workers": n_workers,
-                          "threads_per_worker": threads_per_worker, "processes": processes,
-                          "window_per_worker": window_per_worker, "retries": retries})
-    with runner:
-        return runner.run_pages(pages, specs, score=score, total=total, desc=desc)

@@ -323,7 +323,7 @@ def _stop_all() -> None:
 def serve(recv: Connection, send: Connection) -> None:
     """The worker's loop: build methods, extract pages, until the parent closes the pipe."""
     from evalkit.harness.cache_entry import as_data
-    from evalkit.harness.runner import BUILD_FAILED, extract_one
+    from evalkit.harness.extract import BUILD_FAILED, extract_one
 
     methods: list[Any] = []
     while True:
@@ -352,10 +352,10 @@ def serve(recv: Connection, send: Connection) -> None:
 
 
 def main(argv: list[str]) -> None:
-    from evalkit.harness.runner import _exit_with_parent
+    from evalkit.harness.watchdog import exit_with_parent
 
     recv_fd, send_fd, parent = (int(a) for a in argv)
-    _exit_with_parent(parent)  # a killed run leaves no worker behind
+    exit_with_parent(parent)  # a killed run leaves no worker behind
     serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))
 
 

@@ -119,7 +119,7 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     from evalkit.experiments import run_experiment, runner_from_config
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.rundir import discard
-    from evalkit.harness.runner import RunnerError
+    from evalkit.harness.errors import RunnerError
 
     register_resolvers()
     names = _options("dataset")
@@ -313,7 +313,7 @@ def _methods(methods: Any) -> tuple[list[str], list]:
     """(overrides, specs of the methods given as objects) for the ``methods`` argument."""
     if methods is None:
         return [], []
-    from evalkit.harness.runner import MethodSpec
+    from evalkit.harness.specs import MethodSpec
 
     if isinstance(methods, (str, os.PathLike)) or callable(methods) or hasattr(
             methods, "extract"):

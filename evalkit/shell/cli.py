@@ -46,7 +46,7 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.experiments import run_experiment
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.rundir import discard
-    from evalkit.harness.runner import RunnerError
+    from evalkit.harness.errors import RunnerError
     from evalkit.harness.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir

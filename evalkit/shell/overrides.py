@@ -366,7 +366,7 @@ def _check_objects(cfg: DictConfig) -> str | None:
     from evalkit.experiments import runner_from_config
     from evalkit.experiments.checks import check_sections
     from evalkit.harness.registry import UnknownNameError
-    from evalkit.harness.runner import RunnerError
+    from evalkit.harness.errors import RunnerError
 
     try:
         check_sections(cfg)

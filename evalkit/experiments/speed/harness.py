@@ -42,7 +42,8 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.core.page import PageError, parse_html
-from evalkit.harness.runner import Runner, extract_one
+from evalkit.harness.runner import Runner
+from evalkit.harness.extract import extract_one
 from evalkit.harness.summary import summary_row
 
 __all__ = ["HARNESS_PREFIX", "STAGES", "harness_outputs", "harness_rows", "harness_table",

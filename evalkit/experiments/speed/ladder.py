@@ -13,7 +13,7 @@ from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import growth_exponent
 from evalkit.experiments.speed.timing import PARSE_LABEL, peak_rss_mb, time_pages
 from evalkit.core.page import MAX_DEPTH, Gold, Page
-from evalkit.harness.runner import MethodSpec
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
 from evalkit.report.tables import to_markdown, write_table
 

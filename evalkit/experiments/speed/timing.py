@@ -19,7 +19,9 @@ import lxml.etree
 import pandas as pd
 
 from evalkit.core.page import Page, PageError, parse_html
-from evalkit.harness.runner import MethodSpec, extract_one, iter_tasks
+from evalkit.harness.specs import MethodSpec
+from evalkit.harness.extract import extract_one
+from evalkit.harness.tasks import iter_tasks
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}

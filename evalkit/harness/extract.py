@@ -1,0 +1,53 @@
+"""One method on one page, and the marks a page's records carry through the pipeline.
+
+Light on purpose: the page worker process (evalkit.harness.page_worker) imports it at start.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+from evalkit.core.page import Extraction, Page
+
+__all__ = ["BUILD_FAILED", "CACHE_INVALID", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE", "extract_one",
+           "page_bytes"]
+
+
+def extract_one(method, page: Page) -> Extraction:
+    """Run one method on one page; an exception becomes ``Extraction.error``."""
+    t0 = time.perf_counter()
+    try:
+        ext = method.extract(page)
+    except Exception as exc:  # noqa: BLE001 - a failing page must never stop the run
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+        ext = Extraction(error=f"{type(exc).__name__}: {exc}{where}"[:500])
+    ext.seconds = time.perf_counter() - t0
+    return ext
+
+
+ON_FAILURE = ("empty", "drop")
+"""What a page on which a method raised counts as (``runner.on_failure``): ``empty`` scores
+it as an empty extraction (its record keeps ``error``), ``drop`` leaves its scores out."""
+
+#: the error of a method that could not be built: no page was tried, so it is never scored
+BUILD_FAILED = "method could not be built: "
+
+#: the record key that marks a record whose cache entry was found invalid (popped before
+#: records leave Runner.run_pages; the run prints one line with the count)
+CACHE_INVALID = "_cache_invalid"
+
+#: the record key that carries the sha256 of a page a worker made from a reader's site task
+#: (evalkit.readers.base.LazyPages); popped by Runner.run_pages into the reader's ``seen_``
+PAGE_SHA = "_page_sha256"
+
+
+#: start of the error of every method's record on a page over ``runner.max_page_bytes``
+TOO_LARGE = "too large: "
+
+
+def page_bytes(page: Page) -> int:
+    """The size ``runner.max_page_bytes`` is compared with: the page's file bytes (its text
+    in UTF-8 when a reader handed over text only)."""
+    return len(page.raw) if page.raw else len(page.html.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,274 @@
+"""The page pipeline: every method of a task on each of its pages, cached and scored, in order.
+
+:func:`run_tasks` hands a run's tasks through one :class:`PagePipeline`. With a page worker
+(``runner.page_timeout``) the work overlaps: while the worker extracts page *i* (with page *i + 1*
+queued behind it, :data:`PIPELINE_DEPTH`), this process scores page *i − 1* and reads page
+*i + 2*, across the ends of tasks too. In-process methods extract when their page is collected.
+Either way every task gets fresh method instances and the records are the same, in the same order.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.core.page import Extraction, Page
+from evalkit.harness.cache import ExtractionCache
+from evalkit.harness.cache_keys import page_key as _page_key
+from evalkit.harness.cache_entry import as_data
+from evalkit.harness.extract import (BUILD_FAILED, CACHE_INVALID, ON_FAILURE, PAGE_SHA, TOO_LARGE,
+                                     extract_one, page_bytes)
+from evalkit.harness.page_worker import shared_worker
+from evalkit.harness.specs import MethodSpec
+
+__all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
+
+
+class _InProcess:
+    """The methods of a task built in this process (no ``runner.page_timeout``)."""
+
+    def __init__(self, specs: list[MethodSpec]):
+        self.methods, self.build_errors = [], []
+        for spec in specs:
+            try:
+                method, error = spec.build(), None
+            except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
+                method, error = None, f"{BUILD_FAILED}{type(exc).__name__}: {exc}"
+            self.methods.append(method)
+            self.build_errors.append(error)
+        self.stateful = [getattr(m, "scope", "page") == "site" for m in self.methods]
+        self._queue: collections.deque[tuple[Page, list[int]]] = collections.deque()
+
+    def submit(self, page: Page, todo: list[int]) -> None:
+        self._queue.append((page, todo))
+
+    def collect(self, timeout=None):
+        page, todo = self._queue.popleft()
+        for j in todo:
+            # scored as the cache would give it back, so a rerun scores the same
+            yield j, as_data(extract_one(self.methods[j], page))
+
+
+#: pages in the page worker's queue at most while the task's process scores (run_tasks): with
+#: one, a page that scores slower than the next one extracts leaves the worker idle
+PIPELINE_DEPTH = 2
+
+
+@dataclass
+class _Task:
+    """One task of :func:`run_tasks` while its pages go through the pipeline."""
+
+    pages: Iterable[Page]
+    #: a reader's site task: its pages are made here, and each page's sha256 goes back
+    made_here: bool
+    #: the methods the task's pages run on: fresh instances per task
+    methods: Any = None
+    #: the site context of the cache keys of site-scope methods: the pages seen so far
+    context: Any = field(default_factory=hashlib.sha256)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    started: int = 0
+    finished: int = 0
+    read_all: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.read_all and self.finished == self.started
+
+
+@dataclass
+class _PageState:
+    """One page of a task between handing it to the methods and scoring its records."""
+
+    task: _Task
+    page: Page
+    pkey: str
+    too_large: bool
+    exts: dict[int, Extraction] = field(default_factory=dict)
+    keys: dict[int, str] = field(default_factory=dict)
+    cached: dict[int, bool] = field(default_factory=dict)
+    invalid: dict[int, bool] = field(default_factory=dict)
+    todo: list[int] = field(default_factory=list)
+
+
+class PagePipeline:
+    """The tasks of a run through one pipeline (see the module docstring); :meth:`run` yields each
+    task's records as soon as its last page is scored."""
+
+    def __init__(self, specs: list[MethodSpec], cache_root: str | None,
+                 score: Callable[[Page, str, Extraction], dict[str, Any]],
+                 on_failure: str = "empty", page_timeout: float | None = None,
+                 max_page_bytes: int | None = None):
+        if on_failure not in ON_FAILURE:
+            raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, "
+                             f"got {on_failure!r}")
+        self.specs, self.score, self.on_failure = specs, score, on_failure
+        self.page_timeout, self.max_page_bytes = page_timeout, max_page_bytes
+        self.cache = ExtractionCache(cache_root)
+        self.keyed = self.cache.root is not None  # without a cache no key is ever looked up
+        # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
+        # without a cache nothing is, and no key need be worked out
+        self.uncached = [self.keyed and spec.key() is None for spec in specs]
+        self.worker = shared_worker() if page_timeout else None
+        self.open_tasks: collections.deque[_Task] = collections.deque()
+        self.inflight: collections.deque[_PageState] = collections.deque()  # not collected
+        self.collected: _PageState | None = None  # collected, not scored
+        # with a page worker, up to PIPELINE_DEPTH pages are in its queue while this process
+        # scores: a page whose scoring takes longer than the next one's extraction then does
+        # not leave the worker idle; in-process methods extract in collect, one at a time
+        self.depth = PIPELINE_DEPTH if self.worker is not None else 1
+
+    def run(self, tasks: Iterable[list[Page]]) -> Iterator[list[dict[str, Any]]]:
+        for pages in tasks:
+            made_here = hasattr(pages, "pages")
+            task = _Task(pages.pages() if made_here else pages, made_here)
+            self.open_tasks.append(task)
+            for page in task.pages:  # reading a page while the worker extracts earlier ones
+                if task.methods is None:
+                    while self.inflight:  # a task's fresh methods are built in an idle worker
+                        self._step()
+                        yield from self._ready()
+                self.inflight.append(self._start(task, page))
+                while len(self.inflight) >= self.depth:
+                    self._step()
+                    yield from self._ready()
+            task.read_all = True
+            yield from self._ready()  # a task without pages
+        while self.inflight:
+            self._step()
+            yield from self._ready()
+        if self.collected is not None:
+            self._finish(self.collected)
+        yield from self._ready()
+
+    def _start(self, task: _Task, page: Page) -> _PageState:
+        """Look every method's extraction of ``page`` up in the cache; hand the rest over."""
+        if task.methods is None:  # the task's first page: its fresh methods
+            if self.worker is not None:
+                self.worker.build(self.specs)  # every earlier page is collected: it is idle
+                task.methods = self.worker
+            else:
+                task.methods = _InProcess(self.specs)
+        methods, cache = task.methods, self.cache
+        # hashing the page (its bytes, text and gold) only names cache entries
+        size = page_bytes(page)
+        state = _PageState(task, page, _page_key(page) if self.keyed else "",
+                           self.max_page_bytes is not None and size > self.max_page_bytes)
+        for j, spec in enumerate(self.specs):
+            stateful = methods.stateful[j]
+            state.keys[j] = hashlib.sha256(
+                f"{spec.key()}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
+                .encode()).hexdigest() if self.keyed else ""
+            before = cache.invalid
+            ext = (None if stateful or state.too_large or self.uncached[j]
+                   else cache.get(state.keys[j]))
+            state.invalid[j] = cache.invalid > before
+            state.cached[j] = ext is not None
+            if ext is not None:
+                state.exts[j] = ext
+            elif state.too_large:
+                state.exts[j] = Extraction(
+                    error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
+            elif methods.build_errors[j] is not None:
+                state.exts[j] = Extraction(error=methods.build_errors[j])
+            else:
+                state.todo.append(j)
+        task.context.update(state.pkey.encode())  # the next page's site context
+        task.started += 1
+        methods.submit(page, state.todo)
+        return state
+
+    def _collect(self, state: _PageState) -> None:
+        """The extractions of the methods a page was handed to; new ones go to the cache."""
+        methods, cache = state.task.methods, self.cache
+        for j, ext in methods.collect(self.page_timeout):
+            state.exts[j] = ext
+            if ext.error is None and not methods.stateful[j] and not self.uncached[j]:
+                before = cache.invalid
+                cache.put(state.keys[j], ext)
+                state.invalid[j] = state.invalid[j] or cache.invalid > before
+
+    def _finish(self, state: _PageState) -> None:
+        """Score a collected page: one record per method, failures counted as ``on_failure``."""
+        page, task = state.page, state.task
+        for j, spec in enumerate(self.specs):
+            ext = scored = state.exts[j]
+            never_scored = state.too_large or task.methods.build_errors[j] is not None
+            if ext.error is not None and not never_scored and self.on_failure == "empty":
+                scored = Extraction(seconds=ext.seconds)
+            try:
+                rec = self.score(page, spec.label, scored)
+            except Exception as exc:  # noqa: BLE001 - a page the scorer chokes on is a record
+                rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label,
+                       "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
+            if ext.error is not None:
+                rec["error"] = ext.error  # scored as empty or not, the failure is counted
+            rec["cached"] = state.cached[j]
+            if state.invalid[j]:
+                rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
+            if task.made_here and j == 0:
+                rec[PAGE_SHA] = page.sha256
+            task.records.append(rec)
+        task.finished += 1
+
+    def _step(self) -> None:
+        """Score the page collected last, then collect the oldest in flight."""
+        if self.collected is not None:
+            self._finish(self.collected)
+        self.collected = self.inflight.popleft()
+        self._collect(self.collected)
+
+    def _ready(self) -> Iterator[list[dict[str, Any]]]:
+        while self.open_tasks and self.open_tasks[0].done:
+            yield self.open_tasks.popleft().records
+
+
+def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
+             score: Callable[[Page, str, Extraction], dict[str, Any]],
+             on_failure: str = "empty", page_timeout: float | None = None,
+             max_page_bytes: int | None = None) -> list[dict[str, Any]]:
+    """Run every method on a task's pages (one site's run of pages); returns records.
+
+    A page on which a method raised keeps its error in the record; under
+    ``on_failure="empty"`` it is scored as an empty extraction (so the page
+    counts against the method), under ``"drop"`` the scorer gets the failed
+    extraction and records no scores. A method that could not be built is
+    never scored: it has no pages, only failures.
+
+    ``page_timeout`` (seconds; None or 0 = none): the methods run in this process's
+    :class:`evalkit.harness.page_worker.PageWorker`, and one that runs over it on a page gets a
+    ``timeout: ...`` error, counted as ``on_failure`` says. ``max_page_bytes`` (None =
+    none): a larger page is not given to any method; every method's record is a
+    ``too large: ...`` failure that is never scored, so all methods lose the same page.
+    """
+    return next(run_tasks([pages], specs, cache_root, score, on_failure, page_timeout,
+                          max_page_bytes))
+
+
+def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
+              score: Callable[[Page, str, Extraction], dict[str, Any]],
+              on_failure: str = "empty", page_timeout: float | None = None,
+              max_page_bytes: int | None = None) -> Iterator[list[dict[str, Any]]]:
+    """:func:`run_task` of every task, in order, through one pipeline: yields each task's
+    records as soon as its last page is scored.
+
+    With a page worker (``page_timeout``) the work overlaps: while the worker extracts page
+    *i* (with page *i + 1* queued behind it, :data:`PIPELINE_DEPTH`), this process scores
+    page *i − 1* and reads page *i + 2*, across the ends of tasks too (where the queue
+    empties, since a task's fresh methods are built in an idle worker), so the scoring hides
+    behind the methods on a machine with a core to spare. In-process methods extract when their page is collected: nothing overlaps, and
+    the order of work is that of one task after another. Either way every task gets fresh
+    method instances and records are the same, in the same order.
+    """
+    yield from PagePipeline(specs, cache_root, score, on_failure, page_timeout,
+                            max_page_bytes).run(tasks)
+
+
+def run_page_task(pages, *, specs, cache_root, score, on_failure, page_timeout=None,
+              max_page_bytes=None):
+    # the one-argument task function Runner.map hands out (module level: it must pickle)
+    return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes)
+
+
