@@ -107,6 +107,6 @@ def test_a_running_scheduler_is_used_by_address():
         recs = run_pages_dask(PAGES, SPECS, score=_score, scheduler=cluster.scheduler_address,
                               progress=False)
         # that cluster ran the five tasks: sites a, b, c and the two site-less pages
-        counts = cluster.scheduler.task_prefixes["run_task"].state_counts
+        counts = cluster.scheduler.task_prefixes["run_page_task"].state_counts
         assert counts["memory"] == 5
     assert recs == run_pages(PAGES, SPECS, score=_score, progress=False)
