@@ -12,13 +12,15 @@ the fingerprint is bit k, least significant first, of the hash.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
 import xxhash
 
-__all__ = ["DEFAULT_BITS", "SUPPORTED_BITS", "fingerprint", "hamming", "term_hash"]
+__all__ = ["DEFAULT_BITS", "SUPPORTED_BITS", "fingerprint", "hamming", "term_hash", "within"]
 
 #: fingerprint width; 32 and 128 use XXH32 and XXH3-128
 DEFAULT_BITS = 64
@@ -82,3 +84,11 @@ def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
 def hamming(a: int, b: int) -> int:
     """Number of differing bits between two fingerprints."""
     return (a ^ b).bit_count()
+
+
+def within(k: int) -> Callable[[int, int], bool]:
+    """The near-duplicate rule of fingerprints, written once: two are near duplicates when they
+    differ in at most ``k`` bits (a closure, so the hot loops call one function per pair)."""
+    def near(a: int, b: int) -> bool:
+        return (a ^ b).bit_count() <= k
+    return near

@@ -54,7 +54,7 @@ import numpy as np
 import xxhash
 
 # the simhash sum and term hashing are core, shared with baselines.simhash (docs/floors.md)
-from evalkit.core.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash
+from evalkit.core.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash, within
 from evalkit.core.method import Detector
 from evalkit.proposed.term_weights import (
     _NUMPY_MIN_TERMS,
@@ -321,7 +321,7 @@ class ModifiedSimhash(Detector):
         """:meth:`match_signatures` with the page's own fingerprints compared without
         re-validating them (they are this detector's, so always valid)."""
         k = self.k
-        return self.match_signatures(fps, seen, same=lambda a, b: (a ^ b).bit_count() <= k)
+        return self.match_signatures(fps, seen, same=within(k))
 
     def distance(self, a: int, b: int) -> int:
         for x in (a, b):

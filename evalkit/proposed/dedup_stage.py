@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.core.domains import site_of
+from evalkit.core.fingerprint import within
 from evalkit.core.method import Detector
 from evalkit.proposed.dedup import (
     COMPARE_WITH,
@@ -240,9 +241,7 @@ class DedupStage(Stage):
             if self._in_order():
                 matches = det.match_fingerprints(fps, seen=seen)
             else:
-                k = det.k
-                matches = self._match(fps, lambda a, b: (a ^ b).bit_count() <= k, det,
-                                      alive, texts, seen)
+                matches = self._match(fps, within(det.k), det, alive, texts, seen)
         elif self._in_order():
             matches = det.find_duplicates([texts[b.index] for b in alive], seen=seen)
         else:
