@@ -33,7 +33,10 @@ class BaseMethod:
     #: an old key of a config or command line there with a one-line deprecation warning
     renamed: ClassVar[dict[str, str]] = {}
 
-    def get_params(self) -> dict[str, Any]:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters (scikit-learn's convention: ``deep=True`` by default,
+        which a method with sub-objects, the proposed method's stages, also spells out as
+        ``<group>__<key>``; a flat method returns the same either way)."""
         return {k: getattr(self, k) for k in param_names(type(self))}
 
     def set_params(self, **params: Any) -> BaseMethod:
@@ -67,7 +70,7 @@ class BaseMethod:
         resolve a setting differently never share an extraction. Override it
         wherever a method resolves something; the result must be JSON-able.
         """
-        return self.get_params()
+        return self.get_params(deep=False)
 
     def bind_detectors(self, detectors) -> BaseMethod:
         """Receive the harness's detector registry (``evalkit.harness.registry.DETECTORS``) right
@@ -81,7 +84,7 @@ class BaseMethod:
         return []
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({args})"
 
 

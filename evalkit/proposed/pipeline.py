@@ -193,10 +193,10 @@ class Proposed(Extractor):
 
     # -- parameters -----------------------------------------------------------------------
 
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        """The four groups as given; with ``deep``, also every stage setting as
-        ``<group>__<key>``."""
-        out = super().get_params()
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The four groups as given and (``deep``, the default as in scikit-learn) every stage
+        setting as ``<group>__<key>``."""
+        out = super().get_params(deep=False)
         if deep:
             for group, stage in self.stages().items():
                 out.update({f"{group}__{k}": v for k, v in stage.get_params().items()})
