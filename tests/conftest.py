@@ -37,3 +37,28 @@ def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden_outputs.json from the current code "
                           "(tests/test_golden_outputs.py)")
+
+
+def own_methods() -> dict[str, tuple[str, dict]]:
+    """Every own method's config file (configs/method/*.yaml) as label -> (registry name,
+    parameters): the methods evalkit implements, derived from the registry and the config
+    folder instead of a list copied into each test. Peers (a library's method), stored
+    outputs and the gold/empty references are not own methods."""
+    import yaml
+
+    from evalkit.harness.registry import METHODS
+
+    foreign = {n for n in METHODS.names() if METHODS.module_of(n).endswith(("peers", "stored"))}
+    foreign |= {"gold", "empty"}
+    out = {}
+    for path in sorted((REPO / "configs" / "method").glob("*.yaml")):
+        for label, body in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).items():
+            body = dict(body or {})
+            name = body.pop("_name_", label)
+            if name in METHODS and name not in foreign:
+                out[path.stem] = (label, name, body)
+    return {stem: v for stem, v in out.items()}
+
+
+#: config name -> (label, registry name, parameters) of every own method
+OWN = own_methods()

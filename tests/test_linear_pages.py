@@ -86,11 +86,10 @@ def test_revise_matches_the_neighbour_scan(seed):
     assert [p.cls for p in paragraphs] == _old_revise_steps_2_3(classes)
 
 
-OWN = {"proposed": {}, "proposed@primary": {"dedup": {"enabled": False},
-                                            "scoring": {"enabled": False}},
-       "proposed@dedup": {"scoring": {"enabled": False}},
-       "cetd": {}, "cetd@ds": {"variant": "cetd_ds"}, "pab": {}, "justext_style": {},
-       "fulltext": {}}
+from conftest import OWN as _OWN
+
+#: label -> (registry name, parameters) of every own method (derived: tests/conftest.py)
+OWN = {label: (name, params) for label, name, params in _OWN.values()}
 MAIN = "Main text of the page, with words. " * 50
 
 
@@ -98,8 +97,8 @@ def test_a_100k_sibling_page_goes_through_every_own_method_and_the_scorer():
     html = ("<html><body><article><p>" + MAIN + "</p></article><div>"
             + "<span>x</span>" * 100_000 + "</div></body></html>")
     page = Page(id="wide", dataset="t", raw=html.encode(), gold=Gold(text=MAIN))
-    for name, params in OWN.items():
-        method = METHODS.create(name.partition("@")[0], **params)
+    for name, (registry, params) in OWN.items():
+        method = METHODS.create(registry, **params)
         ext = method.extract(page)
         assert ext.error is None, name
         rec = score_extraction(page, name, ext)

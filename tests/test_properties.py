@@ -182,8 +182,10 @@ def test_pairs_from_groups_counts_k_choose_2(groups):
 
 # ---------------------------------------------------------------- every own method
 
-OWN = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
-       "justext_style", "fulltext"]
+from conftest import OWN as _OWN
+
+#: every own method config (derived from configs/method/ and the registry: tests/conftest.py)
+OWN = list(_OWN)
 DETECTORS = ["jaccard", "minhash", "simhash", "modified_simhash"]
 
 

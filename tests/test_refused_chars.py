@@ -22,8 +22,10 @@ from evalkit.core.visible import visible_text
 
 register_resolvers()
 
-OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
-               "justext_style", "fulltext"]
+from conftest import OWN
+
+#: every own method config (derived: tests/conftest.py)
+OWN_METHODS = list(OWN)
 
 # every code point lxml refuses in text, tail or attribute value (measured below), one
 # of each other class: surrogates at both ends, non-characters of every kind
