@@ -46,6 +46,8 @@ from evalkit.report.results import (
 )
 from evalkit.harness.runner import Runner
 from evalkit.harness.summary import failure_table
+from evalkit.report.markdown import render
+from evalkit.report.sections import Heading, Section, Table, Text
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
 
@@ -96,7 +98,8 @@ class Context:
     per_page: list[pd.DataFrame] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     dataset_info: dict[str, Any] = field(default_factory=dict)
-    report: list[str] = field(default_factory=list)  # markdown sections of report.md
+    #: what report.md says (evalkit.report.sections), rendered by evalkit.report.markdown
+    report: list[Section] = field(default_factory=list)
     runner_: Runner | None = None
     #: id of a frame in ``per_page`` -> the spill holding all its columns (per_page.csv is
     #: written from the spill; the frame keeps only what the experiments read)
@@ -289,24 +292,25 @@ def _skipped(ctx: Context) -> list[dict[str, str]]:
 
 
 def _report(cfg: DictConfig, ctx: Context) -> str:
-    from evalkit.report.tables import to_markdown
-
+    """report.md: the run's head (data, methods, failures, skipped files), then the sections
+    the experiments added, through the one markdown renderer."""
     skipped = _skipped(ctx)
     methods = ", ".join(s.label for s in ctx.specs)
-    head = [f"# evalkit run: {cfg.experiment.name}", "",
-            (f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
-            f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
-            f" Skipped files: {len(skipped)}."), ""]
+    head: list[Section] = [
+        Heading(f"evalkit run: {cfg.experiment.name}", level=1),
+        Text(f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
+             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
+             f" Skipped files: {len(skipped)}.")]
     if ctx.failures:
         how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
                "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
                        "means cover fewer pages than the other methods'"}[ctx.on_failure]
-        head += [(f"Pages on which a method failed are {how}; every page is listed in "
-                  "run.json and per_page.csv."), "", to_markdown(failure_table(ctx.failures)), ""]
+        head += [Text(f"Pages on which a method failed are {how}; every page is listed in "
+                      "run.json and per_page.csv."),
+                 Table(failure_table(ctx.failures))]
     if skipped:
-        head += ["| skipped file | reason |", "|---|---|"]
-        head += [f"| {s['file']} | {s['reason']} |" for s in skipped[:50]]
+        rows = [(s["file"], s["reason"]) for s in skipped[:50]]
         if len(skipped) > 50:
-            head.append(f"| ... | {len(skipped) - 50} more in run.json |")
-        head.append("")
-    return "\n".join(head + ctx.report) + "\n"
+            rows.append(("...", f"{len(skipped) - 50} more in run.json"))
+        head.append(Table(pd.DataFrame(rows, columns=["skipped file", "reason"]), gap=False))
+    return render(head + ctx.report)

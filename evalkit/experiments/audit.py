@@ -27,7 +27,8 @@ from evalkit.metrics import aeb_tokens
 from evalkit.core.page import Extraction, Page, PageError
 from evalkit.report.results import write_csv
 from evalkit.harness.summary import summary_row
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Bullets, Heading, Table, Text
+from evalkit.report.tables import write_table
 
 __all__ = ["DEFAULTS", "FLAGS", "audit_pages", "audit_record", "run", "summarize"]
 
@@ -123,10 +124,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
     flagged = table.loc[table["flags"].notna(), _FLAGGED_COLUMNS]
     write_table(flagged, ctx.out / "tables" / "audit_flagged",
                 caption="Gold audit: every flagged page")
-    ctx.report[:0] = ["## Gold audit: pages flagged per data set", "",
-                      _definitions(opts, methods), "", to_markdown(summary),
-                      ("Every flagged page: `tables/audit_flagged.csv`; every page, check and "
-                       "flag: `audit.csv`."), ""]
+    ctx.report[:0] = [Heading("Gold audit: pages flagged per data set"),
+                      Text(_definitions(opts, methods)), Table(summary, gap=False),
+                      Text("Every flagged page: `tables/audit_flagged.csv`; every page, check and "
+                           "flag: `audit.csv`.")]
     return pd.DataFrame(rows)
 
 
@@ -285,7 +286,8 @@ def _pages(n: int) -> str:
 
 
 def _report(ctx: Context, audit: pd.DataFrame, label: str, opts: dict) -> None:
-    ctx.report += [f"## Gold audit of {label} ({_pages(len(audit))})", ""]
+    ctx.report.append(Heading(f"Gold audit of {label} ({_pages(len(audit))})"))
+    items = []
     shown = int(opts["examples"])
     for flag in FLAGS:
         hit = audit[audit[flag]]
@@ -295,14 +297,14 @@ def _report(ctx: Context, audit: pd.DataFrame, label: str, opts: dict) -> None:
             hit = hit.sort_values("gold_word_share", kind="stable")
         elif flag == "truncated":
             hit = hit.sort_values("gold_to_shortest", kind="stable")
-        ctx.report.append(f"- **{flag}**: {_pages(len(hit))}, e.g. " + "; ".join(
+        items.append(f"**{flag}**: {_pages(len(hit))}, e.g. " + "; ".join(
             f"`{r['page_id']}` {_DETAIL[flag](r)}" for _, r in hit.head(shown).iterrows()))
     if not audit["flags"].notna().any():
-        ctx.report.append("- no page flagged")
+        items.append("no page flagged")
     least = int(opts["truncated_min_words"])
     short = audit["shortest_words"].fillna(0) < least
     open_ = int(_bool(~audit["unreadable"] & (audit["gold_words"] > 0) & short).sum())
     if open_:
-        ctx.report.append(f"- truncation not decided on {_pages(open_)}: a method's output has "
-                          f"fewer than {least} words there (audit.csv `shortest_words`)")
-    ctx.report.append("")
+        items.append(f"truncation not decided on {_pages(open_)}: a method's output has "
+                     f"fewer than {least} words there (audit.csv `shortest_words`)")
+    ctx.report.append(Bullets(tuple(items)))

@@ -57,7 +57,8 @@ from evalkit.core.naive_bayes import (
 from evalkit.report.results import write_csv
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import ROW_COLUMNS, summary_row
-from evalkit.report.tables import format_cell, to_markdown, write_table
+from evalkit.report.sections import Figure, Heading, Table, Text
+from evalkit.report.tables import format_cell, write_table
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -348,19 +349,19 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
                         "CI], the first draw per case (the paper's single draw), the paper's "
                         "standard error (kabir_se = mean error rate over the cases, from the "
                         "first draws; kabir_se_mean from the case means) and the textbook one")
-    ctx.report += [f"## Naive Bayes classification on {label}", "", to_markdown(cases), "",
-                   to_markdown(methods), ""]
+    ctx.report += [Heading(f"Naive Bayes classification on {label}"), Table(cases), Table(methods)]
     if len(draws) and bool((draws["n_correct"] == draws["n_test"]).all()):
         # a table of 1.000s reads like a result; say that it is a ceiling
         why = (" (the synthetic topics share almost no content words; `study=kabir2015` runs the "
                "experiment on the chaos set)" if label == "synthetic" else "")
-        ctx.report += [(f"Every text variant that ran classified every test page of {label} "
-                       "correctly in every draw: the categories are told apart by words that every "
-                       f"extractor keeps, so this data set cannot rank the methods here{why}."), ""]
+        ctx.report.append(Text(
+            f"Every text variant that ran classified every test page of {label} "
+            "correctly in every draw: the categories are told apart by words that every "
+            f"extractor keeps, so this data set cannot rank the methods here{why}."))
     if len(draws):
         stem = f"classification_{label}_accuracy"
         accuracy_figure(summary, draws, status, fdir / stem, label, opts.get("paper"))
-        ctx.report += [f"![accuracy per case](figures/{stem}.png)", ""]
+        ctx.report.append(Figure(f"figures/{stem}.png", "accuracy per case"))
     paper = opts.get("paper")
     if paper:
         source = paper.get("source", "paper")
@@ -370,5 +371,4 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
                             f"case; ours = mean ± std of {repeats} draws")
         write_table(t441, tdir / f"classification_{label}_paper_se",
                     caption=f"{source} Table 4.4.1 beside evalkit on {label}: standard error")
-        ctx.report += [f"### {source} beside ours", "", to_markdown(t432), "", to_markdown(t441),
-                       ""]
+        ctx.report += [Heading(f"{source} beside ours", level=3), Table(t432), Table(t441)]

@@ -381,7 +381,8 @@ def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh
 def run(ctx: Context) -> pd.DataFrame | None:
     from evalkit.harness.config import method_specs
     from evalkit.report.plots import bar_prf
-    from evalkit.report.tables import to_markdown, wide_table, write_table
+    from evalkit.report.sections import Figure, Heading, Table, Text
+    from evalkit.report.tables import wide_table, write_table
 
     opts = ctx.section("dedup")
     scopes = list(opts.get("scopes", SCOPES))
@@ -411,9 +412,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
         summary = summarize(per_page, label, n_boot, alpha, ctx.seed)
         summaries.append(summary)
         truth = next(res["truth"] for res in results if res["truth"])
-        ctx.report += [f"## Near-duplicate detection on {label}", "",
-                       f"Truth: {_truth_note(truth, theta, shingle_n)}; {n_pages} pages.",
-                       ""]
+        ctx.report += [Heading(f"Near-duplicate detection on {label}"),
+                       Text(f"Truth: {_truth_note(truth, theta, shingle_n)}; {n_pages} pages.")]
         for scope in scopes:
             cols = [f"{m}_{scope}" for m in TABLE_METRICS]
             table = wide_table(summary, cols, dataset=label)
@@ -427,12 +427,12 @@ def run(ctx: Context) -> pd.DataFrame | None:
             bar_prf(summary, ctx.out / "figures" / stem, label, metrics=tuple(cols),
                     labels=_BAR_LABELS, xlabel="near-duplicate detector",
                     title=f"{label}: near-duplicate pairs, {scope} scope ({n_true} true pairs)")
-            ctx.report += [f"### {scope} scope ({n_true} true pairs)", "", to_markdown(table),
-                           f"![{scope}](figures/{stem}.png)", ""]
+            ctx.report += [Heading(f"{scope} scope ({n_true} true pairs)", level=3),
+                           Table(table, gap=False), Figure(f"figures/{stem}.png", scope)]
         timing = _timing(per_page)
         write_table(timing, ctx.out / "tables" / f"dedup_{label}_timing",
                     caption=f"Detector time on {label}, milliseconds per page (this machine)")
-        ctx.report += ["### Time per page", "", to_markdown(timing), ""]
+        ctx.report += [Heading("Time per page", level=3), Table(timing)]
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
 

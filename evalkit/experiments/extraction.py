@@ -36,6 +36,7 @@ from evalkit.harness.summary import (
     summary_row,
     with_note,
 )
+from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import wide_table, write_table
 
 __all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
@@ -107,14 +108,14 @@ def _summary_input(column: str) -> bool:
 
 def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
     """One method x data set table per headline metric when a run covers several sets."""
-    from evalkit.report.tables import cross_table, to_markdown
+    from evalkit.report.tables import cross_table
 
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
         table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
         write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
                     caption=with_note(f"{metric} per method and data set", note))
-        ctx.report += [f"## Overview: {metric}", ""] + ([f"{note}.", ""] if note else [])
-        ctx.report += [to_markdown(table), ""]
+        ctx.report += [Heading(f"Overview: {metric}")] + ([Text(f"{note}.")] if note else [])
+        ctx.report.append(Table(table))
 
 
 def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd.DataFrame:
@@ -239,25 +240,21 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
     pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
                         label, seed=ctx.seed)
-    from evalkit.report.tables import to_markdown
-
     note = drop_note(per_page, ctx.on_failure)
-    ctx.report += [f"## Extraction on {label}", ""]
+    ctx.report.append(Heading(f"Extraction on {label}"))
     if note:
-        ctx.report += [f"{note}.", ""]
-    ctx.report += [to_markdown(table),
+        ctx.report.append(Text(f"{note}."))
+    ctx.report += [Table(table, gap=False),
                    # how far the gold itself can be trusted: pages whose gold is off the page,
                    # marked up, cut short or duplicated (docs/audit.md)
-                   f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`.", "",
-                   f"![P/R/F1](figures/extraction_{label}_shingle_prf.png)",
-                   f"![pages correct](figures/extraction_{label}_pages_correct.png)", ""]
+                   Text(f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`."),
+                   Figure(f"figures/extraction_{label}_shingle_prf.png", "P/R/F1", gap=False),
+                   Figure(f"figures/extraction_{label}_pages_correct.png", "pages correct")]
     _field_table(ctx, summary, label, opts, note)
 
 
 def _field_table(ctx: Context, summary, label, opts, note) -> None:
     """The field's metrics (ROUGE-LSum, ROUGE-N, edit similarity) of the run in one table."""
-    from evalkit.report.tables import to_markdown
-
     cols = sorted({m for m in summary["metric"] if m.startswith("rouge")
                    or m == "edit_similarity"}, key=_field_order)
     if not cols:
@@ -266,47 +263,46 @@ def _field_table(ctx: Context, summary, label, opts, note) -> None:
     write_table(table, ctx.out / "tables" / f"extraction_{label}_field",
                 caption=with_note(f"ROUGE and edit similarity on {label}: mean of pages "
                                   f"[{ci_label(opts)}] (docs/metrics.md)", note))
-    ctx.report += [f"### ROUGE and edit similarity on {label}", "", to_markdown(table), ""]
+    ctx.report += [Heading(f"ROUGE and edit similarity on {label}", level=3), Table(table)]
 
 
 def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """Every pair of methods on each ``extraction.compare_metrics`` score: the rows of
     pairwise.csv, a matrix table per score and one figure with a panel per score."""
     from evalkit.report.plots import difference_matrix
-    from evalkit.report.tables import to_markdown
-
     alpha = float(opts.get("alpha", metrics.ALPHA))
     names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
     if not names:  # extraction.compare_metrics=[]: no comparison asked for
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     frames = [pairwise_rows(per_page, label, m, n_boot=int(opts.get("n_boot", 1000)),
                             alpha=alpha, seed=ctx.seed) for m in names]
-    ctx.report += [f"### Every pair of methods on {label}", ""]
+    ctx.report.append(Heading(f"Every pair of methods on {label}", level=3))
     n_methods = per_page["method"].nunique()
     if n_methods < 2:
-        ctx.report += [f"One method ({per_page['method'].iloc[0]}): no pairs to compare.", ""]
+        ctx.report.append(Text(f"One method ({per_page['method'].iloc[0]}): no pairs to compare."))
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    ctx.report += [
-        ("Cell: mean per-page difference row − column over the pages both methods scored; "
-         f"`*`: Holm-adjusted p < {alpha:g} (sign-flip permutation test, Holm over all pairs "
-         "of the data set and score). Intervals and p-values in pairwise.csv."), ""]
+    ctx.report.append(Text(
+        "Cell: mean per-page difference row − column over the pages both methods scored; "
+        f"`*`: Holm-adjusted p < {alpha:g} (sign-flip permutation test, Holm over all pairs "
+        "of the data set and score). Intervals and p-values in pairwise.csv."))
     panels = []
     for name, rows in zip(names, frames):
         if rows.empty:
-            ctx.report += [f"{name}: no per-page score of that name in this run.", ""]
+            ctx.report.append(Text(f"{name}: no per-page score of that name in this run."))
             continue
         table, diff, p = pairwise_matrix(rows, alpha=alpha)
         write_table(table, ctx.out / "tables" / f"extraction_{label}_pairwise_{name}",
                     caption=with_note(f"{label}: per-page {name}, mean difference row - column; "
                                       f"* Holm-adjusted p < {alpha:g}",
                                       drop_note(per_page, ctx.on_failure)))
-        ctx.report += [f"**{name}** (n pages per pair: {_span(rows['n_pages'])})", "",
-                       to_markdown(table)]
+        ctx.report.append(Table(table, lead=f"**{name}** (n pages per pair: "
+                                             f"{_span(rows['n_pages'])})", gap=False))
         panels.append((name, list(table["method"]), diff, p))
     if panels:
         difference_matrix(panels, ctx.out / "figures" / f"extraction_{label}_pairwise", label,
                           alpha=alpha)
-        ctx.report += [f"![pairwise differences](figures/extraction_{label}_pairwise.png)", ""]
+        ctx.report.append(Figure(f"figures/extraction_{label}_pairwise.png",
+                                 "pairwise differences"))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -353,7 +349,7 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """buckets.csv rows of one data set, a method x bucket table and a bar figure per shown
     metric."""
     from evalkit.report.plots import bar_prf
-    from evalkit.report.tables import cross_table, to_markdown
+    from evalkit.report.tables import cross_table
 
     quantiles = tuple(opts.get("complexity_quantiles", TERCILES))
     if "complexity" not in per_page:
@@ -365,15 +361,15 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     heads = {"low": f"low (c in [0, {c1:.2f}], {n['low']} pages)",
              "medium": f"medium (c in ({c1:.2f}, {c2:.2f}], {n['medium']} pages)",
              "high": f"high (c in ({c2:.2f}, 1], {n['high']} pages)"}
-    ctx.report += [f"### By page complexity on {label}", "",
+    ctx.report += [Heading(f"By page complexity on {label}", level=3), Text(
                    "Complexity c = 1 − min(1, gold words / visible words): the share of the "
                    "page's visible text that is not gold (Bevendorff et al. 2023). Buckets cut "
                    f"at the {quantiles[0]:.3g} and {quantiles[1]:.3g} quantiles of this set's "
                    "pages; every summary metric per bucket in buckets.csv."
                    + (f" {info['unbucketed']} page(s) show no visible words and are in no "
-                      "bucket." if info["unbucketed"] else ""), ""]
+                      "bucket." if info["unbucketed"] else ""))]
     if rows.empty:
-        ctx.report += ["No page has a complexity: no buckets.", ""]
+        ctx.report.append(Text("No page has a complexity: no buckets."))
         return rows
     shown = [m for m in _BUCKET_SHOWN if (rows["metric"] == m).any()]
     for metric in shown:
@@ -389,7 +385,7 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
                 ctx.out / "figures" / f"extraction_{label}_buckets_{metric}", label,
                 metrics=BUCKETS, labels=tuple(heads[b] for b in BUCKETS),
                 title=f"{label}: {metric} by page complexity")
-        ctx.report += [f"**{metric}**", "", to_markdown(table),
-                       f"![{metric} by complexity](figures/extraction_{label}_buckets_{metric}.png)",
-                       ""]
+        ctx.report += [Table(table, lead=f"**{metric}**", gap=False),
+                       Figure(f"figures/extraction_{label}_buckets_{metric}.png",
+                              f"{metric} by complexity")]
     return rows

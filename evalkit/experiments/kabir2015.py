@@ -30,7 +30,8 @@ from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Heading, Table
+from evalkit.report.tables import write_table
 
 __all__ = ["BLOCK_KEYS", "DEFAULT_FIRST_PAGES", "block_rows", "block_table", "run_blocks",
            "summarize_blocks"]
@@ -159,6 +160,6 @@ def run_blocks(ctx: Context) -> pd.DataFrame | None:
         write_table(table, tdir / f"kabir_blocks_{name}", caption=caption)
         write_table(first, tdir / f"kabir_blocks_{name}_first",
                     caption=f"Blocks of the first {len(first)} pages of {name} ({label})")
-        ctx.report += [f"## Blocks per page on {name} ({label}; Table 4.1.1)", "",
-                       to_markdown(table), "", to_markdown(first), ""]
+        ctx.report += [Heading(f"Blocks per page on {name} ({label}; Table 4.1.1)"),
+                       Table(table), Table(first)]
     return pd.concat(summaries, ignore_index=True) if summaries else None

@@ -35,7 +35,8 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.extraction import summarize
 from evalkit.harness.summary import drop_note, with_note
-from evalkit.report.tables import format_cell, to_markdown, write_table
+from evalkit.report.sections import Heading, Table, Text
+from evalkit.report.tables import format_cell, write_table
 
 __all__ = ["run", "variant_table"]
 
@@ -97,6 +98,6 @@ def run(ctx: Context) -> None:
                         f"paired per-page F1 difference against {ref} (Holm-corrected "
                         f"permutation p)", drop_note(per_page, ctx.on_failure))
     write_table(table, ctx.out / "tables" / "kaur2015_variants", caption=caption)
-    ctx.report += ["## Kaur 2015 Table 4.2.1: CETD variants", "", f"{caption}.", "",
-                   to_markdown(table), ""]
+    ctx.report += [Heading("Kaur 2015 Table 4.2.1: CETD variants"), Text(f"{caption}."),
+                   Table(table)]
     # no summary rows: the extraction part's already hold every number shown

@@ -39,7 +39,8 @@ from evalkit.experiments import Context
 from evalkit.report.plots import bar_prf
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Figure, Heading, Table, Text
+from evalkit.report.tables import write_table
 
 __all__ = [
     "COUNT_COLUMNS",
@@ -160,6 +161,6 @@ def _write(ctx, label, per_page, summary, paper, n_pages):
     fig = ctx.out / "figures" / f"kaur2017_{label}_scores"
     bar_prf(summary, fig, label, metrics=tuple(SCORE_COLUMNS), labels=tuple(SCORE_COLUMNS.values()),
             title=f"{label}: word-count precision / recall / F1 / accuracy (first {n_pages} pages)")
-    ctx.report += [f"## Kaur 2017 tables on {label}", ""] + ([f"{note}.", ""] if note else [])
-    ctx.report += [to_markdown(ranges), "",
-                   to_markdown(scores), f"![scores](figures/kaur2017_{label}_scores.png)", ""]
+    ctx.report += [Heading(f"Kaur 2017 tables on {label}")] + ([Text(f"{note}.")] if note else [])
+    ctx.report += [Table(ranges), Table(scores, gap=False),
+                   Figure(f"figures/kaur2017_{label}_scores.png", "scores")]

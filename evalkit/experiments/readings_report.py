@@ -21,7 +21,8 @@ from evalkit.experiments.readings_grid import (
 )
 from evalkit.proposed.scoring import READING_CHOICES
 from evalkit.harness.summary import shingle_rows, summary_row
-from evalkit.report.tables import format_cell, to_markdown, write_table
+from evalkit.report.sections import Bullets, Figure, Heading, Section, Table, Text
+from evalkit.report.tables import format_cell, write_table
 
 __all__: list[str] = []
 
@@ -137,11 +138,11 @@ def _write(ctx: Context, grid_all: pd.DataFrame, variants: pd.DataFrame | None,
         write_table(vt, ctx.out / "tables" / "readings_stage123",
                     caption="Stage 1-3 switches one at a time (switch | reading): shingle F1 "
                             "[95% bootstrap CI] per set")
-        ctx.report += ["## Stage 1-3 switches, one at a time", "",
-                       ("Each switch changed alone from the configured `proposed` (`switch; "
+        ctx.report += [Heading("Stage 1-3 switches, one at a time"),
+                       Text("Each switch changed alone from the configured `proposed` (`switch; "
                         "preset`), then scored "
                        "under the literal reading, the two presets and with every distinct "
-                       "block kept (`proposed@dedup`)."), "", to_markdown(vt), ""]
+                       "block kept (`proposed@dedup`)."), Table(vt)]
         rows = pd.concat([rows, variants.drop(columns=["variant"])], ignore_index=True)
     # summary.csv: the readings shown and the stage 1-3 variants (the full grid is in
     # tables/readings_grid.csv.gz: 10,368 readings x 8 sets would be 300,000 summary rows)
@@ -229,18 +230,19 @@ def _scope(max_pages, switch_pages) -> str:
 
 
 def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, near, mean_f1,
-            s2020, pc, table4, sets, correct_f1, thr, scope: str = "") -> list[str]:
+            s2020, pc, table4, sets, correct_f1, thr, scope: str = "") -> list[Section]:
     n_t4 = sum(v is True for v in table4.values())
     lit = "literal"
-    lines = ["## Every reading of stage 1.4", "",
-             (f"{len(GRID)} readings (every combination of the stage-1.4 switches, weights "
+    lines: list[Section] = [Heading("Every reading of stage 1.4"),
+             Text(f"{len(GRID)} readings (every combination of the stage-1.4 switches, weights "
              f"0.3/0.3/0.4), {n_t4} of which reproduce Table 4, on {len(sets)} sets: "
              f"{', '.join(sets)}. The paper calls 93 % of its 300 pages correctly extracted "
              f"(Table 8). Two criteria stand next to it: `saravanan2020_correct` (the "
              f"saravanan2020 study's rule: F1 of the kept words against the content >= "
-             f"{correct_f1}) and `pages_correct` (shingle F1 >= {thr}). {scope}"), ""]
+             f"{correct_f1}) and `pages_correct` (shingle F1 >= {thr}). {scope}")]
     best_s = s2020.mean(axis=1)
-    lines += ["### Which readings come closest to 93 %", "",
+    lines += [Heading("Which readings come closest to 93 %", level=3), Bullets(tuple(
+        item.removeprefix("- ") for item in [
               (f"- Closest by mean `saravanan2020_correct` over the sets: `{near}` "
               f"({best_s[near]:.0%}; Table 4: {'yes' if table4[near] else 'no'})."),
               (f"- Best mean shingle F1: `{best}` ({mean_f1[best]:.3f}, mean `pages_correct` "
@@ -250,7 +252,7 @@ def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, ne
               (f"- The literal reading (`proposed`): mean shingle F1 {mean_f1[lit]:.3f}, mean "
               f"`pages_correct` {pc.loc[lit].mean():.0%}, mean `saravanan2020_correct` "
               f"{best_s[lit]:.0%}."),
-              _reach_line(pc, s2020), ""]
+              _reach_line(pc, s2020)]))]
     ded = {m: grid_all[(grid_all["method"] == "proposed@dedup") & (grid_all["metric"] == m)]
            .set_index("dataset")["value"].reindex(sets) for m in ("shingle_f1", "pages_correct",
                                                                    "saravanan2020_correct")}
@@ -260,7 +262,7 @@ def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, ne
         lambda v: v.max() - v.min())).drop_duplicates("switch").sort_values(
         "gap", ascending=False, kind="stable")
     moves = ", ".join(f"`{r.switch}` ({r.gap:.2f})" for r in spread.head(4).itertuples())
-    lines += [(
+    lines += [Text(
         "Why the rest fall short. Stage 1.4 only removes blocks that stages 1-3 kept; keeping "
         "every one of them (`proposed@dedup`, stage 1.4 off) gives a mean `pages_correct` of "
         f"{ded['pages_correct'].mean():.0%} and a mean `saravanan2020_correct` of "
@@ -277,12 +279,11 @@ def _report(grid_all, head, top, effects, shown, presets, why, best, best_t4, ne
         "either shrink or drop the content term (`content_weight`, `content_count=distinct`: "
         "they contradict Table 4) or bound the ratios and count title and link words as "
         "distinct terms (`proposed_bounded`, `proposed_best_table4`: they reproduce it)."),
-        "",
-              to_markdown(effects), ""]
+              Table(effects)]
     for metric, title, t in head:
-        lines += [f"### {title} per set (mean [95% bootstrap CI])", "", to_markdown(t), ""]
-    lines += ["![F1 per reading](figures/readings_f1.png)", "",
-              "### The 20 readings with the highest mean shingle F1", "",
-              "Every reading, with intervals on every set: `tables/readings_grid.csv.gz`.", "",
-              to_markdown(top[["reading", "reproduces_table4", "mean shingle_f1", *sets]]), ""]
+        lines += [Heading(f"{title} per set (mean [95% bootstrap CI])", level=3), Table(t)]
+    lines += [Figure("figures/readings_f1.png", "F1 per reading"),
+              Heading("The 20 readings with the highest mean shingle F1", level=3),
+              Text("Every reading, with intervals on every set: `tables/readings_grid.csv.gz`."),
+              Table(top[["reading", "reproduces_table4", "mean shingle_f1", *sets]])]
     return lines

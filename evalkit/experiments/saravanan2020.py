@@ -62,7 +62,8 @@ from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import failure_rows, summary_row
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Figure, Heading, Table, Text
+from evalkit.report.tables import write_table
 
 __all__ = [
     "COPY_FINE",
@@ -258,8 +259,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
         t4 = table4(paper["table4"])
         write_table(t4, ctx.out / "tables" / "saravanan2020_table4",
                     caption="Table 4 rebuilt from the paper's counts (ours) beside its scores")
-        ctx.report += ["## Saravanan & Sathya Bama (2020), Table 4: weighted block scores", "",
-                       to_markdown(t4), ""]
+        ctx.report += [Heading("Saravanan & Sathya Bama (2020), Table 4: weighted block scores"),
+                       Table(t4)]
         for r in t4.to_dict("records"):
             metric = "threshold" if str(r["block"]).startswith("threshold") else "block_score"
             rows.append(summary_row("paper_table4", str(r["block"]).split(" ")[0], metric,
@@ -294,8 +295,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
         per_page["_pos"] = per_page["page_id"].map(order)
         usable = [n for n in counts if n <= len(pages)]
         if len(usable) < len(counts):
-            ctx.report.append(f"Only {len(pages)} pages in {label}: page counts "
-                              f"{[n for n in counts if n > len(pages)]} skipped.")
+            ctx.report.append(Text(f"Only {len(pages)} pages in {label}: page counts "
+                                   f"{[n for n in counts if n > len(pages)]} skipped.", gap=False))
         ref = per_page[per_page["method"] == reference].sort_values("_pos")
         for table in TABLES:
             methods = ([s.label for s in t7_specs] if table == "table7"
@@ -351,8 +352,8 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
     fig = _figure(shares, methods, counts, paper, mapping,
                   ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{dataset}",
                   f"{_TITLES[table]} ({dataset})")
-    ctx.report += [f"## {_TITLES[table]} ({dataset})", "", f"Correct page: {rule}.", "",
-                   to_markdown(df), f"![{_FIGS[table]}](figures/{fig.name})", ""]
+    ctx.report += [Heading(f"{_TITLES[table]} ({dataset})"), Text(f"Correct page: {rule}."),
+                   Table(df, gap=False), Figure(f"figures/{fig.name}", _FIGS[table])]
     return rows
 
 

@@ -52,6 +52,7 @@ import functools
 import pandas as pd
 
 from evalkit.experiments import Context
+from evalkit.report.sections import Text
 from evalkit.experiments.speed.harness import (
     HARNESS_PREFIX,
     harness_outputs,
@@ -213,7 +214,7 @@ def run(ctx: Context) -> pd.DataFrame:
             summaries.append(frame)
             harness_outputs(ctx, frame)
     peaks = [r for r in pd.concat(summaries).itertuples() if r.metric == "peak_rss_mb"]
-    ctx.report += ["Peak resident memory of the timing process so far (getrusage maxrss): "
-                   + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + ".", ""]
+    ctx.report.append(Text("Peak resident memory of the timing process so far (getrusage maxrss): "
+                           + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + "."))
     return pd.concat(summaries, ignore_index=True)
 

@@ -355,7 +355,8 @@ def ladder_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
     """Tables ``speed_harness`` and ``speed_memory_ladder`` and their report sections."""
-    from evalkit.report.tables import to_markdown, write_table
+    from evalkit.report.sections import Heading, Table
+    from evalkit.report.tables import write_table
 
     for name, table, caption in (
             ("speed_harness", harness_table(rows),
@@ -368,4 +369,4 @@ def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
         if table.empty:
             continue
         write_table(table.round(4), ctx.out / "tables" / name, caption=caption)
-        ctx.report += [f"## {caption}", "", to_markdown(table.round(4)), ""]
+        ctx.report += [Heading(caption), Table(table.round(4))]

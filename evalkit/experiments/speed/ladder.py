@@ -15,7 +15,8 @@ from evalkit.experiments.speed.timing import PARSE_LABEL, peak_rss_mb, time_page
 from evalkit.core.page import MAX_DEPTH, Gold, Page
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Heading, Table
+from evalkit.report.tables import write_table
 
 #: the size ladder: generated pages of this many elements, in two shapes
 LADDER_SIZES = (1_000, 10_000, 100_000, 1_000_000)
@@ -99,5 +100,5 @@ def _ladder_outputs(ctx: Context, per_page: pd.DataFrame, summary: pd.DataFrame,
                "generated pages by element count, wide (siblings) and deep (nesting), and the "
                "growth exponent b of time ~ elements^b (1 = linear)")
     write_table(table, ctx.out / "tables" / "speed_ladder", caption=caption)
-    ctx.report += ["## Size ladder", "", f"**{caption}**", "", to_markdown(table), ""]
+    ctx.report += [Heading("Size ladder"), Table(table, lead=f"**{caption}**")]
 

@@ -19,7 +19,8 @@ from evalkit.experiments.speed.summary import growth_exponent
 from evalkit.experiments.speed.timing import CLOCKS, peak_rss_mb
 from evalkit.report.plots import save
 from evalkit.harness.summary import summary_row
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Figure, Heading, Table
+from evalkit.report.tables import write_table
 
 #: block lengths (terms) of the TWC-PFM + fingerprint micro-benchmark
 DEFAULT_LENGTHS = (500, 1000, 2000, 5000, 10000, 20000)
@@ -115,8 +116,9 @@ def _micro_outputs(ctx: Context, bench, clock):
                f"{TWC_PFM_TARGET_MS:g} ms at {TWC_PFM_TARGET_TERMS} terms")
     write_table(table, ctx.out / "tables" / "speed_twc_pfm", caption=caption)
     _micro_figure(bench, b, ctx.out / "figures" / "speed_twc_pfm", clock)
-    ctx.report += ["## TWC-PFM + fingerprint micro-benchmark", "", f"**{caption}**", "",
-                   to_markdown(table), "![TWC-PFM](figures/speed_twc_pfm.png)", ""]
+    ctx.report += [Heading("TWC-PFM + fingerprint micro-benchmark"),
+                   Table(table, lead=f"**{caption}**", gap=False),
+                   Figure("figures/speed_twc_pfm.png", "TWC-PFM")]
 
 
 def _micro_figure(bench, b, stem, clock):

@@ -11,7 +11,8 @@ from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import speed_table, step_table
 from evalkit.experiments.speed.timing import PARSE_LABEL, PY_WALK_LABEL
 from evalkit.report.plots import save
-from evalkit.report.tables import to_markdown, write_table
+from evalkit.report.sections import Figure, Heading, Table
+from evalkit.report.tables import write_table
 
 
 def _dataset_outputs(ctx: Context, summary, per_page, label, clock):
@@ -23,9 +24,9 @@ def _dataset_outputs(ctx: Context, summary, per_page, label, clock):
     _size_figure(per_page, summary, ctx.out / "figures" / f"speed_{label}_time_vs_size", label,
                  unit)
     _ratio_figure(summary, ctx.out / "figures" / f"speed_{label}_ratio", label)
-    ctx.report += [f"## Speed on {label}", "", f"**{caption}**", "", to_markdown(table),
-                   f"![time vs size](figures/speed_{label}_time_vs_size.png)",
-                   f"![ratio to parse](figures/speed_{label}_ratio.png)", ""]
+    ctx.report += [Heading(f"Speed on {label}"), Table(table, lead=f"**{caption}**", gap=False),
+                   Figure(f"figures/speed_{label}_time_vs_size.png", "time vs size", gap=False),
+                   Figure(f"figures/speed_{label}_ratio.png", "ratio to parse")]
 
 
 def _size_figure(per_page, summary, stem, dataset, unit):
@@ -108,8 +109,9 @@ def _steps_outputs(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
                f"parse {parse:.2f} ms")
     write_table(table, ctx.out / "tables" / f"speed_{label}_steps", caption=caption)
     _steps_figure(steps, parse, ctx.out / "figures" / f"speed_{label}_steps", label)
-    ctx.report += [f"## Where the time goes on {label}", "", f"**{caption}**", "",
-                   to_markdown(table), f"![steps](figures/speed_{label}_steps.png)", ""]
+    ctx.report += [Heading(f"Where the time goes on {label}"),
+                   Table(table, lead=f"**{caption}**", gap=False),
+                   Figure(f"figures/speed_{label}_steps.png", "steps")]
 
 
 def _steps_figure(steps: pd.DataFrame, parse_ms: float, stem, dataset: str):

@@ -187,18 +187,19 @@ def run(ctx: Context) -> pd.DataFrame | None:
 def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
     from evalkit.report.plots import bar_prf
     from evalkit.report.results import write_csv
-    from evalkit.report.tables import to_markdown, wide_table, write_table
+    from evalkit.report.sections import Figure, Heading, Table, Text
+    from evalkit.report.tables import wide_table, write_table
 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     classes = _class_table(rows, tasks)
     write_table(classes, tdir / f"units_{label}_classes",
                 caption=f"Units with at least one word on {label}, by gold class")
     write_csv(folds, tdir / f"units_{label}_folds.csv")
-    ctx.report += [f"## Unit classification on {label}", "",
-                   (f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
+    ctx.report += [Heading(f"Unit classification on {label}"),
+                   Text(f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
                     f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
                     "cross-validation grouped by page; word-weighted scores, mean over folds "
-                    "[95% page bootstrap within folds]."), "", to_markdown(classes)]
+                        "[95% page bootstrap within folds]."), Table(classes, gap=False)]
     spans = bool(rows["by_span"].any())
     for task, cls in tasks.items():
         what = "+".join(cls) if spans else "units aligned with the gold text"
@@ -210,8 +211,8 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
         stem = f"units_{label}_{task}_prf"
         bar_prf(summary, fdir / stem, label, metrics=tuple(metrics[:3]),
                 title=f"{label}: content = {what}, word-weighted P/R/F1")
-        ctx.report += [f"### {caption}", "", to_markdown(table), f"![P/R/F1](figures/{stem}.png)",
-                       ""]
+        ctx.report += [Heading(caption, level=3), Table(table, gap=False),
+                       Figure(f"figures/{stem}.png", "P/R/F1")]
     paper = opts.get("paper")
     if paper and paper["task"] in tasks:
         long = paper_rows(summary, paper, label)
@@ -222,7 +223,8 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
                             f"(task {paper['task']}, percent)")
         stem = f"units_{label}_paper_f1"
         _paper_figure(long, fdir / stem, label, paper)
-        ctx.report += [f"### {paper.get('source', 'Paper')} beside ours (task {paper['task']})",
-                       "", to_markdown(table), f"![paper vs ours](figures/{stem}.png)", ""]
+        ctx.report += [Heading(f"{paper.get('source', 'Paper')} beside ours (task {paper['task']})",
+                               level=3),
+                       Table(table, gap=False), Figure(f"figures/{stem}.png", "paper vs ours")]
 
 
