@@ -140,3 +140,67 @@ def test_relative_links_between_markdown_pages_resolve():
                 if anchor and anchor not in cache.setdefault(path, anchors(path)):
                     missing.append(f"{name}:{no}: {target} has no heading #{anchor}")
     assert missing == [], "\n".join(missing)
+
+
+# ---------------------------------------------------------------- names the docs cite exist
+
+#: a file of the repository named in a doc: `evalkit/core/page.py`, `configs/method/cetd.yaml`
+FILE_CITE = re.compile(r"`((?:evalkit|baselines|configs|tests|experiments|datasets|results)"
+                       r"/[\w./-]*\.(?:py|yaml|json|csv|md))`")
+#: a module of evalkit named in a doc: `evalkit.core.page`, `evalkit.metrics.prepare_gold`
+MODULE_CITE = re.compile(r"(?<![\w.\"])(evalkit(?:\.\w+)+)")
+#: files of a user's own config folder that the docs show as examples
+EXAMPLES = {"mine", "mytool"}
+#: names that look like modules but are not: the cache entries' format names (docs/cache.md)
+NOT_MODULES = {"evalkit.extraction", "evalkit.scores"}
+
+
+def _doc_pages() -> dict[str, str]:
+    pages = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        pages[path.relative_to(ROOT).as_posix()] = path.read_text(encoding="utf-8")
+    return pages
+
+
+def test_every_file_the_docs_name_exists():
+    missing = sorted({(page, f) for page, text in _doc_pages().items()
+                      for f in FILE_CITE.findall(text)
+                      if "<" not in f and "*" not in f and Path(f).stem not in EXAMPLES
+                      and not (ROOT / f).exists()})
+    assert not missing, missing
+
+
+def _resolves(dotted: str) -> bool:
+    """``evalkit.a.b.c``: a module, or an attribute of the longest module prefix."""
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def test_every_module_and_name_the_docs_cite_exists():
+    # an installed wheel's names (evalkit.baselines.x, evalkit.configs) exist only there
+    wheel = ("evalkit.baselines", "evalkit.configs", "evalkit.datasets")
+    missing = sorted({(page, name) for page, text in _doc_pages().items()
+                      for name in {m.rstrip(".") for m in MODULE_CITE.findall(text)}
+                      if not name.startswith(wheel) and name not in NOT_MODULES
+                      and not _resolves(name)})
+    assert not missing, missing
+
+
+def test_metrics_md_lists_every_metric_family():
+    from evalkit.metrics import FAMILIES
+
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    listed = re.search(r"family: `([\w, ]+)`", text).group(1).split(", ")
+    assert listed == [f.name for f in FAMILIES]

@@ -99,11 +99,10 @@ def run(ctx: Context) -> pd.DataFrame:
 
 #: the per-page columns summaries, tables, figures and later parts (kaur2015) read
 _KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error", "complexity"}
-_SCORE_PREFIXES = ("shingle_", "word_", "lcs_", "kaur_", "unit_", "rouge", "edit_")
 
 
 def _summary_input(column: str) -> bool:
-    return column in _KEYS or column.startswith(_SCORE_PREFIXES)
+    return column in _KEYS or metrics.family_of(column) is not None
 
 
 def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
@@ -139,34 +138,27 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
             continue
         out.shingle(dataset, method, ok["shingle_precision"].to_numpy(float),
                     ok["shingle_recall"].to_numpy(float))
-        for fam in ("word", "lcs", "kaur"):
-            for key in ("precision", "recall", "f1", "accuracy"):
-                col = f"{fam}_{key}"
-                if col in ok:
-                    # the mean skips pages where the metric is undefined, as its interval does
-                    out.mean(dataset, method, col, ok[col].to_numpy(float), n)
+        _mean_rows(out, ok, dataset, method, after_units=False)
         _unit_rows(out, ok, dataset, method)
         f1 = ok["shingle_f1"].to_numpy(float)
         out.add(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
                             n_pages=n), out.batch.add_mean((f1 >= thr).astype(float)))
-        _field_rows(out, ok, dataset, method)
+        _mean_rows(out, ok, dataset, method, after_units=True)
     return pd.DataFrame(out.rows() + _paired_rows(per_page, dataset, opts, seed))
 
 
-def _field_rows(out: SummaryRows, ok, dataset, method) -> None:
-    """ROUGE-LSum, ROUGE-N and edit similarity: the mean of the per-page values (as Bevendorff
-    et al. and WebMainBench average pages), skipping pages where one is undefined."""
-    cols = [c for c in ok.columns if c.startswith("rouge") or c == "edit_similarity"]
-    for col in sorted(cols, key=_field_order):
+def _mean_columns(columns, after_units: bool) -> list[str]:
+    """The columns the ``mean`` rule summarises (evalkit.metrics.families), family by family
+    in table order: those before the unit scores, or the field's metrics after them."""
+    return [col for fam in metrics.FAMILIES if fam.summary == "mean"
+            and fam.after_units == after_units for col in fam.summary_columns(columns)]
+
+
+def _mean_rows(out: SummaryRows, ok, dataset, method, after_units: bool) -> None:
+    """The mean of each summarised column over the pages where it is defined, as its interval
+    is (Bevendorff et al. and WebMainBench average pages too)."""
+    for col in _mean_columns(ok.columns, after_units):
         out.mean(dataset, method, col, ok[col].to_numpy(float), len(ok))
-
-
-def _field_order(col: str) -> tuple:
-    # rouge_lsum, then rouge<n>, then edit; precision, recall, f1 within each
-    fam, _, key = col.rpartition("_")
-    return (0 if fam == "rouge_lsum" else 2 if col == "edit_similarity" else 1, fam,
-            ("precision", "recall", "f1").index(key) if key in ("precision", "recall", "f1")
-            else 3)
 
 
 def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
@@ -255,8 +247,7 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
 
 def _field_table(ctx: Context, summary, label, opts, note) -> None:
     """The field's metrics (ROUGE-LSum, ROUGE-N, edit similarity) of the run in one table."""
-    cols = sorted({m for m in summary["metric"] if m.startswith("rouge")
-                   or m == "edit_similarity"}, key=_field_order)
+    cols = _mean_columns(list(dict.fromkeys(summary["metric"])), after_units=True)
     if not cols:
         return
     table = wide_table(summary, cols, dataset=label)

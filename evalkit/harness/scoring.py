@@ -47,8 +47,8 @@ def page_all_words(page: Page, tree=None) -> list[str]:
     return cached
 
 
-#: every metric family a record can hold: the text families and the units
-FAMILIES = (*metrics.TEXT_FAMILIES, "unit")
+#: every metric family a record can hold, in record order (evalkit.metrics.families)
+FAMILIES = tuple(f.name for f in metrics.FAMILIES)
 #: the families before the field's metrics (ROUGE, edit similarity) came: what the paper
 #: studies score, so their records and costs stay as they were
 BASE_FAMILIES = ("shingle", "word", "lcs", "kaur", "unit")

@@ -50,10 +50,10 @@ from evalkit.metrics.inference import (
     paired_permutation_test,
     paired_permutation_tests,
 )
+from evalkit.metrics.families import BY_NAME, FAMILIES, TEXT_FAMILIES, Family, family_of
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids, position_masks
 from evalkit.metrics.overlap import (
     SHINGLE_N,
-    TEXT_FAMILIES,
     GoldText,
     aeb_tokens,
     aggregate_prf,
@@ -102,6 +102,10 @@ __all__ = [
     "ROUGE_N",
     "SHINGLE_N",
     "TEXT_FAMILIES",
+    "FAMILIES",
+    "BY_NAME",
+    "Family",
+    "family_of",
     "UNIT_METRICS",
     "BootstrapBatch",
     "Confusion",

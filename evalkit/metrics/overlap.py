@@ -29,12 +29,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from evalkit.metrics.families import BY_NAME, TEXT_FAMILIES
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
 from evalkit.metrics.scores import (
@@ -48,8 +49,6 @@ from evalkit.metrics.scores import (
 from evalkit.core.text import has_cjk, words
 
 SHINGLE_N = 4  # the benchmark's shingle length
-#: the text metric families :func:`text_metrics` computes, in record order (docs/metrics.md)
-TEXT_FAMILIES = ("shingle", "word", "lcs", "kaur", "rouge_lsum", "rouge_n", "edit")
 
 # \w+ runs; re.IGNORECASE in the benchmark does not change what \w matches
 _AEB_TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -255,6 +254,8 @@ class GoldText:
     #: them: None when the gold has fewer than ``n`` tokens (its one shingle is shorter)
     aeb_vocab: dict[str, int] | None = None
     shingle_table: tuple | None = None
+    #: the state each family added later prepared from the gold (evalkit.metrics.families)
+    plugged: dict = field(default_factory=dict)
 
 
 def prepare_gold(gold: str | None, all_words: Tokens | None = None,
@@ -286,9 +287,11 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
     if "shingle" in families and len(g_aeb) >= n:
         aeb_vocab = {w: i for i, w in enumerate(dict.fromkeys(g_aeb))}
         shingle_table = _ngram_table(list(map(aeb_vocab.__getitem__, g_aeb)), n, len(aeb_vocab))
+    plugged = {name: BY_NAME[name].prepare(gold or "") for name in families
+               if BY_NAME[name].prepare is not None}
     return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
                     _shingle_multiset(g_aeb, n), rest, n_rest, families, rouge_n,
-                    ngrams, lsum, aeb_vocab, shingle_table)
+                    ngrams, lsum, aeb_vocab, shingle_table, plugged)
 
 
 def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
@@ -416,6 +419,8 @@ def text_metrics(pred: str | None, gold: GoldText,
         out.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
     if "edit" in fams:
         out["edit_similarity"] = _edit_similarity(p_ids, gold.word_ids)
+    for name, state in gold.plugged.items():  # families added later, in table order
+        out.update(BY_NAME[name].score(pred, state))
     return out
 
 
