@@ -53,7 +53,7 @@ from evalkit.sketching import (
     DEFAULT_BITS,
     DEFAULT_K,
     extract_sketched,
-    simhash_fingerprint,
+    tf_weights,
     validate_settings,
 )
 
@@ -104,12 +104,13 @@ class Existing1(Extractor):
     def _validate(self) -> None:
         validate_settings(self)
 
-    def _fingerprint(self, text: str, keywords: list[str]) -> int | None:
-        return simhash_fingerprint(keywords, self.bits)
+    def _weights(self, text: str, keywords: list[str]) -> dict[str, float] | None:
+        """Simhash's weights of a block: its keyword frequencies."""
+        return tf_weights(keywords)
 
     def extract(self, page: Page) -> Extraction:
         return extract_sketched(
-            page, self._fingerprint, k=self.k, redundancy=self.redundancy,
+            page, self._weights, bits=self.bits, k=self.k, redundancy=self.redundancy,
             title_relevancy=self.title_relevancy, weights=(self.w_kr, self.w_lp, self.w_tr),
             threshold=self.threshold, enhanced=False, stoplist=self.stoplist,
             stemmer=self.stemmer, block_tags=tuple(self.block_tags))

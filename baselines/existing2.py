@@ -44,8 +44,8 @@ from evalkit.sketching import (
     DEFAULT_BITS,
     DEFAULT_K,
     binary_vector,
+    binary_weights,
     extract_sketched,
-    hybrid_fingerprint,
     validate_settings,
 )
 from evalkit.validate import check_choice, check_int
@@ -102,15 +102,15 @@ class Existing2(Extractor):
         check_int("shingle", self.shingle, low=1)
         check_choice("sketching", self.sketching, SKETCHING)
 
-    def _fingerprint(self, text: str, keywords: list[str]) -> int | None:
+    def _weights(self, text: str, keywords: list[str]) -> dict[str, float] | None:
+        """The hybrid hash's weights of a block: 1 for each feature of its binary vector."""
         if self.shingle == 1:  # the binary vector over terms: the keywords already made
-            return hybrid_fingerprint(frozenset(keywords), self.bits)
-        return hybrid_fingerprint(binary_vector(text, self.shingle, self.stoplist, self.stemmer),
-                                  self.bits)
+            return binary_weights(frozenset(keywords))
+        return binary_weights(binary_vector(text, self.shingle, self.stoplist, self.stemmer))
 
     def extract(self, page: Page) -> Extraction:
         return extract_sketched(
-            page, self._fingerprint, k=self.k, redundancy=self.redundancy,
+            page, self._weights, bits=self.bits, k=self.k, redundancy=self.redundancy,
             title_relevancy=self.title_relevancy, weights=(self.w_kr, self.w_lp, self.w_tr),
             threshold=self.threshold, enhanced=self.sketching == "enhanced",
             stoplist=self.stoplist, stemmer=self.stemmer, block_tags=tuple(self.block_tags))

@@ -29,8 +29,8 @@ docs/methods/existing2.md, docs/methods/detectors.md#hybridhash):
   ``<td>`` inside ``<body>`` (its §3.1; Sivakumar's abstract names a "Block Splitting
   Operation" without its tags). A block owns its subtree minus nested blocks, so every text
   node belongs to one block; text outside every div/td forms one residual block. Invisible
-  elements (``evalkit.visible.INVISIBLE_TAGS``: script, style, iframe, object, ...) are
-  dropped first.
+  elements (``evalkit.visible.INVISIBLE_TAGS``: script, style, iframe, object, ...) hold no
+  block text.
 * **Keyword redundancy** (:func:`keyword_redundancy`): ``"block"`` = the share of the block's
   keyword occurrences that repeat a keyword already met in the block, (n - d) / n;
   ``"page"`` = the share of its distinct keywords that also occur in another block. Keywords
@@ -59,13 +59,16 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from evalkit.block import Block, preview
-from evalkit.fingerprint import SUPPORTED_BITS, fingerprint, hamming
-from evalkit.page import Extraction, Page, PageError, drop_tree
+from evalkit.fingerprint import SUPPORTED_BITS, fingerprint, term_hash
+from evalkit.page import Extraction, Page, PageError
 from evalkit.termsets import features
 from evalkit.text import STEMMERS, STOPLISTS, terms
 from evalkit.validate import ParamError, check_choice, check_int, check_number, check_str_list
-from evalkit.visible import INVISIBLE_TAGS, element_text, element_word_count
+from evalkit.visible import BLOCK_TAGS as LINE_TAGS
+from evalkit.visible import INVISIBLE_TAGS, join_lines
 
 __all__ = [
     "BLOCK_TAGS",
@@ -78,9 +81,11 @@ __all__ = [
     "BlockParams",
     "PageBlock",
     "binary_vector",
+    "binary_weights",
     "block_params",
     "block_terms",
     "extract_sketched",
+    "fingerprints_many",
     "hybrid_fingerprint",
     "keyword_redundancy",
     "linkword_percentage",
@@ -89,6 +94,7 @@ __all__ = [
     "separate_blocks",
     "simhash_fingerprint",
     "sketch_select",
+    "tf_weights",
     "titleword_relevancy",
     "validate_settings",
 ]
@@ -131,67 +137,74 @@ class BlockParams:
     tr: float
 
 
-def _tag(el) -> str:
-    return el.tag.lower() if isinstance(el.tag, str) else ""
-
-
 def page_title(root) -> str:
     """The text of the page's first ``<title>`` (empty when it has none)."""
     title = root.find(".//title")
     return " ".join("".join(title.itertext()).split()) if title is not None else ""
 
 
-def _drop_invisible(root) -> None:
-    """Remove every invisible element with its subtree (tails kept), in place."""
-    for el in list(root.iter(*INVISIBLE_TAGS)):
-        if el.getparent() is not None:
-            drop_tree(el)
-
-
-def _owner(el, block_tags, stop) -> object:
-    """The nearest block-tag ancestor-or-self of ``el`` below ``stop`` (``stop`` when none)."""
-    node = el
-    while node is not None and node is not stop:
-        if _tag(node) in block_tags:
-            return node
-        node = node.getparent()
-    return stop
-
-
 def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
     """The blocks of a parsed page in document order, the residual block (text outside every
-    div/td, when there is some) first. Drops invisible elements from ``root`` in place."""
-    _drop_invisible(root)
+    div/td, when there is some) first; blocks without visible text are left out.
+
+    One iterative walk of the body: every text piece goes to the block that owns it (its
+    nearest div/td ancestor, else the residual block), laid out as
+    ``evalkit.visible.element_text`` lays out text (a line per block-level element); the words
+    of a piece under an ``<a>`` are link words of that block. Invisible elements
+    (``evalkit.visible.INVISIBLE_TAGS``) and comments are skipped with their subtree, their
+    tails kept. The tree is not changed.
+    """
     body = root.find(".//body")
     if body is None:
         body = root
-    tags = frozenset(block_tags)
+    tags = frozenset(t.lower() for t in block_tags)
+    links, invisible, lines = frozenset(LINK_TAGS), INVISIBLE_TAGS, LINE_TAGS
+    parts: dict[int, list[str]] = {id(body): []}
+    link_words: dict[int, int] = {id(body): 0}
+    order = [body]  # block elements in document order, the body (residual) first
+    stack: list = [(body, id(body), False, True)]  # (element or text, owner, in a link, is element)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, owner, link, is_element = pop()
+        if not is_element:
+            parts[owner].append(node)
+            if link:
+                link_words[owner] += len(node.split())
+            continue
+        tag = node.tag.lower()
+        if tag in tags and node is not body:
+            owner = id(node)
+            parts[owner], link_words[owner] = [], 0
+            order.append(node)
+        if tag in links:
+            link = True
+        out = parts[owner]
+        line = tag in lines
+        if line:
+            out.append("\n")
+        if node.text:
+            out.append(node.text)
+            if link:
+                link_words[owner] += len(node.text.split())
+        if line:
+            push(("\n", owner, False, False))
+        for child in reversed(node):
+            if child.tail:
+                push((child.tail, owner, link, False))
+            ctag = child.tag
+            if ctag.__class__ is str and ctag.lower() not in invisible:
+                push((child, owner, link, True))
     tree = root.getroottree()
-    elements = [el for el in body.iter(*block_tags) if el is not body]
     blocks: list[PageBlock] = []
-    if _tag(body) not in tags:
-        text = element_text(body, skip_tags=tags)
-        if text:
-            blocks.append(PageBlock(0, body, "#residual", tree.getpath(body), text,
-                                    len(text.split()), residual=True))
-    for el in elements:
-        text = element_text(el, skip_tags=tags)
-        if text:
-            blocks.append(PageBlock(len(blocks), el, _tag(el), tree.getpath(el), text,
-                                    len(text.split())))
-    by_element = {id(b.element): b for b in blocks}
-    for a in body.iter(*LINK_TAGS):
-        if any(_tag(up) in LINK_TAGS for up in a.iterancestors()):
-            continue  # counted with the outer link
-        owner = by_element.get(id(_owner(a, tags, body)))
-        if owner is not None:
-            owner.link_words += element_word_count(a, tags)
-        for inner in a.iter(*block_tags):  # a block inside a link: all its words are link words
-            held = by_element.get(id(inner))
-            if held is not None:
-                held.link_words = held.words
-    for b in blocks:
-        b.link_words = min(b.link_words, b.words)
+    for el in order:
+        text = join_lines(parts[id(el)])
+        if not text:
+            continue
+        residual = el is body
+        words = len(text.split())
+        blocks.append(PageBlock(len(blocks), el, "#residual" if residual else el.tag.lower(),
+                                tree.getpath(el), text, words,
+                                min(link_words[id(el)], words), residual))
     return blocks
 
 
@@ -290,17 +303,15 @@ def sketch_select(params: list[BlockParams], weights: tuple[float, float, float]
 
 def simhash_fingerprint(seq: list[str], bits: int = DEFAULT_BITS) -> int | None:
     """Charikar simhash of a block's term frequencies (None when it has no terms)."""
-    if not seq:
-        return None
-    return fingerprint(dict(Counter(seq)), bits)
+    weights = tf_weights(seq)
+    return None if weights is None else fingerprint(weights, bits)
 
 
 def hybrid_fingerprint(feats: frozenset[str] | set[str], bits: int = DEFAULT_BITS) -> int | None:
     """The hybrid hash: simhash's sign projection of a binary vector, each present feature with
     weight 1 (features sorted, so the sum is the same in every process). None when empty."""
-    if not feats:
-        return None
-    return fingerprint(dict.fromkeys(sorted(feats), 1.0), bits)
+    weights = binary_weights(feats)
+    return None if weights is None else fingerprint(weights, bits)
 
 
 def binary_vector(text: str, shingle: int = 1, stoplist: str = "english",
@@ -308,6 +319,54 @@ def binary_vector(text: str, shingle: int = 1, stoplist: str = "english",
     """The features set to 1 in a block's binary vector: its distinct terms, or k-term shingles
     (``evalkit.termsets.features``, as the Jaccard and MinHash detectors read a block)."""
     return features(text, shingle, stoplist, stemmer)
+
+
+def tf_weights(seq: list[str]) -> dict[str, float] | None:
+    """The simhash weights of a block: its term frequencies (None when it has no terms)."""
+    return dict(Counter(seq)) if seq else None
+
+
+def binary_weights(feats: frozenset[str] | set[str]) -> dict[str, float] | None:
+    """The hybrid hash weights of a block: 1 for each feature of its binary vector, sorted
+    (None when it has none)."""
+    return dict.fromkeys(sorted(feats), 1.0) if feats else None
+
+
+def fingerprints_many(weights: list[dict[str, float] | None],
+                      bits: int = DEFAULT_BITS) -> list[int | None]:
+    """``evalkit.fingerprint.fingerprint`` of every block of a page in one pass (None stays None).
+
+    Each distinct term of the page is hashed once (``term_hash``); every (block, term) pair adds
+    its weight times the term's +-1 bit signs, summed per block. With the whole-number weights
+    used here (frequencies, ones) the sums, and so the fingerprints, are exactly the one-block
+    function's (tests/test_existing2.py checks it on real pages).
+    """
+    present = [i for i, w in enumerate(weights) if w]
+    out: list[int | None] = [None] * len(weights)
+    if not present:
+        return out
+    vocab: dict[str, int] = {}
+    index: list[int] = []
+    values: list[float] = []
+    bounds: list[int] = []
+    for i in present:
+        bounds.append(len(index))
+        for term, w in weights[i].items():
+            j = vocab.get(term)
+            if j is None:
+                j = vocab[term] = len(vocab)
+            index.append(j)
+            values.append(w)
+    width = bits // 8
+    raw = b"".join(term_hash(t, bits).to_bytes(width, "little") for t in vocab)
+    bit_rows = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
+    signs = bit_rows.reshape(len(vocab), bits).astype(np.float64) * 2.0 - 1.0
+    contrib = signs[np.asarray(index)] * np.asarray(values, dtype=np.float64)[:, None]
+    sums = np.add.reduceat(contrib, np.asarray(bounds), axis=0)
+    packed = np.packbits(sums > 0, axis=1, bitorder="little")
+    for row, i in zip(packed, present):
+        out[i] = int.from_bytes(row.tobytes(), "little")
+    return out
 
 
 def near_duplicates(fps: list[int | None], k: int = DEFAULT_K) -> list[int | None]:
@@ -322,7 +381,7 @@ def near_duplicates(fps: list[int | None], k: int = DEFAULT_K) -> list[int | Non
         match = None
         if fp is not None:
             for j, other in kept:
-                if hamming(fp, other) <= k:
+                if (fp ^ other).bit_count() <= k:
                     match = j
                     break
             if match is None:
@@ -337,8 +396,8 @@ def block_terms(blocks: list[PageBlock], stoplist: str = "english",
     return [terms(b.text, stoplist, stemmer) for b in blocks]
 
 
-def extract_sketched(page: Page, fingerprint_of: Callable[[str, list[str]], int | None],
-                     k: int = DEFAULT_K, redundancy: str = "block",
+def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | None],
+                     bits: int = DEFAULT_BITS, k: int = DEFAULT_K, redundancy: str = "block",
                      title_relevancy: str = "coverage",
                      weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
                      threshold: str | float = "mean", enhanced: bool = False,
@@ -346,8 +405,9 @@ def extract_sketched(page: Page, fingerprint_of: Callable[[str, list[str]], int 
                      block_tags=BLOCK_TAGS) -> Extraction:
     """The whole pipeline of both reconstructions on one page.
 
-    Blocks (:func:`separate_blocks`) -> near duplicates removed (``fingerprint_of(text,
-    keywords)`` per block, Hamming <= ``k`` to an earlier kept block, :func:`near_duplicates`)
+    Blocks (:func:`separate_blocks`) -> near duplicates removed (the ``bits``-bit simhash of
+    ``weights_of(text, keywords)`` per block, :func:`fingerprints_many`; Hamming <= ``k`` to an
+    earlier kept block, :func:`near_duplicates`)
     -> (KR, LP, TR) of each remaining block that has keywords (:func:`block_params`) ->
     sketching (:func:`sketch_select`). The output is the text of the kept blocks in block order.
 
@@ -362,7 +422,8 @@ def extract_sketched(page: Page, fingerprint_of: Callable[[str, list[str]], int 
     title_terms = set(terms(page_title(root), stoplist, stemmer))
     blocks = separate_blocks(root, block_tags)
     seqs = block_terms(blocks, stoplist, stemmer)
-    dups = near_duplicates([fingerprint_of(b.text, seq) for b, seq in zip(blocks, seqs)], k)
+    fps = fingerprints_many([weights_of(b.text, seq) for b, seq in zip(blocks, seqs)], bits)
+    dups = near_duplicates(fps, k)
     candidates = [i for i, d in enumerate(dups) if d is None and seqs[i]]
     params = block_params([blocks[i] for i in candidates], [seqs[i] for i in candidates],
                           title_terms, redundancy, title_relevancy)

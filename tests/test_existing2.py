@@ -15,7 +15,16 @@ from baselines.hybridhash import Hybridhash
 from evalkit.method import param_names
 from evalkit.page import Gold, Page
 from evalkit.registry import METHODS
-from evalkit.sketching import BlockParams, sketch_select
+from evalkit.sketching import (
+    BlockParams,
+    binary_weights,
+    fingerprints_many,
+    hybrid_fingerprint,
+    separate_blocks,
+    simhash_fingerprint,
+    sketch_select,
+    tf_weights,
+)
 from evalkit.text import terms
 
 # The page of tests/test_existing1.py. Blocks 0, 1, 3 are sketched (2 is block 1's copy: hybrid
@@ -87,12 +96,23 @@ def test_plain_sketching_is_existing1_with_the_hybrid_hash():
 
 
 def test_hybrid_hash_is_the_detector_fingerprint():
-    m = Existing2(bits=32)
     det = Hybridhash(bits=32)
     text = "Solar plant opens near town. Town gets solar power."
-    assert m._fingerprint(text, terms(text)) == det.fingerprint(text)
-    m3, d3 = Existing2(shingle=3), Hybridhash(shingle=3)
-    assert m3._fingerprint(text, terms(text)) == d3.fingerprint(text)
+    assert fingerprints_many([Existing2()._weights(text, terms(text))], 32) == [
+        det.fingerprint(text)]
+    assert fingerprints_many([Existing2(shingle=3)._weights(text, terms(text))]) == [
+        Hybridhash(shingle=3).fingerprint(text)]
+
+
+@pytest.mark.parametrize("bits", [32, 64, 128])
+def test_page_batch_fingerprints_equal_one_block_fingerprints(bits):
+    # the batch pass sums the same whole-number weights as evalkit.fingerprint does per block
+    texts = [MAIN, "Home Solar news Contact", "", "Copyright 2020 Contact", MAIN + " " + MAIN]
+    seqs = [terms(t) for t in texts]
+    assert fingerprints_many([tf_weights(s) for s in seqs], bits) == [
+        simhash_fingerprint(s, bits) for s in seqs]
+    assert fingerprints_many([binary_weights(frozenset(s)) for s in seqs], bits) == [
+        hybrid_fingerprint(frozenset(s), bits) for s in seqs]
 
 
 def test_boundary_k_on_pages():
@@ -142,3 +162,16 @@ def test_every_shared_page_without_failure(name):
             failures.append(f"{page.id}: {type(exc).__name__}: {exc}")
     assert n > 0
     assert failures == []
+
+
+def test_page_batch_fingerprints_on_real_pages():
+    # every block of ten real pages: the batch equals the one-block fingerprint, both hashes
+    for n, page in enumerate(shared_set_pages("cleanportaleval")):
+        if n == 10:
+            break
+        blocks = separate_blocks(page.tree(plain=True))
+        seqs = [terms(b.text) for b in blocks]
+        assert fingerprints_many([tf_weights(s) for s in seqs]) == [
+            simhash_fingerprint(s) for s in seqs]
+        assert fingerprints_many([binary_weights(frozenset(s)) for s in seqs]) == [
+            hybrid_fingerprint(frozenset(s)) for s in seqs]
