@@ -59,6 +59,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import lxml.etree
 import numpy as np
 
 from evalkit.block import Block, preview
@@ -110,6 +111,8 @@ DEFAULT_K = 3
 REDUNDANCY = ("block", "page")
 #: readings of titleword relevancy: title-term coverage, or the seed paper's Eq. 5
 TITLE_RELEVANCY = ("coverage", "eq5")
+# lxml's walk events: comments and processing instructions come as their own, with their tails
+_WALK_EVENTS = ("start", "end", "comment", "pi")
 #: the named page-relative threshold of sketching (a number is a fixed threshold)
 THRESHOLDS = ("mean",)
 
@@ -147,7 +150,7 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
     """The blocks of a parsed page in document order, the residual block (text outside every
     div/td, when there is some) first; blocks without visible text are left out.
 
-    One iterative walk of the body: every text piece goes to the block that owns it (its
+    One walk of the body (``lxml.etree.iterwalk``): every text piece goes to the block that owns it (its
     nearest div/td ancestor, else the residual block), laid out as
     ``evalkit.visible.element_text`` lays out text (a line per block-level element); the words
     of a piece under an ``<a>`` are link words of that block. Invisible elements
@@ -159,41 +162,54 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
         body = root
     tags = frozenset(t.lower() for t in block_tags)
     links, invisible, lines = frozenset(LINK_TAGS), INVISIBLE_TAGS, LINE_TAGS
-    parts: dict[int, list[str]] = {id(body): []}
+    out: list[str] = []  # the pieces of the block that owns the text here
+    parts: dict[int, list[str]] = {id(body): out}
     link_words: dict[int, int] = {id(body): 0}
     order = [body]  # block elements in document order, the body (residual) first
-    stack: list = [(body, id(body), False, True)]  # (element or text, owner, in a link, is element)
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, owner, link, is_element = pop()
-        if not is_element:
-            parts[owner].append(node)
-            if link:
-                link_words[owner] += len(node.split())
+    key, link = id(body), 0  # the owning block, and how many links are open here
+    stack: list = []  # per open element: (its parent's key and pieces, whether it ends a line)
+    push, pop = stack.append, stack.pop
+    walker = lxml.etree.iterwalk(body, events=_WALK_EVENTS)  # the tree walked in C
+    for event, node in walker:
+        if event == "start":
+            tag = node.tag.lower()
+            if tag in invisible and node is not body:
+                walker.skip_subtree()  # no text of its own; its tail still comes at its end
+                push((key, out, False, False))
+                continue
+            up = (key, out)
+            if tag in tags and node is not body:
+                key = id(node)
+                out = parts[key] = []
+                link_words[key] = 0
+                order.append(node)
+            is_link = tag in links
+            if is_link:
+                link += 1
+            line = tag in lines
+            push((*up, line, is_link))
+            if line:
+                out.append("\n")
+            text = node.text
+            if text:
+                out.append(text)
+                if link:
+                    link_words[key] += len(text.split())
             continue
-        tag = node.tag.lower()
-        if tag in tags and node is not body:
-            owner = id(node)
-            parts[owner], link_words[owner] = [], 0
-            order.append(node)
-        if tag in links:
-            link = True
-        out = parts[owner]
-        line = tag in lines
-        if line:
-            out.append("\n")
-        if node.text:
-            out.append(node.text)
+        if event == "end":
+            up_key, up_out, line, is_link = pop()
+            if line:  # the element's line closes in its own block
+                out.append("\n")
+            if is_link:
+                link -= 1
+            key, out = up_key, up_out
+            if node is body:  # the body's tail is outside the body
+                break
+        tail = node.tail  # an element's, comment's or processing instruction's
+        if tail:
+            out.append(tail)
             if link:
-                link_words[owner] += len(node.text.split())
-        if line:
-            push(("\n", owner, False, False))
-        for child in reversed(node):
-            if child.tail:
-                push((child.tail, owner, link, False))
-            ctag = child.tag
-            if ctag.__class__ is str and ctag.lower() not in invisible:
-                push((child, owner, link, True))
+                link_words[key] += len(tail.split())
     tree = root.getroottree()
     blocks: list[PageBlock] = []
     for el in order:
