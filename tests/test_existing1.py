@@ -175,3 +175,15 @@ def test_every_shared_page_without_failure(name):
             failures.append(f"{page.id}: {type(exc).__name__}: {exc}")
     assert n > 0
     assert failures == []
+
+
+def test_link_words_nested_blocks_and_tails():
+    # div#a: "one two" + link "three four" (2 link words) + tail "five"; the inner div inside the
+    # link is its own block whose every word is a link word; text after the outer div is residual
+    html = ('<html><body><div id="a">one two <a href="/">three four <div id="in">six seven</div>'
+            '</a> five</div>eight <a href="/r">nine</a><script>x y z</script></body></html>')
+    blocks = separate_blocks(parse_html(html, plain=True))
+    got = {b.element.get("id") or b.tag: (b.text, b.words, b.link_words) for b in blocks}
+    assert got == {"#residual": ("eight nine", 2, 1),
+                   "a": ("one two three four five", 5, 2),
+                   "in": ("six seven", 2, 2)}

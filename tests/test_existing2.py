@@ -175,3 +175,32 @@ def test_page_batch_fingerprints_on_real_pages():
             simhash_fingerprint(s) for s in seqs]
         assert fingerprints_many([binary_weights(frozenset(s)) for s in seqs]) == [
             hybrid_fingerprint(frozenset(s)) for s in seqs]
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body></body></html>",
+    "<html><body>   </body></html>",
+    "<html><body><p>only text, no links at all</p></body></html>",
+    '<html><frameset><frame src="a.html"><frame src="b.html"></frameset></html>',
+    "<html><head><title>x</title></head></html>",
+    "<!-- only a comment -->",
+    "",
+    "\x00\x01\x02 binary junk \xff",
+    "<body>" + "<div>" * 3000 + "deep words" + "</div>" * 3000 + "</body>",
+    "<table><tr><td>cell words<td>green apple trees</table>",
+    "<p>no html or body element, title words</p><a href=x>a link</a>",
+])
+@pytest.mark.parametrize("cls", [Existing1, Existing2])
+def test_odd_html_never_raises(html, cls):
+    ext = cls().extract(_page(html))
+    assert isinstance(ext.text, str)
+
+
+def test_odd_html_outputs():
+    assert Existing2().extract(_page("<body>" + "<div>" * 3000 + "deep words"
+                                     + "</div>" * 3000 + "</body>")).text == "deep words"
+    # two td blocks, neither a copy ("more cell words" would be one: "more" is a stop word): both sketched with equal importance, both kept
+    assert Existing2().extract(_page("<table><tr><td>cell words<td>green apple trees</table>")
+                               ).text == "cell words\ngreen apple trees"
+    empty = Existing2().extract(_page(""))
+    assert empty.text == "" and empty.info["n_blocks"] == 0 and "skipped" in empty.info
