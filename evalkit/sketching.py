@@ -4,8 +4,9 @@ three *reconstructions* of systems the seed paper compares with.
 Saravanan & Sathya Bama (2020, docs/papers.md#saravanan2020) compare their method with
 "Existing 1" (P. Sivakumar, Wireless Personal Communications 84(1), 2015, the paper's [24]),
 "Existing 2" (R. Uma & B. Latha, Cluster Computing, 2018, the paper's [25]) and the near-duplicate
-detector "Hybridhash" of [25]. Neither publication could be read (searched for: only their
-abstracts are public), so each system is rebuilt from the seed paper's own sentences (§2):
+detector "Hybridhash" of [25]. Neither publication could be read (a search found Sivakumar's
+abstract and nothing of Uma & Latha's text), so each system is rebuilt from the seed paper's own
+sentences (§2):
 
     "P.Sivakumar [24] proposed a framework to extract the relevant content by eliminating the
     noises present in the web page. The noises are removed using simhash algorithm and for each
