@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate, chain
 
 import lxml.etree
 import numpy as np
@@ -120,16 +121,26 @@ THRESHOLDS = ("mean",)
 
 @dataclass(slots=True)
 class PageBlock:
-    """One block of a page: its element, its own text and its word counts."""
+    """One block of a page: its element, its own text and its word counts.
+
+    ``raw`` is the block's text pieces joined as they are (line breaks where block-level
+    elements start and end, white space uncollapsed): enough for its words and keywords;
+    ``text`` lays it out (``evalkit.visible.join_lines``), which only output needs.
+    """
 
     index: int
     element: object
     tag: str
     path: str
-    text: str
+    raw: str
     words: int
     link_words: int = 0
     residual: bool = False
+
+    @property
+    def text(self) -> str:
+        """The block's text a line per block-level element, as ``element_text`` gives it."""
+        return join_lines([self.raw])
 
 
 @dataclass(slots=True)
@@ -178,7 +189,7 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
                 walker.skip_subtree()  # no text of its own; its tail still comes at its end
                 push((key, out, False, False))
                 continue
-            up = (key, out)
+            up_key, up_out = key, out
             if tag in tags and node is not body:
                 key = id(node)
                 out = parts[key] = []
@@ -188,7 +199,7 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
             if is_link:
                 link += 1
             line = tag in lines
-            push((*up, line, is_link))
+            push((up_key, up_out, line, is_link))
             if line:
                 out.append("\n")
             text = node.text
@@ -214,13 +225,13 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
     tree = root.getroottree()
     blocks: list[PageBlock] = []
     for el in order:
-        text = join_lines(parts[id(el)])
-        if not text:
+        raw = "".join(parts[id(el)])
+        words = len(raw.split())
+        if not words:
             continue
         residual = el is body
-        words = len(text.split())
         blocks.append(PageBlock(len(blocks), el, "#residual" if residual else el.tag.lower(),
-                                tree.getpath(el), text, words,
+                                tree.getpath(el), raw, words,
                                 min(link_words[id(el)], words), residual))
     return blocks
 
@@ -362,20 +373,13 @@ def fingerprints_many(weights: list[dict[str, float] | None],
     out: list[int | None] = [None] * len(weights)
     if not present:
         return out
-    vocab: dict[str, int] = {}
-    index: list[int] = []
-    values: list[float] = []
-    bounds: list[int] = []
-    for i in present:
-        bounds.append(len(index))
-        for term, w in weights[i].items():
-            j = vocab.get(term)
-            if j is None:
-                j = vocab[term] = len(vocab)
-            index.append(j)
-            values.append(w)
+    flat = list(chain.from_iterable(weights[i] for i in present))  # every (block, term) pair
+    values = list(chain.from_iterable(weights[i].values() for i in present))
+    bounds = [0, *accumulate(len(weights[i]) for i in present)][:-1]  # each block's first pair
+    vocab = {t: j for j, t in enumerate(dict.fromkeys(flat))}  # the page's distinct terms
+    index = list(map(vocab.__getitem__, flat))
     width = bits // 8
-    raw = b"".join(term_hash(t, bits).to_bytes(width, "little") for t in vocab)
+    raw = b"".join([term_hash(t, bits).to_bytes(width, "little") for t in vocab])
     bit_rows = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
     signs = bit_rows.reshape(len(vocab), bits).astype(np.float64) * 2.0 - 1.0
     contrib = signs[np.asarray(index)] * np.asarray(values, dtype=np.float64)[:, None]
@@ -410,7 +414,7 @@ def near_duplicates(fps: list[int | None], k: int = DEFAULT_K) -> list[int | Non
 def block_terms(blocks: list[PageBlock], stoplist: str = "english",
                 stemmer: str = "porter") -> list[list[str]]:
     """The keywords of each block (``evalkit.text.terms``)."""
-    return [terms(b.text, stoplist, stemmer) for b in blocks]
+    return [terms(b.raw, stoplist, stemmer) for b in blocks]
 
 
 def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | None],
@@ -439,7 +443,7 @@ def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | N
     title_terms = set(terms(page_title(root), stoplist, stemmer))
     blocks = separate_blocks(root, block_tags)
     seqs = block_terms(blocks, stoplist, stemmer)
-    fps = fingerprints_many([weights_of(b.text, seq) for b, seq in zip(blocks, seqs)], bits)
+    fps = fingerprints_many([weights_of(b.raw, seq) for b, seq in zip(blocks, seqs)], bits)
     dups = near_duplicates(fps, k)
     candidates = [i for i, d in enumerate(dups) if d is None and seqs[i]]
     params = block_params([blocks[i] for i in candidates], [seqs[i] for i in candidates],
@@ -448,7 +452,7 @@ def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | N
     decided = {i: (p, keep[n], importance[n]) for n, (i, p) in enumerate(zip(candidates, params))}
     records, kept_text = [], []
     for i, b in enumerate(blocks):
-        rec = Block(index=i, tag=b.tag, path=b.path, text=preview(b.text), words=b.words,
+        rec = Block(index=i, tag=b.tag, path=b.path, text=preview(b.raw), words=b.words,
                     link_words=b.link_words)
         if dups[i] is not None:
             rec.kept, rec.stage, rec.rule, rec.duplicate_of = False, "dedup", "near_duplicate", dups[i]
