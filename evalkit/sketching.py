@@ -68,7 +68,7 @@ from evalkit.block import Block, preview
 from evalkit.fingerprint import SUPPORTED_BITS, fingerprint, term_hash
 from evalkit.page import Extraction, Page, PageError
 from evalkit.termsets import features
-from evalkit.text import STEMMERS, STOPLISTS, terms
+from evalkit.text import STEMMERS, STOPLISTS, terms, terms_many
 from evalkit.validate import ParamError, check_choice, check_int, check_number, check_str_list
 from evalkit.visible import BLOCK_TAGS as LINE_TAGS
 from evalkit.visible import INVISIBLE_TAGS, join_lines
@@ -360,6 +360,25 @@ def binary_weights(feats: frozenset[str] | set[str]) -> dict[str, float] | None:
     return dict.fromkeys(sorted(feats), 1.0) if feats else None
 
 
+# term -> its xxHash as little-endian bytes, per width: the page pass joins them in C
+_HASH_BYTES: dict[int, dict[str, bytes]] = {}
+#: terms kept per width before the table starts again (as term_hash's cache, bounded)
+HASH_TABLE_MAX = 400_000
+
+
+def _hash_bytes(vocab, bits: int) -> bytes:
+    """The hashes of ``vocab``'s terms (``evalkit.fingerprint.term_hash``), one after the other
+    as ``bits // 8`` little-endian bytes each."""
+    table = _HASH_BYTES.setdefault(bits, {})
+    if len(table) > HASH_TABLE_MAX:
+        table.clear()
+    width = bits // 8
+    for term in vocab:
+        if term not in table:
+            table[term] = term_hash(term, bits).to_bytes(width, "little")
+    return b"".join(map(table.__getitem__, vocab))
+
+
 def fingerprints_many(weights: list[dict[str, float] | None],
                       bits: int = DEFAULT_BITS) -> list[int | None]:
     """``evalkit.fingerprint.fingerprint`` of every block of a page in one pass (None stays None).
@@ -378,8 +397,7 @@ def fingerprints_many(weights: list[dict[str, float] | None],
     bounds = [0, *accumulate(len(weights[i]) for i in present)][:-1]  # each block's first pair
     vocab = {t: j for j, t in enumerate(dict.fromkeys(flat))}  # the page's distinct terms
     index = list(map(vocab.__getitem__, flat))
-    width = bits // 8
-    raw = b"".join([term_hash(t, bits).to_bytes(width, "little") for t in vocab])
+    raw = _hash_bytes(vocab, bits)
     bit_rows = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
     signs = bit_rows.reshape(len(vocab), bits).astype(np.float64) * 2.0 - 1.0
     contrib = signs[np.asarray(index)] * np.asarray(values, dtype=np.float64)[:, None]
@@ -414,7 +432,7 @@ def near_duplicates(fps: list[int | None], k: int = DEFAULT_K) -> list[int | Non
 def block_terms(blocks: list[PageBlock], stoplist: str = "english",
                 stemmer: str = "porter") -> list[list[str]]:
     """The keywords of each block (``evalkit.text.terms``)."""
-    return [terms(b.raw, stoplist, stemmer) for b in blocks]
+    return terms_many([b.raw for b in blocks], stoplist, stemmer)
 
 
 def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | None],
