@@ -150,7 +150,7 @@ def _ctx(tmp_path, datasets, **dedup):
             "minhash_lsh": True, "n_boot": 200, "alpha": 0.05, **dedup}
     detectors = {name: OmegaConf.to_container(OmegaConf.load(
         REPO / "configs" / "detector" / f"{name}.yaml"))[name]
-        for name in ("modified_simhash", "simhash", "jaccard", "minhash")}
+        for name in ("modified_simhash", "simhash", "jaccard", "minhash", "hybridhash")}
     cfg = OmegaConf.create({"runner": {"n_jobs": 1}, "seed": 0, "dedup": opts,
                             "detector": detectors})
     (tmp_path / "tables").mkdir()

@@ -348,11 +348,18 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
         rule = f"F1 of the kept words against the {target} >= {correct_f1}"
     caption = (f"{_TITLES[table]} on {dataset}: correctly extracted pages ({rule}) "
                f"beside the paper's")
+    # systems rebuilt from the paper's sentences about them (their own papers unread)
+    rebuilt = [m for m in methods if _short(m) in
+               (ctx.cfg.study.tables.get(table, {}) or {}).get("reconstructions", [])]
+    if rebuilt:
+        caption += f"; reconstructions from the paper's description: {', '.join(rebuilt)}"
     write_table(df, ctx.out / "tables" / stem, caption=caption)
     fig = _figure(shares, methods, counts, paper, mapping,
                   ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{dataset}",
                   f"{_TITLES[table]} ({dataset})")
     ctx.report += [Heading(f"{_TITLES[table]} ({dataset})"), Text(f"Correct page: {rule}."),
+                   *([Text("Reconstructions (from the paper's own description; docs/methods/): "
+                           f"{', '.join(rebuilt)}.")] if rebuilt else []),
                    Table(df, gap=False), Figure(f"figures/{fig.name}", _FIGS[table])]
     return rows
 

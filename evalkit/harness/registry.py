@@ -113,6 +113,8 @@ METHODS = Registry("method", {
     "goose3": "baselines.peers:Goose3",
     "html_text": "baselines.peers:HtmlText",
     "stored": "baselines.stored:Stored",
+    "existing1": "baselines.existing1:Existing1",
+    "existing2": "baselines.existing2:Existing2",
 })
 
 DETECTORS = Registry("detector", {
@@ -120,4 +122,5 @@ DETECTORS = Registry("detector", {
     "simhash": "baselines.simhash:Simhash",
     "jaccard": "baselines.jaccard:Jaccard",
     "minhash": "baselines.minhash:MinHash",
+    "hybridhash": "baselines.hybridhash:Hybridhash",
 })
