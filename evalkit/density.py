@@ -31,6 +31,8 @@ from evalkit.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 __all__ = [
     "LINK_TAGS",
     "REMOVED_TAGS",
+    "SMOOTHED_USES",
+    "SMOOTHING_SCOPES",
     "TOLERANCE",
     "DomStats",
     "clean_tree",
@@ -38,9 +40,13 @@ __all__ = [
     "densities",
     "density_sums",
     "dom_stats",
+    "gaussian_weights",
     "kept_text",
     "run_density",
     "select_content",
+    "select_smoothed",
+    "smooth_densities",
+    "smooth_sequence",
     "subtree_best",
     "sums_and_best",
     "text_density",
@@ -437,3 +443,99 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
         if k and tails[k]:
             append(tails[k])
     return join_lines(parts)
+
+
+# --- data smoothing (the "-S" variants: Kaur 2015's CECTD-S and ECECTD-S) ----------------
+#
+# Sun, Song & Liao (SIGIR 2011) "propose a technique called DensitySum to replace Data
+# Smoothing"; the -S variants put a smoothed density back in DensitySum's place. The
+# smoothing itself is a reconstruction (docs/methods/cectd_s.md): a Gaussian kernel
+# truncated at ``radius`` neighbours on each side, its weights renormalised where the
+# sequence ends.
+
+#: the neighbours whose densities are smoothed together
+SMOOTHING_SCOPES = ("siblings", "preorder")
+
+
+def gaussian_weights(sigma: float, radius: int | None = None) -> list[float]:
+    """``w[k] = exp(-k^2 / (2 sigma^2))`` for k = 0 .. radius (``ceil(3 sigma)`` when None).
+
+    ``sigma = 0`` gives ``[1.0]``: no smoothing.
+    """
+    if sigma <= 0:
+        return [1.0]
+    if radius is None:
+        radius = math.ceil(3 * sigma)
+    return [math.exp(-(k * k) / (2 * sigma * sigma)) for k in range(radius + 1)]
+
+
+def smooth_sequence(values: list[float], weights: list[float]) -> list[float]:
+    """Weighted mean of each value and its neighbours up to ``len(weights) - 1`` away.
+
+    Near the ends only the neighbours that exist count (weights renormalised), so a
+    constant sequence stays constant.
+    """
+    n, r = len(values), len(weights) - 1
+    if r == 0 or n < 2:
+        return list(values)
+    out = []
+    for i in range(n):
+        total = weights[0] * values[i]
+        norm = weights[0]
+        for k in range(1, r + 1):
+            w = weights[k]
+            if i - k >= 0:
+                total += w * values[i - k]
+                norm += w
+            if i + k < n:
+                total += w * values[i + k]
+                norm += w
+        out.append(total / norm)
+    return out
+
+
+def smooth_densities(stats: DomStats, dens: list[float], weights: list[float],
+                     scope: str = "siblings") -> list[float]:
+    """Smoothed density of every element.
+
+    ``siblings``: each element's density is smoothed with its siblings' (the children of
+    its parent, in document order); body has none and keeps its own. ``preorder``: the
+    densities of all elements in document (pre-)order are one sequence, smoothed as
+    CETR smooths its lines.
+    """
+    if scope == "preorder":
+        return smooth_sequence(dens, weights)
+    if scope != "siblings":
+        raise ValueError(f"unknown smoothing scope {scope!r}; known: {list(SMOOTHING_SCOPES)}")
+    out = list(dens)
+    if len(weights) < 2:
+        return out
+    for kids in stats.children:
+        if len(kids) > 1:
+            for j, v in zip(kids, smooth_sequence([dens[k] for k in kids], weights)):
+                out[j] = v
+    return out
+
+
+#: where the smoothed density stands in for the raw one: ``select`` = only in DensitySum's
+#: place (choosing each subtree's content element); ``both`` = in the threshold walk too
+SMOOTHED_USES = ("select", "both")
+
+
+def select_smoothed(stats: DomStats, kind: str, weights: list[float], scope: str = "siblings",
+                    use: str = "select") -> tuple[list[int], int, float, list[float]]:
+    """Sun et al.'s selection with a smoothed density in place of DensitySum.
+
+    Returns ``(marks, content_root, threshold, smoothed)``: the content root is the
+    element with the largest smoothed density (first in document order on ties), each
+    subtree's content element its largest-smoothed one; the threshold walk compares the
+    raw densities (``use="select"``) or the smoothed ones (``use="both"``).
+    """
+    if use not in SMOOTHED_USES:
+        raise ValueError(f"unknown use {use!r}; known: {list(SMOOTHED_USES)}")
+    dens = densities(stats, kind)
+    smoothed = smooth_densities(stats, dens, weights, scope)
+    best = subtree_best(stats, smoothed)
+    walk = smoothed if use == "both" else dens
+    marks, root, threshold = select_content(stats, walk, smoothed, best)
+    return marks, root, threshold, smoothed
