@@ -169,11 +169,11 @@ class ECECTDS(Extractor):
         check_choice("scope", self.scope, SMOOTHING_SCOPES)
         check_choice("use", self.use, SMOOTHED_USES)
         check_choice("density", self.density, DENSITIES)
-        check_str_list("ad_patterns", list(self.ad_patterns), allow_empty=True)
+        check_str_list("ad_patterns", self.ad_patterns, allow_empty=True)
         check_share("link_share", self.link_share)
         check_choice("stage", self.stage, STAGES)
-        check_str_list("noise_tags", list(self.noise_tags))
-        check_str_list("pattern_attributes", list(self.pattern_attributes), allow_empty=True)
+        check_str_list("noise_tags", self.noise_tags)
+        check_str_list("pattern_attributes", self.pattern_attributes, allow_empty=True)
 
     def extract(self, page: Page) -> Extraction:
         try:

@@ -63,6 +63,8 @@ UNRELATED_TAGS = ("script", "style", "form", "marquee", "meta")
 
 def remove_unrelated(root, tags: frozenset[str]) -> int:
     """Remove every outermost element whose tag is in ``tags`` (tails stay); their number."""
+    if not tags:  # root.iter() without tags would visit every element
+        return 0
     outermost = []
     for el in root.iter(*tags):
         p = el.getparent()
@@ -134,7 +136,7 @@ class ENIW(Extractor):
         self._validate()
 
     def _validate(self) -> None:
-        check_str_list("unrelated_tags", list(self.unrelated_tags), allow_empty=True)
+        check_str_list("unrelated_tags", self.unrelated_tags, allow_empty=True)
         check_bool("include_title", self.include_title)
 
     def extract(self, page: Page) -> Extraction:

@@ -23,7 +23,7 @@ from evalkit.visible import visible_text
 register_resolvers()
 
 OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
-               "justext_style", "fulltext"]
+               "justext_style", "fulltext", "eniw", "cectd_s", "ecectd_s"]
 
 # every code point lxml refuses in text, tail or attribute value (measured below), one
 # of each other class: surrogates at both ends, non-characters of every kind

@@ -1,0 +1,131 @@
+"""ENIW (Kabir et al.'s description of Oza & Mishra 2013) on a page whose blocks are counted by hand."""
+
+from __future__ import annotations
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from baselines.eniw import ENIW, UNRELATED_TAGS, count_blocks, remove_unrelated
+from evalkit.cli import CONFIG_DIR
+from evalkit.config import method_specs, register_resolvers
+from evalkit.page import Gold, Page, parse_html
+from evalkit.registry import METHODS
+
+register_resolvers()
+
+# The page, tag by tag ("all the tags of a page as a tree structure"):
+#   head: title "My page"          -> informative block 1 (include_title)
+#         meta                      -> unrelated: noisy block 1 (it holds no text)
+#         script "var a=1;"         -> unrelated: noisy block 2
+#   body: div#nav: <a>Home</a> <a>News</a>
+#           the div holds only a space between the links: not a block;
+#           a "Home", a "News"      -> informative blocks 2, 3
+#         form: <input> " Search here"  -> unrelated: noisy block 3 (input and its tail go too)
+#         div: <p>aaaa bbbb</p><img><p>cccc <b>dd</b> ee</p>
+#           p "aaaa bbbb"           -> informative 4
+#           img                     -> no text anywhere under it: the one "tag with no text"
+#           p "cccc " + tail " ee"  -> informative 5;  b "dd" -> informative 6
+#         marquee "Breaking"        -> unrelated: noisy block 4
+# blocks = 6 informative + 4 noisy = 10; the output is the title, then the body's visible
+# text without the form and the marquee, one line per block-level element.
+PAGE = ("<html><head><title>My page</title><meta name=d content=x><script>var a=1;</script>"
+        "</head><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
+        "<form><input> Search here</form><div><p>aaaa bbbb</p><img src=x>"
+        "<p>cccc <b>dd</b> ee</p></div><marquee>Breaking</marquee></body></html>")
+
+
+def _page(html: str) -> Page:
+    return Page(id="p", dataset="test", raw=html.encode("utf-8"), gold=Gold(text=""))
+
+
+def test_hand_worked_page():
+    ext = ENIW().extract(_page(PAGE))
+    assert ext.text == "My page\nHome News\naaaa bbbb\ncccc dd ee"
+    assert ext.info == {"n_blocks": 10, "n_informative": 6, "n_noisy": 4, "n_merged": 0,
+                        "n_empty": 1}
+
+
+def test_the_five_tags_kabir_names_are_the_default():
+    assert UNRELATED_TAGS == ("script", "style", "form", "marquee", "meta")
+    assert ENIW().get_params() == {"unrelated_tags": UNRELATED_TAGS, "include_title": True}
+    assert METHODS.get("eniw") is ENIW
+
+
+def test_without_title_and_with_an_empty_tag_list():
+    # no title: 5 informative; nothing unrelated: form's text and marquee stay (the input is
+    # a tag with no text, the script and meta hold no visible text: 0 noisy blocks)
+    ext = ENIW(unrelated_tags=[], include_title=False).extract(_page(PAGE))
+    assert ext.text == "Home News\nSearch here\naaaa bbbb\ncccc dd ee\nBreaking"
+    # form " Search here" and marquee "Breaking" are blocks now; title not counted
+    assert ext.info["n_informative"] == 5 + 2 and ext.info["n_noisy"] == 0
+
+
+def test_boundary_a_tag_is_removed_only_when_listed_and_nested_ones_count_once():
+    html = ("<html><body><form>outer<form>inner</form></form><blink>kept</blink>"
+            "<p>text</p></body></html>")
+    root = parse_html(html)
+    # lxml nests no form in a form; whatever it builds, the outermost ones count once each
+    n_forms = len(root.xpath("//form[not(ancestor::form)]"))
+    assert remove_unrelated(root, frozenset({"form"})) == n_forms
+    assert not root.xpath("//form")
+    assert count_blocks(root) == (2, 0)  # blink "kept", p "text"; html/body hold text below
+    ext = ENIW().extract(_page(html))
+    assert ext.text == "kept\ntext" and ext.info["n_noisy"] == n_forms
+    # "blink" is not one of Kabir's five: only listing it removes it
+    assert ENIW(unrelated_tags=["form", "blink"]).extract(_page(html)).text == "text"
+
+
+def test_upper_case_settings_and_odd_pages():
+    assert ENIW(unrelated_tags=["FORM"]).extract(_page(PAGE)).info["n_noisy"] == 1
+    for html in ["", "<!-- only a comment -->", "<html><body></body></html>",
+                 "\x00\x01 junk \xff", "<form>all in a form</form>"]:
+        ext = ENIW().extract(_page(html))
+        assert isinstance(ext.text, str) and ext.info["n_blocks"] >= 0
+    assert ENIW().extract(_page("<form>all in a form</form>")).text == ""
+
+
+def test_bad_settings_fail_at_construction():
+    with pytest.raises(ValueError, match="unrelated_tags"):
+        ENIW(unrelated_tags="script")
+    with pytest.raises(ValueError, match="include_title"):
+        ENIW(include_title="yes")
+
+
+def _error_only(page, label, ext):
+    return {"dataset": page.dataset, "page_id": page.id, "method": label, "error": ext.error}
+
+
+SETS = ["aeb", "big5_2017", "chaos", "cleaneval_dev", "cleanportaleval", "l3s_gn1",
+        "readability", "synthetic"]
+
+
+def run_on_every_shared_page(shared_root, methods):
+    """Every page of the seven shared sets and the synthetic set, no cache: the failures."""
+    if not shared_root.is_dir():
+        pytest.skip(f"the shared data sets are not at {shared_root} (set EVALKIT_SHARED_DATA)")
+    from evalkit.config import build_datasets
+    from evalkit.runner import run_pages
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            f"dataset=[{','.join(SETS)}]", f"paths.shared_data={shared_root}",
+            f"method=[{','.join(methods)}]"])
+    specs = method_specs(cfg.method)
+    failures, n_pages = [], {}
+    for name, ds in build_datasets(cfg).items():
+        records = run_pages(ds.pages(), specs, score=_error_only, n_jobs=1, cache_root=None,
+                            progress=False)
+        n_pages[name] = len(records) // len(specs)
+        failures += [(r["dataset"], r["page_id"], r["method"], r["error"])
+                     for r in records if r["error"] is not None]
+    return failures, n_pages
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_no_failure_on_any_shared_page(shared_root):
+    failures, n_pages = run_on_every_shared_page(shared_root, ["eniw"])
+    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
+    assert n_pages == {"synthetic": 300, "aeb": 181, "big5_2017": 90, "chaos": 360,
+                       "cleaneval_dev": 58, "cleanportaleval": 71, "l3s_gn1": 621,
+                       "readability": 116}, n_pages
