@@ -140,3 +140,39 @@ def test_reduced_study_run(shared, tmp_path):
     report = (out / "report.md").read_text()
     assert "not run" not in report and "not implemented" not in report
     assert "Kabir" in (out / "report.md").read_text()
+
+
+def test_run_blocks_tables_pab_and_eniw_with_the_stored_size(tmp_path):
+    from omegaconf import OmegaConf
+
+    from baselines.eniw import ENIW
+
+    pages = [Page(id=f"p{i}", dataset="tiny", raw=PAGE.encode(), url="http://news.example/x",
+                  gold=Gold(text="", category="c")) for i in range(2)]
+    ds = InMemoryDataset(pages, name="tiny")
+    ds.name = "tiny"
+    cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": True, "progress": False},
+                            "paths": {"cache": str(tmp_path / "cache")},
+                            "kabir_blocks": {"methods": ["pab", "eniw"], "n_boot": 20,
+                                             "paper": {"rows": [
+                                                 {"row": "ENIW", "pages": 500, "blocks": 120237,
+                                                  "informative": 113624, "noisy": 6613,
+                                                  "seconds": 95.58, "stored_mb": 22.6}]}}})
+    (tmp_path / "tables").mkdir()
+    ctx = Context(cfg=cfg, out=tmp_path, datasets={"tiny": ds}, specs=[], seed=0)
+    summary = K.run_blocks(ctx)
+    eniw = summary[summary["method"] == "eniw"].set_index("metric")["value"]
+    # PAGE by ENIW's rules: title, h1, p ("The old bridge reopened on " + tail " after
+    # repairs."), b "Monday", the two links "Ad one", "Ad two" hold text directly: 6
+    # informative; no script, style, form, marquee or meta: 0 noisy
+    ext = ENIW().extract(pages[0])
+    assert (ext.info["n_informative"], ext.info["n_noisy"]) == (6, 0)
+    assert eniw["informative_total"] == 12 and eniw["noisy_total"] == 0
+    # stored = UTF-8 bytes of the kept text, per page and in total
+    assert eniw["stored_bytes_per_page"] == len(ext.text.encode("utf-8"))
+    assert eniw["stored_bytes_total"] == 2 * len(ext.text.encode("utf-8"))
+    table = pd.read_csv(tmp_path / "tables" / "kabir_blocks_tiny.csv")
+    assert table["approach"].tolist() == ["pab", "eniw", "ENIW"]
+    assert table["stored (MB)"].tolist()[-1] == 22.6
+    first = pd.read_csv(tmp_path / "tables" / "kabir_blocks_tiny_first.csv")
+    assert first["method"].tolist() == ["pab", "pab", "eniw", "eniw"]
