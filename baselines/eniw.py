@@ -24,7 +24,9 @@ Our reading (docs/methods/eniw.md); every assumption is a named setting:
 1. The whole document is one tree ("all the tags of a page"), head included.
 2. Every outermost element whose tag is in ``unrelated_tags`` (default the five
    Kabir names: script, style, form, marquee, meta) is removed with its
-   subtree (its tail stays); each is one **noisy block**.
+   subtree (its tail stays); each that holds text is one **noisy block**
+   (``noisy_blocks="text"``: a block is text, as the informative ones are; a
+   ``<meta>`` holds none), or each one whatever it holds (``"tags"``).
 3. Elements without text in their subtree are "tags with no text"; removing
    them changes no text, so they are only counted (``n_empty``), not blocks.
 4. The remaining tree is the content ("the location of content" is read as
@@ -51,20 +53,27 @@ import lxml.etree
 
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError, drop_tree
-from evalkit.validate import check_bool, check_str_list
+from evalkit.validate import check_bool, check_choice, check_str_list
 from evalkit.visible import INVISIBLE_TAGS, element_text
 
-__all__ = ["ENIW", "UNRELATED_TAGS", "count_blocks", "remove_unrelated"]
+__all__ = ["ENIW", "NOISY_BLOCKS", "UNRELATED_TAGS", "count_blocks", "remove_unrelated"]
 
 #: the tags Kabir et al. list as discarded by ENIW ("such as <script>, <style>, <form>,
 #: <marquee> and <meta>")
 UNRELATED_TAGS = ("script", "style", "form", "marquee", "meta")
+#: which removed elements are noisy blocks: those holding text (a block is text, as the
+#: informative ones are), or every removed element
+NOISY_BLOCKS = ("text", "tags")
 
 
-def remove_unrelated(root, tags: frozenset[str]) -> int:
-    """Remove every outermost element whose tag is in ``tags`` (tails stay); their number."""
+def remove_unrelated(root, tags: frozenset[str]) -> tuple[int, int]:
+    """Remove every outermost element whose tag is in ``tags`` (tails stay).
+
+    Returns ``(removed, with_text)``: how many were removed, and how many of them held
+    some non-white-space text (script code, a form's labels; a ``<meta>`` holds none).
+    """
     if not tags:  # root.iter() without tags would visit every element
-        return 0
+        return 0, 0
     outermost = []
     for el in root.iter(*tags):
         p = el.getparent()
@@ -72,12 +81,14 @@ def remove_unrelated(root, tags: frozenset[str]) -> int:
             p = p.getparent()
         if p is None:
             outermost.append(el)
-    n = 0
+    n = n_text = 0
     for el in outermost:
         if el.getparent() is not None:
+            if any(not t.isspace() for t in el.itertext()):
+                n_text += 1
             drop_tree(el)
             n += 1
-    return n
+    return n, n_text
 
 
 def _has_words(s: str | None) -> bool:
@@ -126,18 +137,23 @@ class ENIW(Extractor):
         (default script, style, form, marquee, meta).
     include_title : the page ``<title>`` is part of the content (first line) and an
         informative block.
+    noisy_blocks : ``"text"`` (default): a removed element is a noisy block when it holds
+        text; ``"tags"``: every removed element is one (a ``<meta>`` too).
     """
 
     name = "eniw"
 
-    def __init__(self, unrelated_tags=UNRELATED_TAGS, include_title: bool = True):
+    def __init__(self, unrelated_tags=UNRELATED_TAGS, include_title: bool = True,
+                 noisy_blocks: str = "text"):
         self.unrelated_tags = unrelated_tags
         self.include_title = include_title
+        self.noisy_blocks = noisy_blocks
         self._validate()
 
     def _validate(self) -> None:
         check_str_list("unrelated_tags", self.unrelated_tags, allow_empty=True)
         check_bool("include_title", self.include_title)
+        check_choice("noisy_blocks", self.noisy_blocks, NOISY_BLOCKS)
 
     def extract(self, page: Page) -> Extraction:
         try:
@@ -150,7 +166,8 @@ class ENIW(Extractor):
             if c.getparent() is not None:
                 drop_tree(c)
         tags = frozenset(t.lower() for t in self.unrelated_tags)
-        n_noisy = remove_unrelated(root, tags)
+        n_removed, n_with_text = remove_unrelated(root, tags)
+        n_noisy = n_with_text if self.noisy_blocks == "text" else n_removed
         n_informative, n_empty = count_blocks(root, self.include_title)
         lines = []
         if self.include_title:

@@ -15,18 +15,19 @@ register_resolvers()
 
 # The page, tag by tag ("all the tags of a page as a tree structure"):
 #   head: title "My page"          -> informative block 1 (include_title)
-#         meta                      -> unrelated: noisy block 1 (it holds no text)
-#         script "var a=1;"         -> unrelated: noisy block 2
+#         meta                      -> unrelated, removed; no text, so no block
+#         script "var a=1;"         -> unrelated: noisy block 1
 #   body: div#nav: <a>Home</a> <a>News</a>
 #           the div holds only a space between the links: not a block;
 #           a "Home", a "News"      -> informative blocks 2, 3
-#         form: <input> " Search here"  -> unrelated: noisy block 3 (input and its tail go too)
+#         form: <input> " Search here"  -> unrelated: noisy block 2 (input and its tail go too)
 #         div: <p>aaaa bbbb</p><img><p>cccc <b>dd</b> ee</p>
 #           p "aaaa bbbb"           -> informative 4
 #           img                     -> no text anywhere under it: the one "tag with no text"
 #           p "cccc " + tail " ee"  -> informative 5;  b "dd" -> informative 6
-#         marquee "Breaking"        -> unrelated: noisy block 4
-# blocks = 6 informative + 4 noisy = 10; the output is the title, then the body's visible
+#         marquee "Breaking"        -> unrelated: noisy block 3
+# blocks = 6 informative + 3 noisy = 9 (noisy_blocks="tags": the meta too, 4 and 10); the
+# output is the title, then the body's visible
 # text without the form and the marquee, one line per block-level element.
 PAGE = ("<html><head><title>My page</title><meta name=d content=x><script>var a=1;</script>"
         "</head><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
@@ -41,13 +42,17 @@ def _page(html: str) -> Page:
 def test_hand_worked_page():
     ext = ENIW().extract(_page(PAGE))
     assert ext.text == "My page\nHome News\naaaa bbbb\ncccc dd ee"
-    assert ext.info == {"n_blocks": 10, "n_informative": 6, "n_noisy": 4, "n_merged": 0,
+    assert ext.info == {"n_blocks": 9, "n_informative": 6, "n_noisy": 3, "n_merged": 0,
                         "n_empty": 1}
+    tags = ENIW(noisy_blocks="tags").extract(_page(PAGE))
+    assert tags.text == ext.text
+    assert (tags.info["n_blocks"], tags.info["n_noisy"]) == (10, 4)
 
 
 def test_the_five_tags_kabir_names_are_the_default():
     assert UNRELATED_TAGS == ("script", "style", "form", "marquee", "meta")
-    assert ENIW().get_params() == {"unrelated_tags": UNRELATED_TAGS, "include_title": True}
+    assert ENIW().get_params() == {"unrelated_tags": UNRELATED_TAGS, "include_title": True,
+                                   "noisy_blocks": "text"}
     assert METHODS.get("eniw") is ENIW
 
 
@@ -66,7 +71,7 @@ def test_boundary_a_tag_is_removed_only_when_listed_and_nested_ones_count_once()
     root = parse_html(html)
     # lxml nests no form in a form; whatever it builds, the outermost ones count once each
     n_forms = len(root.xpath("//form[not(ancestor::form)]"))
-    assert remove_unrelated(root, frozenset({"form"})) == n_forms
+    assert remove_unrelated(root, frozenset({"form"})) == (n_forms, n_forms)
     assert not root.xpath("//form")
     assert count_blocks(root) == (2, 0)  # blink "kept", p "text"; html/body hold text below
     ext = ENIW().extract(_page(html))
@@ -77,6 +82,10 @@ def test_boundary_a_tag_is_removed_only_when_listed_and_nested_ones_count_once()
 
 def test_upper_case_settings_and_odd_pages():
     assert ENIW(unrelated_tags=["FORM"]).extract(_page(PAGE)).info["n_noisy"] == 1
+    # an empty script (src only) is removed but holds no text: a noisy block only as a tag
+    empty_script = "<html><body><script src=x.js></script><p>t</p></body></html>"
+    assert ENIW().extract(_page(empty_script)).info["n_noisy"] == 0
+    assert ENIW(noisy_blocks="tags").extract(_page(empty_script)).info["n_noisy"] == 1
     for html in ["", "<!-- only a comment -->", "<html><body></body></html>",
                  "\x00\x01 junk \xff", "<form>all in a form</form>"]:
         ext = ENIW().extract(_page(html))
@@ -89,6 +98,8 @@ def test_bad_settings_fail_at_construction():
         ENIW(unrelated_tags="script")
     with pytest.raises(ValueError, match="include_title"):
         ENIW(include_title="yes")
+    with pytest.raises(ValueError, match="noisy_blocks"):
+        ENIW(noisy_blocks="all")
 
 
 def _error_only(page, label, ext):
