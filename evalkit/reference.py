@@ -56,7 +56,7 @@ __all__ = [
 SHARED_SETS = ["l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "aeb", "chaos",
                "big5_2017"]
 OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
-               "justext_style", "fulltext"]
+               "justext_style", "fulltext", "eniw", "cectd_s", "ecectd_s"]
 PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
          "html_text"]
 #: the shared sets and page limit of the ``quick`` entry: the legacy-charset set, a

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from baselines.pab import PAB
-from evalkit.data.base import InMemoryDataset
 from evalkit.config import register_resolvers
+from evalkit.data.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
 from evalkit.metrics import kabir_standard_error
