@@ -16,7 +16,7 @@ from evalkit.density import (
 )
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
-from tests.test_eniw import run_on_every_shared_page
+from tests.shared_pages import run_on_every_shared_page
 
 W1 = math.exp(-0.5)  # the Gaussian weight of a neighbour one place away, sigma = 1
 

@@ -8,7 +8,7 @@ from baselines.ecectd_s import AD_PATTERNS, ECECTDS, naive_find, noise_divs
 from evalkit.density import dom_stats
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
-from tests.test_eniw import run_on_every_shared_page
+from tests.shared_pages import run_on_every_shared_page
 
 # body
 #   div#nav    <a>Home</a> <a>News</a>           C=9,  LC=8:  8/9 = 0.89 >= 0.5 -> link noise

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hydra import compose, initialize_config_dir
 
 from baselines.eniw import ENIW, UNRELATED_TAGS, count_blocks, remove_unrelated
-from evalkit.cli import CONFIG_DIR
-from evalkit.config import method_specs, register_resolvers
+from evalkit.config import register_resolvers
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
+from tests.shared_pages import run_on_every_shared_page
 
 register_resolvers()
 
@@ -100,36 +99,6 @@ def test_bad_settings_fail_at_construction():
         ENIW(include_title="yes")
     with pytest.raises(ValueError, match="noisy_blocks"):
         ENIW(noisy_blocks="all")
-
-
-def _error_only(page, label, ext):
-    return {"dataset": page.dataset, "page_id": page.id, "method": label, "error": ext.error}
-
-
-SETS = ["aeb", "big5_2017", "chaos", "cleaneval_dev", "cleanportaleval", "l3s_gn1",
-        "readability", "synthetic"]
-
-
-def run_on_every_shared_page(shared_root, methods):
-    """Every page of the seven shared sets and the synthetic set, no cache: the failures."""
-    if not shared_root.is_dir():
-        pytest.skip(f"the shared data sets are not at {shared_root} (set EVALKIT_SHARED_DATA)")
-    from evalkit.config import build_datasets
-    from evalkit.runner import run_pages
-
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            f"dataset=[{','.join(SETS)}]", f"paths.shared_data={shared_root}",
-            f"method=[{','.join(methods)}]"])
-    specs = method_specs(cfg.method)
-    failures, n_pages = [], {}
-    for name, ds in build_datasets(cfg).items():
-        records = run_pages(ds.pages(), specs, score=_error_only, n_jobs=1, cache_root=None,
-                            progress=False)
-        n_pages[name] = len(records) // len(specs)
-        failures += [(r["dataset"], r["page_id"], r["method"], r["error"])
-                     for r in records if r["error"] is not None]
-    return failures, n_pages
 
 
 @pytest.mark.slow
