@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from baselines.pab import PAB
+from evalkit.harness.config import register_resolvers
 from evalkit.readers.base import InMemoryDataset
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
@@ -16,6 +17,7 @@ from evalkit.core.page import Gold, Page
 from evalkit.harness.specs import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
+register_resolvers()  # ${evalkit_results:} in the composed config (the suite's order did this before)
 
 
 def _compose(overrides=()):
@@ -34,7 +36,8 @@ def test_study_config():
     assert cfg.experiment.name == "kabir2015"
     assert list(cfg.experiment.parts) == ["kabir_blocks", "classification"]
     assert list(cfg.dataset) == ["chaos"]
-    assert list(cfg.method) == ["proposed", "cetd", "pab", "justext_style", "trafilatura"]
+    assert list(cfg.method) == ["proposed", "cetd", "pab", "eniw", "justext_style", "trafilatura"]
+    assert list(cfg.kabir_blocks.methods) == ["pab", "eniw"]
     assert cfg.classification.repeats == 10 and len(cfg.classification.test_fractions) == 7
     paper = cfg.classification.paper
     # Table 4.3.1: case k tests 10k of 500 pages, i.e. the configured fractions
@@ -114,14 +117,14 @@ def test_reduced_study_run(shared, tmp_path):
 
     data = shared("chaos").parent
     cfg = _compose([f"paths.shared_data={data}", f"paths.cache={tmp_path / 'cache'}",
-                    "dataset.chaos.limit=20", "method=[pab,trafilatura]",
+                    "dataset.chaos.limit=20", "method=[pab,eniw,trafilatura]",
                     "classification.repeats=2", "classification.n_boot=50",
                     "kabir_blocks.n_boot=50", "runner.n_jobs=1", "runner.progress=false"])
     out = run_experiment(cfg, tmp_path / "run")
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["experiment"]) == {"kabir_blocks", "classification"}
     assert set(summary.loc[summary["experiment"] == "classification", "method"]) == {
-        "raw", "gold", "pab", "trafilatura"}
+        "raw", "gold", "pab", "eniw", "trafilatura"}
     tables = out / "tables"
     for name in ("kabir_blocks_chaos.md", "kabir_blocks_chaos_first.md",
                  "classification_chaos_paper_accuracy.md", "classification_chaos_paper_se.md",
@@ -129,7 +132,47 @@ def test_reduced_study_run(shared, tmp_path):
         assert (tables / name).is_file(), name
     se = pd.read_csv(tables / "classification_chaos_paper_se.csv").set_index("method")
     assert str(se.loc["pab", "kabir_se (paper)"]) == "0.1496"
-    assert se.loc["eniw", "kabir_se"] == "not run"
+    assert str(se.loc["eniw", "kabir_se (paper)"]) == "0.20396"
+    assert 0 <= float(se.loc["eniw", "kabir_se"]) <= 1  # ENIW is run, not "not run"
     blocks = pd.read_csv(tables / "kabir_blocks_chaos.csv")
-    assert blocks["approach"].tolist() == ["pab", "PAB", "ENIW"]
+    assert blocks["approach"].tolist() == ["pab", "eniw", "PAB", "ENIW"]
+    assert blocks["stored (MB)"].tolist()[2:] == [19.4, 22.6]
+    report = (out / "report.md").read_text()
+    assert "not run" not in report and "not implemented" not in report
     assert "Kabir" in (out / "report.md").read_text()
+
+
+def test_run_blocks_tables_pab_and_eniw_with_the_stored_size(tmp_path):
+    from omegaconf import OmegaConf
+
+    from baselines.eniw import ENIW
+
+    pages = [Page(id=f"p{i}", dataset="tiny", raw=PAGE.encode(), url="http://news.example/x",
+                  gold=Gold(text="", category="c")) for i in range(2)]
+    ds = InMemoryDataset(pages, name="tiny")
+    ds.name = "tiny"
+    cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": True, "progress": False},
+                            "paths": {"cache": str(tmp_path / "cache")},
+                            "kabir_blocks": {"methods": ["pab", "eniw"], "n_boot": 20,
+                                             "paper": {"rows": [
+                                                 {"row": "ENIW", "pages": 500, "blocks": 120237,
+                                                  "informative": 113624, "noisy": 6613,
+                                                  "seconds": 95.58, "stored_mb": 22.6}]}}})
+    (tmp_path / "tables").mkdir()
+    ctx = Context(cfg=cfg, out=tmp_path, datasets={"tiny": ds}, specs=[], seed=0)
+    summary = K.run_blocks(ctx)
+    eniw = summary[summary["method"] == "eniw"].set_index("metric")["value"]
+    # PAGE by ENIW's rules: title, h1, p ("The old bridge reopened on " + tail " after
+    # repairs."), b "Monday", the two links "Ad one", "Ad two" hold text directly: 6
+    # informative; no script, style, form, marquee or meta: 0 noisy
+    ext = ENIW().extract(pages[0])
+    assert (ext.info["n_informative"], ext.info["n_noisy"]) == (6, 0)
+    assert eniw["informative_total"] == 12 and eniw["noisy_total"] == 0
+    # stored = UTF-8 bytes of the kept text, per page and in total
+    assert eniw["stored_bytes_per_page"] == len(ext.text.encode("utf-8"))
+    assert eniw["stored_bytes_total"] == 2 * len(ext.text.encode("utf-8"))
+    table = pd.read_csv(tmp_path / "tables" / "kabir_blocks_tiny.csv")
+    assert table["approach"].tolist() == ["pab", "eniw", "ENIW"]
+    assert table["stored (MB)"].tolist()[-1] == 22.6
+    first = pd.read_csv(tmp_path / "tables" / "kabir_blocks_tiny_first.csv")
+    assert first["method"].tolist() == ["pab", "pab", "eniw", "eniw"]

@@ -98,11 +98,16 @@ def test_kaur2015_config_defines_both_variants_inline():
     assert list(cfg.dataset) == ["big5_2017", "chaos"]
     assert list(cfg.experiment.parts) == ["extraction", "kaur2015"]
     specs = {s.label: (s.registry, s.params) for s in method_specs(cfg.method)}
-    assert specs == {"cetd": ("cetd", {"variant": "cectd_ds"}),
-                     "cetd@ds": ("cetd", {"variant": "cetd_ds"})}
+    assert {k: v[0] for k, v in specs.items()} == {
+        "cetd": "cetd", "cetd@ds": "cetd", "cectd_s": "cectd_s", "ecectd_s": "ecectd_s"}
+    assert specs["cetd"][1] == {"variant": "cectd_ds"}
+    assert specs["cetd@ds"][1] == {"variant": "cetd_ds"}
     paper = plain(cfg.kaur2015.paper)
     assert paper["rows"]["cetd"]["values"] == [7.2227, 25.8633]
     assert paper["rows"]["cetd@ds"]["values"] == [6.9054, 27.7239]
+    assert paper["rows"]["cectd_s"]["values"] == [12.8383, 12.9039]
+    assert paper["rows"]["ecectd_s"]["values"] == [14.2423, 20.989]
+    assert not paper["not_run"]  # all four algorithms of Table 4.2.1 run
 
 
 def test_kaur2015_table_puts_the_paper_beside_each_data_set():
@@ -158,9 +163,12 @@ def test_kaur2015_reduced_run_writes_the_side_by_side_table(shared, tmp_path):
                     f"paths.results={tmp_path}"])
     out = run_experiment(cfg, tmp_path / "run")
     table = pd.read_csv(out / "tables" / "kaur2015_variants.csv")
-    assert table["method"].tolist() == ["cetd", "cetd@ds", "(not run)", "(not run)"]
+    # Table 4.2.1's order, every algorithm run
+    assert table["method"].tolist() == ["cetd", "cetd@ds", "cectd_s", "ecectd_s"]
+    assert table["paper row"].tolist() == ["CECTD-DS", "CETD-DS", "CECTD-S", "ECECTD-S"]
+    assert "not run" not in (out / "report.md").read_text()
     for ds in ("big5_2017", "chaos"):
-        f1 = table.loc[:1, f"{ds} f1"].str.split(" ").str[0].astype(float)
+        f1 = table.loc[:3, f"{ds} f1"].str.split(" ").str[0].astype(float)
         assert ((0 < f1) & (f1 <= 1)).all()
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["dataset"]) == {"big5_2017", "chaos"}

@@ -125,7 +125,8 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
               "simhash_shingle": _at_least(1), "simhash_k": lambda n, v: check_int(n, v, low=0,
                                                                                   high=63),
               "duplicate_min_words": _at_least(1), "examples": _at_least(0)},
-    "kabir_blocks": {"method": _name, "first_pages": _at_least(1), **_BOOT},
+    "kabir_blocks": {"method": _name, "methods": _list_of(_name), "first_pages": _at_least(1),
+                     **_BOOT},
     "kaur2017": {"pages": _at_least(1), "shingle_n": _at_least(1),
                  "unit_min_share": check_share, **_BOOT},
 }
