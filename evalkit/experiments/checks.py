@@ -127,7 +127,8 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
               "duplicate_min_words": _at_least(1), "examples": _at_least(0)},
     "kabir_blocks": {"method": _name, "first_pages": _at_least(1), **_BOOT},
     "kaur2017": {"pages": _at_least(1), "shingle_n": _at_least(1),
-                 "unit_min_share": check_share, **_BOOT},
+                 "unit_min_share": check_share, **_BOOT,
+                 "held_out_pages": lambda n, v: None if v is None else check_int(n, v, low=1)},
 }
 
 
