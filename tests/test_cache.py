@@ -33,7 +33,7 @@ PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3
 SPECS = {
     **{name: MethodSpec(name, name) for name in
        ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", "stored",
-        *PEERS]},
+        "san_aye", "target_entities", *PEERS]},
     **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
        for d in ("jaccard", "minhash", "simhash")},
     **{f"det:{d}": MethodSpec(d, d, kind="detector")
@@ -64,6 +64,8 @@ EXPECTED = {
     # proposed loads its detector by name (minhash shares the features of evalkit/termsets.py)
     "baselines/jaccard.py": {"proposed[jaccard]", "det:jaccard"},
     "baselines/justext_style.py": {"justext_style"},
+    "baselines/san_aye.py": {"san_aye"},
+    "baselines/target_entities.py": {"target_entities"},
     "baselines/minhash.py": {"proposed[minhash]", "det:minhash"},
     "baselines/pab.py": {"pab"},
     "baselines/peers.py": set(PEERS),
@@ -85,6 +87,11 @@ CORE = {
     "evalkit/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
     "evalkit/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "det:jaccard",
                             "det:minhash"},
+    # the jusText paragraph stages, shared by justext_style and san_aye
+    "evalkit/paragraphs.py": {"justext_style", "san_aye"},
+    # the template format; the writer (entity_authoring) is no method's
+    "evalkit/entity_templates.py": {"target_entities"},
+    "evalkit/entity_authoring.py": set(),
 }
 METHOD_FILES = sorted(p.relative_to(REPO).as_posix() for folder in ("evalkit/proposed", "baselines")
                       for p in (REPO / folder).rglob("*.py"))
