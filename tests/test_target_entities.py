@@ -6,8 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
+from hydra import compose, initialize_config_dir
 from shared_pages import SETS, dataset  # beside the tests
 
 from baselines.target_entities import (
@@ -18,6 +20,7 @@ from baselines.target_entities import (
     match_components,
 )
 from evalkit import cli
+from evalkit.config import register_resolvers
 from evalkit.entity_authoring import _short_ok, _words, author_entities
 from evalkit.entity_templates import (
     FORMAT,
@@ -29,6 +32,7 @@ from evalkit.entity_templates import (
     split_site,
     write_template,
 )
+from evalkit.experiments import run_experiment
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
 
@@ -289,3 +293,28 @@ def test_every_shared_page_without_crash(label, shared, shared_root):
     assert n > 0
     assert not crashes, "\n".join(crashes[:10])
     assert (matched > 0) == (held_out > 0)
+
+
+def test_kaur2017_study_scores_target_entities_on_held_out_pages_only(shared, tmp_path):
+    shared("big5-2017")
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(REPO / "configs"), version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "study=kaur2017", "kaur2017.pages=3", "kaur2017.held_out_pages=6",
+            "kaur2017.n_boot=50", "method=[fulltext,target_entities]", "runner.n_jobs=1",
+            "runner.progress=false", f"paths.results={tmp_path}"])
+    assert list(cfg.method)[-1] == "target_entities"
+    out = run_experiment(cfg, tmp_path / "run")
+    tables = out / "tables"
+    main = pd.read_csv(tables / "kaur2017_big5_2017_counts.csv")
+    assert set(main["method"]) == {"fulltext"}  # first pages include training pages
+    held = pd.read_csv(tables / "kaur2017_big5_2017_held_out_counts.csv")
+    assert set(held["method"]) == {"fulltext", "target_entities"}
+    tests = {i for (ds, _), t in load_templates(SHIPPED).items() if ds == "big5_2017"
+             for i in t.test}
+    assert len(held) == 12 and set(held["page_id"]) <= tests
+    matches = pd.read_csv(tables / "kaur2017_big5_2017_held_out_templates.csv")
+    assert matches["target_entities scored"].sum() == 6
+    assert matches["target_entities matched"].sum() == 6  # all of big5_2017's held-out match
+    report = (out / "report.md").read_text()
+    assert "target entities on big5_2017 (held-out pages only)" in report
