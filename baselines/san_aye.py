@@ -77,7 +77,7 @@ from evalkit.paragraphs import (
     resolve_stoplist,
     revise,
 )
-from evalkit.text import STOPLISTS, stopwords, terms
+from evalkit.text import STOPLISTS, stopwords, terms, terms_many
 from evalkit.validate import (
     ParamError,
     check_bool,
@@ -160,19 +160,29 @@ def cosine(a: Counter, b: Counter) -> float:
 def remove_duplicates(vectors: list[Counter], threshold: float = DEFAULT_DUPLICATE_THRESHOLD
                       ) -> list[tuple[int, float] | None]:
     """Stage 3: for each block, ``(index of the earlier kept block it duplicates, cosine)``
-    or None. A block duplicates the first earlier kept block with cosine >= ``threshold``."""
+    or None. A block duplicates the first earlier kept block with cosine (Eq. 2,
+    :func:`cosine`) >= ``threshold``. Dot products run over an index of the kept blocks'
+    keywords, so only blocks that share a keyword are compared (not every pair)."""
     out: list[tuple[int, float] | None] = []
-    kept: list[int] = []
+    index: dict[str, list[tuple[int, int]]] = {}  # keyword -> (kept block, frequency)
+    norms: dict[int, float] = {}
     for i, vec in enumerate(vectors):
+        norm = math.sqrt(sum(v * v for v in vec.values()))
+        dots: dict[int, float] = {}
+        for key, v in vec.items():
+            for j, w in index.get(key, ()):
+                dots[j] = dots.get(j, 0.0) + v * w
         hit = None
-        for j in kept:
-            sim = cosine(vectors[j], vec)
+        for j in sorted(dots):
+            sim = dots[j] / (norm * norms[j])
             if sim >= threshold - _COSINE_EPS:
                 hit = (j, sim)
                 break
         out.append(hit)
-        if hit is None:
-            kept.append(i)
+        if hit is None and vec:
+            norms[i] = norm
+            for key, v in vec.items():
+                index.setdefault(key, []).append((i, v))
     return out
 
 
@@ -328,15 +338,16 @@ class SanAye(Extractor):
                              max_heading_distance=self.max_heading_distance,
                              heading_pass_bug_compatible=self.heading_pass_bug_compatible)
         good = [i for i, p in enumerate(paras) if p.cls == GOOD]
-        vectors = {i: keyword_vector(paras[i].text, stoplist) for i in good}
+        # every paragraph's keywords at once: the good ones' vectors and Eq. 6's page total
+        keywords = terms_many([p.text for p in paras], stoplist=stoplist, stemmer="none")
+        vectors = {i: Counter(keywords[i]) for i in good}
         dups = {i: None if d is None else (good[d[0]], d[1]) for i, d in
                 zip(good, remove_duplicates([vectors[i] for i in good], self.duplicate_threshold))}
         kept = [i for i in good if dups[i] is None]
         # Eq. 4-6 need the page's totals
         counted = paras if self.keyword_total == "page" else [paras[i] for i in good]
         n_words = sum(p.text.count(" ") + 1 for p in counted)
-        page_keywords = sum(len(terms(p.text, stoplist=stoplist, stemmer="none"))
-                            for p in paras)
+        page_keywords = sum(map(len, keywords))
         title_keywords = set(keyword_vector(title, stoplist))
         parts = {}
         for i in kept:
