@@ -13,7 +13,7 @@ Stages, one function each:
    (Algorithm 1) and by context; the paragraphs classified good are the
    "noiseless blocks".
 2. keywords (:func:`keyword_vector`): a block's keywords are its lower-cased
-   ``\\w+`` words holding a letter, stop words (the cleaning's stop list) left out;
+   ``\\w+`` words that are not all digits, stop words (the cleaning's stop list) left out;
    a block is the vector of its keyword frequencies ("weight of keywords").
 3. duplicate removal (:func:`remove_duplicates`, Eq. 2): a noiseless block whose
    cosine similarity with an earlier kept one is at least ``duplicate_threshold``
@@ -142,8 +142,8 @@ def clean(page: Page, stoplist: str, **thresholds) -> tuple[list[Paragraph], str
 
 
 def keyword_vector(text: str, stoplist: str) -> Counter:
-    """Stage 2: keyword -> frequency in ``text`` (lower-cased words holding a letter, no stop
-    words, no stemming)."""
+    """Stage 2: keyword -> frequency in ``text`` (lower-cased words that are not all digits,
+    no stop words, no stemming)."""
     return Counter(terms(text, stoplist=stoplist, stemmer="none"))
 
 
