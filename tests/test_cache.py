@@ -34,11 +34,12 @@ PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3
 SPECS = {
     **{name: MethodSpec(name, name) for name in
        ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", "stored",
+        "san_aye", "target_entities", "eniw", "cectd_s", "ecectd_s", "existing1", "existing2",
         *PEERS]},
     **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
        for d in ("jaccard", "minhash", "simhash")},
     **{f"det:{d}": MethodSpec(d, d, kind="detector")
-       for d in ("modified_simhash", "simhash", "jaccard", "minhash")},
+       for d in ("modified_simhash", "simhash", "jaccard", "minhash", "hybridhash")},
 }
 PROPOSED = {"proposed", "proposed[jaccard]", "proposed[minhash]", "proposed[simhash]"}
 #: everything whose closure reaches into baselines/ (all but the default proposed pipeline)
@@ -65,6 +66,14 @@ EXPECTED = {
     # proposed loads its detector by name (minhash shares the features of evalkit/core/termsets.py)
     "baselines/jaccard.py": {"proposed[jaccard]", "det:jaccard"},
     "baselines/justext_style.py": {"justext_style"},
+    "baselines/san_aye.py": {"san_aye"},
+    "baselines/eniw.py": {"eniw"},
+    "baselines/cectd_s.py": {"cectd_s"},
+    "baselines/ecectd_s.py": {"ecectd_s"},
+    "baselines/existing1.py": {"existing1"},
+    "baselines/existing2.py": {"existing2"},
+    "baselines/hybridhash.py": {"det:hybridhash"},
+    "baselines/target_entities.py": {"target_entities"},
     "baselines/minhash.py": {"proposed[minhash]", "det:minhash"},
     "baselines/pab.py": {"pab"},
     "baselines/peers.py": set(PEERS),
@@ -83,9 +92,16 @@ CORE = {
     "evalkit/harness/runner.py": set(),
     "evalkit/report/tables.py": set(),
     # shared by two detectors each (docs/floors.md), so each re-keys exactly those
-    "evalkit/core/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash"},
+    # and evalkit/core/sketching.py (the Existing systems and Hybridhash) imports both
+    "evalkit/core/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash",
+                                               "existing1", "existing2", "det:hybridhash"},
     "evalkit/core/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "det:jaccard",
-                            "det:minhash"},
+                                 "det:minhash", "existing1", "existing2", "det:hybridhash"},
+    # the jusText paragraph stages, shared by justext_style and san_aye
+    "evalkit/core/paragraphs.py": {"justext_style", "san_aye"},
+    # the template format; the writer (entity_authoring) is no method's
+    "evalkit/core/entity_templates.py": {"target_entities"},
+    "evalkit/core/entity_authoring.py": set(),
 }
 METHOD_FILES = sorted(p.relative_to(REPO).as_posix() for folder in ("evalkit/proposed", "baselines")
                       for p in (REPO / folder).rglob("*.py"))

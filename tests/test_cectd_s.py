@@ -16,7 +16,7 @@ from evalkit.core.density import (
 )
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from tests.shared_pages import run_on_every_shared_page
+from shared_pages import run_on_every_shared_page
 
 W1 = math.exp(-0.5)  # the Gaussian weight of a neighbour one place away, sigma = 1
 

@@ -8,7 +8,7 @@ from baselines.ecectd_s import AD_PATTERNS, ECECTDS, naive_find, noise_divs
 from evalkit.core.density import dom_stats
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from tests.shared_pages import run_on_every_shared_page
+from shared_pages import run_on_every_shared_page
 
 # body
 #   div#nav    <a>Home</a> <a>News</a>           C=9,  LC=8:  8/9 = 0.89 >= 0.5 -> link noise

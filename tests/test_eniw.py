@@ -8,7 +8,7 @@ from baselines.eniw import ENIW, UNRELATED_TAGS, count_blocks, remove_unrelated
 from evalkit.harness.config import register_resolvers
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from tests.shared_pages import run_on_every_shared_page
+from shared_pages import run_on_every_shared_page
 
 register_resolvers()
 

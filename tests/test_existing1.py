@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from shared_sets import SHARED_SETS, shared_set_pages
+from shared_pages import SHARED_SETS, shared_set_pages
 
 from baselines.existing1 import Existing1
 from evalkit.core.method import param_names

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from shared_sets import SHARED_SETS, shared_set_pages
+from shared_pages import SHARED_SETS, shared_set_pages
 
 from baselines.existing1 import Existing1
 from baselines.existing2 import Existing2

@@ -179,7 +179,8 @@ def test_study_config_composes_with_every_paper_row_a_classifier():
 
     with initialize_config_dir(config_dir=str(REPO / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=["study=san_aye", "detector=[]", "method=[fulltext]"])
-    assert cfg.experiment.name == "units" and list(cfg.experiment.parts) == ["units"]
+    # units (Table 1), then the paper's whole pipeline as an extractor (method san_aye)
+    assert cfg.experiment.name == "units" and list(cfg.experiment.parts) == ["units", "extraction"]
     assert list(cfg.dataset) == ["l3s_gn1"]
     paper = cfg.units.paper
     assert paper.task in cfg.units.tasks

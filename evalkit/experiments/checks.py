@@ -128,7 +128,8 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
     "kabir_blocks": {"method": _name, "methods": _list_of(_name), "first_pages": _at_least(1),
                      **_BOOT},
     "kaur2017": {"pages": _at_least(1), "shingle_n": _at_least(1),
-                 "unit_min_share": check_share, **_BOOT},
+                 "unit_min_share": check_share, **_BOOT,
+                 "held_out_pages": lambda n, v: None if v is None else check_int(n, v, low=1)},
 }
 
 

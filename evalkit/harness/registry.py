@@ -107,6 +107,8 @@ METHODS = Registry("method", {
     "eniw": "baselines.eniw:ENIW",
     "pab": "baselines.pab:PAB",
     "justext_style": "baselines.justext_style:JustextStyle",
+    "san_aye": "baselines.san_aye:SanAye",
+    "target_entities": "baselines.target_entities:TargetEntities",
     "gold": "baselines.reference:GoldText",
     "trafilatura": "baselines.peers:Trafilatura",
     "justext": "baselines.peers:Justext",
