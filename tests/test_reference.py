@@ -1,4 +1,4 @@
-"""The reference check (``python -m evalkit.harness.reference --check``) and its constraints file.
+"""The reference check (``python -m evalkit.reference --check``) and its constraints file.
 
 The end-to-end tests make a tiny entry (four synthetic pages, cetd and trafilatura) in a
 temporary reference folder, so they recompute in seconds; the comparison rules (timing
@@ -256,4 +256,4 @@ def test_quick_entries_exist_and_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     readme = (ROOT / "README.md").read_text()
     assert ci in readme, ci                                    # the README's command, verbatim
-    assert "python -m evalkit.harness.reference --check --quick" in ci
+    assert "python -m evalkit.reference --check --quick" in ci

@@ -83,7 +83,7 @@ def render(pinned: dict[str, str], made: str) -> str:
     """The constraints file's text: a header saying what it is, then one ``name==version``."""
     head = [
         "# Versions the committed reference (results/reference/) was made with.",
-        "# Written by `python -m evalkit.harness.reference` from the installed packages each time it",
+        "# Written by `python -m evalkit.reference` from the installed packages each time it",
         "# regenerates; do not edit by hand. Install with",
         "#   python -m pip install -e . -c results/reference/constraints.txt",
         f"# made {made}; Python {sys.version.split()[0]}; libxml2 {libxml2_version()} (inside lxml)",

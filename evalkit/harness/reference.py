@@ -1,11 +1,11 @@
 """Regenerate ``results/reference/`` (every study and the extraction experiment on every
 shared set) and check that the committed numbers still come out.
 
-    python -m evalkit.harness.reference            # all of it (about 25 minutes on 2 cores)
-    python -m evalkit.harness.reference --only extraction_all,speed_aeb runner.n_jobs=2
-    python -m evalkit.harness.reference --list
-    python -m evalkit.harness.reference --check            # recompute every entry, compare
-    python -m evalkit.harness.reference --check --quick    # the subset CI runs (QUICK)
+    python -m evalkit.reference            # all of it (about 25 minutes on 2 cores)
+    python -m evalkit.reference --only extraction_all,speed_aeb runner.n_jobs=2
+    python -m evalkit.reference --list
+    python -m evalkit.reference --check            # recompute every entry, compare
+    python -m evalkit.reference --check --quick    # the subset CI runs (QUICK)
 
 Extra ``key=value`` arguments are passed to every command. Each entry is an
 ordinary ``evalkit`` command; its run folder's tables,
@@ -159,7 +159,7 @@ def _pin_drift(old: dict[str, str], new: dict[str, str]) -> list[str]:
 
 def _index_lines(index: Path) -> list[str]:
     return index.read_text().splitlines() if index.exists() else [
-        "# Reference results", "", "Made by `python -m evalkit.harness.reference`; one folder per entry.",
+        "# Reference results", "", "Made by `python -m evalkit.reference`; one folder per entry.",
         "", "| entry | command | made |", "|---|---|---|"]
 
 
@@ -237,7 +237,7 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     if not (committed / "summary.csv").is_file():
         out = Comparison(name)
         out.differences.append(f"{name}: no committed reference ({committed / 'summary.csv'} "
-                               f"missing); make it with python -m evalkit.harness.reference --only {name}")
+                               f"missing); make it with python -m evalkit.reference --only {name}")
         return out
     made_with = _committed_command(ref_root / "INDEX.md", name)
     stale = made_with is not None and _numbers_only(made_with) != _numbers_only(ENTRIES[name])
@@ -314,7 +314,7 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evalkit.harness.reference", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m evalkit.reference", description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=None,
                     help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")
     ap.add_argument("--list", action="store_true", help="print the entries and their commands")

@@ -1,4 +1,4 @@
-"""Compare a recomputed reference entry with the committed one (``python -m evalkit.harness.reference --check``).
+"""Compare a recomputed reference entry with the committed one (``python -m evalkit.reference --check``).
 
 A row of ``summary.csv`` is keyed by (experiment, dataset, method, metric) and is
 compared on ``value``, ``ci_low``, ``ci_high`` and ``n_pages`` exactly as written
