@@ -83,7 +83,7 @@ class NodeCounts:
     ``children[i]``: its child elements' indices, ``parent[i]`` its parent's (-1 for 0).
     """
 
-    __slots__ = ("nodes", "parent", "children", "own", "own_links", "text", "links")
+    __slots__ = ("children", "links", "nodes", "own", "own_links", "parent", "text")
 
     def __init__(self, nodes, parent, children, own, own_links, text, links):
         self.nodes, self.parent, self.children = nodes, parent, children

@@ -42,8 +42,8 @@ __all__ = [
     "DEFAULT_MIN_SNIPPET_MARKS",
     "DEFAULT_NOISE_MARKS",
     "DEFAULT_PUNCTUATION",
-    "REMOVED_TAGS",
     "ECON",
+    "REMOVED_TAGS",
     "MarkCounts",
     "backtrack",
     "clean_tree",
@@ -72,7 +72,7 @@ class MarkCounts:
     with the most marks and ``snippet_marks`` that text node's count (``-1``/0 if none).
     """
 
-    __slots__ = ("nodes", "parent", "children", "marks", "snippet", "snippet_marks")
+    __slots__ = ("children", "marks", "nodes", "parent", "snippet", "snippet_marks")
 
     def __init__(self, nodes, parent, children, marks, snippet, snippet_marks):
         self.nodes, self.parent, self.children = nodes, parent, children
