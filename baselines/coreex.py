@@ -217,7 +217,7 @@ class CoreEx(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         try:
-            root = page.tree()
+            root = page.tree(plain=True)  # plain lxml elements: cheaper visits
         except PageError as exc:
             return Extraction(text="", info={"n_nodes": 0, "content_node": None,
                                              "skipped": exc.reason})

@@ -47,6 +47,7 @@ The output is the visible text of what remains of ``<body>``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import lxml.etree
 
@@ -109,20 +110,29 @@ RULES = ("background", "offsite_image", "ad_host", "ad_keyword", "iab_size", "pl
 REMOVED_TAGS = frozenset({"script", "style", "noscript"})
 
 _BG_STYLE = re.compile(r"background-image\s*:|background\s*:[^;]*url\s*\(", re.IGNORECASE)
-_TOKEN = re.compile(r"[a-z0-9]+")
 _PX = re.compile(r"^\s*(\d+)\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_SIZE = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)\s*px", re.IGNORECASE)
+_NAME = re.compile(r"[a-z][a-z0-9]*")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "keyword", "keywords"})
 
 
-def has_keyword(value: str | None, keywords: frozenset[str], match: str) -> bool:
-    """Whether an attribute value holds one of ``keywords`` (lower-case)."""
-    if not value:
-        return False
-    value = value.lower()
+@lru_cache(maxsize=64)
+def _word_pattern(words: tuple[str, ...], match: str):
+    """One case-insensitive pattern for ``words``: whole alphanumeric tokens (``token``) or
+    anywhere (``substring``); None for no words."""
+    if not words:
+        return None
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     if match == "token":
-        return any(t in keywords for t in _TOKEN.findall(value))
-    return any(k in value for k in keywords)
+        return re.compile(f"(?<![a-z0-9])(?:{alt})(?![a-z0-9])", re.IGNORECASE)
+    return re.compile(f"(?:{alt})", re.IGNORECASE)
+
+
+def has_keyword(value: str | None, keywords: frozenset[str], match: str) -> bool:
+    """Whether an attribute value holds one of ``keywords`` (lower-case): a whole token of
+    ``[a-z0-9]+`` runs (``match="token"``) or anywhere (``"substring"``)."""
+    pattern = _word_pattern(tuple(sorted(keywords)), match)
+    return bool(value and pattern is not None and pattern.search(value))
 
 
 def element_size(el) -> tuple[int, int] | None:
@@ -157,6 +167,24 @@ def _innermost_block(el, block_tags: frozenset[str], stop):
     return el
 
 
+def _absolute(link: str) -> bool:
+    """Whether a link names a host (``http:``/``https:`` or ``//``): a relative link is on
+    the page's own host, never on an ad provider's or a social site's."""
+    head = link.lstrip()[:6].lower()
+    return head.startswith(("http:", "https:", "//"))
+
+
+def _candidates(body, tags: set[str]):
+    """The elements of ``body`` (itself included) a rule can name, in document order: those
+    with an attribute, and those of ``tags`` (which may match without one). Selected by
+    XPath, in C: most elements of a page are neither."""
+    names = sorted(t for t in tags if _NAME.fullmatch(t))
+    if len(names) < len(tags):  # a tag name XPath cannot spell: visit every element
+        return list(body.iter(lxml.etree.Element))
+    test = " or ".join(["@*"] + [f"self::{t}" for t in names])
+    return body.xpath(f"descendant-or-self::*[{test}]")
+
+
 def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object, str]]:
     """``(element, rule)`` for every element a rule removes, in document order per rule.
 
@@ -175,9 +203,20 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     blocks = frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
     structural = frozenset(settings["structural_tags"])
     page_domain = registrable_domain(url_host(page_url)) if page_url else None
+    keyword_re = _word_pattern(tuple(sorted(keywords)), match)
+    utility_re = _word_pattern(tuple(sorted(utility)), "token")
+    seen: dict[str, bool] = {}  # id and class values repeat: each is searched once
+
+    def marked(value: str | None) -> bool:
+        if not value or keyword_re is None:
+            return False
+        hit = seen.get(value)
+        if hit is None:
+            hit = seen[value] = keyword_re.search(value) is not None
+        return hit
 
     found: list[tuple[object, str]] = []
-    for el in body.iter(lxml.etree.Element):
+    for el in _candidates(body, {"a", "form"} | plugin_tags | structural):
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
         if tag in bg_tags and (el.get("background") is not None
                                or _BG_STYLE.search(el.get("style") or "")):
@@ -190,11 +229,10 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
                 found.append((el, "offsite_image"))
                 continue
         link = el.get("href") or src
-        if link and host_matches(url_host(link), ad_hosts):
+        if link and ad_hosts and _absolute(link) and host_matches(url_host(link), ad_hosts):
             found.append((el, "ad_host"))
             continue
-        if keywords and (has_keyword(el.get("id"), keywords, match)
-                         or has_keyword(el.get("class"), keywords, match)):
+        if marked(el.get("id")) or marked(el.get("class")):
             found.append((el, "ad_keyword"))
             continue
         if tag in size_tags and sizes and element_size(el) in sizes:
@@ -203,9 +241,11 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
         if tag in plugin_tags and (tag != "iframe" or el.get("src")):
             found.append((el, "plugin"))
             continue
-        if tag == "a" and ((social and host_matches(url_host(el.get("href")), social))
-                           or (utility and any(t in utility for t in
-                                               _TOKEN.findall(el.text_content().lower())))):
+        href = el.get("href") if tag == "a" else None
+        if tag == "a" and ((href and social and _absolute(href)
+                            and host_matches(url_host(href), social))
+                           or (utility_re is not None
+                               and utility_re.search("".join(el.itertext())))):
             found.append((_innermost_block(el, blocks, body), "utility_link"))
             continue
         if tag == "form" and _is_search_form(el):
@@ -263,7 +303,7 @@ class TagBased(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         try:
-            root = page.tree()
+            root = page.tree(plain=True)  # plain lxml elements: cheaper visits
         except PageError as exc:
             return Extraction(text="", info={"n_removed": 0, "skipped": exc.reason})
         doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment,
