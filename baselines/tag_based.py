@@ -207,41 +207,41 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     utility_re = _word_pattern(tuple(sorted(utility)), "token")
     seen: dict[str, bool] = {}  # id and class values repeat: each is searched once
 
-    def marked(value: str | None) -> bool:
-        if not value or keyword_re is None:
-            return False
+    def marked(value: str) -> bool:
         hit = seen.get(value)
         if hit is None:
-            hit = seen[value] = keyword_re.search(value) is not None
+            hit = seen[value] = keyword_re is not None and keyword_re.search(value) is not None
         return hit
 
     found: list[tuple[object, str]] = []
     for el in _candidates(body, {"a", "form"} | plugin_tags | structural):
-        tag = el.tag.lower() if isinstance(el.tag, str) else ""
-        if tag in bg_tags and (el.get("background") is not None
-                               or _BG_STYLE.search(el.get("style") or "")):
+        tag = el.tag  # lower case from the HTML parser; only elements are candidates
+        get = el.get
+        if tag in bg_tags and (get("background") is not None
+                               or _BG_STYLE.search(get("style") or "")):
             found.append((el, "background"))
             continue
-        src = el.get("src")
+        src = get("src")
         if tag == "img" and page_domain and src:
             host = url_host(src)
             if host and registrable_domain(host) != page_domain:
                 found.append((el, "offsite_image"))
                 continue
-        link = el.get("href") or src
+        link = get("href") or src
         if link and ad_hosts and _absolute(link) and host_matches(url_host(link), ad_hosts):
             found.append((el, "ad_host"))
             continue
-        if marked(el.get("id")) or marked(el.get("class")):
+        id_, class_ = get("id"), get("class")
+        if (id_ and marked(id_)) or (class_ and marked(class_)):
             found.append((el, "ad_keyword"))
             continue
         if tag in size_tags and sizes and element_size(el) in sizes:
             found.append((el, "iab_size"))
             continue
-        if tag in plugin_tags and (tag != "iframe" or el.get("src")):
+        if tag in plugin_tags and (tag != "iframe" or src):
             found.append((el, "plugin"))
             continue
-        href = el.get("href") if tag == "a" else None
+        href = get("href") if tag == "a" else None
         if tag == "a" and ((href and social and _absolute(href)
                             and host_matches(url_host(href), social))
                            or (utility_re is not None
