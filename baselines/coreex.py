@@ -31,8 +31,10 @@ Departures and readings (each a named setting where it is a choice):
 * The ratio test is strict (a child at exactly ``threshold`` is not in S).
 * No title step: the publication's text could not be read here beyond the abstract
   (the search tool holds its first page only), so no headline heuristic is added; the
-  output is the content node's text alone. The 0.99/0.01 weights and the 0.9 threshold
-  are the values the publication is cited with; see docs/methods/coreex.md.
+  output is the content node's text alone. The set rule, the formula, the 0.99/0.01
+  weights and the 0.9 threshold follow an independent implementation that states it
+  follows the publication (GitHub ``fkdosilovic/coreex``, read only; no code taken) and
+  could not be checked against the publication's text: docs/methods/coreex.md.
 """
 
 from __future__ import annotations
