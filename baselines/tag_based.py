@@ -112,7 +112,6 @@ REMOVED_TAGS = frozenset({"script", "style", "noscript"})
 _BG_STYLE = re.compile(r"background-image\s*:|background\s*:[^;]*url\s*\(", re.IGNORECASE)
 _PX = re.compile(r"^\s*(\d+)\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_SIZE = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)\s*px", re.IGNORECASE)
-_NAME = re.compile(r"[a-z][a-z0-9]*")
 _SEARCH_NAMES = frozenset({"q", "s", "search", "query", "keyword", "keywords"})
 
 
@@ -170,31 +169,24 @@ def _innermost_block(el, block_tags: frozenset[str], stop):
 def _absolute(link: str) -> bool:
     """Whether a link names a host (``http:``/``https:`` or ``//``): a relative link is on
     the page's own host, never on an ad provider's or a social site's."""
+    if "//" not in link:  # the common relative link, told in C
+        return False
     head = link.lstrip()[:6].lower()
     return head.startswith(("http:", "https:", "//"))
 
 
-def _candidates(body, tags: set[str]):
-    """The elements of ``body`` (itself included) a rule can name, in document order: those
-    with an attribute, and those of ``tags`` (which may match without one). Selected by
-    XPath, in C: most elements of a page are neither."""
-    names = sorted(t for t in tags if _NAME.fullmatch(t))
-    if len(names) < len(tags):  # a tag name XPath cannot spell: visit every element
-        return list(body.iter(lxml.etree.Element))
-    test = " or ".join(["@*"] + [f"self::{t}" for t in names])
-    return body.xpath(f"descendant-or-self::*[{test}]")
-
-
 def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object, str]]:
-    """``(element, rule)`` for every element a rule removes, in document order per rule.
+    """``(element, rule)`` for every element a rule removes, in document order.
 
     ``settings``: the :class:`TagBased` parameters. ``body`` itself may be named (by the
-    background rule with ``body`` among its tags).
+    background rule with ``body`` among its tags). An element gets the first rule of
+    :data:`RULES` that matches it. One walk over the elements; an element with neither
+    ``src`` nor ``href`` and a tag no rule names can only match the ad-keyword rule, so it
+    is tested for that alone (each distinct id and class value is searched once).
     """
     bg_tags = frozenset(settings["background_tags"])
     ad_hosts = frozenset(h.lower() for h in settings["ad_hosts"])
     keywords = frozenset(k.lower() for k in settings["ad_keywords"])
-    match = settings["keyword_match"]
     sizes = frozenset(tuple(s) for s in settings["iab_sizes"])
     size_tags = frozenset(settings["size_tags"])
     plugin_tags = frozenset(settings["plugin_tags"])
@@ -202,57 +194,61 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     utility = frozenset(w.lower() for w in settings["utility_words"])
     blocks = frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
     structural = frozenset(settings["structural_tags"])
+    special = bg_tags | size_tags | plugin_tags | structural | {"a", "form"}
     page_domain = registrable_domain(url_host(page_url)) if page_url else None
-    keyword_re = _word_pattern(tuple(sorted(keywords)), match)
+    keyword_re = _word_pattern(tuple(sorted(keywords)), settings["keyword_match"])
     utility_re = _word_pattern(tuple(sorted(utility)), "token")
     seen: dict[str, bool] = {}  # id and class values repeat: each is searched once
+
+    # every keyword holds one of these: a value without any cannot match (a C test first)
+    cores = tuple(k for k in keywords if not any(o != k and o in k for o in keywords))
 
     def marked(value: str) -> bool:
         hit = seen.get(value)
         if hit is None:
-            hit = seen[value] = keyword_re is not None and keyword_re.search(value) is not None
+            low = value.lower()
+            hit = seen[value] = (keyword_re is not None and any(c in low for c in cores)
+                                 and keyword_re.search(value) is not None)
         return hit
 
     found: list[tuple[object, str]] = []
-    for el in _candidates(body, {"a", "form"} | plugin_tags | structural):
-        tag = el.tag  # lower case from the HTML parser; only elements are candidates
+    append = found.append
+    for el in body.iter(lxml.etree.Element):
+        tag = el.tag  # lower case from the HTML parser
         get = el.get
+        src, href = get("src"), get("href")
+        if src is None and href is None and tag not in special:
+            id_, class_ = get("id"), get("class")
+            if (id_ and marked(id_)) or (class_ and marked(class_)):
+                append((el, "ad_keyword"))
+            continue
+        link = href or src
         if tag in bg_tags and (get("background") is not None
                                or _BG_STYLE.search(get("style") or "")):
-            found.append((el, "background"))
+            append((el, "background"))
             continue
-        src = get("src")
-        if tag == "img" and page_domain and src:
-            host = url_host(src)
-            if host and registrable_domain(host) != page_domain:
-                found.append((el, "offsite_image"))
-                continue
-        link = get("href") or src
+        if (tag == "img" and page_domain and src and url_host(src)
+                and registrable_domain(url_host(src)) != page_domain):
+            append((el, "offsite_image"))
+            continue
         if link and ad_hosts and _absolute(link) and host_matches(url_host(link), ad_hosts):
-            found.append((el, "ad_host"))
+            append((el, "ad_host"))
             continue
         id_, class_ = get("id"), get("class")
         if (id_ and marked(id_)) or (class_ and marked(class_)):
-            found.append((el, "ad_keyword"))
+            append((el, "ad_keyword"))
             continue
         if tag in size_tags and sizes and element_size(el) in sizes:
-            found.append((el, "iab_size"))
-            continue
-        if tag in plugin_tags and (tag != "iframe" or src):
-            found.append((el, "plugin"))
-            continue
-        href = get("href") if tag == "a" else None
-        if tag == "a" and ((href and social and _absolute(href)
-                            and host_matches(url_host(href), social))
-                           or (utility_re is not None
-                               and utility_re.search("".join(el.itertext())))):
-            found.append((_innermost_block(el, blocks, body), "utility_link"))
-            continue
-        if tag == "form" and _is_search_form(el):
-            found.append((_innermost_block(el, blocks, body), "utility_link"))
-            continue
-        if tag in structural:
-            found.append((el, "structural"))
+            append((el, "iab_size"))
+        elif tag in plugin_tags and (tag != "iframe" or src):
+            append((el, "plugin"))
+        elif tag == "a" and ((href and social and _absolute(href)
+                              and host_matches(url_host(href), social))
+                             or (utility_re is not None
+                                 and utility_re.search("".join(el.itertext())))) or tag == "form" and _is_search_form(el):
+            append((_innermost_block(el, blocks, body), "utility_link"))
+        elif tag in structural:
+            append((el, "structural"))
     return found
 
 

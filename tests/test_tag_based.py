@@ -65,6 +65,14 @@ def test_each_rule_on_the_hand_page():
     ]
 
 
+def test_first_rule_wins():
+    # an ad-marked image from another site is named by offsite_image (the earlier rule)
+    html = ('<body><img id="ads" src="http://other.org/a.png"><div class="banner">'
+            '<div class="ad">x</div></div></body>')
+    assert _found(html) == [("ads", "offsite_image"), ("banner", "ad_keyword"),
+                            ("ad", "ad_keyword")]
+
+
 def test_extract_hand_page():
     ext = TagBased().extract(_page(PAGE))
     assert ext.text == KEPT
