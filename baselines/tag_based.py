@@ -55,7 +55,8 @@ from evalkit.domains import host_matches, registrable_domain, url_host
 from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError, drop_tree
 from evalkit.validate import ParamError, check_choice, check_str_list
-from evalkit.visible import visible_text
+from evalkit.visible import BLOCK_TAGS as LINE_TAGS
+from evalkit.visible import INVISIBLE_TAGS, join_lines
 
 __all__ = [
     "AD_HOSTS",
@@ -72,6 +73,7 @@ __all__ = [
     "UTILITY_SCOPES",
     "UTILITY_WORDS",
     "TagBased",
+    "body_text",
     "element_size",
     "find_noise",
     "has_keyword",
@@ -199,17 +201,45 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     keyword_re = _word_pattern(tuple(sorted(keywords)), settings["keyword_match"])
     utility_re = _word_pattern(tuple(sorted(utility)), "token")
     seen: dict[str, bool] = {}  # id and class values repeat: each is searched once
-
     # every keyword holds one of these: a value without any cannot match (a C test first)
     cores = tuple(k for k in keywords if not any(o != k and o in k for o in keywords))
 
     def marked(value: str) -> bool:
-        hit = seen.get(value)
-        if hit is None:
-            low = value.lower()
-            hit = seen[value] = (keyword_re is not None and any(c in low for c in cores)
-                                 and keyword_re.search(value) is not None)
+        low = value.lower()
+        hit = seen[value] = (keyword_re is not None and any(c in low for c in cores)
+                             and keyword_re.search(value) is not None)
         return hit
+
+    def keyword_hit(get) -> bool:
+        for value in (get("id"), get("class")):
+            if value:
+                hit = seen.get(value)
+                if hit is None:
+                    hit = marked(value)
+                if hit:
+                    return True
+        return False
+
+    hosts_seen: dict[tuple[str, frozenset[str]], bool] = {}  # hosts repeat on a page
+
+    def on_host(link: str, hosts: frozenset[str]) -> bool:
+        # an absolute link on one of the hosts (or a subdomain of one)
+        if not _absolute(link):
+            return False
+        host = url_host(link)
+        if not host:
+            return False
+        hit = hosts_seen.get((host, hosts))
+        if hit is None:
+            hit = hosts_seen[(host, hosts)] = host_matches(host, hosts)
+        return hit
+
+    def utility_link(el) -> bool:
+        text = "".join(el.itertext()) if len(el) else el.text  # most links: one text
+        if not text:
+            return False
+        low = text.lower()
+        return any(w in low for w in utility) and utility_re.search(text) is not None
 
     found: list[tuple[object, str]] = []
     append = found.append
@@ -218,38 +248,65 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
         get = el.get
         src, href = get("src"), get("href")
         if src is None and href is None and tag not in special:
-            id_, class_ = get("id"), get("class")
-            if (id_ and marked(id_)) or (class_ and marked(class_)):
-                append((el, "ad_keyword"))
+            if keyword_re is None:
+                continue
+            # keyword_hit(get) written out: most elements of a page pass here
+            value = get("class")
+            if value:
+                hit = seen.get(value)
+                if hit is None:
+                    hit = marked(value)
+                if hit:
+                    append((el, "ad_keyword"))
+                    continue
+            value = get("id")
+            if value:
+                hit = seen.get(value)
+                if hit is None:
+                    hit = marked(value)
+                if hit:
+                    append((el, "ad_keyword"))
             continue
         link = href or src
         if tag in bg_tags and (get("background") is not None
                                or _BG_STYLE.search(get("style") or "")):
             append((el, "background"))
-            continue
-        if (tag == "img" and page_domain and src and url_host(src)
-                and registrable_domain(url_host(src)) != page_domain):
+        elif (tag == "img" and page_domain and src and url_host(src)
+              and registrable_domain(url_host(src)) != page_domain):
             append((el, "offsite_image"))
-            continue
-        if link and ad_hosts and _absolute(link) and host_matches(url_host(link), ad_hosts):
+        elif link and ad_hosts and on_host(link, ad_hosts):
             append((el, "ad_host"))
-            continue
-        id_, class_ = get("id"), get("class")
-        if (id_ and marked(id_)) or (class_ and marked(class_)):
+        elif keyword_re is not None and keyword_hit(get):
             append((el, "ad_keyword"))
-            continue
-        if tag in size_tags and sizes and element_size(el) in sizes:
+        elif tag in size_tags and sizes and element_size(el) in sizes:
             append((el, "iab_size"))
         elif tag in plugin_tags and (tag != "iframe" or src):
             append((el, "plugin"))
-        elif tag == "a" and ((href and social and _absolute(href)
-                              and host_matches(url_host(href), social))
-                             or (utility_re is not None
-                                 and utility_re.search("".join(el.itertext())))) or tag == "form" and _is_search_form(el):
+        elif tag == "a" and ((href and social and on_host(href, social))
+                             or (utility_re is not None and utility_link(el))) or tag == "form" and _is_search_form(el):
             append((_innermost_block(el, blocks, body), "utility_link"))
         elif tag in structural:
             append((el, "structural"))
     return found
+
+
+def body_text(root) -> str:
+    """:func:`evalkit.visible.visible_text` of what is left, built by libxml2: invisible
+    elements are dropped (their tails stay), every line-breaking element gets a line break
+    before its text and its tail, and the serialiser's text is cut into lines as
+    ``join_lines`` does. The same text, without a Python visit per element (the tree is
+    changed; it is not used afterwards). tests/test_tag_based.py compares the two."""
+    body = root.find(".//body")
+    top = body if body is not None else root
+    if not isinstance(top.tag, str) or top.tag.lower() in INVISIBLE_TAGS:
+        return ""
+    for el in list(top.iter(*INVISIBLE_TAGS)):
+        if el is not top and el.getparent() is not None:
+            drop_tree(el)
+    for el in top.iter(*LINE_TAGS):
+        el.text = "\n" + el.text if el.text else "\n"
+        el.tail = "\n" + el.tail if el.tail else "\n"
+    return join_lines([lxml.etree.tostring(top, method="text", encoding=str, with_tail=False)])
 
 
 def _check_sizes(value) -> None:
@@ -322,6 +379,6 @@ class TagBased(Extractor):
             # no longer reaches the body); removing it again would be harmless but wasted
             if el.getparent() is not None:
                 drop_tree(el)
-        return Extraction(text=visible_text(root), info={
+        return Extraction(text=body_text(root), info={
             "n_removed": len(found), "body_removed": False,
             **{f"n_{r}": k for r, k in counts.items()}})
