@@ -196,7 +196,7 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     utility = frozenset(w.lower() for w in settings["utility_words"])
     blocks = frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
     structural = frozenset(settings["structural_tags"])
-    special = bg_tags | size_tags | plugin_tags | structural | {"a", "form"}
+    special = size_tags | plugin_tags | structural | {"a", "form"}  # tags later rules name
     page_domain = registrable_domain(url_host(page_url)) if page_url else None
     keyword_re = _word_pattern(tuple(sorted(keywords)), settings["keyword_match"])
     utility_re = _word_pattern(tuple(sorted(utility)), "token")
@@ -246,6 +246,12 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     for el in body.iter(lxml.etree.Element):
         tag = el.tag  # lower case from the HTML parser
         get = el.get
+        if tag in bg_tags:  # the first rule, tested here so that a plain div takes the fast path
+            style = get("style")
+            if get("background") is not None or (
+                    style and "background" in style.lower() and _BG_STYLE.search(style)):
+                append((el, "background"))
+                continue
         src, href = get("src"), get("href")
         if src is None and href is None and tag not in special:
             if keyword_re is None:
@@ -268,10 +274,7 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
                     append((el, "ad_keyword"))
             continue
         link = href or src
-        if tag in bg_tags and (get("background") is not None
-                               or _BG_STYLE.search(get("style") or "")):
-            append((el, "background"))
-        elif (tag == "img" and page_domain and src and url_host(src)
+        if (tag == "img" and page_domain and src and url_host(src)
               and registrable_domain(url_host(src)) != page_domain):
             append((el, "offsite_image"))
         elif link and ad_hosts and on_host(link, ad_hosts):
@@ -290,23 +293,31 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     return found
 
 
+@lru_cache(maxsize=1)
+def _text_stylesheet():
+    """An XSLT stylesheet that writes the visible text of the (first) body, else of the
+    root: invisible elements left out, a line break before and after every line-breaking
+    element (evalkit.visible's tag sets)."""
+    invisible = "|".join(sorted(INVISIBLE_TAGS))
+    lines = "|".join(sorted(LINE_TAGS))
+    newline = "<xsl:text>&#10;</xsl:text>"
+    return lxml.etree.XSLT(lxml.etree.XML(
+        '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+        '<xsl:output method="text" encoding="UTF-8"/>'
+        '<xsl:template match="/"><xsl:choose>'
+        '<xsl:when test="//body"><xsl:apply-templates select="(//body)[1]"/></xsl:when>'
+        '<xsl:otherwise><xsl:apply-templates select="*"/></xsl:otherwise>'
+        '</xsl:choose></xsl:template>'
+        f'<xsl:template match="{invisible}|comment()|processing-instruction()"/>'
+        f'<xsl:template match="{lines}">{newline}<xsl:apply-templates/>{newline}</xsl:template>'
+        '</xsl:stylesheet>'))
+
+
 def body_text(root) -> str:
-    """:func:`evalkit.visible.visible_text` of what is left, built by libxml2: invisible
-    elements are dropped (their tails stay), every line-breaking element gets a line break
-    before its text and its tail, and the serialiser's text is cut into lines as
-    ``join_lines`` does. The same text, without a Python visit per element (the tree is
-    changed; it is not used afterwards). tests/test_tag_based.py compares the two."""
-    body = root.find(".//body")
-    top = body if body is not None else root
-    if not isinstance(top.tag, str) or top.tag.lower() in INVISIBLE_TAGS:
-        return ""
-    for el in list(top.iter(*INVISIBLE_TAGS)):
-        if el is not top and el.getparent() is not None:
-            drop_tree(el)
-    for el in top.iter(*LINE_TAGS):
-        el.text = "\n" + el.text if el.text else "\n"
-        el.tail = "\n" + el.tail if el.tail else "\n"
-    return join_lines([lxml.etree.tostring(top, method="text", encoding=str, with_tail=False)])
+    """:func:`evalkit.visible.visible_text` of the document of ``root``, written by libxslt
+    (:func:`_text_stylesheet`) and cut into lines as ``join_lines`` does: the same text
+    without a Python visit per element. tests/test_tag_based.py compares the two."""
+    return join_lines([str(_text_stylesheet()(root.getroottree()))])
 
 
 def _check_sizes(value) -> None:

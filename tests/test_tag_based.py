@@ -8,12 +8,14 @@ from shared_sets_run import failures_on_shared_sets
 from baselines.tag_based import (
     IAB_SIZES,
     TagBased,
+    body_text,
     element_size,
     find_noise,
     has_keyword,
 )
 from evalkit.page import Gold, Page, parse_html
 from evalkit.registry import METHODS
+from evalkit.visible import visible_text
 
 URL = "http://news.example.com/2020/storm.html"
 # page URL news.example.com (registrable domain example.com); rule by rule:
@@ -129,6 +131,20 @@ def test_structural_tags_option():
 def test_iframe_without_src_is_no_plugin():
     html = '<body><iframe id="a"></iframe><iframe id="b" src="/v"></iframe><embed id="c"></body>'
     assert _found(html) == [("b", "plugin"), ("c", "plugin")]
+
+
+@pytest.mark.parametrize("html", [
+    PAGE,
+    "<html><body></body></html>",
+    "<body>a<div>b<span>c</span>d<p>e</p>f</div>g<br>h<iframe>x</iframe>i<svg><text>y</text></svg>j</body>",
+    "<body><table><tr><td>1</td><td>2</td></tr></table><ul><li>x<li>y</ul>tail text</body>",
+    '<html><frameset><frame src="a.html"></frameset></html>',
+    "<html><head><title>T</title></head><body><template>t</template>  spaced   words \n here</body></html>",
+    "<p>no body tag here</p><div>two</div>",
+])
+def test_body_text_is_visible_text(html):
+    # the libxslt text and evalkit.visible's, on the same plain tree
+    assert body_text(parse_html(html, plain=True)) == visible_text(parse_html(html, plain=True))
 
 
 @pytest.mark.parametrize("html", [
