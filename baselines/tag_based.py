@@ -295,9 +295,10 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
 
 @lru_cache(maxsize=1)
 def _text_stylesheet():
-    """An XSLT stylesheet that writes the visible text of the (first) body, else of the
-    root: invisible elements left out, a line break before and after every line-breaking
-    element (evalkit.visible's tag sets)."""
+    """An XSLT stylesheet that writes the visible text of the first body under the root
+    element, else of the root element (as ``visible_text``: a broken page can leave nodes
+    beside the root element, which neither reads): invisible elements left out, a line
+    break before and after every line-breaking element (evalkit.visible's tag sets)."""
     invisible = "|".join(sorted(INVISIBLE_TAGS))
     lines = "|".join(sorted(LINE_TAGS))
     newline = "<xsl:text>&#10;</xsl:text>"
@@ -305,8 +306,8 @@ def _text_stylesheet():
         '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
         '<xsl:output method="text" encoding="UTF-8"/>'
         '<xsl:template match="/"><xsl:choose>'
-        '<xsl:when test="//body"><xsl:apply-templates select="(//body)[1]"/></xsl:when>'
-        '<xsl:otherwise><xsl:apply-templates select="*"/></xsl:otherwise>'
+        '<xsl:when test="/*[1]//body"><xsl:apply-templates select="(/*[1]//body)[1]"/></xsl:when>'
+        '<xsl:otherwise><xsl:apply-templates select="/*[1]"/></xsl:otherwise>'
         '</xsl:choose></xsl:template>'
         f'<xsl:template match="{invisible}|comment()|processing-instruction()"/>'
         f'<xsl:template match="{lines}">{newline}<xsl:apply-templates/>{newline}</xsl:template>'

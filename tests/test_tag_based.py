@@ -147,6 +147,15 @@ def test_body_text_is_visible_text(html):
     assert body_text(parse_html(html, plain=True)) == visible_text(parse_html(html, plain=True))
 
 
+def test_body_text_reads_under_the_root_element_only(shared):
+    # an L3S-GN1 page whose broken <html ...> tag leaves the body beside the root element:
+    # visible_text (and so every method) reads nothing there, and body_text agrees
+    path = shared("l3s-gn1") / "original" / "ce6830ee-9292-4855-be7b-c5fe64d347b2.html"
+    root = parse_html(path.read_bytes())
+    assert len(root) == 0 and root.getnext() is not None  # the body lies beside the root
+    assert body_text(parse_html(path.read_bytes(), plain=True)) == visible_text(root) == ""
+
+
 @pytest.mark.parametrize("html", [
     "", "<html><body></body></html>", "<!-- only -->",
     '<html><frameset><frame src="a.html"></frameset></html>',
