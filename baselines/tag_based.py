@@ -33,7 +33,8 @@ the most literal reading of the seed paper's words:
    ``src`` are removed.
 7. **utility links**: a link to a host of ``social_hosts`` (facebook, twitter, google,
    pinterest, linkedin) or whose text holds one of ``utility_words`` (terms, conditions,
-   disclaimer, copyright, publisher), and a ``<form>`` with a search box, remove their
+   disclaimer, copyright, publisher), and a ``<form>`` with a search box (an input of
+   type search or named one of ``search_names``: q, s, search, query, keyword(s)), remove their
    innermost enclosing block of ``block_tags`` (div, td: the seed paper's block tags):
    "The blocks having such links can further be removed". Without an enclosing block
    the link or form alone goes; ``utility_scope="link"`` removes only the link or form.
@@ -68,6 +69,7 @@ __all__ = [
     "PLUGIN_TAGS",
     "REMOVED_TAGS",
     "RULES",
+    "SEARCH_NAMES",
     "SIZE_TAGS",
     "SOCIAL_HOSTS",
     "UTILITY_SCOPES",
@@ -101,6 +103,8 @@ SOCIAL_HOSTS = ("facebook.com", "twitter.com", "google.com", "pinterest.com", "l
 #: words of the seed paper's uninteresting links (terms and conditions, publisher
 #: information, disclaimer, copyright information)
 UTILITY_WORDS = ("terms", "conditions", "disclaimer", "copyright", "publisher")
+#: names of a search box's input (besides ``type="search"``): the seed paper's "search bar"
+SEARCH_NAMES = ("q", "s", "search", "query", "keyword", "keywords")
 #: the seed paper's block tags: a utility link removes its innermost one
 BLOCK_TAGS = ("div", "td")
 #: what a utility link or search form removes: its innermost block, or itself
@@ -114,7 +118,6 @@ REMOVED_TAGS = frozenset({"script", "style", "noscript"})
 _BG_STYLE = re.compile(r"background-image\s*:|background\s*:[^;]*url\s*\(", re.IGNORECASE)
 _PX = re.compile(r"^\s*(\d+)\s*(?:px)?\s*$", re.IGNORECASE)
 _STYLE_SIZE = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d+)\s*px", re.IGNORECASE)
-_SEARCH_NAMES = frozenset({"q", "s", "search", "query", "keyword", "keywords"})
 
 
 @lru_cache(maxsize=64)
@@ -151,9 +154,10 @@ def element_size(el) -> tuple[int, int] | None:
     return (width, height) if width is not None and height is not None else None
 
 
-def _is_search_form(form) -> bool:
+def _is_search_form(form, names: frozenset[str]) -> bool:
+    """Whether a form holds a search box: an input of type search, or named one of ``names``."""
     for inp in form.iter("input"):
-        if (inp.get("type") or "").lower() == "search" or (inp.get("name") or "").lower() in _SEARCH_NAMES:
+        if (inp.get("type") or "").lower() == "search" or (inp.get("name") or "").lower() in names:
             return True
     return False
 
@@ -196,6 +200,7 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     utility = frozenset(w.lower() for w in settings["utility_words"])
     blocks = frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
     structural = frozenset(settings["structural_tags"])
+    search_names = frozenset(n.lower() for n in settings["search_names"])
     special = size_tags | plugin_tags | structural | {"a", "form"}  # tags later rules name
     page_domain = registrable_domain(url_host(page_url)) if page_url else None
     keyword_re = _word_pattern(tuple(sorted(keywords)), settings["keyword_match"])
@@ -285,8 +290,9 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
             append((el, "iab_size"))
         elif tag in plugin_tags and (tag != "iframe" or src):
             append((el, "plugin"))
-        elif tag == "a" and ((href and social and on_host(href, social))
-                             or (utility_re is not None and utility_link(el))) or tag == "form" and _is_search_form(el):
+        elif ((tag == "a" and ((href and social and on_host(href, social))
+                               or (utility_re is not None and utility_link(el))))
+              or (tag == "form" and _is_search_form(el, search_names))):
             append((_innermost_block(el, blocks, body), "utility_link"))
         elif tag in structural:
             append((el, "structural"))
@@ -342,8 +348,8 @@ class TagBased(Extractor):
     def __init__(self, background_tags=BACKGROUND_TAGS, ad_hosts=AD_HOSTS,
                  ad_keywords=AD_KEYWORDS, keyword_match: str = "token", iab_sizes=IAB_SIZES,
                  size_tags=SIZE_TAGS, plugin_tags=PLUGIN_TAGS, social_hosts=SOCIAL_HOSTS,
-                 utility_words=UTILITY_WORDS, block_tags=BLOCK_TAGS, utility_scope: str = "block",
-                 structural_tags=()):
+                 utility_words=UTILITY_WORDS, search_names=SEARCH_NAMES, block_tags=BLOCK_TAGS,
+                 utility_scope: str = "block", structural_tags=()):
         self.background_tags = background_tags
         self.ad_hosts = ad_hosts
         self.ad_keywords = ad_keywords
@@ -353,6 +359,7 @@ class TagBased(Extractor):
         self.plugin_tags = plugin_tags
         self.social_hosts = social_hosts
         self.utility_words = utility_words
+        self.search_names = search_names
         self.block_tags = block_tags
         self.utility_scope = utility_scope
         self.structural_tags = structural_tags
@@ -360,7 +367,8 @@ class TagBased(Extractor):
 
     def _validate(self) -> None:
         for name in ("background_tags", "ad_hosts", "ad_keywords", "size_tags", "plugin_tags",
-                     "social_hosts", "utility_words", "block_tags", "structural_tags"):
+                     "social_hosts", "utility_words", "search_names", "block_tags",
+                     "structural_tags"):
             check_str_list(name, getattr(self, name), allow_empty=True)
         check_choice("keyword_match", self.keyword_match, KEYWORD_MATCH)
         check_choice("utility_scope", self.utility_scope, UTILITY_SCOPES)

@@ -128,6 +128,13 @@ def test_structural_tags_option():
     assert TagBased(structural_tags=["nav", "header", "footer"]).extract(_page(html)).text == "Body text."
 
 
+def test_search_form_by_input_type_or_name():
+    html = ('<body><form id="f1"><input name="query"></form><form id="f2"><input type="search">'
+            '</form><form id="f3"><input name="email"></form></body>')
+    assert _found(html) == [("f1", "utility_link"), ("f2", "utility_link")]
+    assert _found(html, search_names=[]) == [("f2", "utility_link")]  # type=search always
+
+
 def test_iframe_without_src_is_no_plugin():
     html = '<body><iframe id="a"></iframe><iframe id="b" src="/v"></iframe><embed id="c"></body>'
     assert _found(html) == [("b", "plugin"), ("c", "plugin")]
