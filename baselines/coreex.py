@@ -8,7 +8,8 @@ For every element N under ``<body>`` (script, style, noscript and comments remov
 
 * ``textCnt(N)``: words of the text in N's subtree; ``linkCnt(N)``: those of them that
   lie inside a link (``<a>``). A text run lying directly in N (N's text and its
-  children's tails) is N's *own* text.
+  children's tails) is N's *own* text. Only visible text counts (not the text inside
+  evalkit.visible's invisible elements, such as iframe or svg, which the output skips too).
 * The set ``S(N)``: the children c of N with ``textCnt(c) > 0`` whose text-to-link ratio
   ``(textCnt(c) - linkCnt(c)) / textCnt(c)`` exceeds ``threshold`` (0.9).
   ``setTextCnt(N)`` = N's own words + the ``textCnt`` of the children in S;
@@ -45,7 +46,7 @@ from evalkit.method import Extractor
 from evalkit.page import Extraction, Page, PageError, drop_tree
 from evalkit.text import words
 from evalkit.validate import check_choice, check_number, check_share
-from evalkit.visible import element_text
+from evalkit.visible import INVISIBLE_TAGS, element_text
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -115,6 +116,7 @@ def node_counts(body, link_words: str = "words") -> NodeCounts:
     parent = [-1] * n
     children: list[list[int]] = [[] for _ in range(n)]
     in_link = [False] * n
+    hidden = [False] * n
     own = [0] * n
     own_links = [0] * n
     for i in range(n):
@@ -125,10 +127,12 @@ def node_counts(body, link_words: str = "words") -> NodeCounts:
             parent[i] = p
             children[p].append(i)
             in_link[i] = in_link[p]
-        is_link = tag in LINK_TAGS
-        in_link[i] = in_link[i] or is_link
-        own[i] += _n_words(el.text)
-        if i and el.tail:
+            hidden[i] = hidden[p]
+        in_link[i] = in_link[i] or tag in LINK_TAGS
+        hidden[i] = hidden[i] or tag in INVISIBLE_TAGS  # no visible words: the output skips it
+        if not hidden[i]:
+            own[i] += _n_words(el.text)
+        if i and el.tail and not hidden[parent[i]]:
             own[parent[i]] += _n_words(el.tail)
     # own link words: every own word of an element inside a link
     for i in range(n):
