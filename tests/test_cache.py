@@ -23,29 +23,40 @@ from hydra import compose, initialize_config_dir
 from evalkit.harness import cache_keys as cache
 from evalkit.harness.cache_keys import SourceTree, describe_method, distribution_versions, page_key
 from evalkit.core.page import Gold, Page
+from evalkit.harness.registry import DETECTORS, METHODS
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.runner import run_pages
 
 REPO = Path(__file__).resolve().parents[1]
 
-PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
-         "html_text"]
+#: the proposed method's detectors chosen by name (its default, the modified simhash, is in it)
+NAMED_DETECTORS = [d for d in DETECTORS.names() if d != "modified_simhash"]
 #: label -> spec of every registry entry with its defaults, plus proposed with each detector
+#: (derived from the registry: a new method is in every case below by being registered)
 SPECS = {
-    **{name: MethodSpec(name, name) for name in
-       ["fulltext", "empty", "gold", "proposed", "cetd", "pab", "justext_style", "stored",
-        "san_aye", "target_entities", "eniw", "cectd_s", "ecectd_s", "existing1", "existing2",
-        *PEERS]},
+    **{name: MethodSpec(name, name) for name in METHODS.names()},
     **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
-       for d in ("jaccard", "minhash", "simhash")},
-    **{f"det:{d}": MethodSpec(d, d, kind="detector")
-       for d in ("modified_simhash", "simhash", "jaccard", "minhash", "hybridhash")},
+       for d in NAMED_DETECTORS},
+    **{f"det:{d}": MethodSpec(d, d, kind="detector") for d in DETECTORS.names()},
 }
-PROPOSED = {"proposed", "proposed[jaccard]", "proposed[minhash]", "proposed[simhash]"}
+PEERS = [n for n in METHODS.names() if METHODS.module_of(n) == "baselines.peers"]
+PROPOSED = {"proposed", *(f"proposed[{d}]" for d in NAMED_DETECTORS)}
 #: everything whose closure reaches into baselines/ (all but the default proposed pipeline)
 USES_BASELINES = set(SPECS) - {"proposed", "det:modified_simhash"}
 
-#: file edited -> labels whose key must change (worked out by reading the imports)
+
+def _of_module(module: str) -> set[str]:
+    """The labels a baseline module's edit re-keys: its registry entries, and for a detector
+    the proposed method that loads it by name."""
+    out = {n for n in METHODS.names() if METHODS.module_of(n) == module}
+    for d in DETECTORS.names():
+        if DETECTORS.module_of(d) == module:
+            out |= {f"det:{d}", f"proposed[{d}]"}
+    return out
+
+
+#: file edited -> labels whose key must change (worked out by reading the imports; a
+#: baseline module re-keys its own registry entries: _of_module)
 EXPECTED = {
     # evalkit/proposed/__init__.py imports dedup, so the package and dedup go together
     "evalkit/proposed/__init__.py": PROPOSED | {"det:modified_simhash"},
@@ -62,24 +73,8 @@ EXPECTED = {
     "evalkit/proposed/state.py": PROPOSED,
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
     "baselines/__init__.py": USES_BASELINES,
-    "baselines/cetd.py": {"cetd"},
-    # proposed loads its detector by name (minhash shares the features of evalkit/core/termsets.py)
-    "baselines/jaccard.py": {"proposed[jaccard]", "det:jaccard"},
-    "baselines/justext_style.py": {"justext_style"},
-    "baselines/san_aye.py": {"san_aye"},
-    "baselines/eniw.py": {"eniw"},
-    "baselines/cectd_s.py": {"cectd_s"},
-    "baselines/ecectd_s.py": {"ecectd_s"},
-    "baselines/existing1.py": {"existing1"},
-    "baselines/existing2.py": {"existing2"},
-    "baselines/hybridhash.py": {"det:hybridhash"},
-    "baselines/target_entities.py": {"target_entities"},
-    "baselines/minhash.py": {"proposed[minhash]", "det:minhash"},
-    "baselines/pab.py": {"pab"},
-    "baselines/peers.py": set(PEERS),
-    "baselines/reference.py": {"fulltext", "empty", "gold"},
-    "baselines/simhash.py": {"proposed[simhash]", "det:simhash"},
-    "baselines/stored.py": {"stored"},
+    **{f"baselines/{p.name}": _of_module(f"baselines.{p.stem}")
+       for p in sorted((REPO / "baselines").glob("*.py")) if p.stem != "__init__"},
 }
 #: core files: what every method runs, and what none does
 CORE = {
@@ -95,8 +90,9 @@ CORE = {
     # and evalkit/core/sketching.py (the Existing systems and Hybridhash) imports both
     "evalkit/core/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash",
                                                "existing1", "existing2", "det:hybridhash"},
-    "evalkit/core/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "det:jaccard",
-                                 "det:minhash", "existing1", "existing2", "det:hybridhash"},
+    "evalkit/core/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "proposed[hybridhash]",
+                                 "det:jaccard", "det:minhash", "existing1", "existing2",
+                                 "det:hybridhash"},
     # the jusText paragraph stages, shared by justext_style and san_aye
     "evalkit/core/paragraphs.py": {"justext_style", "san_aye"},
     # the template format; the writer (entity_authoring) is no method's

@@ -57,6 +57,10 @@ SHARED_SETS = ["l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "ae
                "big5_2017"]
 OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
                "justext_style", "fulltext"]
+#: the seed papers' other systems (issues 25 and 26): in the extraction reference beside the
+#: own methods, and not in the CI subset (quick), whose cost stays as it was
+SEED_SYSTEMS = ["coreex", "econ", "tag_based", "existing1", "existing2", "eniw", "cectd_s",
+                "ecectd_s", "san_aye", "target_entities"]
 PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
          "html_text"]
 #: the shared sets and page limit of the ``quick`` entry: the legacy-charset set, a
@@ -72,9 +76,10 @@ def _list(names):
 #: entry name -> evalkit overrides (one command each)
 ENTRIES: dict[str, list[str]] = {
     "extraction_all": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
-                       f"method={_list(OWN_METHODS + PEERS)}"],
+                       f"method={_list(OWN_METHODS + SEED_SYSTEMS + PEERS)}"],
     "dedup_real": ["experiment=dedup", "dataset=[cleanportaleval,big5_2017]"],
-    "speed_aeb": ["experiment=speed", "dataset=aeb", f"method={_list(OWN_METHODS + ['trafilatura'])}"],
+    "speed_aeb": ["experiment=speed", "dataset=aeb",
+                  f"method={_list(OWN_METHODS + SEED_SYSTEMS + ['trafilatura'])}"],
     "saravanan2020": ["study=saravanan2020"],
     "kabir2015": ["study=kabir2015"],
     "san_aye": ["study=san_aye"],
