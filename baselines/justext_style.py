@@ -96,14 +96,14 @@ from evalkit.core.paragraphs import (  # the underscored names: tests/test_basel
     PARAGRAPH_TAGS,
     Paragraph,
     _is_heading_tag,
+    check_cleaning,
     classify_context_free,
     make_paragraphs,
     preprocess,
     resolve_stoplist,
     revise,
 )
-from evalkit.core.text import STOPLISTS, stopwords
-from evalkit.core.validate import ParamError, check_bool, check_int, check_share
+from evalkit.core.text import stopwords
 
 __all__ = [
     "DEFAULT_LENGTH_HIGH",
@@ -161,24 +161,7 @@ class JustextStyle(Extractor):
         self.heading_pass_bug_compatible = heading_pass_bug_compatible
 
     def _validate(self) -> None:
-        check_int("length_low", self.length_low, low=0)
-        check_int("length_high", self.length_high, low=0)
-        check_share("stopwords_low", self.stopwords_low)
-        check_share("stopwords_high", self.stopwords_high)
-        check_share("max_link_density", self.max_link_density)
-        check_int("max_heading_distance", self.max_heading_distance, low=0)
-        check_bool("no_headings", self.no_headings)
-        check_bool("heading_pass_bug_compatible", self.heading_pass_bug_compatible)
-        if self.stoplist != "auto" and self.stoplist not in STOPLISTS:
-            raise ParamError("stoplist", self.stoplist, "unknown stoplist; must be one of "
-                                                        f"{', '.join(['auto', *STOPLISTS])}")
-        if not self.length_low <= self.length_high:
-            raise ParamError(("length_low", "length_high"), (self.length_low, self.length_high),
-                             "length_low must not exceed length_high")
-        if not self.stopwords_low <= self.stopwords_high:
-            raise ParamError(("stopwords_low", "stopwords_high"),
-                             (self.stopwords_low, self.stopwords_high),
-                             "stopwords_low must not exceed stopwords_high")
+        check_cleaning(self)
 
     def resolved_params(self) -> dict:
         # "auto" depends on whether justext imports here: a run with it and one without

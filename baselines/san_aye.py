@@ -71,16 +71,15 @@ from evalkit.core.paragraphs import (
     DEFAULT_STOPWORDS_LOW,
     GOOD,
     Paragraph,
+    check_cleaning,
     classify_context_free,
     make_paragraphs,
     preprocess,
     resolve_stoplist,
     revise,
 )
-from evalkit.core.text import STOPLISTS, stopwords, terms, terms_many
+from evalkit.core.text import stopwords, terms, terms_many
 from evalkit.core.validate import (
-    ParamError,
-    check_bool,
     check_choice,
     check_int,
     check_number,
@@ -290,24 +289,7 @@ class SanAye(Extractor):
         self.validate()
 
     def _validate(self) -> None:
-        check_int("length_low", self.length_low, low=0)
-        check_int("length_high", self.length_high, low=0)
-        check_share("stopwords_low", self.stopwords_low)
-        check_share("stopwords_high", self.stopwords_high)
-        check_share("max_link_density", self.max_link_density)
-        check_int("max_heading_distance", self.max_heading_distance, low=0)
-        check_bool("no_headings", self.no_headings)
-        check_bool("heading_pass_bug_compatible", self.heading_pass_bug_compatible)
-        if self.stoplist != "auto" and self.stoplist not in STOPLISTS:
-            raise ParamError("stoplist", self.stoplist, "unknown stoplist; must be one of "
-                                                        f"{', '.join(['auto', *STOPLISTS])}")
-        if not self.length_low <= self.length_high:
-            raise ParamError(("length_low", "length_high"), (self.length_low, self.length_high),
-                             "length_low must not exceed length_high")
-        if not self.stopwords_low <= self.stopwords_high:
-            raise ParamError(("stopwords_low", "stopwords_high"),
-                             (self.stopwords_low, self.stopwords_high),
-                             "stopwords_low must not exceed stopwords_high")
+        check_cleaning(self)
         check_number("duplicate_threshold", self.duplicate_threshold, low=0.0, high=1.0,
                      low_open=True)
         check_int("top_k", self.top_k, low=1)

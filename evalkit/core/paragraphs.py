@@ -22,6 +22,8 @@ from functools import lru_cache
 import lxml.etree
 
 from evalkit.core.page import drop_tree
+from evalkit.core.text import STOPLISTS
+from evalkit.core.validate import ParamError, check_bool, check_int, check_share
 
 __all__ = [
     "BAD",
@@ -36,6 +38,7 @@ __all__ = [
     "PARAGRAPH_TAGS",
     "SHORT",
     "Paragraph",
+    "check_cleaning",
     "classify_context_free",
     "make_paragraphs",
     "preprocess",
@@ -365,3 +368,25 @@ def resolve_stoplist(name: str) -> str:
     except ImportError:
         return "english"
     return "justext_english"
+
+
+def check_cleaning(m) -> None:
+    """Check the jusText cleaning settings of a method that runs these stages (``length_low``
+    ... ``heading_pass_bug_compatible``, ``stoplist``); raises :class:`ParamError`."""
+    check_int("length_low", m.length_low, low=0)
+    check_int("length_high", m.length_high, low=0)
+    check_share("stopwords_low", m.stopwords_low)
+    check_share("stopwords_high", m.stopwords_high)
+    check_share("max_link_density", m.max_link_density)
+    check_int("max_heading_distance", m.max_heading_distance, low=0)
+    check_bool("no_headings", m.no_headings)
+    check_bool("heading_pass_bug_compatible", m.heading_pass_bug_compatible)
+    if m.stoplist != "auto" and m.stoplist not in STOPLISTS:
+        raise ParamError("stoplist", m.stoplist, "unknown stoplist; must be one of "
+                         f"{', '.join(['auto', *STOPLISTS])}")
+    if not m.length_low <= m.length_high:
+        raise ParamError(("length_low", "length_high"), (m.length_low, m.length_high),
+                         "length_low must not exceed length_high")
+    if not m.stopwords_low <= m.stopwords_high:
+        raise ParamError(("stopwords_low", "stopwords_high"), (m.stopwords_low, m.stopwords_high),
+                         "stopwords_low must not exceed stopwords_high")
