@@ -43,8 +43,8 @@ returns the extracted text, scored like every other extractor.
 from __future__ import annotations
 
 from evalkit.core.density import (
-    SMOOTHED_USES,
-    SMOOTHING_SCOPES,
+    DENSITIES,
+    check_smoothing,
     clean_tree,
     dom_stats,
     gaussian_weights,
@@ -53,12 +53,9 @@ from evalkit.core.density import (
 )
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError
-from evalkit.core.validate import check_choice, check_int, check_number
 
 __all__ = ["CECTDS", "DEFAULT_SIGMA", "DENSITIES"]
 
-#: density used: "ctd" composite text density (CECTD-S), "td" text density (CETD-S)
-DENSITIES = ("ctd", "td")
 #: the Gaussian's standard deviation, in neighbours (our choice; no source gives one)
 DEFAULT_SIGMA = 1.0
 
@@ -87,11 +84,7 @@ class CECTDS(Extractor):
         self._validate()
 
     def _validate(self) -> None:
-        check_number("sigma", self.sigma, low=0)
-        check_int("radius", self.radius, low=0, allow_none=True)
-        check_choice("scope", self.scope, SMOOTHING_SCOPES)
-        check_choice("use", self.use, SMOOTHED_USES)
-        check_choice("density", self.density, DENSITIES)
+        check_smoothing(self)
 
     def extract(self, page: Page) -> Extraction:
         try:

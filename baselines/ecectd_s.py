@@ -34,8 +34,8 @@ list and the link share 0.5 are ours; the thesis names neither.
 from __future__ import annotations
 
 from evalkit.core.density import (
-    SMOOTHED_USES,
-    SMOOTHING_SCOPES,
+    DENSITIES,
+    check_smoothing,
     DomStats,
     clean_tree,
     dom_stats,
@@ -47,8 +47,6 @@ from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, drop_tree
 from evalkit.core.validate import (
     check_choice,
-    check_int,
-    check_number,
     check_share,
     check_str_list,
 )
@@ -75,7 +73,6 @@ PATTERN_ATTRIBUTES = ("id", "class")
 DEFAULT_LINK_SHARE = 0.5
 #: where the matched divs are removed: from CECTD-S's output, or from the DOM before it
 STAGES = ("after", "before")
-DENSITIES = ("ctd", "td")
 
 
 def naive_find(pattern: str, text: str) -> int:
@@ -164,11 +161,7 @@ class ECECTDS(Extractor):
         self._validate()
 
     def _validate(self) -> None:
-        check_number("sigma", self.sigma, low=0)
-        check_int("radius", self.radius, low=0, allow_none=True)
-        check_choice("scope", self.scope, SMOOTHING_SCOPES)
-        check_choice("use", self.use, SMOOTHED_USES)
-        check_choice("density", self.density, DENSITIES)
+        check_smoothing(self)
         check_str_list("ad_patterns", self.ad_patterns, allow_empty=True)
         check_share("link_share", self.link_share)
         check_choice("stage", self.stage, STAGES)

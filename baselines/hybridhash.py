@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.core.fingerprint import SUPPORTED_BITS, hamming
+from evalkit.core.fingerprint import SUPPORTED_BITS, checked_hamming
 from evalkit.core.method import Detector
 from evalkit.core.sketching import DEFAULT_BITS, DEFAULT_K, binary_vector, hybrid_fingerprint
 from evalkit.core.text import STEMMERS, STOPLISTS
@@ -87,14 +87,7 @@ class Hybridhash(Detector):
 
     def distance(self, a: Any, b: Any) -> int:
         """Hamming distance of two fingerprints of this detector's width."""
-        for sig in (a, b):
-            if not isinstance(sig, int) or isinstance(sig, bool) or sig < 0:
-                raise ValueError(f"Hybridhash compares integer fingerprints, got {sig!r}")
-            if sig.bit_length() > self.bits:
-                raise ValueError(
-                    f"fingerprint has {sig.bit_length()} bits; this detector makes {self.bits}-bit ones"
-                )
-        return hamming(a, b)
+        return checked_hamming(a, b, self.bits, "Hybridhash")
 
     def similar(self, a: Any, b: Any) -> bool:
         return self.distance(a, b) <= self.k

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from evalkit.core.fingerprint import fingerprint, hamming
+from evalkit.core.fingerprint import checked_hamming, fingerprint
 from evalkit.core.method import Detector
 from evalkit.core.text import STEMMERS, STOPLISTS, terms
 from evalkit.core.validate import check_choice, check_int
@@ -79,14 +79,7 @@ class Simhash(Detector):
 
     def distance(self, a: Any, b: Any) -> int:
         """Hamming distance of two fingerprints of this detector's width."""
-        for sig in (a, b):
-            if not isinstance(sig, int) or isinstance(sig, bool) or sig < 0:
-                raise ValueError(f"Simhash compares integer fingerprints, got {sig!r}")
-            if sig.bit_length() > self.bits:
-                raise ValueError(
-                    f"fingerprint has {sig.bit_length()} bits; this detector makes {self.bits}-bit ones"
-                )
-        return hamming(a, b)
+        return checked_hamming(a, b, self.bits, "Simhash")
 
     def similar(self, a: Any, b: Any) -> bool:
         return self.distance(a, b) <= self.k

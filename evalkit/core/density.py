@@ -26,9 +26,12 @@ from itertools import compress
 import lxml.etree
 
 from evalkit.core.page import drop_tree
+from evalkit.core.validate import check_choice, check_int, check_number
 from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 
 __all__ = [
+    "DENSITIES",
+    "check_smoothing",
     "LINK_TAGS",
     "REMOVED_TAGS",
     "SMOOTHED_USES",
@@ -455,6 +458,8 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
 
 #: the neighbours whose densities are smoothed together
 SMOOTHING_SCOPES = ("siblings", "preorder")
+#: the density CECTD-S smooths: composite (CTD) or plain (TD) text density
+DENSITIES = ("ctd", "td")
 
 
 def gaussian_weights(sigma: float, radius: int | None = None) -> list[float]:
@@ -539,3 +544,13 @@ def select_smoothed(stats: DomStats, kind: str, weights: list[float], scope: str
     walk = smoothed if use == "both" else dens
     marks, root, threshold = select_content(stats, walk, smoothed, best)
     return marks, root, threshold, smoothed
+
+
+def check_smoothing(m) -> None:
+    """Check the smoothing settings of CECTD-S and its extension (``sigma``, ``radius``,
+    ``scope``, ``use``, ``density``); raises :class:`evalkit.core.validate.ParamError`."""
+    check_number("sigma", m.sigma, low=0)
+    check_int("radius", m.radius, low=0, allow_none=True)
+    check_choice("scope", m.scope, SMOOTHING_SCOPES)
+    check_choice("use", m.use, SMOOTHED_USES)
+    check_choice("density", m.density, DENSITIES)

@@ -20,7 +20,7 @@ from itertools import repeat
 import numpy as np
 import xxhash
 
-__all__ = ["DEFAULT_BITS", "SUPPORTED_BITS", "fingerprint", "hamming", "term_hash", "within"]
+__all__ = ["DEFAULT_BITS", "SUPPORTED_BITS", "fingerprint", "hamming", "term_hash", "within", "checked_hamming"]
 
 #: fingerprint width; 32 and 128 use XXH32 and XXH3-128
 DEFAULT_BITS = 64
@@ -84,6 +84,18 @@ def fingerprint(weights: dict[str, float], bits: int = DEFAULT_BITS) -> int:
 def hamming(a: int, b: int) -> int:
     """Number of differing bits between two fingerprints."""
     return (a ^ b).bit_count()
+
+
+def checked_hamming(a, b, bits: int, who: str) -> int:
+    """:func:`hamming` of two fingerprints a ``bits``-wide detector made; anything else (not a
+    non-negative int, or wider) is a ValueError naming the detector ``who``."""
+    for sig in (a, b):
+        if not isinstance(sig, int) or isinstance(sig, bool) or sig < 0:
+            raise ValueError(f"{who} compares integer fingerprints, got {sig!r}")
+        if sig.bit_length() > bits:
+            raise ValueError(f"fingerprint has {sig.bit_length()} bits; this detector makes "
+                             f"{bits}-bit ones")
+    return hamming(a, b)
 
 
 def within(k: int) -> Callable[[int, int], bool]:
