@@ -233,6 +233,8 @@ class TargetEntities(Extractor):
     """
 
     name = "target_entities"
+    #: no template for the page's site: a failure scored empty (the dissertation has no fallback)
+    expected_failures = (NoTemplateMatch,)
 
     def __init__(self, templates: str | None = None, container: str = "element",
                  partial: str = "none", fallback: str = "failure",

@@ -62,3 +62,12 @@ def own_methods() -> dict[str, tuple[str, dict]]:
 
 #: config name -> (label, registry name, parameters) of every own method
 OWN = own_methods()
+
+
+def extract_or_expected(method, page):
+    """``method.extract(page)``, or None when it raised one of the failures its class
+    documents (``Extractor.expected_failures``); any other exception propagates."""
+    try:
+        return method.extract(page)
+    except getattr(method, "expected_failures", ()):
+        return None

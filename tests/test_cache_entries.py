@@ -22,6 +22,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from test_golden_outputs import METHOD_NAMES, _digest
 
+from conftest import extract_or_expected
 from evalkit.harness import cache_entry
 from evalkit.core.block import Block
 from evalkit.harness.cache import ExtractionCache
@@ -61,7 +62,10 @@ def test_every_own_method_reads_back_what_it_wrote(label, shared, shared_root, t
     n = 0
     for page in pages:
         for name, method in methods.items():
-            ext = method.extract(page)
+            ext = extract_or_expected(method, page)
+            if ext is None:  # a documented failure: nothing is cached
+                n += 1
+                continue
             ext.seconds = 0.125
             key = hashlib.sha256(f"{name}|{page.id}".encode()).hexdigest()
             # own methods give plain data already: the runner's normalising changes nothing

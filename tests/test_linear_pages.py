@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from baselines import justext_style as js
+from evalkit.core import paragraphs as js  # the jusText stages (justext_style and san_aye run them)
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
 from evalkit.harness.scoring import score_extraction
@@ -87,6 +87,7 @@ def test_revise_matches_the_neighbour_scan(seed):
 
 
 from conftest import OWN as _OWN
+from conftest import extract_or_expected
 
 #: label -> (registry name, parameters) of every own method (derived: tests/conftest.py)
 OWN = {label: (name, params) for label, name, params in _OWN.values()}
@@ -99,7 +100,9 @@ def test_a_100k_sibling_page_goes_through_every_own_method_and_the_scorer():
     page = Page(id="wide", dataset="t", raw=html.encode(), gold=Gold(text=MAIN))
     for name, (registry, params) in OWN.items():
         method = METHODS.create(registry, **params)
-        ext = method.extract(page)
+        ext = extract_or_expected(method, page)
+        if ext is None:  # a documented failure (no template for this site): nothing to score
+            continue
         assert ext.error is None, name
         rec = score_extraction(page, name, ext)
         assert rec["n_words_gold"] == 350
