@@ -49,7 +49,7 @@ def _refusal(argv: list[str], monkeypatch, capsys) -> str:
     (["dataset=aebb"], ("evalkit: unknown dataset aebb; closest: aeb; valid choices: aeb, "
                         "big5_2017, chaos, cleaneval_dev, cleanportaleval, l3s_gn1, readability, "
                         "synthetic")),
-    (["method=[proposed,cetdd]"], "evalkit: unknown method cetdd; closest: cetd, cetd_ds; "),
+    (["method=[proposed,cetdd]"], "evalkit: unknown method cetdd; closest: cetd, cetd_ds, cectd_s; "),
     (["-m", "method=[proposed],[pabb]"], "evalkit: unknown method pabb; closest: pab; "),
     (["-m", "dataset=aeb,chaoss"], "evalkit: unknown dataset chaoss; closest: chaos; "),
     (["hydra/launcher=jobli"], "evalkit: unknown hydra/launcher jobli; closest: joblib; "),
