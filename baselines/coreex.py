@@ -43,7 +43,8 @@ from __future__ import annotations
 import lxml.etree
 
 from evalkit.core.method import Extractor
-from evalkit.core.page import Extraction, Page, PageError, drop_tree
+from evalkit.core.page import CODE_TAGS, Extraction, Page, PageError
+from evalkit.core.page import drop_code as clean_tree  # script, style, noscript, comments
 from evalkit.core.text import words
 from evalkit.core.validate import check_choice, check_number, check_share
 from evalkit.core.visible import INVISIBLE_TAGS, element_text
@@ -75,7 +76,7 @@ LINK_TAGS = frozenset({"a"})
 #: how link words are counted: every word under a link, or one per link
 LINK_WORDS = ("words", "links")
 #: removed with their contents before counting (comments too)
-REMOVED_TAGS = frozenset({"script", "style", "noscript"})
+REMOVED_TAGS = CODE_TAGS
 
 
 class NodeCounts:
@@ -93,14 +94,6 @@ class NodeCounts:
         self.own, self.own_links, self.text, self.links = own, own_links, text, links
 
 
-def clean_tree(root):
-    """Remove script, style, noscript, comments and processing instructions in place
-    (their tails stay)."""
-    doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction))
-    for el in doomed:
-        if el.getparent() is not None:
-            drop_tree(el)
-    return root
 
 
 def _n_words(text: str | None) -> int:

@@ -33,7 +33,8 @@ from __future__ import annotations
 import lxml.etree
 
 from evalkit.core.method import Extractor
-from evalkit.core.page import Extraction, Page, PageError, drop_tree
+from evalkit.core.page import CODE_TAGS, Extraction, Page, PageError
+from evalkit.core.page import drop_code as clean_tree  # script, style, noscript, comments
 from evalkit.core.validate import ParamError, check_int
 from evalkit.core.visible import INVISIBLE_TAGS, element_text
 
@@ -61,7 +62,7 @@ DEFAULT_MIN_NEW_MARKS = 1
 #: a child with fewer marks than this is noise (removed from a node the walk reaches)
 DEFAULT_NOISE_MARKS = 1
 #: removed with their contents before counting (comments too)
-REMOVED_TAGS = frozenset({"script", "style", "noscript"})
+REMOVED_TAGS = CODE_TAGS
 
 
 class MarkCounts:
@@ -79,13 +80,6 @@ class MarkCounts:
         self.marks, self.snippet, self.snippet_marks = marks, snippet, snippet_marks
 
 
-def clean_tree(root):
-    """Remove script, style, noscript, comments and processing instructions in place."""
-    doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction))
-    for el in doomed:
-        if el.getparent() is not None:
-            drop_tree(el)
-    return root
 
 
 def count_marks(text: str | None, table: dict) -> int:

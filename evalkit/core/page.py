@@ -31,6 +31,8 @@ from evalkit.core.decode import (
 )
 
 __all__ = [
+    "CODE_TAGS",
+    "drop_code",
     "CONTENT",
     "NOISE",
     "NORMALISATION_VERSION",
@@ -322,6 +324,21 @@ def drop_tree(el) -> None:
         else:
             previous.tail = (previous.tail or "") + el.tail
     parent.remove(el)
+
+
+
+#: the elements whose content is code, not text: what CoreEx and ECON remove before counting
+CODE_TAGS = frozenset({"script", "style", "noscript"})
+
+
+def drop_code(root, tags=CODE_TAGS):
+    """Remove ``tags`` (script, style, noscript), comments and processing instructions in place;
+    their tails stay. Returns ``root``."""
+    doomed = list(root.iter(*tags, lxml.etree.Comment, lxml.etree.ProcessingInstruction))
+    for el in doomed:
+        if el.getparent() is not None:
+            drop_tree(el)
+    return root
 
 
 def _fromstring(html, parser):
