@@ -23,6 +23,7 @@ setup(
     packages=packages,
     package_dir={package: folder for folder, package in MAPPED.items()},
     package_data={"evalkit.configs": ["*.yaml", "**/*.yaml"],
-                  "evalkit.datasets": ["manifest.json"]},
+                  "evalkit.datasets": ["manifest.json", "templates/**/*.yaml",
+                                       "templates/**/*.md"]},
     include_package_data=False,  # exactly what is listed here: no docs, no results
 )

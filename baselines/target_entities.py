@@ -91,7 +91,7 @@ __all__ = [
     "match_components",
 ]
 
-#: the shipped templates, relative to a checkout (templates/target_entities/README.md)
+#: the shipped templates, relative to a checkout (datasets/templates/target_entities/README.md)
 DEFAULT_TEMPLATES = DEFAULT_FOLDER
 #: removed from a container before its text is taken ("images, image captions, ad or other
 #: similar contents"; forms and media carry no news text)

@@ -37,7 +37,7 @@ from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = REPO / "templates" / "target_entities"
+SHIPPED = REPO / "datasets" / "templates" / "target_entities"
 
 # The hand page. Document order of the components that matter:
 #   h1 "Storm hits the coast"          (no class: "h1.headline" does not match, "h1" does)

@@ -44,7 +44,7 @@ from pathlib import Path
 import yaml
 
 from evalkit.core.domains import host_of, site_of
-from evalkit.core.layout import layout
+from evalkit.core.layout import PACKAGE_DIR, layout
 
 __all__ = [
     "DEFAULT_FOLDER",
@@ -63,8 +63,8 @@ __all__ = [
     "write_template",
 ]
 
-#: the shipped templates, relative to a checkout (templates/target_entities/README.md)
-DEFAULT_FOLDER = "templates/target_entities"
+#: the shipped templates, relative to a checkout (datasets/templates/target_entities/README.md)
+DEFAULT_FOLDER = "datasets/templates/target_entities"
 #: the ``format`` value of a version-1 template file
 FORMAT = "target_entities/1"
 #: the roles of Kaur's template, in output order ("the title, description and news body")
@@ -216,6 +216,8 @@ def resolve_folder(templates: str | None) -> Path:
     path = Path(templates or DEFAULT_FOLDER).expanduser()
     if not path.is_absolute():
         root = layout().root
+        if root is None and templates is None:  # the wheel carries them in evalkit/datasets/
+            return PACKAGE_DIR / DEFAULT_FOLDER
         path = (root if root is not None else Path.cwd()) / path
     return path
 

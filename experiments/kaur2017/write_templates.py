@@ -9,9 +9,9 @@ host of its canonical or og:url link), split the site's pages with a fixed seed
     python experiments/kaur2017/write_templates.py                # all seven sets
     python experiments/kaur2017/write_templates.py --sets big5_2017 --seed 0
 
-The files go to templates/target_entities/<dataset>/<site>.yaml; a summary table
+The files go to datasets/templates/target_entities/<dataset>/<site>.yaml; a summary table
 (site, pages, train, test, roles) is printed and written to
-templates/target_entities/README.md.
+datasets/templates/target_entities/README.md.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train-share", type=float, default=0.5)
     ap.add_argument("--min-pages", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=REPO / "templates" / "target_entities")
+    ap.add_argument("--out", type=Path, default=REPO / "datasets" / "templates" / "target_entities")
     args = ap.parse_args(argv)
     register_resolvers()
     rows = []
