@@ -206,7 +206,13 @@ class PageWorker:
         self._history.append((page, ran))
         self._queue.append(_Submitted(page, list(todo), ran, self.starts, time.monotonic()))
         if todo:
-            self._send.send(("extract", page, todo))
+            try:
+                self._send.send(("extract", page, todo))
+            except OSError:
+                # the worker died on a page queued before this one (a broken pipe): collecting
+                # that page finds the death and starts a fresh worker, and collecting this one
+                # sends it there (its ``starts`` is the dead worker's)
+                return
             self._pending += len(todo)
 
     def collect(self, timeout: float) -> Iterator[tuple[int, Extraction]]:
