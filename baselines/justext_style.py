@@ -159,6 +159,7 @@ class JustextStyle(Extractor):
         self.no_headings = no_headings
         self.stoplist = stoplist
         self.heading_pass_bug_compatible = heading_pass_bug_compatible
+        self.validate()  # checked when made, as every method (scikit-learn style constructor)
 
     def _validate(self) -> None:
         check_cleaning(self)

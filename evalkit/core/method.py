@@ -48,9 +48,12 @@ class BaseMethod:
         return self
 
     def validate(self) -> BaseMethod:
-        """Check parameter values (scikit-learn checks at fit time, never in ``__init__``).
+        """Check parameter values; raises ``ValueError`` (a :class:`ParamError` naming the key).
 
-        Calls the subclass's ``_validate`` when it has one; raises ``ValueError``.
+        Calls the subclass's ``_validate`` when it has one. evalkit's methods call it at the end
+        of ``__init__``, so a bad value stops the run before any page (unlike scikit-learn,
+        which checks at fit time: here there is no fit, and a run that fails on its first page
+        would have read the data for nothing); the harness calls it again once per run.
         """
         check = getattr(self, "_validate", None)
         if check is not None:
