@@ -39,9 +39,9 @@ def pytest_addoption(parser):
                           "(tests/test_golden_outputs.py)")
 
 
-def own_methods() -> dict[str, tuple[str, dict]]:
-    """Every own method's config file (configs/method/*.yaml) as label -> (registry name,
-    parameters): the methods evalkit implements, derived from the registry and the config
+def own_methods() -> dict[str, tuple[str, str, dict]]:
+    """Every own method's config file (configs/method/*.yaml) as config name -> (label,
+    registry name, parameters): the methods evalkit implements, derived from the registry and the config
     folder instead of a list copied into each test. Peers (a library's method), stored
     outputs and the gold/empty references are not own methods."""
     import yaml
@@ -57,7 +57,7 @@ def own_methods() -> dict[str, tuple[str, dict]]:
             name = body.pop("_name_", label)
             if name in METHODS and name not in foreign:
                 out[path.stem] = (label, name, body)
-    return {stem: v for stem, v in out.items()}
+    return out
 
 
 #: config name -> (label, registry name, parameters) of every own method
