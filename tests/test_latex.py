@@ -34,7 +34,7 @@ def _have_latex() -> str | None:
         return "pdflatex is not installed (Debian: texlive-latex-recommended)"
     if shutil.which("kpsewhich"):
         for sty in ("booktabs.sty", "siunitx.sty", "graphicx.sty"):
-            found = subprocess.run(["kpsewhich", sty], capture_output=True, text=True).stdout
+            found = subprocess.run(["kpsewhich", sty], capture_output=True, text=True, check=False).stdout
             if not found.strip():
                 return f"{sty} is not installed (Debian: texlive-latex-recommended, texlive-science)"
     return None
@@ -49,7 +49,7 @@ def compile_tables(texts: list[str], tmp: Path) -> tuple[list[tuple[float, float
     body = "\n\\clearpage\n".join(texts)
     (tmp / "doc.tex").write_text(PREAMBLE + "\n\\begin{document}\n" + body + "\n\\end{document}\n")
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-                         cwd=tmp, capture_output=True, text=True, timeout=600)
+                         cwd=tmp, capture_output=True, text=True, timeout=600, check=False)
     log = (tmp / "doc.log").read_text(errors="replace")
     assert run.returncode == 0, log[-3000:]
     return [(float(w), float(lw)) for w, lw in _WIDTH.findall(log)], log

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["Cell", "EMPTY", "as_cell", "numeric_frame"]
+__all__ = ["EMPTY", "Cell", "as_cell", "numeric_frame"]
 
 #: what an empty cell shows (a metric a method has no score for)
 EMPTY = "-"

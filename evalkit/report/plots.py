@@ -221,12 +221,14 @@ def bar_prf(summary: pd.DataFrame, stem, dataset: str,
 COLUMN_INCHES = 3.3
 #: the font size of the figures' text in points: readable at one column width
 FONT_PT = 7
-#: how the bars of one method tell its metrics apart: (alpha, hatch) by metric, the last solid
-_METRIC_LOOKS = ((0.35, "////"), (0.6, "...."), (0.45, "xxxx"), (0.75, "\\\\"))
+#: how the bars of one method tell its metrics apart: the shade (alpha) by metric, in the same
+#: order top to bottom in every group, the last metric solid (hatches would make each SVG
+#: about 1.5 MB, too much for report.html)
+_METRIC_ALPHAS = (0.3, 0.6, 0.45, 0.75)
 
 
 def _metric_look(j: int, n: int) -> tuple[float, str]:
-    return (1.0, "") if j == n - 1 else _METRIC_LOOKS[j % len(_METRIC_LOOKS)]
+    return (1.0, "") if j == n - 1 else (_METRIC_ALPHAS[j % len(_METRIC_ALPHAS)], "")
 
 
 def prf_figure(summary: pd.DataFrame, dataset: str,
@@ -241,10 +243,10 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
     ``methods`` is not given; ``"config"`` keeps the given order); each bar carries its
     interval, and a metric is told apart by its shade and hatch (legend above).
     """
-    from evalkit.report.style import method_order, method_style
+    from evalkit.report.style import default_order, method_order, method_style
 
     df = summary[(summary["dataset"] == dataset) & summary["metric"].isin(metrics)]
-    order = order or ("score" if methods is None else "config")
+    order = order or (default_order() if methods is None else "config")
     methods = method_order(df, metrics[-1], methods, order)
     n, k = len(methods), len(metrics)
     height = 0.8 / k
@@ -291,13 +293,13 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     Each method in its own colour, marker and line style (evalkit.report.style); the legend,
     below the axes, lists the methods by their mean ``metric``, best first (``order``)."""
     from evalkit.metrics import BootstrapBatch
-    from evalkit.report.style import method_order, method_style
+    from evalkit.report.style import default_order, method_order, method_style
 
     thresholds = np.linspace(0, 1, 21) if thresholds is None else thresholds
     # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
     scored = per_page[metric].notna() if metric in per_page else False
     df = per_page[(per_page["dataset"] == dataset) & scored]
-    order = order or ("score" if methods is None else "config")
+    order = order or (default_order() if methods is None else "config")
     means = (df.groupby("method", sort=False)[metric].mean().rename("value").reset_index()
              .assign(metric=metric) if len(df) else pd.DataFrame(
                  columns=["method", "value", "metric"]))

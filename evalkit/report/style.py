@@ -16,7 +16,24 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["KNOWN", "OKABE_ITO", "Style", "method_order", "method_style"]
+__all__ = ["KNOWN", "OKABE_ITO", "Style", "default_order", "method_order", "method_style",
+           "set_default_order"]
+
+#: how figures order methods when a caller names none (``report.method_order``)
+ORDERS = ("score", "config")
+_default_order = "score"
+
+
+def set_default_order(order: str) -> None:
+    """``report.method_order`` for the figures of this process: ``score`` or ``config``."""
+    global _default_order
+    if order not in ORDERS:
+        raise ValueError(f"report.method_order must be 'score' or 'config', got {order!r}")
+    _default_order = order
+
+
+def default_order() -> str:
+    return _default_order
 
 #: Okabe-Ito: black, orange, sky blue, bluish green, yellow, blue, vermillion, reddish purple
 OKABE_ITO = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",

@@ -15,8 +15,15 @@ from evalkit.report.cells import Cell, numeric_frame
 from evalkit.report.latex import to_latex
 from evalkit.report.results import atomic_write_text, write_csv
 
-__all__ = ["Cell", "wide_table", "cross_table", "format_cell", "write_table", "to_latex",
-           "to_markdown"]
+__all__ = [
+    "Cell",
+    "cross_table",
+    "format_cell",
+    "to_latex",
+    "to_markdown",
+    "wide_table",
+    "write_table",
+]
 
 
 def format_cell(value: float, low: float | None = None, high: float | None = None,
