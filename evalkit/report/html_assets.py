@@ -36,8 +36,8 @@ img.fig{max-width:100%;height:auto;display:block;margin:.5em 0 1.2em}
 .diff{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px;
  white-space:pre-wrap;word-wrap:break-word;max-height:22em;overflow:auto;background:#fafafa;
  padding:.4em;border:1px solid #eee}
-.diff del{background:#ffd7d5;color:#82071e;text-decoration:line-through}
-.diff ins{background:#ccffd8;color:#055d20;text-decoration:none;border-bottom:1px solid #1a7f37}
+.diff del,.legend del{background:#ffd7d5;color:#82071e;text-decoration:line-through}
+.diff ins,.legend ins{background:#ccffd8;color:#055d20;text-decoration:none;border-bottom:1px solid #1a7f37}
 .cut{color:#666;font-style:italic}
 .err{color:#a40e26}.muted{color:#666}
 .legend del,.legend ins{padding:0 .3em}
