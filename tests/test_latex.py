@@ -1,7 +1,7 @@
 """LaTeX tables (evalkit.report.latex): escaping, layout, and compiling real tables with pdflatex.
 
-The compile tests put tables into a two-column ``article`` (the preamble of
-/work/shared/checks/publish-tables: booktabs, siunitx, graphicx) and read TeX's own width of
+The compile tests put tables into a two-column ``article`` (loading booktabs, siunitx and
+graphicx, as a paper using them would) and read TeX's own width of
 each tabular from the log (``evalkit table width W of L``, written by every table): W must
 not exceed L (\\columnwidth in a ``table``, \\textwidth in a ``table*``), and the log must
 hold no overfull box. They skip when pdflatex or one of those packages is missing.

@@ -31,7 +31,11 @@ from evalkit.report.html_assets import TEMPLATE
 from evalkit.report.results import readable
 from evalkit.report.sections import Bullets, Figure, Heading, Section, Table, Text
 
-__all__ = ["inline", "render", "render_table"]
+__all__ = ["SVG_MAX_BYTES", "inline", "pack", "render", "render_table"]
+
+#: a figure whose SVG is larger than this is embedded as its PNG (a dense matrix's SVG can
+#: be ten times its PNG), to keep report.html small
+SVG_MAX_BYTES = 300_000
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -74,7 +78,11 @@ def render_table(frame: pd.DataFrame) -> str:
 def _figure(run_dir: Path, path: str, alt: str) -> str:
     """The figure embedded: its SVG beside the PNG when there is one, else the PNG."""
     png = run_dir / path
-    for file, mime in ((png.with_suffix(".svg"), "image/svg+xml"), (png, "image/png")):
+    svg = png.with_suffix(".svg")
+    for file, mime in ((svg, "image/svg+xml"), (png, "image/png")):
+        if file == svg and file.exists() and png.exists() and (
+                file.stat().st_size > SVG_MAX_BYTES):
+            continue
         if file.exists():
             data = base64.b64encode(file.read_bytes()).decode("ascii")
             return (f'<img class="fig" alt="{html.escape(alt)}" '
@@ -108,7 +116,7 @@ def _provenance(run: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _packed(data: Any) -> str:
+def pack(data: Any) -> str:
     """``data`` as gzip-compressed JSON in base64 (the script unpacks it): a quarter of the
     JSON's size; the same bytes for the same data (no time stamp in the gzip header)."""
     # ASCII JSON: a lone surrogate of a page id travels as its \\u escape, not as bad UTF-8
@@ -125,7 +133,7 @@ def render(sections: Iterable[Section], run_dir: str | os.PathLike, *, title: st
     body = "\n".join(_section(s, run_dir) for s in sections)
     env = Environment(autoescape=True)
     run_json = json.dumps(run, indent=1, default=str) if run else ""
-    pages_json = (Markup(_packed({"pages": pages, "methods": list(methods or [])}))
+    pages_json = (Markup(pack({"pages": pages, "methods": list(methods or [])}))
                   if pages is not None else "")
     return env.from_string(TEMPLATE).render(
         title=title, body=Markup(body), provenance=_provenance(run or {}),
