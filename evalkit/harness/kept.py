@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
 from collections.abc import Iterable
@@ -59,7 +60,10 @@ def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list
     site = [_scope(s) == "site" for s in specs]
     keys = [s.key() if cache.root is not None else None for s in specs]
     counts = {"pages": 0, "kept": 0, "missing": 0}
-    with gzip.open(Path(path), "at", encoding="utf-8", errors="surrogatepass") as out:
+    # a gzip member per data set, appended; no time stamp in its header (the same bytes on
+    # every run of the same config)
+    with open(Path(path), "ab") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped, \
+            io.TextIOWrapper(zipped, encoding="utf-8", errors="surrogatepass") as out:
         for page in pages:
             counts["pages"] += 1
             head = {"dataset": page.dataset, "page_id": page.id}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import signal
 import sys
@@ -54,11 +55,27 @@ def save(fig, stem: str | os.PathLike) -> list[Path]:
 
 def _write(fig, paths: list[Path]) -> None:
     for path in paths:
+        if path.suffix == ".pdf":
+            _write_pdf(fig, path)
+            continue
         svg = path.suffix == ".svg"
         # a fixed salt makes the SVG's clip-path ids, hence its bytes, the same on every run
         with plt.rc_context({"svg.hashsalt": "evalkit"}):
             fig.savefig(path, dpi=150, bbox_inches="tight",
                         metadata={"Date": None} if svg else None)
+
+
+def _write_pdf(fig, path: Path) -> None:
+    """The PDF, without a creation date (the same bytes on every run), written whole or not
+    at all (a temporary file renamed into place)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None})
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(buf.getvalue())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 #: a child drawing one figure that has not ended after this long is stuck (a lock held
