@@ -223,3 +223,17 @@ def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path
     # the jusText-style classifier records no stage or rule, but each paragraph's classes
     assert all("text" in r for r in js) and any(
         not b["kept"] and b["attrs"].get("cf_class") for r in js for b in r["blocks"])
+
+
+def test_python_m_evalkit_report_rebuilds_with_every_page_or_fewer(tmp_path, capsys):
+    from evalkit.report.__main__ import main
+
+    run = _run_folder(tmp_path)
+    assert main([str(run), "--pages", "all"]) == 0
+    assert "All 2 pages of the run." in (run / "report.html").read_text()
+    assert main([str(run), "--pages", "1"]) == 0
+    page = (run / "report.html").read_text()
+    # one page of two: max_pages // 2 = 0 by disagreement, one drawn with the run's seed
+    assert "1 of the run&#39;s 2 pages (report.max_pages=1): the 0 where" in page
+    assert main([str(tmp_path / "nowhere")]) == 2
+    assert "report_sections.json not found" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import gzip
 import json
 import math
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,22 @@ MAX_BLOCKS = 60
 SCORES = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "unit_f1")
 
 
+#: the head of a kept record as evalkit.harness.kept writes it: kind, data set, page id
+_HEAD = re.compile(r'^\{"kind": "\w+", "dataset": ("(?:[^"\\]|\\.)*"), '
+                   r'"page_id": ("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
 def read_kept(path: str | os.PathLike, pages: set[tuple[str, str]] | None = None
               ) -> Iterator[dict[str, Any]]:
     """The records of a kept file in order; only those of ``pages`` ((dataset, page_id)
     pairs) when given. Streams: one line at a time in memory."""
     with gzip.open(Path(path), "rt", encoding="utf-8", errors="surrogatepass") as f:
         for line in f:
+            if pages is not None:
+                # the record's page from its head, before parsing a whole extraction
+                head = _HEAD.match(line)
+                if head and (json.loads(head[1]), str(json.loads(head[2]))) not in pages:
+                    continue
             rec = json.loads(line)
             if pages is None or (str(rec["dataset"]), str(rec["page_id"])) in pages:
                 yield rec
