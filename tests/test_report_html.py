@@ -19,7 +19,7 @@ from evalkit.report.cells import Cell, numeric_frame
 from evalkit.report.diff import word_opcodes
 from evalkit.report.pages import KEPT_FILE, choose_pages, diff_ops
 from evalkit.report.sections import Bullets, Figure, Heading, Table, Text
-from evalkit.report.store import load_sections, dump_sections
+from evalkit.report.store import dump_sections, load_sections
 from evalkit.report.tables import format_cell
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -28,8 +28,8 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None,
 
 
 def test_word_opcodes_of_a_hand_worked_pair():
-    gold = "the cat sat on the mat".split()
-    text = "menu the cat sat on a mat".split()
+    gold = ["the", "cat", "sat", "on", "the", "mat"]
+    text = ["menu", "the", "cat", "sat", "on", "a", "mat"]
     # "menu" added before the gold, "the" (5th gold word) replaced by "a"
     assert word_opcodes(gold, text) == [("insert", 0, 0, 0, 1), ("equal", 0, 4, 1, 5),
                                         ("replace", 4, 5, 5, 6), ("equal", 5, 6, 6, 7)]
@@ -216,7 +216,8 @@ def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path
     page = (out / "report.html").read_text()
     assert "<table" in page and not re.search(r'(src|href)="https?://', page)
     assert "3 of the run&#39;s 4 pages (report.max_pages=3)" in page  # ' escaped
-    kept = [json.loads(line) for line in gzip.open(out / KEPT_FILE, "rt")]
+    with gzip.open(out / KEPT_FILE, "rt") as f:
+        kept = [json.loads(line) for line in f]
     # 4 pages: a page record and two extraction records each
     assert len(kept) == 12 and sum(r["kind"] == "page" for r in kept) == 4
     js = [r for r in kept if r.get("method") == "justext_style"]
