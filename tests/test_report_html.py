@@ -238,3 +238,16 @@ def test_python_m_evalkit_report_rebuilds_with_every_page_or_fewer(tmp_path, cap
     assert "1 of the run&#39;s 2 pages (report.max_pages=1): the 0 where" in page
     assert main([str(tmp_path / "nowhere")]) == 2
     assert "report_sections.json not found" in capsys.readouterr().err
+
+
+def test_report_settings_are_checked_before_a_run():
+    from omegaconf import OmegaConf
+
+    from evalkit.experiments.checks import check_sections
+    from evalkit.harness.config import ConfigError
+
+    check_sections(OmegaConf.create({"report": {"max_pages": None, "method_order": "config"}}))
+    with pytest.raises(ConfigError, match="report.method_order"):
+        check_sections(OmegaConf.create({"report": {"method_order": "alphabet"}}))
+    with pytest.raises(ConfigError, match="report.max_pages"):
+        check_sections(OmegaConf.create({"report": {"max_pages": 0}}))

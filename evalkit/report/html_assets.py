@@ -24,7 +24,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;background:#f6f6f6;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
 table.sortable th[aria-sort=descending]::after{content:" \25BC"}
-img.fig{max-width:100%;height:auto;display:block;margin:.5em 0 1.2em}
+img.fig{max-width:100%;min-width:min(100%,520px);height:auto;display:block;margin:.5em 0 1.2em}
 .wrap{overflow-x:auto}
 #browser{display:grid;grid-template-columns:minmax(320px,38%) 1fr;gap:1em;align-items:start}
 #pagelist-box{max-height:80vh;overflow:auto;border:1px solid #ddd}
