@@ -124,6 +124,9 @@ def _numeric_text(values: pd.Series) -> bool:
     for v in values:
         if _nan(v) or (isinstance(v, str) and v.strip() in ("", EMPTY)):
             continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            seen = True
+            continue
         if not isinstance(v, str) or not _NUMBER.match(v.strip()):
             return False
         seen = True
