@@ -80,16 +80,24 @@ function makeSortable(table){
 window.evalkitSortTable=sortTable;
 document.querySelectorAll("table.sortable").forEach(makeSortable);
 
-var dataEl=document.getElementById("pages-data");
-if(!dataEl)return;
-// the page data: gzip-compressed JSON in base64 (a quarter of the size), unpacked here
-function loadData(el){
-  if(el.getAttribute("data-encoding")!=="gzip-base64")return Promise.resolve(JSON.parse(el.textContent));
+// gzip-compressed base64 text (the page data, large figures), unpacked here
+function unpack(b64){
   if(typeof DecompressionStream==="undefined")return Promise.reject(new Error("this browser cannot unpack gzip (DecompressionStream)"));
-  var bin=atob(el.textContent.trim()),bytes=new Uint8Array(bin.length);
+  var bin=atob(b64.trim()),bytes=new Uint8Array(bin.length);
   for(var i=0;i<bin.length;i++)bytes[i]=bin.charCodeAt(i);
   var stream=new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).text().then(JSON.parse);
+  return new Response(stream).text();
+}
+document.querySelectorAll("img[data-svg-gz]").forEach(function(img){
+  unpack(img.getAttribute("data-svg-gz")).then(function(svg){
+    img.src=URL.createObjectURL(new Blob([svg],{type:"image/svg+xml"}));
+  },function(err){img.alt=img.alt+" (cannot be shown: "+err.message+")";});
+});
+var dataEl=document.getElementById("pages-data");
+if(!dataEl)return;
+function loadData(el){
+  if(el.getAttribute("data-encoding")!=="gzip-base64")return Promise.resolve(JSON.parse(el.textContent));
+  return unpack(el.textContent).then(JSON.parse);
 }
 loadData(dataEl).then(browser,function(err){
   document.getElementById("page-detail").textContent="The page browser cannot start: "+err.message;
