@@ -32,7 +32,8 @@ TIMING_METRIC = re.compile(r"second|_ms|ms_|time|per_s|rss", re.IGNORECASE)
 TIMING_COLUMN = re.compile(r"seconds|_ms$|^cached$")
 #: files that hold time measurements and are allowed to differ between runs
 TIMED_FILES = re.compile(
-    r"^(per_page\.csv|run\.json|report\.md|tables/dedup_.*_timing\.(csv|md|tex))$")
+    r"^(per_page\.csv|run\.json|report\.md|report\.html|report_sections\.json"
+    r"|tables/dedup_.*_timing\.(csv|md|tex))$")
 
 
 def _run(tmp: Path, *overrides: str) -> Path:

@@ -35,7 +35,7 @@ def test_background_figures_are_the_bytes_of_a_plain_save(tmp_path, monkeypatch)
         paths = plots.bar_prf(SUMMARY, tmp_path / "forked", "d")
         plots.bar_prf(SUMMARY, tmp_path / "forked2", "d")
         plots.bar_prf(SUMMARY, tmp_path / "forked3", "d")  # waits for a child to end
-    assert [p.name for p in paths] == ["forked.png", "forked.svg"]
+    assert [p.name for p in paths] == ["forked.png", "forked.svg", "forked.pdf"]
     want = _bytes(tmp_path / "plain")
     for stem in ("forked", "forked2", "forked3"):
         assert _bytes(tmp_path / stem) == want

@@ -31,13 +31,14 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
+from evalkit.experiments._report import configure, write_reports
+from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
 from evalkit.harness.registry import Registry
 from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
-    atomic_write_text,
     dataset_fingerprint,
     interpreter_hash_seed,
     write_csv,
@@ -45,9 +46,7 @@ from evalkit.report.results import (
     write_run_json,
 )
 from evalkit.harness.runner import Runner
-from evalkit.harness.summary import failure_table
-from evalkit.report.markdown import render
-from evalkit.report.sections import Heading, Section, Table, Text
+from evalkit.report.sections import Section
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
 
@@ -204,6 +203,7 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     parts = list(plain(cfg.experiment.parts))
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
+    configure(cfg)  # report.method_order, before any figure
     specs = method_specs(cfg.get("method") or {}) + list(methods or [])
     labels = [s.label for s in specs]
     twice = sorted({label for label in labels if labels.count(label) > 1})
@@ -271,7 +271,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
                    methods=methods, failures=ctx.failures, extra=extra)
-    atomic_write_text(out / "report.md", _report(cfg, ctx))
+    write_reports(cfg, ctx)  # report.md and report.html (evalkit.experiments._report)
     skipped = _skipped(ctx)
     if ctx.failures or skipped:
         print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
@@ -285,32 +285,3 @@ def _describe(ds) -> dict[str, Any]:
     return {"reader": type(ds).__name__, "path": ds.path, "n_pages": len(ds.seen_),
             "fingerprint": dataset_fingerprint(ds.seen_.values()),
             "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped]}
-
-
-def _skipped(ctx: Context) -> list[dict[str, str]]:
-    return [s for info in ctx.dataset_info.values() for s in info.get("skipped", [])]
-
-
-def _report(cfg: DictConfig, ctx: Context) -> str:
-    """report.md: the run's head (data, methods, failures, skipped files), then the sections
-    the experiments added, through the one markdown renderer."""
-    skipped = _skipped(ctx)
-    methods = ", ".join(s.label for s in ctx.specs)
-    head: list[Section] = [
-        Heading(f"evalkit run: {cfg.experiment.name}", level=1),
-        Text(f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
-             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
-             f" Skipped files: {len(skipped)}.")]
-    if ctx.failures:
-        how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
-               "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
-                       "means cover fewer pages than the other methods'"}[ctx.on_failure]
-        head += [Text(f"Pages on which a method failed are {how}; every page is listed in "
-                      "run.json and per_page.csv."),
-                 Table(failure_table(ctx.failures))]
-    if skipped:
-        rows = [(s["file"], s["reason"]) for s in skipped[:50]]
-        if len(skipped) > 50:
-            rows.append(("...", f"{len(skipped) - 50} more in run.json"))
-        head.append(Table(pd.DataFrame(rows, columns=["skipped file", "reason"]), gap=False))
-    return render(head + ctx.report)

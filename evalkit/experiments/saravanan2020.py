@@ -63,7 +63,7 @@ from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import failure_rows, summary_row
 from evalkit.report.sections import Figure, Heading, Table, Text
-from evalkit.report.tables import write_table
+from evalkit.report.tables import format_cell, write_table
 
 __all__ = [
     "COPY_FINE",
@@ -328,14 +328,14 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
             shown.add(prow)
             table_rows.append({
                 "pages": n, "method (ours)": m, "paper row": prow or "-",
-                "paper correct": _cell(pub.get(prow), n),
-                "ours correct": f"{int(ok.sum())} ({100 * share:.2f}%)",
-                "ours 95% CI (%)": f"[{100 * lo:.1f}, {100 * hi:.1f}]"})
+                **_paper(pub.get(prow), n), "ours correct": int(ok.sum()),
+                # a number cell: md and tex show "72.00 [63.00, 80.00]", the csv the numbers
+                "ours correct (%) [95% CI]": format_cell(100 * share, 100 * lo, 100 * hi, 2)})
         for prow, v in pub.items():
             if prow not in shown:
                 table_rows.append({"pages": n, "method (ours)": "- (not implemented)",
-                                   "paper row": prow, "paper correct": _cell(v, n),
-                                   "ours correct": "-", "ours 95% CI (%)": "-"})
+                                   "paper row": prow, **_paper(v, n),
+                                   "ours correct": "-", "ours correct (%) [95% CI]": "-"})
     df = pd.DataFrame(table_rows)
     stem = f"saravanan2020_{table}_{dataset}"
     fine = _has_fine(per_page[per_page["method"].isin(methods)])
@@ -369,10 +369,13 @@ def _short(label: str) -> str:
     return label[label.index("[") + 1:-1] if label.endswith("]") and "[" in label else label
 
 
-def _cell(count, n) -> str:
+def _paper(count, n) -> dict:
+    """The paper's correct pages of a row: the count and its share in percent ('-' when the
+    paper gives none), each a number of its own for the csv."""
     if count is None:
-        return "-"
-    return f"{int(count)} ({100 * count / n:.2f}%)"
+        return {"paper correct": "-", "paper correct (%)": "-"}
+    return {"paper correct": int(count),
+            "paper correct (%)": format_cell(100 * count / n, digits=2)}
 
 
 def _figure(shares, methods, counts, paper, mapping, stem, title):

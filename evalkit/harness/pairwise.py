@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.report.cells import Cell
 
 __all__ = ["PAIRWISE_COLUMNS", "page_scores", "pairwise_matrix", "pairwise_rows"]
 
@@ -112,7 +113,7 @@ def pairwise_matrix(rows: pd.DataFrame, alpha: float = metrics.ALPHA,
     return table, diff, p
 
 
-def _cell(d: float, p: float, alpha: float, digits: int) -> str:
-    if math.isnan(d):
-        return "-"
-    return f"{d:+.{digits}f}" + ("*" if not math.isnan(p) and p < alpha else "")
+def _cell(d: float, p: float, alpha: float, digits: int) -> Cell:
+    # a Cell shows as before (+0.012*) and keeps the number for the table's csv
+    return Cell(d, digits=digits, signed=True,
+                mark="*" if not math.isnan(d) and not math.isnan(p) and p < alpha else "")

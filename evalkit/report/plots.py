@@ -2,7 +2,8 @@
 paired-difference matrices.
 
 Every figure has axis labels, units where there are any, a legend, and
-confidence bars or bands; each is saved as PNG (for reports) and SVG (for papers).
+confidence bars or bands; each is saved as PNG (for reports), SVG (for report.html) and PDF
+(for papers); a method keeps its colour, marker and line style in every figure (evalkit.report.style).
 
 Drawing a figure twice (PNG, SVG) costs more than every number of a summary; inside
 :func:`in_background` a figure is saved by a forked copy of the process while the run goes
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import signal
 import sys
@@ -26,6 +28,7 @@ import matplotlib
 # inline backend: ipykernel sets MPLBACKEND; switching would close the notebook's figures)
 if "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
     matplotlib.use("Agg")
+import matplotlib.patches
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -33,19 +36,15 @@ import pandas as pd
 __all__ = ["bar_prf", "difference_matrix", "in_background", "pages_correct_curve", "prf_figure",
            "save"]
 
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-_LINESTYLES = ("-", "--", "-.", ":")
-
-
 def save(fig, stem: str | os.PathLike) -> list[Path]:
-    """Save ``stem.png`` (150 dpi) and ``stem.svg``; close the figure.
+    """Save ``stem.png`` (150 dpi), ``stem.svg`` and ``stem.pdf``; close the figure.
 
     Inside :func:`in_background` the files are written by a forked child process and the
     figure is closed when the block ends; they exist once it has ended.
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg"), stem.with_suffix(".pdf")]
     if _BACKGROUND is not None and _can_fork():
         _BACKGROUND.start(fig, paths)
         return paths
@@ -56,11 +55,27 @@ def save(fig, stem: str | os.PathLike) -> list[Path]:
 
 def _write(fig, paths: list[Path]) -> None:
     for path in paths:
+        if path.suffix == ".pdf":
+            _write_pdf(fig, path)
+            continue
         svg = path.suffix == ".svg"
         # a fixed salt makes the SVG's clip-path ids, hence its bytes, the same on every run
         with plt.rc_context({"svg.hashsalt": "evalkit"}):
             fig.savefig(path, dpi=150, bbox_inches="tight",
                         metadata={"Date": None} if svg else None)
+
+
+def _write_pdf(fig, path: Path) -> None:
+    """The PDF, without a creation date (the same bytes on every run), written whole or not
+    at all (a temporary file renamed into place)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="pdf", bbox_inches="tight", metadata={"CreationDate": None})
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(buf.getvalue())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 #: a child drawing one figure that has not ended after this long is stuck (a lock held
@@ -212,75 +227,124 @@ def in_background():
 def bar_prf(summary: pd.DataFrame, stem, dataset: str,
             metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
             labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
-            methods: list[str] | None = None, xlabel: str = "method") -> list[Path]:
+            methods: list[str] | None = None, xlabel: str = "method",
+            order: str | None = None) -> list[Path]:
     """Grouped bars: one group per method, one bar per metric, error bars = the CI."""
-    return save(prf_figure(summary, dataset, metrics, labels, title, methods, xlabel), stem)
+    return save(prf_figure(summary, dataset, metrics, labels, title, methods, xlabel, order),
+                stem)
+
+
+#: one column of a two-column paper, in inches (3.33 in; a little less for the margins)
+COLUMN_INCHES = 3.3
+#: the font size of the figures' text in points: readable at one column width
+FONT_PT = 7
+#: how the bars of one method tell its metrics apart: the shade (alpha) by metric, in the same
+#: order top to bottom in every group, the last metric solid (hatches would make each SVG
+#: about 1.5 MB, too much for report.html)
+_METRIC_ALPHAS = (0.3, 0.6, 0.45, 0.75)
+
+
+def _metric_look(j: int, n: int) -> tuple[float, str]:
+    return (1.0, "") if j == n - 1 else (_METRIC_ALPHAS[j % len(_METRIC_ALPHAS)], "")
 
 
 def prf_figure(summary: pd.DataFrame, dataset: str,
                metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
                labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
-               methods: list[str] | None = None, xlabel: str = "method"):
-    """The figure of :func:`bar_prf`, not saved (evalkit.shell.api's ``Result.plot``)."""
+               methods: list[str] | None = None, xlabel: str = "method",
+               order: str | None = None):
+    """The figure of :func:`bar_prf`, not saved (evalkit.shell.api's ``Result.plot``).
+
+    Horizontal bars, one column wide: a row of bars per method, in the method's own colour
+    (evalkit.report.style), best last metric first (``order="score"``, the default when
+    ``methods`` is not given; ``"config"`` keeps the given order); each bar carries its
+    interval, and a metric is told apart by its shade and hatch (legend above).
+    """
+    from evalkit.report.style import default_order, method_order, method_style
+
     df = summary[(summary["dataset"] == dataset) & summary["metric"].isin(metrics)]
-    methods = methods or list(dict.fromkeys(df["method"]))
-    x = np.arange(len(methods))
-    width = 0.8 / len(metrics)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(methods) + 2), 4.2))
-    for j, (metric, label) in enumerate(zip(metrics, labels)):
-        rows = df[df["metric"] == metric].set_index("method").reindex(methods)
+    order = order or (default_order() if methods is None else "config")
+    methods = method_order(df, metrics[-1], methods, order)
+    n, k = len(methods), len(metrics)
+    height = 0.8 / k
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.9 + n * (0.1 * k + 0.08)),
+                           layout="constrained")
+    y = np.arange(n)[::-1].astype(float)  # the first method at the top
+    colours = [method_style(m).colour for m in methods]
+    for j, metric in enumerate(metrics):
+        rows = df[df["metric"] == metric].drop_duplicates("method").set_index("method")
+        rows = rows.reindex(methods)
         vals = rows["value"].to_numpy(dtype=float)
         err = np.vstack([np.clip(vals - rows["ci_low"].to_numpy(dtype=float), 0, None),
                          np.clip(rows["ci_high"].to_numpy(dtype=float) - vals, 0, None)])
-        ax.bar(x + (j - (len(metrics) - 1) / 2) * width, vals, width, yerr=np.nan_to_num(err),
-               capsize=3, label=label)
-    ax.set_xticks(x, methods, rotation=30, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("score (0-1, 95% bootstrap CI)")
-    ax.set_xlabel(xlabel)
-    ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1")
-    # outside the axes, so no bar is ever hidden behind it
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
+        alpha, hatch = _metric_look(j, k)
+        pos = y + ((k - 1) / 2 - j) * height
+        ax.barh(pos, np.nan_to_num(vals), height, color=colours, alpha=alpha, hatch=hatch,
+                edgecolor="0.25", linewidth=0.3)
+        ax.errorbar(np.nan_to_num(vals), pos, xerr=np.nan_to_num(err), fmt="none",
+                    ecolor="black", elinewidth=0.6, capsize=1.5, capthick=0.6)
+    ax.set_yticks(y, methods, fontsize=FONT_PT)
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.set_xlim(0, 1.0)
+    ax.tick_params(axis="x", labelsize=FONT_PT)
+    ax.set_xlabel("score (0-1), bars: 95% bootstrap CI", fontsize=FONT_PT)
+    ax.set_ylabel(xlabel, fontsize=FONT_PT)
+    ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1",
+                 fontsize=FONT_PT + 1)
+    handles = [matplotlib.patches.Patch(facecolor="0.45", alpha=_metric_look(j, k)[0],
+                                        hatch=_metric_look(j, k)[1], edgecolor="0.25",
+                                        label=label) for j, label in enumerate(labels)]
+    long = max(len(str(label)) for label in labels) > 12
+    fig.legend(handles=handles, loc="outside upper center", ncol=1 if long else k,
+               fontsize=FONT_PT - 0.5, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
     return fig
 
 
 def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str = "shingle_f1",
                         thresholds: np.ndarray | None = None, n_boot: int = 200,
-                        seed: int = 0, methods: list[str] | None = None) -> list[Path]:
-    """Share of pages whose per-page ``metric`` reaches each threshold, with a bootstrap band."""
+                        seed: int = 0, methods: list[str] | None = None,
+                        order: str | None = None) -> list[Path]:
+    """Share of pages whose per-page ``metric`` reaches each threshold, with a bootstrap band.
+
+    Each method in its own colour, marker and line style (evalkit.report.style); the legend,
+    below the axes, lists the methods by their mean ``metric``, best first (``order``)."""
     from evalkit.metrics import BootstrapBatch
+    from evalkit.report.style import default_order, method_order, method_style
 
     thresholds = np.linspace(0, 1, 21) if thresholds is None else thresholds
     # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
     scored = per_page[metric].notna() if metric in per_page else False
     df = per_page[(per_page["dataset"] == dataset) & scored]
-    methods = methods or list(dict.fromkeys(df["method"]))
+    order = order or (default_order() if methods is None else "config")
+    means = (df.groupby("method", sort=False)[metric].mean().rename("value").reset_index()
+             .assign(metric=metric) if len(df) else pd.DataFrame(
+                 columns=["method", "value", "metric"]))
+    methods = method_order(means, metric, methods or list(dict.fromkeys(df["method"])), order)
     # every band from one set of draws: bootstrap_ci's numbers for each method and threshold
     batch = BootstrapBatch(n_boot=n_boot, seed=seed)
     curves = []
-    for i, m in enumerate(methods):
+    for m in methods:
         f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
         if f1.size:
-            curves.append((i, m, [(f1 >= t).mean() for t in thresholds],
+            curves.append((m, [(f1 >= t).mean() for t in thresholds],
                            [batch.add_mean((f1 >= t).astype(float)) for t in thresholds]))
     bands = batch.intervals()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    # more than ten methods would repeat tab10's colours: tab20; line styles and markers vary
-    # too, so that near-identical curves (a method and its ablation) both stay visible
-    colours = plt.get_cmap("tab20" if len(methods) > 10 else "tab10").colors
-    for i, m, share, slots in curves:
+    rows = -(-len(curves) // 2)
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 2.4 + 0.13 * rows), layout="constrained")
+    for m, share, slots in curves:
         lo, hi = zip(*(bands[slot] for slot in slots))
-        line, = ax.plot(thresholds, share, label=m, color=colours[i % len(colours)],
-                        marker=_MARKERS[i % len(_MARKERS)], markersize=3.5,
-                        linestyle=_LINESTYLES[i % len(_LINESTYLES)])
-        ax.fill_between(thresholds, lo, hi, color=line.get_color(), alpha=0.15)
-    ax.set_xlabel(f"threshold on per-page {metric.replace('_', ' ')}")
-    ax.set_ylabel("share of pages at or above (95% CI band)")
+        style = method_style(m)
+        ax.plot(thresholds, share, label=m, markersize=3, linewidth=1.0, **style.line())
+        ax.fill_between(thresholds, lo, hi, color=style.colour, alpha=0.12, linewidth=0)
+    ax.set_xlabel(f"threshold on per-page {metric.replace('_', ' ')}", fontsize=FONT_PT)
+    ax.set_ylabel("share of pages at or above\n(95% CI band)", fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
     ax.set_ylim(0, 1.02)
-    ax.set_title(f"{dataset}: pages correctly extracted")
+    ax.set_title(f"{dataset}: pages correctly extracted", fontsize=FONT_PT + 1)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if curves:
+        fig.legend(loc="outside lower center", ncol=2, fontsize=FONT_PT - 1, frameon=False)
     return save(fig, stem)
 
 

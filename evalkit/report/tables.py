@@ -11,23 +11,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.report.results import atomic_write_text, readable, write_csv
+from evalkit.report.cells import Cell, numeric_frame
+from evalkit.report.latex import to_latex
+from evalkit.report.results import atomic_write_text, write_csv
 
-__all__ = ["wide_table", "cross_table", "format_cell", "write_table", "to_latex", "to_markdown"]
+__all__ = [
+    "Cell",
+    "cross_table",
+    "format_cell",
+    "to_latex",
+    "to_markdown",
+    "wide_table",
+    "write_table",
+]
 
 
 def format_cell(value: float, low: float | None = None, high: float | None = None,
-                digits: int = 3) -> str:
-    """``0.812 [0.790, 0.833]``; a missing interval prints the value alone, NaN prints ``-``."""
-    if value is None or pd.isna(value):
-        return "-"
-    s = f"{value:.{digits}f}"
-    if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
-        s += f" [{low:.{digits}f}, {high:.{digits}f}]"
-    return s
+                digits: int = 3) -> Cell:
+    """A :class:`~evalkit.report.cells.Cell`, shown ``0.812 [0.790, 0.833]``; a missing
+    interval shows the value alone, NaN shows ``-``. It keeps the numbers for the csv."""
+    nan = float("nan")
+    value = nan if value is None or pd.isna(value) else float(value)
+    has = low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
+    return Cell(value, float(low) if has else nan, float(high) if has else nan, digits)
 
 
-def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> dict[str, str]:
+def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> dict[str, Cell]:
     """Formatted cells of the rows of ``sub`` (indexed by ``keys``' kind); '-' where missing."""
     out = {}
     for key in keys:
@@ -36,7 +45,7 @@ def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> di
             out[key] = format_cell(r["value"], r["ci_low"] if with_ci else None,
                                    r["ci_high"] if with_ci else None, digits)
         else:
-            out[key] = "-"
+            out[key] = Cell(float("nan"), digits=digits)
     return out
 
 
@@ -85,32 +94,11 @@ def to_markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tex_escape(s: str) -> str:
-    s = readable(s)  # before the escaping: readable writes a backslash
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"),
-                 ("#", r"\#"), ("@", r"@")):
-        s = s.replace(a, b)
-    return s
-
-
-def to_latex(df: pd.DataFrame, caption: str = "") -> str:
-    """A booktabs table (needs ``\\usepackage{booktabs}``)."""
-    cols = [str(c) for c in df.columns]
-    out = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * (len(cols) - 1) + "}",
-           r"\toprule", " & ".join(_tex_escape(c) for c in cols) + r" \\", r"\midrule"]
-    for _, row in df.iterrows():
-        out.append(" & ".join(_tex_escape(str(v)) for v in row.tolist()) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
-    if caption:
-        out.append(r"\caption{" + _tex_escape(caption) + "}")
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
-
-
 def write_table(df: pd.DataFrame, stem: str | os.PathLike, caption: str = "") -> list[Path]:
-    """Write ``stem.csv``, ``stem.md`` and ``stem.tex``; returns the paths."""
+    """Write ``stem.csv`` (numbers in numeric columns: :func:`~evalkit.report.cells.numeric_frame`),
+    ``stem.md`` and ``stem.tex`` (formatted cells; evalkit.report.latex); returns the paths."""
     stem = Path(stem)
-    paths = [write_csv(df, stem.with_suffix(".csv"))]
+    paths = [write_csv(numeric_frame(df), stem.with_suffix(".csv"))]
     md = (f"**{caption}**\n\n" if caption else "") + to_markdown(df)
     paths.append(atomic_write_text(stem.with_suffix(".md"), md))
     paths.append(atomic_write_text(stem.with_suffix(".tex"), to_latex(df, caption)))

@@ -1,0 +1,96 @@
+"""The extractions of a run, kept in its folder: ``extractions.jsonl.gz``.
+
+``report.html`` shows each page's extraction against its gold; to rebuild it later
+(``python -m evalkit.report RUN_DIR --pages all``) without running the methods again, the
+extraction experiment keeps every page's gold and every method's text, error and block
+records here, gzip-compressed JSON lines (one gzip member per data set):
+
+* ``{"kind": "page", "dataset", "page_id", "gold"}`` once per page, then
+* ``{"kind": "extraction", "dataset", "page_id", "method", "text", "error", "blocks"}`` per
+  method, or ``{"kind": "extraction", ..., "missing": reason}`` when the extraction cannot
+  be had.
+
+The extractions are read back from the run's extraction cache (evalkit.harness.cache), under
+the key the page pipeline stored them with (evalkit.harness.pipeline), so keeping them costs a
+second read of the pages and of the cache, not a second extraction. What the cache does not
+hold is said, not made up: a method whose result depends on the site's other pages
+(``scope = "site"``) and every method of a run without cache (``runner.cache=false``) are
+written as missing with the reason.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from evalkit.core.page import Page
+from evalkit.harness.cache import ExtractionCache
+from evalkit.harness.cache_keys import page_key
+from evalkit.report.pages import KEPT_FILE
+
+__all__ = ["BLOCK_KEYS", "KEPT_FILE", "keep_extractions"]
+
+#: the fields of a block record kept (evalkit.core.block.Block): enough to say why it went
+BLOCK_KEYS = ("index", "tag", "text", "words", "kept", "stage", "rule", "reason",
+              "duplicate_of", "scores", "attrs")
+
+
+def _scope(spec) -> str:
+    try:
+        return getattr(spec.build(), "scope", "page")
+    except Exception:  # noqa: BLE001 - a method that cannot be built failed every page
+        return "page"
+
+
+def _blocks(ext) -> list[dict[str, Any]]:
+    return [{k: getattr(b, k) for k in BLOCK_KEYS} for b in ext.blocks]
+
+
+def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list,
+                     cache_root: str | None) -> dict[str, int]:
+    """Append the pages' gold and every method's extraction (from the cache at
+    ``cache_root``) to ``path``; returns counts (pages, kept, missing)."""
+    cache = ExtractionCache(cache_root)
+    site = [_scope(s) == "site" for s in specs]
+    keys = [s.key() if cache.root is not None else None for s in specs]
+    counts = {"pages": 0, "kept": 0, "missing": 0}
+    # a gzip member per data set, appended; no time stamp in its header (the same bytes on
+    # every run of the same config)
+    with open(Path(path), "ab") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped, \
+            io.TextIOWrapper(zipped, encoding="utf-8", errors="surrogatepass") as out:
+        for page in pages:
+            counts["pages"] += 1
+            head = {"dataset": page.dataset, "page_id": page.id}
+            gold = page.gold.text if page.gold is not None else None
+            out.write(json.dumps({"kind": "page", **head, "gold": gold}) + "\n")
+            pkey = page_key(page) if cache.root is not None else ""
+            for spec, is_site, mkey in zip(specs, site, keys):
+                rec = {"kind": "extraction", **head, "method": spec.label}
+                ext = None
+                if cache.root is None:
+                    rec["missing"] = "the run had no extraction cache (runner.cache=false)"
+                elif is_site:
+                    rec["missing"] = ("a site-scope method: its extraction depends on the "
+                                      "site's other pages and is not cached")
+                elif mkey is None:
+                    rec["missing"] = "the method's code cannot be read, so it is not cached"
+                else:
+                    # the page pipeline's key for a page-scope method (pipeline._start)
+                    key = hashlib.sha256(f"{mkey}|{pkey}|".encode()).hexdigest()
+                    ext = cache.get(key)
+                    if ext is None:
+                        rec["missing"] = ("not in the cache: the method failed on the page "
+                                          "(per_page.csv error) or the entry was removed")
+                if ext is not None:
+                    rec.update(text=ext.text, error=ext.error, blocks=_blocks(ext))
+                    counts["kept"] += 1
+                else:
+                    counts["missing"] += 1
+                out.write(json.dumps(rec) + "\n")
+    return counts

@@ -1,0 +1,265 @@
+"""LaTeX tables that compile and fit a two-column paper.
+
+A table is laid out for a two-column ``article`` (10 pt): as a ``table`` when its estimated
+width fits ``\\columnwidth``, else as a ``table*`` when it fits ``\\textwidth``; a table too
+wide even for that shows its values in one table and its intervals in a second, and what still
+does not fit is split by columns into parts that each repeat the row labels. Every table uses
+booktabs rules, fixed decimals aligned right, math-mode symbols (``$\\geq$``, ``$-$``) and escaped
+names. Widths are estimated from Computer Modern's glyph widths at ``\\footnotesize``
+(measured with pdflatex); each tabular is also measured by TeX when compiled, written to the
+log (``evalkit table width W of L``) and, should the estimate ever be short, scaled down to
+the line so that no box is overfull. Needs ``\\usepackage{booktabs,graphicx}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalkit.report.cells import Cell, as_cell
+from evalkit.report.results import readable
+
+__all__ = ["COLUMN_WIDTH_PT", "TEXT_WIDTH_PT", "tex_text", "to_latex"]
+
+#: \columnwidth and \textwidth of a two-column 10 pt article (letter paper), from pdflatex
+COLUMN_WIDTH_PT = 229.5
+TEXT_WIDTH_PT = 469.0
+#: the space either side of a cell (\tabcolsep), set in each table
+TABCOLSEP_PT = 4.0
+#: glyph widths at \footnotesize in Computer Modern (pdflatex, \sbox and \wd): digits 4.25 pt,
+#: lowercase 4.17 pt on average (rounded up for the wide letters), uppercase 6.1 pt, space 2.83 pt
+_DIGIT, _LOWER, _UPPER, _SPACE, _OTHER, _MATH = 4.25, 4.6, 6.5, 2.9, 3.6, 6.7
+#: a rotated header (when upright heads make a table too wide) takes one line's height
+_ROTATED_PT = 9.0
+#: a text column wider than this wraps (a p column)
+MAX_TEXT_PT = 150.0
+
+#: where a long word of a wrapping column may break (a zero-width space, written as \allowbreak)
+_BREAK = "\u200b"
+#: a word longer than this (a hash, a URL) in a wrapping column may break every so many characters
+_LONG_WORD = 16
+
+#: characters that text mode cannot show, in math mode or as their LaTeX commands
+_SYMBOLS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"$<$", ">": r"$>$", "|": r"$|$", "\u2212": r"$-$", "\u00d7": r"$\times$",
+    "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u00b1": r"$\pm$", "\u2192": r"$\rightarrow$",
+    "\u2026": r"\ldots{}", "\u2014": "---", "\u2013": "--", "\u00b7": r"$\cdot$",
+    "\u2248": r"$\approx$", "\u2260": r"$\neq$", "\u03b1": r"$\alpha$", "\u2018": "`",
+    "\u2019": "'", "\u201c": "``", "\u201d": "''", _BREAK: r"\allowbreak{}",
+}
+_PAIRS = {">=": r"$\geq$", "<=": r"$\leq$", "!=": r"$\neq$", "+-": r"$\pm$"}
+
+
+def tex_text(text: str) -> str:
+    """``text`` escaped for LaTeX text mode: special characters escaped, ``>=`` as ``$\\geq$``,
+    a minus sign in math mode; a character pdflatex cannot show is written as ``?``."""
+    s = readable(str(text))
+    out, i = [], 0
+    while i < len(s):
+        pair = s[i:i + 2]
+        if pair in _PAIRS:
+            out.append(_PAIRS[pair])
+            i += 2
+            continue
+        ch = s[i]
+        if ch in _SYMBOLS:
+            out.append(_SYMBOLS[ch])
+        elif ord(ch) < 0x180:  # ASCII, Latin-1 and Latin Extended-A: pdflatex's utf8 has them
+            out.append(ch)
+        else:
+            out.append("?")
+        i += 1
+    tex = "".join(out)
+    # a cell or header line that starts with '[' would be read as \\'s optional argument
+    return "{}" + tex if tex.startswith("[") else tex
+
+
+def _width(text: str) -> float:
+    """Estimated width in pt of ``text`` set at \\footnotesize."""
+    w = 0.0
+    for ch in text:
+        if ch.isdigit():
+            w += _DIGIT
+        elif ch.islower():
+            w += _LOWER
+        elif ch.isupper():
+            w += _UPPER
+        elif ch == " ":
+            w += _SPACE
+        elif ch in "-\u2212+<>=|\u00d7\u2265\u2264":
+            w += _MATH
+        else:
+            w += _OTHER
+    return w
+
+
+def _tex_number(cell: Cell, text: str) -> str:
+    """A number of a cell in LaTeX: its signs in math mode."""
+    return tex_text(text).replace("-", "$-$").replace("+", "$+$")
+
+
+@dataclass
+class _Column:
+    """One column of a table as LaTeX: its head and its cells in each of the three views
+    (full: value and interval; value; interval), with their widths."""
+
+    head: str
+    full: list[str]
+    value: list[str]
+    interval: list[str]
+    numeric: bool
+    has_interval: bool
+    w_full: float
+    w_value: float
+    w_interval: float
+
+    def cells(self, view: str) -> list[str]:
+        return {"full": self.full, "value": self.value, "interval": self.interval}[view]
+
+    def body_width(self, view: str) -> float:
+        return {"full": self.w_full, "value": self.w_value, "interval": self.w_interval}[view]
+
+
+def _column(head, values) -> _Column:
+    cells = [as_cell(v) for v in values]
+    numeric = all(c is not None for c in cells) and len(cells) > 0
+    if numeric:
+        full = ["--" if c.empty else _tex_number(c, c.head()) + (
+            " " + _tex_number(c, c.interval()) if c.has_interval else "") for c in cells]
+        value = ["--" if c.empty else _tex_number(c, c.head()) for c in cells]
+        interval = [_tex_number(c, c.interval()) if c.has_interval else "" for c in cells]
+        w_full = max(_width(str(c)) for c in cells)
+        w_value = max(_width(c.head()) for c in cells)
+        w_interval = max([_width(c.interval()) for c in cells] + [0.0])
+    else:
+        texts = ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+                 for v in values]
+        w_full = w_value = w_interval = max([_width(t) for t in texts] + [0.0])
+        if w_full > MAX_TEXT_PT:  # a wrapping column: long words may break too
+            texts = [_breakable(t) for t in texts]
+        full = value = interval = [tex_text(t) for t in texts]
+    return _Column(str(head), full, value, interval, numeric,
+                   numeric and any(c.has_interval for c in cells), w_full, w_value, w_interval)
+
+
+def _breakable(text: str) -> str:
+    """``text`` with a break allowed every :data:`_LONG_WORD` characters of a long word."""
+    def cut(word: str) -> str:
+        if len(word) <= _LONG_WORD:
+            return word
+        return _BREAK.join(word[i:i + _LONG_WORD] for i in range(0, len(word), _LONG_WORD))
+    return " ".join(cut(w) for w in text.split(" "))
+
+
+def _head_lines(head: str, width: float) -> list[str]:
+    """``head`` broken at underscores and spaces into lines no wider than ``width`` (or its
+    longest word)."""
+    words = [w for w in head.replace("_", "_ ").split(" ") if w]
+    lines: list[str] = []
+    for word in words:
+        if lines and _width(lines[-1] + word) <= width:
+            lines[-1] += word if lines[-1].endswith("_") else " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _head(col: _Column, view: str, rotate: bool) -> tuple[str, float]:
+    """The LaTeX of a column head and the width it needs."""
+    body = col.body_width(view)
+    if rotate:
+        return r"\rotatebox{90}{" + tex_text(col.head) + "}", _ROTATED_PT
+    lines = _head_lines(col.head, max(body, 1.0))
+    width = max(_width(line) for line in lines)
+    if len(lines) == 1:
+        return tex_text(lines[0]), width
+    return (r"\begin{tabular}[b]{@{}c@{}}" + r"\\".join(tex_text(x) for x in lines)
+            + r"\end{tabular}", width)
+
+
+def _col_width(col: _Column, view: str, rotate: bool) -> float:
+    body = min(col.body_width(view), MAX_TEXT_PT) if not col.numeric else col.body_width(view)
+    return max(body, _head(col, view, rotate)[1]) + 2 * TABCOLSEP_PT
+
+
+def _fits(first: _Column, cols: list[_Column], view: str, rotate: bool, budget: float) -> bool:
+    return sum(_col_width(c, view, rotate) for c in [first, *cols]) <= budget
+
+
+def _chunks(first, cols, view, rotate) -> list[list[_Column]]:
+    """``cols`` in order, in as few groups as fit ``\\textwidth`` beside the row labels."""
+    out: list[list[_Column]] = [[]]
+    for col in cols:
+        if out[-1] and not _fits(first, out[-1] + [col], view, rotate, TEXT_WIDTH_PT):
+            out.append([])
+        out[-1].append(col)
+    return out
+
+
+def _plan(first: _Column, cols: list[_Column]) -> list[tuple[list[_Column], str, bool, str]]:
+    """The tables to write: (columns, view, rotated heads, caption suffix)."""
+    for budget in (COLUMN_WIDTH_PT, TEXT_WIDTH_PT):
+        if _fits(first, cols, "full", False, budget):
+            return [(cols, "full", False, "")]
+    with_ci = [c for c in cols if c.has_interval]
+    view = "value" if with_ci else "full"
+    rotate = not _fits(first, cols, view, False, TEXT_WIDTH_PT) and _fits(
+        first, cols, view, True, TEXT_WIDTH_PT)
+    parts = _chunks(first, cols, view, rotate)
+    plan = [(part, view, rotate, f" (part {i + 1} of {len(parts)})" if len(parts) > 1 else "")
+            for i, part in enumerate(parts)]
+    if with_ci:
+        plan[-1] = (*plan[-1][:3], plan[-1][3] + "; intervals in the next table")
+        ci_parts = _chunks(first, with_ci, "interval", False)
+        plan += [(part, "interval", False, " (intervals" + (
+            f", part {i + 1} of {len(ci_parts)})" if len(ci_parts) > 1 else ")"))
+                 for i, part in enumerate(ci_parts)]
+    return plan
+
+
+def _spec(col: _Column) -> str:
+    if col.numeric:
+        return "r"
+    if col.w_full > MAX_TEXT_PT:
+        return f"p{{{MAX_TEXT_PT:g}pt}}"
+    return "l"
+
+
+def _render(first: _Column, cols: list[_Column], view: str, rotate: bool, caption: str) -> str:
+    widths = sum(_col_width(c, view, rotate) for c in [first, *cols])
+    env = "table" if widths <= COLUMN_WIDTH_PT else "table*"
+    heads = [_head(first, "full", False)[0]] + [_head(c, view, rotate)[0] for c in cols]
+    out = [rf"\begin{{{env}}}[t]", r"\centering", r"\footnotesize",
+           rf"\setlength{{\tabcolsep}}{{{TABCOLSEP_PT:g}pt}}",
+           r"\sbox0{%",
+           r"\begin{tabular}{" + "".join(_spec(c) for c in [first, *cols]) + "}",
+           r"\toprule", " & ".join(heads) + r" \\", r"\midrule"]
+    rows = zip(first.cells("full"), *(c.cells(view) for c in cols))
+    out += [" & ".join(row) + r" \\" for row in rows]
+    out += [r"\bottomrule", r"\end{tabular}}%",
+            # TeX's own measure of the table, for the log and as a last guard: a table
+            # wider than the line (an estimate fell short) is scaled to it, never overfull
+            r"\typeout{evalkit table width \the\wd0 \space of \the\linewidth}%",
+            r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi"]
+    if caption:
+        out.append(r"\caption{" + caption + "}")
+    out.append(rf"\end{{{env}}}")
+    return "\n".join(out) + "\n"
+
+
+def to_latex(df: pd.DataFrame, caption: str = "") -> str:
+    """The LaTeX of a display table (its first column the row labels): one or more
+    booktabs tables that fit a two-column article (module docstring)."""
+    columns = [_column(c, df[c].tolist()) for c in df.columns]
+    if not columns:
+        return ""
+    first, cols = columns[0], columns[1:]
+    caption_tex = tex_text(caption) if caption else ""
+    parts = []
+    for part, view, rotate, suffix in _plan(first, cols):
+        text = (caption_tex + tex_text(suffix)) if caption_tex else tex_text(suffix.strip(" ;"))
+        parts.append(_render(first, part, view, rotate, text))
+    return "\n".join(parts)
