@@ -1,7 +1,7 @@
 """LaTeX tables (evalkit.report.latex): escaping, layout, and compiling real tables with pdflatex.
 
-The compile tests put tables into a two-column ``article`` (loading booktabs, siunitx and
-graphicx, as a paper using them would) and read TeX's own width of
+The compile tests put tables into a two-column ``article`` (loading booktabs and graphicx,
+the only packages the tables use; numbers have fixed decimals, so no siunitx) and read TeX's own width of
 each tabular from the log (``evalkit table width W of L``, written by every table): W must
 not exceed L (\\columnwidth in a ``table``, \\textwidth in a ``table*``), and the log must
 hold no overfull box. They skip when pdflatex or one of those packages is missing.
@@ -24,7 +24,7 @@ from evalkit.report.tables import format_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "results" / "reference"
-PREAMBLE = r"\documentclass[twocolumn]{article}\usepackage{booktabs,siunitx,graphicx}"
+PREAMBLE = r"\documentclass[twocolumn]{article}\usepackage{booktabs,graphicx}"
 _WIDTH = re.compile(r"evalkit table width ([\d.]+)pt of ([\d.]+)pt")
 _CELL = re.compile(r"^([-+]?\d+\.(\d+))(\*?)(?: \[([-+]?\d+\.\d+), ([-+]?\d+\.\d+)\])?$")
 
@@ -33,10 +33,10 @@ def _have_latex() -> str | None:
     if shutil.which("pdflatex") is None:
         return "pdflatex is not installed (Debian: texlive-latex-recommended)"
     if shutil.which("kpsewhich"):
-        for sty in ("booktabs.sty", "siunitx.sty", "graphicx.sty"):
+        for sty in ("booktabs.sty", "graphicx.sty"):
             found = subprocess.run(["kpsewhich", sty], capture_output=True, text=True, check=False).stdout
             if not found.strip():
-                return f"{sty} is not installed (Debian: texlive-latex-recommended, texlive-science)"
+                return f"{sty} is not installed (Debian: texlive-latex-recommended)"
     return None
 
 
