@@ -10,6 +10,7 @@ Bytes are decoded by :mod:`evalkit.core.decode` (re-exported here: ``decode_html
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import re
@@ -180,6 +181,15 @@ class Page:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.raw).hexdigest()
+
+    def copy(self) -> Page:
+        """A copy a method may change freely: the same bytes and text (immutable, shared),
+        its own :class:`Gold` and everything in it (deep). Each method gets one
+        (evalkit.harness.extract.extract_one), so a method that edits its page changes
+        no other method's input, no score and no cache key (issue 31)."""
+        twin = copy.copy(self)
+        twin.gold = copy.deepcopy(self.gold)
+        return twin
 
     @property
     def category(self) -> str | None:
