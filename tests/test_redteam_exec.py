@@ -338,6 +338,28 @@ def test_14_a_page_that_kills_its_loky_worker_is_that_pages_failure():
         f"ok p{i}" for i in (0, 2, 3, 4, 5)]
 
 
+@pytest.mark.slow
+def test_14_a_page_that_kills_its_dask_worker_is_that_pages_failure():
+    # main: KilledWorker ended the whole run. The scheduler gives a task up after
+    # allowed-failures worker deaths (3 by default), counting each task that was on a worker
+    # when it died: a page that shared the killer's workers may be given up with it (p3,
+    # seen), which is Dask's call; each page given up is recorded, and the run goes on
+    pytest.importorskip("distributed")
+
+    pages = [_page(i, f"<p>page {i}</p>") for i in range(4)]
+    specs = [MethodSpec.from_object("killer", Killer()), MethodSpec("fulltext", "fulltext")]
+    runner = Runner(name="dask", progress=False, dask={"n_workers": 2, "retries": 0})
+    with runner:
+        recs = runner.run_pages(pages, specs, score=_rec)
+    assert [(r["page_id"], r["method"]) for r in recs] == [
+        (f"p{i}", m) for i in range(4) for m in ("killer", "fulltext")]
+    failed = {r["page_id"] for r in recs if r["error"]}
+    assert "p1" in failed and len(failed) < 4
+    assert all(r["error"].startswith(WORKER_DIED) for r in recs if r["error"])
+    assert all(r["out"] == f"page {r['page_id'][1]}" for r in recs
+               if r["method"] == "fulltext" and not r["error"])
+
+
 # ------------------------------------------------------------------------- 16. smaller ones
 
 def test_16_leftovers_of_killed_cache_writes_are_removed(tmp_path):
