@@ -15,13 +15,14 @@ same thing. :func:`callable_identity` walks the callable and hashes
 * a ``functools.partial``'s function, positional arguments and keywords; a bound
   method's function and object;
 * a **value** by its content: numbers, strings, bytes, containers (a set in sorted order),
-  regular expressions, enum members, numpy arrays (their bytes), an evalkit method object
+  regular expressions, enum members, numpy arrays (their bytes), pandas objects (their
+  pickled state: their repr rounds and cuts), an evalkit method object
   (its class and parameters), an object of a class written by the user (its class, walked
   like a function, and its attributes), any other object by its ``repr`` when that repr
-  holds no memory address.
+  holds no memory address and is not cut short (``...``).
 
 A value with no such identity (an object whose repr is ``<Foo object at 0x...>``, an
-lxml element, an open file, or more than :data:`MAX_NODES` values in all) makes the
+lxml element, an open file, a large pandas frame, or more than :data:`MAX_NODES` values in all) makes the
 callable :class:`Unidentified`: evalkit then never caches it and says so in one line
 (evalkit.experiments), rather than risk reading another callable's outputs.
 """
@@ -276,6 +277,16 @@ class _Walker:
             self.tag("array", str(getattr(value, "dtype", "")), getattr(value, "shape", ""))
             self.tag(hashlib.sha256(value.tobytes()).hexdigest())
             return
+        if kind.__module__.partition(".")[0] == "pandas":  # its repr rounds: its full state
+            import pickle
+
+            self.foreign(kind.__module__)  # pandas's version goes on the key
+            try:
+                self.tag("pandas", kind.__qualname__,
+                         hashlib.sha256(pickle.dumps(value, protocol=4)).hexdigest())
+                return
+            except Exception as exc:  # noqa: BLE001 - then it is not identified
+                raise Unidentified(f"{where} is a pandas object that does not pickle") from exc
         wrapped = getattr(value, "__wrapped__", None)
         if callable(wrapped):  # functools.lru_cache and other wrappers: what they wrap
             self.tag("wrapper", kind.__module__, kind.__qualname__)
@@ -290,7 +301,9 @@ class _Walker:
                 self.feed(getattr(value, slot, None), f"{where}.{slot}")
             return
         text = repr(value) if kind.__repr__ is not object.__repr__ else ""
-        if not text or _ADDRESS.search(text):
+        # an address says where it is, not what; "..." marks a repr cut short (a large
+        # pandas frame), which two different values can share
+        if not text or _ADDRESS.search(text) or "..." in text or "…" in text:
             raise Unidentified(f"{where} is a {kind.__module__}.{kind.__qualname__} object "
                                "with no stable value to key on")
         self.tag("object", kind.__module__, kind.__qualname__, text)
