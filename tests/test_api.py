@@ -165,9 +165,10 @@ def _script(tmp_path, body: str, env_seed: str | None) -> subprocess.CompletedPr
                           cwd=work, capture_output=True, text=True, env=env, timeout=300)
 
 
-def test_a_function_typed_at_a_prompt_runs_in_two_workers_uncached(tmp_path):
-    """A function without a source file travels to the workers by value; it cannot be
-    keyed, so it is not cached (one line says so); two workers run under the command's
+def test_a_function_typed_at_a_prompt_runs_in_two_workers(tmp_path):
+    """A function without a source file travels to the workers by value; it is keyed by what
+    it is (its code, evalkit.harness.identity), so it is cached like any other (issue 31;
+    before, it could not be keyed and was not); two workers run under the command's
     hash seed, one worker in this interpreter gets a note when its seed differs."""
     body = f"""
         import evalkit
@@ -188,8 +189,7 @@ def test_a_function_typed_at_a_prompt_runs_in_two_workers_uncached(tmp_path):
     lines = done.stdout.split("\n")
     assert lines[0] == f"2 {round(1.5 / 1.75, 6)} True [False, False]"
     assert lines[1] == f"1 {round(1.5 / 1.75, 6)} False [False, False]"
-    assert done.stderr.count("evalkit: method 'words' is not cached: the source of "
-                             "__main__.words cannot be read") == 2
+    assert "is not cached" not in done.stderr
     assert "whose string-hash seed is random, not the command's 0" in done.stderr
     # the same interpreter started with the command's seed: no note
     done = _script(tmp_path, body.replace("(2, 1)", "(1,)"), env_seed="0")

@@ -133,7 +133,9 @@ def test_the_key_holds_the_source_of_an_outside_function(tmp_path, monkeypatch):
     assert outside_source(user_fn.upper) == path.read_text()
     spec = MethodSpec.from_object("up", user_fn.upper)
     facts = describe_method(spec)
-    assert facts.uncached is None and list(facts.outside) == ["user_fn"]
+    # its module's text, and what the function is (code, closure, defaults: issue 31)
+    assert facts.uncached is None and sorted(facts.outside) == ["identity:user_fn.upper",
+                                                                "user_fn"]
     edited = MethodSpec(spec.label, spec.registry, {}, origin="object", obj=user_fn.upper,
                         source=spec.source + "# edited\n")
     assert describe_method(edited).key() != facts.key()

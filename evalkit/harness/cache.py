@@ -7,13 +7,18 @@ by evalkit.harness.score_cache.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from evalkit.core.files import NotRegular, read_regular, remove_stale_temps, temp_beside
 from evalkit.core.page import Extraction
 from evalkit.harness import cache_entry
 
-__all__ = ["ExtractionCache", "invalid_entries_line", "write_atomic"]
+__all__ = ["MAX_ENTRY_BYTES", "ExtractionCache", "invalid_entries_line", "read_entry",
+           "sweep_temps", "write_atomic"]
+
+#: a cache file larger than this is not read (a miss, counted invalid): the cap on what
+#: one entry may make this process hold
+MAX_ENTRY_BYTES = 512 << 20
 
 
 class ExtractionCache:
@@ -41,11 +46,10 @@ class ExtractionCache:
         """The cached extraction of ``key``; None if there is none or it is not valid."""
         if self.root is None:
             return None
-        try:
-            data = self._path(key).read_bytes()
-        except FileNotFoundError:
+        data = read_entry(self._path(key))
+        if data is None:
             return None
-        except OSError:  # a folder or an unreadable file in its place
+        if data is False:  # a FIFO, folder, device, oversized or unreadable file in its place
             self.invalid += 1
             return None
         try:
@@ -66,7 +70,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, so a reader
     (or a second worker writing the same entry) never sees half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    fd, tmp = temp_beside(path)  # a plain file's mode, named after this process
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -74,6 +78,30 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_entry(path: Path) -> bytes | None | bool:
+    """The bytes of a cache file; None when there is none; False when what is there is no
+    regular file of at most :data:`MAX_ENTRY_BYTES` or cannot be read (a FIFO put in an
+    entry's place is refused at once, never waited on)."""
+    try:
+        return read_regular(path, MAX_ENTRY_BYTES)
+    except FileNotFoundError:
+        return None
+    except (NotRegular, OSError):
+        return False
+
+
+def sweep_temps(root: str | os.PathLike | None) -> int:
+    """Remove the temporary files of cache writes that were killed (evalkit.core.files
+    .remove_stale_temps) from every entry folder under ``root``; once per run (Runner.open).
+    Returns how many were removed."""
+    if not root or not Path(root).is_dir():
+        return 0
+    folders = [d for d in Path(root).iterdir() if d.is_dir() and not d.is_symlink()]
+    folders += [d for f in folders if f.name == "scores" for d in f.iterdir()
+                if d.is_dir() and not d.is_symlink()]
+    return remove_stale_temps(folders)
 
 
 def invalid_entries_line(root: str | os.PathLike, n: int) -> str:

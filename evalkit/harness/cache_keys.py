@@ -53,6 +53,7 @@ from evalkit import __version__
 
 from evalkit.core.layout import layout
 from evalkit.core.page import NORMALISATION_VERSION, Page, lxml_versions
+from evalkit.harness.identity import CallableIdentity, callable_identity, unwrap
 
 __all__ = [
     "NOT_INSTALLED",
@@ -61,6 +62,8 @@ __all__ = [
     "SourceTree",
     "describe_method",
     "distribution_versions",
+    "function_identity",
+    "library_of",
     "lxml_versions",
     "method_key",
     "outside_source",
@@ -345,10 +348,31 @@ def outside_source(code: Any) -> str | None:
 
 
 def _code_of(method: Any) -> Any:
-    """The class or function whose source is a built method's code."""
+    """The class or function whose source is a built method's code (under a
+    ``functools.partial``: the function it wraps)."""
     from evalkit.core.method import FunctionExtractor
 
-    return method.func if isinstance(method, FunctionExtractor) else type(method)
+    return unwrap(method.func) if isinstance(method, FunctionExtractor) else type(method)
+
+
+def library_of(module: str) -> str | None:
+    """Whose code ``module`` is, for :func:`function_identity`: the top-level name of the
+    installed distribution that holds it (its version goes on the key), ``""`` for the
+    standard library and evalkit's own packages (keyed by Python's version and the
+    project's sources), None for the user's own code (``__main__``, a notebook, a script)."""
+    top = module.partition(".")[0]
+    if top in ("", "__main__", "__mp_main__"):
+        return None
+    if top in sys.stdlib_module_names or top == "builtins" or source_tree().is_project(module):
+        return ""
+    return top if _providers(top) else None
+
+
+def function_identity(func: Any) -> CallableIdentity:
+    """What a function handed to evalkit is (evalkit.harness.identity): its code, closure
+    cells, defaults, the globals it reads, a partial's arguments; read where the spec is
+    made, in the run's main process, and carried to the workers in the spec."""
+    return callable_identity(func, library_of)
 
 
 def _text_imports(source: str) -> set[str]:
@@ -398,14 +422,24 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
         if origin != "registry":
             code = _code_of(method)
             module = getattr(code, "__module__", None) or ""
-            if tree.is_project(module):
+            identity = getattr(spec, "identity", None)
+            if identity is not None and identity.digest is None:
+                uncached = f"{identity.why}; it is extracted afresh on every run"
+            elif identity is not None:  # a function: keyed by what it is
+                from evalkit.core.method import function_name
+
+                outside[f"identity:{function_name(code)}"] = identity.digest
+                extra_names.update(identity.libraries)
+            if uncached:
+                pass
+            elif tree.is_project(module):
                 roots.append(module)
-            elif spec.source is None:
+            elif spec.source is None and identity is None:
                 from evalkit.core.method import function_name
 
                 uncached = (f"the source of {function_name(code)} cannot be read (typed at an "
                             "interactive prompt?); it is extracted afresh on every run")
-            else:
+            elif spec.source is not None:
                 outside[module or "?"] = hashlib.sha256(
                     spec.source.encode("utf-8", "surrogateescape")).hexdigest()[:16]
                 for name in _text_imports(spec.source):
@@ -437,7 +471,7 @@ _FACTS: dict[str, tuple[MethodFacts, str | None]] = {}
 def _memo(spec) -> tuple[MethodFacts, str | None]:
     parts = [spec.kind, spec.registry, spec.params]
     if getattr(spec, "origin", "registry") != "registry":  # two lambdas share a name
-        parts += [spec.origin, spec.label, spec.source]
+        parts += [spec.origin, spec.label, spec.source, getattr(spec, "identity", None)]
     sid = json.dumps(parts, sort_keys=True, default=str)
     if sid not in _FACTS:
         facts = describe_method(spec)

@@ -130,7 +130,8 @@ class DaskBackend:
         self._stack.close()
         self.client = None
 
-    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
+            on_crash: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
         """``fn(task)`` on the cluster, results in task order, at most ``window_per_worker``
         tasks per worker thread submitted and not yet handed on (so tasks stream from a
         lazy iterable and memory does not grow with their number).
@@ -138,8 +139,13 @@ class DaskBackend:
         Results are collected as tasks finish (``as_completed``), so one slow task does not
         idle the other workers; each future is released as soon as its result is here, so
         neither the client nor the scheduler keeps a finished task, its pages or its result.
+
+        A task that kills every worker it is given (``distributed.scheduler.allowed-failures``
+        times) ends in ``KilledWorker``; with ``on_crash`` its result is then
+        ``on_crash(task, why)`` and the run goes on (the window's tasks are kept here until
+        they finish, for that).
         """
-        from distributed import as_completed
+        from distributed import KilledWorker, as_completed
 
         threads = sum(self.client.nthreads().values()) or 1
         limit = max(1, self.window_per_worker * threads)
@@ -147,6 +153,7 @@ class DaskBackend:
         running = as_completed()
         position: dict[str, int] = {}  # future key -> task number
         ready: dict[int, Any] = {}  # finished, waiting for an earlier task
+        held: dict[int, Any] = {}  # in flight, kept for on_crash
         submitted = handed = 0
         more = True
         while True:
@@ -156,15 +163,26 @@ class DaskBackend:
                     more = False
                     break
                 future = self.client.submit(fn, task, pure=False, retries=self.retries)
-                del task  # the scheduler has it; this process need not
                 position[future.key] = submitted
+                if on_crash is not None:
+                    held[submitted] = task
+                del task
                 submitted += 1
                 running.add(future)
             if handed == submitted:
                 return
             while handed not in ready:
                 future = next(running)
-                ready[position.pop(future.key)] = future.result()
+                at = position.pop(future.key)
+                try:
+                    ready[at] = future.result()
+                except KilledWorker as exc:
+                    if on_crash is None:
+                        raise
+                    ready[at] = on_crash(held[at], "worker died: the task killed every Dask "
+                                         f"worker it ran on ({type(exc).__name__}); the run "
+                                         "went on")
+                held.pop(at, None)
                 future.release()
                 del future
             while handed in ready:

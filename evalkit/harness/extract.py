@@ -5,6 +5,7 @@ Light on purpose: the page worker process (evalkit.harness.page_worker) imports 
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 
@@ -14,16 +15,50 @@ __all__ = ["BUILD_FAILED", "CACHE_INVALID", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE
            "page_bytes"]
 
 
+#: seconds this process has spent in full (generation 2) garbage collections so far
+_FULL_GC = {"total": 0.0, "since": 0.0}
+
+
+def _time_full_collections(phase: str, info: dict) -> None:
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _FULL_GC["since"] = time.perf_counter()
+    else:
+        _FULL_GC["total"] += time.perf_counter() - _FULL_GC["since"]
+
+
+gc.callbacks.append(_time_full_collections)
+
+
 def extract_one(method, page: Page) -> Extraction:
-    """Run one method on one page; an exception becomes ``Extraction.error``."""
+    """Run one method on its own copy of one page (:meth:`Page.copy`: whatever it changes
+    stays with it); an exception, ``SystemExit`` included, becomes ``Extraction.error``,
+    and so does a return value that is not an :class:`Extraction`.
+
+    ``KeyboardInterrupt`` is the user's Ctrl-C and stops the run. A method that ends its
+    process (``os._exit``, a signal) cannot be caught where it runs: in a page worker
+    (``runner.page_timeout``, the default) that page is a ``worker died`` failure; in the
+    run's own process (``runner.page_timeout=0``) it ends the run (docs/inputs.md).
+
+    ``seconds`` leaves out full garbage collections that ran meanwhile: one walks every object
+    of the process, so in the run's own process (``runner.n_jobs=1``, which holds the run's
+    pages and records) it took ~9 s and was charged to whichever method set it off (fulltext
+    on a tiny page, issue 31); young collections, which follow the method's own allocations,
+    stay counted."""
+    mine = page.copy()  # not timed: the harness's work, not the method's
+    gc0 = _FULL_GC["total"]
     t0 = time.perf_counter()
     try:
-        ext = method.extract(page)
-    except Exception as exc:  # noqa: BLE001 - a failing page must never stop the run
+        ext = method.extract(mine)
+        if not isinstance(ext, Extraction):
+            raise TypeError(f"{type(method).__qualname__}.extract returned "
+                            f"{type(ext).__name__}, not an Extraction")
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing page never stops the run
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
         ext = Extraction(error=f"{type(exc).__name__}: {exc}{where}"[:500])
-    ext.seconds = time.perf_counter() - t0
+    ext.seconds = max(0.0, time.perf_counter() - t0 - (_FULL_GC["total"] - gc0))
     return ext
 
 

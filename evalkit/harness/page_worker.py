@@ -29,13 +29,30 @@ The worker is ``python -m evalkit.harness.page_worker`` started with :mod:`subpr
 multiprocessing children) on two pipes. Messages are pickles between two processes of
 this run, never read from disk. The worker gets this process's ``sys.path`` so it
 imports the same evalkit (and a test's method module), and ends when its parent does.
+
+Every request carries an id and every answer names the request and the method it answers;
+an answer that is not the one awaited (a method's forked child writing to the pipe, a
+corrupt message) is never credited to anyone: the worker is taken as failed for the
+method awaited, killed and replaced. A forked child that returns into the worker's loop
+exits at once, and its copies of the pipes lead nowhere (:func:`_after_fork_in_child`).
+
+The worker reads its requests on a thread of its own into memory, so a page sent while
+the worker writes an earlier page's answers never blocks: with both messages larger than
+a pipe holds (a 1.5 MB aeb page, its 1 MB text), each side used to wait for the other to
+read, forever (issue 31: ``evalkit.evaluate`` over aeb hung at 0 CPU).
+
+Each worker leads a process group of its own: a kill ends the processes a method started
+too, and so does the worker when its parent is gone (evalkit.harness.watchdog).
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import itertools
 import os
+import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -53,6 +70,9 @@ __all__ = ["TIMEOUT", "WORKER_DIED", "PageWorker", "shared_worker", "stop_shared
 TIMEOUT = "timeout: "
 #: start of the error of a (page, method) whose worker process died under it
 WORKER_DIED = "worker died: "
+#: what follows WORKER_DIED when the answer read was not the one awaited
+STRAY_ANSWER = ("an answer for another request came back (a method's own child process "
+                "writing to the worker's pipe?); nothing of it was used")
 
 
 #: bytes each pipe is asked to hold (Linux; the system's pipe-max-size is 1 MiB by
@@ -77,6 +97,8 @@ class _Submitted:
 
     page: Page
     todo: list[int]
+    #: the id of the request that carries it
+    rid: int
     #: site-scope methods that ran on it (the replay after a kill needs them)
     ran: list[int]
     #: the worker it went to (``PageWorker.starts`` then): a replaced one lost it
@@ -109,6 +131,8 @@ class PageWorker:
         #: answers asked for and not read yet (an abandoned extract leaves some: the
         #: worker is then replaced, so no stale answer is ever read as a new one)
         self._pending = 0
+        #: request ids: every answer names the request it answers
+        self._ids = itertools.count(1)
 
     # ------------------------------------------------------------------ process
 
@@ -124,7 +148,8 @@ class PageWorker:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "evalkit.harness.page_worker", str(to_child), str(from_child),
              str(os.getpid())],
-            pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL, env=env)
+            pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL, env=env,
+            process_group=0)  # its own group: kill() ends what its methods started too
         os.close(to_child)
         os.close(from_child)
         self._send = Connection(from_parent, readable=False)
@@ -146,6 +171,10 @@ class PageWorker:
         self._send = self._recv = None
         self._pending = 0
         if self.proc is not None:
+            try:  # the worker's group: the worker and every process a method of it started
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()
@@ -181,9 +210,12 @@ class PageWorker:
             # pickler it sends a method defined in a notebook (evalkit.shell.api) by value
             import cloudpickle
 
-            self._send.send_bytes(cloudpickle.dumps(("build", sent)))
-            answer = self._recv.recv()  # no time limit: start-up and imports, not a page
-        except (EOFError, OSError) as exc:
+            rid = next(self._ids)
+            self._send.send_bytes(cloudpickle.dumps(("build", rid, sent)))
+            tag, got, answer = self._recv.recv()  # no time limit: start-up and imports
+            if (tag, got) != ("built", rid):
+                raise OSError(STRAY_ANSWER)
+        except (EOFError, OSError, ValueError, TypeError) as exc:
             self.kill()
             raise RuntimeError(f"the page worker process could not start: {exc}") from None
         self.build_errors = [err for err, _ in answer]
@@ -204,10 +236,12 @@ class PageWorker:
         :meth:`collect` reads their answers in the order they were submitted."""
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
-        self._queue.append(_Submitted(page, list(todo), ran, self.starts, time.monotonic()))
+        rid = next(self._ids)
+        self._queue.append(_Submitted(page, list(todo), rid, ran, self.starts,
+                                      time.monotonic()))
         if todo:
             try:
-                self._send.send(("extract", page, todo))
+                self._send.send(("extract", rid, page, todo))
             except OSError:
                 # the worker died on a page queued before this one (a broken pipe): collecting
                 # that page finds the death and starts a fresh worker, and collecting this one
@@ -225,17 +259,16 @@ class PageWorker:
         last method ended. Time this process spends elsewhere never counts against a method.
         """
         sub = self._queue.popleft()
-        page, todo, ran = sub.page, sub.todo, sub.ran
+        page, todo, ran, rid = sub.page, sub.todo, sub.ran, sub.rid
         if sub.starts != self.starts:  # sent to a worker that was replaced since: again
             if todo:
-                self._send.send(("extract", page, todo))
-                self._pending += len(todo)
+                rid = self._resend(page, todo)
             start = time.monotonic()
         else:
             start = max(sub.sent_at, self._last_done)
         while todo:
             j = todo.pop(0)
-            got, error, done = self._answer(start, timeout)
+            got, error, done = self._answer(start, timeout, (rid, j))
             if error is None:
                 if self.stateful[j]:
                     ran.append(j)
@@ -244,51 +277,79 @@ class PageWorker:
                 continue
             error = error.format(label=self._specs[j].label)
             seconds = time.monotonic() - start
-            self._restart(timeout)
+            # the rest of the page's methods go to the new worker, ahead of the pages behind
+            rid = self._restart(timeout, page, todo)
             yield j, Extraction(error=error, seconds=seconds)
-            if todo:  # the rest of the page's methods go to the new worker
-                self._send.send(("extract", page, todo))
-                self._pending += len(todo)
-                start = time.monotonic()
+            start = time.monotonic()
 
-    def _answer(self, start: float, timeout: float | None
+    def _resend(self, page: Page, todo: list[int]) -> int:
+        """Send ``page`` for ``todo`` again under a new request id (to a fresh worker)."""
+        rid = next(self._ids)
+        self._send.send(("extract", rid, page, todo))
+        self._pending += len(todo)
+        return rid
+
+    def _answer(self, start: float, timeout: float | None, expect: tuple[int, int]
                 ) -> tuple[Any, str | None, float | None]:
-        """The next answer and the moment it was made, or (None, the error with a
-        ``{label}`` to fill in, None) when none comes by ``start + timeout``."""
+        """The answer to request and method ``expect`` and the moment it was made, or (None,
+        the error with a ``{label}`` to fill in, None) when none comes by ``start + timeout``
+        or what comes is not that answer (then the worker is not trusted any more)."""
         try:
             wait = max(0.0, start + timeout - time.monotonic()) if timeout else None
             if self._recv.poll(wait):
                 self._pending -= 1
-                _, got, done = self._recv.recv()
-                return got, None, done
+                msg = self._recv.recv()
+                if (type(msg) is tuple and len(msg) == 4 and msg[:2] == expect
+                        and isinstance(msg[2], Extraction) and isinstance(msg[3], float)):
+                    return msg[2], None, msg[3]
+                return None, f"{WORKER_DIED}{STRAY_ANSWER}", None
             return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page", None
         except (EOFError, OSError):
             code = self.proc.wait() if self.proc is not None else None
             return None, f"{WORKER_DIED}exit status {code} on this page", None
+        except Exception:  # noqa: BLE001 - bytes that are no message: never trusted
+            return None, f"{WORKER_DIED}{STRAY_ANSWER}", None
 
-    def _restart(self, timeout: float) -> None:
+    def _restart(self, timeout: float, page: Page | None = None, todo: list[int] = ()
+                 ) -> int | None:
         """Kill the worker, start a fresh one with fresh methods and give its site-scope
-        methods back their memory by running them again on the pages they had seen."""
+        methods back their memory by running them again on the pages they had seen; then
+        send it ``page`` for the methods ``todo`` (returns that request's id, None when
+        there is none) and the pages queued behind, in order."""
         history, queued = self._history, list(self._queue)
         self.kill()
         self.build(self._specs)
-        try:
-            for page, ran in history:
-                if not ran:
-                    continue
-                self._send.send(("extract", page, ran))
-                self._pending += len(ran)
-                start = time.monotonic()
-                for _ in ran:
-                    _, error, start = self._answer(start, timeout)
-                    if error is not None:  # replay over the limit: give up
-                        self.replays_given_up += 1
-                        self.kill()
-                        self.build(self._specs)
-                        return
+        for seen, ran in history:
+            if not ran:
+                continue
+            replay = self._resend(seen, ran)
+            start, error = time.monotonic(), None
+            for j in ran:  # each method's clock starts where the one before it ended
+                _, error, start = self._answer(start, timeout, (replay, j))
+                if error is not None:
+                    break
+            if error is not None:  # replay over the limit: give up, the memories start empty
+                self.replays_given_up += 1
+                self.kill()
+                self.build(self._specs)
+                break
+        else:
             self._history = history
-        finally:  # pages submitted behind the failed one: their collect sends them again
-            self._queue.extend(queued)
+        # the rest of the failed page, then the pages submitted behind it, go to the new
+        # worker now, in their order and before any page submitted later (sent at their
+        # collect, they came after it and, without request ids, got its answers)
+        rid = None
+        try:
+            if todo:
+                rid = self._resend(page, todo)
+            for sub in queued:
+                if sub.todo:
+                    sub.rid = self._resend(sub.page, sub.todo)
+                sub.starts, sub.sent_at = self.starts, time.monotonic()
+        except OSError:  # this worker died already: the collects find it
+            pass
+        self._queue.extend(queued)
+        return rid
 
 
 #: page workers by the thread that uses them: tasks may run in threads of one process (a
@@ -326,20 +387,56 @@ def _stop_all() -> None:
 
 # ---------------------------------------------------------------------- the worker side
 
+#: the worker process's pid and pipe ends (a forked child of a method is told apart by its pid)
+_WORKER: dict[str, Any] = {}
+
+
+def _after_fork_in_child() -> None:
+    """In a process a method forked inside the worker: its copies of the worker's pipes now
+    lead to /dev/null, so nothing it writes reaches the run (it exits should it return into
+    :func:`serve`)."""
+    fds = _WORKER.get("fds", ())
+    if not fds:
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in fds:
+        try:
+            os.dup2(null, fd, inheritable=False)
+        except OSError:
+            pass
+    os.close(null)
+
+
+def _read_requests(recv: Connection, inbox: queue.SimpleQueue) -> None:
+    """The worker's reader thread: every request into memory as soon as it arrives, so the
+    parent's send never waits while the worker writes answers (no deadlock of two full
+    pipes); None at the end of the pipe."""
+    while True:
+        try:
+            inbox.put(recv.recv())
+        except (EOFError, OSError):
+            inbox.put(None)
+            return
+
+
 def serve(recv: Connection, send: Connection) -> None:
     """The worker's loop: build methods, extract pages, until the parent closes the pipe."""
     from evalkit.harness.cache_entry import as_data
     from evalkit.harness.extract import BUILD_FAILED, extract_one
 
+    me = os.getpid()
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_read_requests, args=(recv, inbox), name="evalkit-requests",
+                     daemon=True).start()
     methods: list[Any] = []
     while True:
-        try:
-            msg = recv.recv()
-        except EOFError:
+        msg = inbox.get()
+        if msg is None:
             return
         if msg[0] == "build":
+            _, rid, specs = msg
             methods, answer = [], []
-            for spec, reg in msg[1]:
+            for spec, reg in specs:
                 try:
                     method = (reg.create(spec.registry, **spec.params) if reg is not None
                               else spec.build())
@@ -348,21 +445,42 @@ def serve(recv: Connection, send: Connection) -> None:
                     method = None
                     answer.append((f"{BUILD_FAILED}{type(exc).__name__}: {exc}", False))
                 methods.append(method)
-            send.send(answer)
+                if os.getpid() != me:  # a child a method forked while being built
+                    os._exit(0)
+            send.send(("built", rid, answer))
         elif msg[0] == "extract":
-            _, page, todo = msg
+            _, rid, page, todo = msg
             for j in todo:
                 # scored as the cache would give it back, so a rerun scores the same
+                ext = as_data(extract_one(methods[j], page))
+                if os.getpid() != me:  # a child the method forked came back here: not ours
+                    os._exit(0)
                 # with the moment it ended: the parent starts the next method's clock there
-                send.send((j, as_data(extract_one(methods[j], page)), time.monotonic()))
+                send.send((rid, j, ext, time.monotonic()))
 
 
 def main(argv: list[str]) -> None:
     from evalkit.harness.watchdog import exit_with_parent
 
     recv_fd, send_fd, parent = (int(a) for a in argv)
-    exit_with_parent(parent)  # a killed run leaves no worker behind
-    serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))
+    for fd in (recv_fd, send_fd):  # a shell a method starts (os.system) does not get them
+        os.set_inheritable(fd, False)
+    _WORKER["fds"] = (recv_fd, send_fd)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+    exit_with_parent(parent)  # a killed run leaves no worker behind, nor what it started
+    try:
+        serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))
+    finally:
+        _end_group()
+
+
+def _end_group() -> None:
+    """End the processes the worker's methods started (its process group), then itself."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.getpgid(0) == os.getpid():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.killpg(0, signal.SIGKILL)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,22 @@ class _InProcess:
             yield j, as_data(extract_one(self.methods[j], page))
 
 
+class _Crashed(_InProcess):
+    """Stands for the methods of a task whose worker process died (Runner.map): every
+    method's extraction of every page is that failure, scored as ``on_failure`` says."""
+
+    def __init__(self, specs: list[MethodSpec], why: str):
+        self.methods, self.build_errors = [None] * len(specs), [None] * len(specs)
+        self.stateful = [False] * len(specs)
+        self.why = why
+        self._queue = collections.deque()
+
+    def collect(self, timeout=None):
+        _, todo = self._queue.popleft()
+        for j in todo:
+            yield j, Extraction(error=self.why)
+
+
 #: pages in the page worker's queue at most while the task's process scores (run_tasks): with
 #: one, a page that scores slower than the next one extracts leaves the worker idle
 PIPELINE_DEPTH = 2
@@ -100,7 +116,7 @@ class PagePipeline:
     def __init__(self, specs: list[MethodSpec], cache_root: str | None,
                  score: Callable[[Page, str, Extraction], dict[str, Any]],
                  on_failure: str = "empty", page_timeout: float | None = None,
-                 max_page_bytes: int | None = None):
+                 max_page_bytes: int | None = None, crashed: str | None = None):
         if on_failure not in ON_FAILURE:
             raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, "
                              f"got {on_failure!r}")
@@ -111,7 +127,9 @@ class PagePipeline:
         # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
         # without a cache nothing is, and no key need be worked out
         self.uncached = [self.keyed and spec.key() is None for spec in specs]
-        self.worker = shared_worker() if page_timeout else None
+        #: the error of every extraction of a task whose worker died (nothing is run)
+        self.crashed = crashed
+        self.worker = shared_worker() if page_timeout and crashed is None else None
         self.open_tasks: collections.deque[_Task] = collections.deque()
         self.inflight: collections.deque[_PageState] = collections.deque()  # not collected
         self.collected: _PageState | None = None  # collected, not scored
@@ -146,7 +164,9 @@ class PagePipeline:
     def _start(self, task: _Task, page: Page) -> _PageState:
         """Look every method's extraction of ``page`` up in the cache; hand the rest over."""
         if task.methods is None:  # the task's first page: its fresh methods
-            if self.worker is not None:
+            if self.crashed is not None:
+                task.methods = _Crashed(self.specs, self.crashed)
+            elif self.worker is not None:
                 self.worker.build(self.specs)  # every earlier page is collected: it is idle
                 task.methods = self.worker
             else:
@@ -162,7 +182,7 @@ class PagePipeline:
                 f"{spec.key()}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
                 .encode()).hexdigest() if self.keyed else ""
             before = cache.invalid
-            ext = (None if stateful or state.too_large or self.uncached[j]
+            ext = (None if stateful or state.too_large or self.uncached[j] or self.crashed
                    else cache.get(state.keys[j]))
             state.invalid[j] = cache.invalid > before
             state.cached[j] = ext is not None
@@ -228,7 +248,8 @@ class PagePipeline:
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
              score: Callable[[Page, str, Extraction], dict[str, Any]],
              on_failure: str = "empty", page_timeout: float | None = None,
-             max_page_bytes: int | None = None) -> list[dict[str, Any]]:
+             max_page_bytes: int | None = None, crashed: str | None = None
+             ) -> list[dict[str, Any]]:
     """Run every method on a task's pages (one site's run of pages); returns records.
 
     A page on which a method raised keeps its error in the record; under
@@ -242,9 +263,12 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     ``timeout: ...`` error, counted as ``on_failure`` says. ``max_page_bytes`` (None =
     none): a larger page is not given to any method; every method's record is a
     ``too large: ...`` failure that is never scored, so all methods lose the same page.
+    ``crashed``: no method runs; every extraction is a failure with this error (a task
+    whose worker process died, :meth:`evalkit.harness.runner.Runner.map`).
     """
-    return next(run_tasks([pages], specs, cache_root, score, on_failure, page_timeout,
-                          max_page_bytes))
+    pipeline = PagePipeline(specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
+                            crashed)
+    return next(pipeline.run([pages]))
 
 
 def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
@@ -267,8 +291,9 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
 
 
 def run_page_task(pages, *, specs, cache_root, score, on_failure, page_timeout=None,
-              max_page_bytes=None):
+              max_page_bytes=None, crashed=None):
     # the one-argument task function Runner.map hands out (module level: it must pickle)
-    return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes)
+    return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
+                    crashed)
 
 

@@ -24,6 +24,7 @@ metric needs no re-extraction.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import os
@@ -35,13 +36,13 @@ from typing import Any, Self
 from evalkit.core.page import Page
 from evalkit.core.validate import ParamError, check_bool, check_int, check_number
 from evalkit.harness.score_cache import cached_scorer
-from evalkit.harness.cache import invalid_entries_line
+from evalkit.harness.cache import invalid_entries_line, sweep_temps
 from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
                                          DEFAULT_THREADS_PER_WORKER, DEFAULT_WINDOW_PER_WORKER,
                                          DaskBackend, check_dask)
 from evalkit.harness.errors import RunnerError
 from evalkit.harness.extract import CACHE_INVALID, ON_FAILURE, PAGE_SHA
-from evalkit.harness.page_worker import shared_worker, stop_shared_worker
+from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import run_page_task, run_tasks
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
@@ -88,6 +89,7 @@ class Runner:
     _backend: Any = field(default=None, init=False, repr=False)
     #: cache entries found invalid by run_pages so far (printed once by close)
     cache_invalid: int = field(default=0, init=False)
+    _swept: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -136,7 +138,11 @@ class Runner:
         return self.name == "local" and self.n_jobs == 1
 
     def open(self) -> Self:
-        """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot."""
+        """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot.
+        Removes what killed cache writes left (evalkit.harness.cache.sweep_temps)."""
+        if self.cache_root and not self._swept:
+            self._swept = True
+            sweep_temps(self.cache_root)
         if self.name == "dask" and self._backend is None:
             self._backend = DaskBackend(**self.dask).open()
         return self
@@ -168,14 +174,20 @@ class Runner:
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any], *, desc: str = "tasks",
             total: int | None = None, unit: str = "task",
-            count: Callable[[Any], int] | None = None) -> Iterator[Any]:
+            count: Callable[[Any], int] | None = None,
+            on_crash: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
         """``fn(task)`` for every task, results in task order, on this runner's backend.
 
         Tasks are consumed lazily, so a reader's pages stream; ``count(result)``
         says how far a result moves the progress bar (default 1).
+
+        A task that kills the worker process running it (a method calling ``os._exit``, a
+        segfault, the out-of-memory killer) gives ``on_crash(task, why)`` in its place and
+        the other tasks go on (loky: :meth:`_map_local`; Dask: once the scheduler gives the
+        task up, ``KilledWorker``). Without ``on_crash`` the error is raised, as before.
         """
-        return self._progress(self._map(fn, tasks), desc=desc, total=total, unit=unit,
-                              count=count)
+        return self._progress(self._map(fn, tasks, on_crash), desc=desc, total=total,
+                              unit=unit, count=count)
 
     def _progress(self, results: Iterable[Any], *, desc: str, total: int | None, unit: str,
                   count: Callable[[Any], int] | None) -> Iterator[Any]:
@@ -189,27 +201,67 @@ class Runner:
         finally:
             bar.close()
 
-    def _map(self, fn, tasks):
+    def _map(self, fn, tasks, on_crash=None):
         if self.name == "dask":
-            yield from self.open()._backend.map(fn, tasks)
+            yield from self.open()._backend.map(fn, tasks, on_crash)
         elif self.n_jobs == 1:
             for task in tasks:
                 yield fn(task)
         else:
-            from joblib import Parallel, delayed, parallel_config
-            from joblib.parallel import get_active_backend
+            yield from self._map_local(fn, tasks, on_crash)
 
-            # loky workers that end with this process (exit_with_parent): a killed run leaves
-            # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
-            loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
-            # the hash seed in initargs: loky reuses a pool only for equal initargs, so a pool
-            # started under another PYTHONHASHSEED (before evalkit.shell.api set it) is not reused
-            with (parallel_config(backend="loky", initializer=exit_with_parent,
-                                  initargs=(os.getpid(), os.environ.get("PYTHONHASHSEED")))
-                  if loky else contextlib.nullcontext()):
-                par = Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
-                               pre_dispatch="4*n_jobs")
-            yield from par(delayed(fn)(task) for task in tasks)
+    def _parallel(self):
+        from joblib import Parallel, parallel_config
+        from joblib.parallel import get_active_backend
+
+        # loky workers that end with this process (exit_with_parent): a killed run leaves
+        # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
+        loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
+        # the hash seed in initargs: loky reuses a pool only for equal initargs, so a pool
+        # started under another PYTHONHASHSEED (before evalkit.shell.api set it) is not reused
+        with (parallel_config(backend="loky", initializer=exit_with_parent,
+                              initargs=(os.getpid(), os.environ.get("PYTHONHASHSEED")))
+              if loky else contextlib.nullcontext()):
+            return Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
+                            pre_dispatch="4*n_jobs")
+
+    def _map_local(self, fn, tasks, on_crash):
+        """``fn`` over ``tasks`` in joblib's worker processes, in order.
+
+        When a worker process dies, joblib fails every task in flight. Those tasks are then
+        run again one at a time, each alone in the pool: the one that kills its worker again
+        is the culprit and gives ``on_crash(task, why)``; the others give their results.
+        Then the remaining tasks go on in parallel."""
+        from joblib import delayed
+        from joblib.externals.loky.process_executor import BrokenProcessPool
+
+        tasks = iter(tasks)
+        consumed: collections.deque = collections.deque()  # handed to joblib, not answered
+
+        def feed():
+            for task in tasks:
+                consumed.append(task)
+                yield delayed(fn)(task)
+
+        while True:
+            try:
+                for result in self._parallel()(feed()):
+                    consumed.popleft()
+                    yield result
+                return
+            except BrokenProcessPool as exc:
+                if on_crash is None:
+                    raise
+                why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            suspects = list(consumed)
+            consumed.clear()
+            for task in suspects:
+                try:
+                    (result,) = self._parallel()([delayed(fn)(task)])
+                except BrokenProcessPool:
+                    result = on_crash(task, f"{WORKER_DIED}the worker process running this "
+                                            f"page's task ended ({why}); the run went on")
+                yield result
 
     def page_tasks(self, pages: Iterable[Page]) -> Iterator[list[Page]]:
         """Pages in tasks (:func:`iter_tasks`): a site's pages together; site-less pages
@@ -253,9 +305,13 @@ class Runner:
             done = self._progress(run_tasks(tasks, specs, root, scorer, self.on_failure,
                                             self.page_timeout, self.max_page_bytes), **shown)
         else:
-            done = self.map(functools.partial(
-                run_page_task, specs=specs, cache_root=root, score=scorer, on_failure=self.on_failure,
-                page_timeout=self.page_timeout, max_page_bytes=self.max_page_bytes), tasks, **shown)
+            task_fn = functools.partial(
+                run_page_task, specs=specs, cache_root=root, score=scorer,
+                on_failure=self.on_failure, page_timeout=self.page_timeout,
+                max_page_bytes=self.max_page_bytes)
+            # a task that kills its worker: its pages are that failure, scored here
+            crash = functools.partial(_crashed_task, task_fn)
+            done = self.map(task_fn, tasks, on_crash=crash, **shown)
         for recs in done:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
@@ -265,6 +321,13 @@ class Runner:
             yield from recs
 
 
+
+
+def _crashed_task(task_fn, pages, why: str) -> list[dict[str, Any]]:
+    """The records of a page task whose worker process died: every method failed on every
+    page with ``why``, scored as ``runner.on_failure`` says (in this process, running no
+    method)."""
+    return task_fn(pages, crashed=why, page_timeout=None)
 
 
 def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: int = 1,

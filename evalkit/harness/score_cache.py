@@ -20,7 +20,7 @@ from typing import Any
 
 from evalkit.core.page import Extraction, Page
 from evalkit.harness import cache_entry
-from evalkit.harness.cache import write_atomic
+from evalkit.harness.cache import read_entry, write_atomic
 from evalkit.harness.cache_keys import _runtime, distribution_versions, page_key, source_tree
 
 __all__ = ["SCORES_DIR", "ScoreCache", "cached_scorer", "scorer_key"]
@@ -104,11 +104,10 @@ class ScoreCache:
         return rec
 
     def _read(self, path: Path, key: str) -> dict[str, Any] | None:
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        data = read_entry(path)  # regular files within a size cap only (a FIFO: a miss)
+        if data is None:
             return None
-        except OSError:
+        if data is False:
             self.invalid += 1
             return None
         try:

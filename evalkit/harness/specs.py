@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.core.method import Detector, Extractor, FunctionExtractor, function_name
-from evalkit.harness.cache_keys import method_key, outside_source
+from evalkit.harness.cache_keys import function_identity, method_key, outside_source
+from evalkit.harness.identity import CallableIdentity, unwrap
 from evalkit.harness.registry import DETECTORS, METHODS, instantiate
 
 __all__ = ["ORIGINS", "MethodSpec", "locate"]
@@ -39,7 +40,10 @@ class MethodSpec:
     ``source`` is the code of a method from outside evalkit's packages as read where the
     spec was made (the cache key holds it; None: unreadable, so never cached). Make such
     specs with
-    :meth:`from_target` and :meth:`from_object`, which read it.
+    :meth:`from_target` and :meth:`from_object`, which read it. ``identity`` is what a
+    function method *is* (evalkit.harness.identity: code, closure cells, defaults, a partial's
+    arguments), worked out there too: the cache key holds it, so two lambdas, closures or
+    partials never share entries unless they compute the same thing.
     """
 
     label: str
@@ -49,22 +53,26 @@ class MethodSpec:
     origin: str = "registry"
     obj: Any = field(default=None, repr=False)
     source: str | None = field(default=None, repr=False)
+    identity: CallableIdentity | None = field(default=None, repr=False)
 
     @classmethod
     def from_target(cls, label: str, target: str, params: dict[str, Any] | None = None,
                     kind: str = "method") -> MethodSpec:
         """A spec of ``target`` (``module.Class``); ImportError or AttributeError when it cannot
         be imported here, ValueError when it is not a dotted path."""
+        found = locate(target)
         return cls(label=label, registry=target, params=dict(params or {}), kind=kind,
-                   origin="target", source=outside_source(locate(target)))
+                   origin="target", source=outside_source(unwrap(found)),
+                   identity=function_identity(found) if _is_function(found) else None)
 
     @classmethod
     def from_object(cls, label: str, obj: Any, params: dict[str, Any] | None = None,
                     kind: str = "method") -> MethodSpec:
         """A spec of an extractor object, an extractor class or a function ``html -> text``."""
-        code = obj if isinstance(obj, type) or _is_function(obj) else type(obj)
+        code = unwrap(obj) if isinstance(obj, type) or _is_function(obj) else type(obj)
         return cls(label=label, registry=function_name(code), params=dict(params or {}),
-                   kind=kind, origin="object", obj=obj, source=outside_source(code))
+                   kind=kind, origin="object", obj=obj, source=outside_source(code),
+                   identity=function_identity(obj) if _is_function(obj) else None)
 
     def build(self):
         if self.origin == "registry":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 
@@ -26,11 +27,15 @@ def exit_with_parent(parent: int, hash_seed: str | None = None) -> None:
     ``PARENT_POLL`` seconds; a worker inside a C call that holds the GIL ends when the
     call returns. A half-written cache entry is a temporary file, never an entry
     (evalkit.harness.cache writes by rename). ``hash_seed`` is not used: it only tells loky's pools
-    apart (see :meth:`Runner._map`).
+    apart (see :meth:`Runner._parallel`). A worker that leads a process group of its own (a
+    page worker, evalkit.harness.page_worker) ends its whole group, so the processes its
+    methods started do not outlive the run either.
     """
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_POLL)
+        if os.getpgid(0) == os.getpid():  # a page worker leads its own group: end it all,
+            os.killpg(0, signal.SIGKILL)  # the processes its methods started included
         os._exit(1)
 
     threading.Thread(target=watch, name="evalkit-exit-with-parent", daemon=True).start()

@@ -33,6 +33,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from evalkit.core.files import temp_beside
+
 __all__ = ["bar_prf", "difference_matrix", "in_background", "pages_correct_curve", "prf_figure",
            "save"]
 
@@ -60,9 +62,16 @@ def _write(fig, paths: list[Path]) -> None:
             continue
         svg = path.suffix == ".svg"
         # a fixed salt makes the SVG's clip-path ids, hence its bytes, the same on every run
-        with plt.rc_context({"svg.hashsalt": "evalkit"}):
-            fig.savefig(path, dpi=150, bbox_inches="tight",
-                        metadata={"Date": None} if svg else None)
+        # written whole or not at all: a temporary file beside it, renamed into place
+        fd, tmp = temp_beside(path)
+        try:
+            with plt.rc_context({"svg.hashsalt": "evalkit"}), os.fdopen(fd, "wb") as fh:
+                fig.savefig(fh, format=path.suffix[1:], dpi=150, bbox_inches="tight",
+                            metadata={"Date": None} if svg else None)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def _write_pdf(fig, path: Path) -> None:

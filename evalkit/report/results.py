@@ -21,7 +21,6 @@ import platform
 import re
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from importlib import metadata
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from evalkit import __version__
+from evalkit.core.files import temp_beside
 from evalkit.core.page import lxml_versions
 
 __all__ = [
@@ -94,7 +94,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     text = readable(text)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = temp_beside(path)  # a plain file's mode (umask), not mkstemp's 0600
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
     os.replace(tmp, path)
@@ -234,7 +234,7 @@ def write_frames_csv(frames: list[pd.DataFrame | RecordSpill], path: str | os.Pa
     del whole, proxies
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = temp_beside(path)  # a plain file's mode (umask), not mkstemp's 0600
     header = True
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
         for frame in frames:
