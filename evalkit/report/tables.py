@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalkit.report.filenames import with_ext
 from evalkit.report.results import atomic_write_text, readable, write_csv
 
 __all__ = ["wide_table", "cross_table", "format_cell", "write_table", "to_latex", "to_markdown"]
@@ -109,9 +110,9 @@ def to_latex(df: pd.DataFrame, caption: str = "") -> str:
 
 def write_table(df: pd.DataFrame, stem: str | os.PathLike, caption: str = "") -> list[Path]:
     """Write ``stem.csv``, ``stem.md`` and ``stem.tex``; returns the paths."""
-    stem = Path(stem)
-    paths = [write_csv(df, stem.with_suffix(".csv"))]
+    stem = Path(stem)  # a dot in the name is part of it (v1.0): appended, never with_suffix
+    paths = [write_csv(df, with_ext(stem, ".csv"))]
     md = (f"**{caption}**\n\n" if caption else "") + to_markdown(df)
-    paths.append(atomic_write_text(stem.with_suffix(".md"), md))
-    paths.append(atomic_write_text(stem.with_suffix(".tex"), to_latex(df, caption)))
+    paths.append(atomic_write_text(with_ext(stem, ".md"), md))
+    paths.append(atomic_write_text(with_ext(stem, ".tex"), to_latex(df, caption)))
     return paths
