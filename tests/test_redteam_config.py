@@ -25,7 +25,6 @@ import pytest
 from conftest import REPO
 
 import evalkit
-from evalkit.report.filenames import HASH_HEX, MAX_PLAIN, file_stem, with_ext
 
 HOSTILE = ("../../x", "a/b", "v1.0", "v1.1")
 
@@ -48,6 +47,8 @@ def _lines(text: str) -> list[str]:
 # ---------------------------------------------------------------- item 6: labels as file names
 
 def test_the_mapping_keeps_plain_labels_and_hashes_every_other():
+    from evalkit.report.filenames import HASH_HEX, MAX_PLAIN, file_stem
+
     assert [file_stem(x) for x in ("aeb", "l3s_gn1", "v1.0", "v1.1")] == \
         ["aeb", "l3s_gn1", "v1.0", "v1.1"]
     up, slash = file_stem("../../x"), file_stem("a/b")
@@ -64,6 +65,8 @@ def test_the_mapping_keeps_plain_labels_and_hashes_every_other():
 
 
 def test_an_extension_is_appended_never_cut_at_a_dot():
+    from evalkit.report.filenames import with_ext
+
     assert with_ext(Path("t/extraction_v1.0"), ".csv") == Path("t/extraction_v1.0.csv")
     assert with_ext("t/extraction_v1.1", ".png") != with_ext("t/extraction_v1.0", ".png")
 

@@ -35,7 +35,11 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
 from hydra.errors import HydraException
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from omegaconf.errors import InterpolationResolutionError, OmegaConfBaseException
+from omegaconf.errors import (
+    InterpolationKeyError,
+    InterpolationResolutionError,
+    OmegaConfBaseException,
+)
 
 __all__ = ["check_overrides", "closest", "target_overrides", "upgrade_overrides"]
 
@@ -372,16 +376,20 @@ def _unresolvable(cfg: DictConfig) -> str | None:
     body = OmegaConf.masked_copy(cfg, [str(k) for k in cfg if str(k) != "hydra"])
     try:
         OmegaConf.to_container(body, resolve=True)
+    except InterpolationKeyError as exc:  # ${paths.resuls}: a reference to no key
+        what = str(exc).splitlines()[0]
+        if "'hydra." in what:
+            return None  # the hydra section is left out here; the run has it
+        return f"{_PROG}: {getattr(exc, 'full_key', None) or '?'}: {_one_line(what)}"
     except InterpolationResolutionError as exc:
         key = getattr(exc, "full_key", None) or "?"
-        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if what.startswith("Recursive interpolation"):
-            loop = _loop(body, key)
-            if loop:
-                return (f"{_PROG}: {loop[0]}: interpolation loop "
-                        f"{' -> '.join(loop)} (a value that refers back to itself)")
-            what = "its value refers back to itself (an interpolation loop)"
-        return f"{_PROG}: {key}: {_one_line(what)}"
+        if not str(exc).startswith("Recursive interpolation"):
+            return None  # a resolver that needs the run (${hydra:...}): the run's to say
+        loop = _loop(body, key)
+        if loop:
+            return (f"{_PROG}: {loop[0]}: interpolation loop "
+                    f"{' -> '.join(loop)} (a value that refers back to itself)")
+        return f"{_PROG}: {key}: its value refers back to itself (an interpolation loop)"
     return None
 
 
