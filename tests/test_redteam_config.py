@@ -293,3 +293,13 @@ def test_an_interpolation_loop_is_one_line_naming_the_key_and_no_folder(tmp_path
     assert re.fullmatch(rf"evalkit: ({a}|{b}): interpolation loop ({a} -> {b} -> {a}|"
                         rf"{b} -> {a} -> {b}) \(a value that refers back to itself\)", line), line
     assert list(tmp_path.iterdir()) == []  # no run folder, no .hydra/ folder
+
+
+def test_an_experiment_name_that_is_no_plain_name_makes_no_folder(tmp_path):
+    from evalkit.shell.overrides import check_overrides
+
+    msg = check_overrides(["experiment=extraction", "dataset=synthetic",
+                           "experiment.name=../../escaped", f"paths.results={tmp_path / 'r'}"])
+    assert msg == ("evalkit: experiment.name=../../escaped: not a plain name (letters, digits, "
+                   "_ - and ., not starting with . or -): it names the run's folder")
+    assert list(tmp_path.iterdir()) == []

@@ -440,7 +440,12 @@ def _folders(cfg: DictConfig) -> str | None:
     else None. A cache that cannot be written stops the run too, rather than running without
     it: a run the user asked to cache and resume would silently do neither."""
     from evalkit.harness.rundir import unwritable
+    from evalkit.report.filenames import file_stem
 
+    name = str((cfg.get("experiment") or {}).get("name", ""))
+    if name and file_stem(name) != name:  # the run folder is results/runs/<name>/...
+        return (f"{_PROG}: experiment.name={name}: not a plain name (letters, digits, _ - and ., "
+                "not starting with . or -): it names the run's folder")
     paths = cfg.get("paths") or {}
     results, cache = paths.get("results"), paths.get("cache")
     if results:
