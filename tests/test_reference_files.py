@@ -5,7 +5,6 @@ checked for presence only, and the CI subset (``--quick``) holds every kind of e
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest

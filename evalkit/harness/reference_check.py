@@ -41,11 +41,11 @@ __all__ = [
     "comparability",
     "compare_number_file",
     "compare_summaries",
+    "installed_versions",
+    "is_timing",
     "is_timing_column",
     "is_timing_file",
     "number_files",
-    "installed_versions",
-    "is_timing",
     "recorded_versions",
 ]
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib.metadata as metadata
 import inspect
 import re
 import sys
+from importlib import metadata
 from typing import Any
 
 from evalkit.core.method import Detector, Extractor, param_names
