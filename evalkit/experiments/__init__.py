@@ -35,6 +35,7 @@ from evalkit.experiments._report import configure, write_reports
 from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
 from evalkit.harness.registry import Registry
+from evalkit.report.filenames import file_stem, file_stems
 from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
@@ -124,7 +125,7 @@ class Context:
     def spill(self, name: str) -> RecordSpill:
         """A new :class:`evalkit.report.results.RecordSpill` in the run folder for records as they
         arrive; hand it to :meth:`record_pages` (or close it when it stays empty)."""
-        spill = RecordSpill(self.out / f".records-{len(self.scratch)}-{name}.jsonl")
+        spill = RecordSpill(self.out / f".records-{len(self.scratch)}-{file_stem(name)}.jsonl")
         self.scratch.append(spill)
         return spill
 
@@ -262,7 +263,10 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         methods[label]["notes"] = notes
     extra = {"experiment": str(cfg.experiment.name), "parts": parts,
              "runner": {"name": runner.name, "on_failure": runner.on_failure},
-             "paths": run_paths(cfg)}
+             "paths": run_paths(cfg),
+             # what each label became in the names of tables/ and figures/ (report.filenames)
+             "file_names": {"datasets": file_stems(ctx.datasets),
+                            "methods": file_stems(s.label for s in ctx.specs)}}
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
     if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'

@@ -47,6 +47,7 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
+from evalkit.report.filenames import file_stem
 from evalkit.core.naive_bayes import (
     DEFAULT_REPEATS,
     DEFAULT_TEST_FRACTIONS,
@@ -337,14 +338,14 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     if len(draws):
         write_csv(draws[["method", *[c for c in draws.columns if c != "method"]]],
-                  tdir / f"classification_{label}_draws.csv")
+                  tdir / f"classification_{file_stem(label)}_draws.csv")
     repeats = int(draws["repeat"].nunique()) if len(draws) else 0
     cases = case_table(summary, draws, status)
-    write_table(cases, tdir / f"classification_{label}_cases",
+    write_table(cases, tdir / f"classification_{file_stem(label)}_cases",
                 caption=f"Naive Bayes accuracy on {label}: mean of {repeats} seeded draws per "
                         "case [95% bootstrap CI over the draws]")
     methods = method_table(summary, status, len(fractions))
-    write_table(methods, tdir / f"classification_{label}_methods",
+    write_table(methods, tdir / f"classification_{file_stem(label)}_methods",
                 caption=f"Naive Bayes accuracy on {label} per method: mean of all draws [95% "
                         "CI], the first draw per case (the paper's single draw), the paper's "
                         "standard error (kabir_se = mean error rate over the cases, from the "
@@ -359,16 +360,16 @@ def _tables_and_figures(ctx: Context, summary, draws, status, label, fractions, 
             "correctly in every draw: the categories are told apart by words that every "
             f"extractor keeps, so this data set cannot rank the methods here{why}."))
     if len(draws):
-        stem = f"classification_{label}_accuracy"
+        stem = f"classification_{file_stem(label)}_accuracy"
         accuracy_figure(summary, draws, status, fdir / stem, label, opts.get("paper"))
         ctx.report.append(Figure(f"figures/{stem}.png", "accuracy per case"))
     paper = opts.get("paper")
     if paper:
         source = paper.get("source", "paper")
         t432, t441 = paper_tables(summary, draws, status, paper)
-        write_table(t432, tdir / f"classification_{label}_paper_accuracy",
+        write_table(t432, tdir / f"classification_{file_stem(label)}_paper_accuracy",
                     caption=f"{source} Table 4.3.2 beside evalkit on {label}: accuracy (%) per "
                             f"case; ours = mean ± std of {repeats} draws")
-        write_table(t441, tdir / f"classification_{label}_paper_se",
+        write_table(t441, tdir / f"classification_{file_stem(label)}_paper_se",
                     caption=f"{source} Table 4.4.1 beside evalkit on {label}: standard error")
         ctx.report += [Heading(f"{source} beside ours", level=3), Table(t432), Table(t441)]

@@ -61,6 +61,7 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.harness.summary import summary_row
+from evalkit.report.filenames import file_stem
 from evalkit.core.text import shingles, terms
 
 __all__ = [
@@ -419,7 +420,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
             table = wide_table(summary, cols, dataset=label)
             n_true = int(per_page[(per_page["scope"] == scope)
                                   & (per_page["method"] == specs[0].label)]["n_true_pairs"].sum())
-            stem = f"dedup_{label}_{scope}"
+            stem = f"dedup_{file_stem(label)}_{scope}"
             write_table(table, ctx.out / "tables" / stem,
                         caption=f"Near duplicates on {label}, {scope} scope ({n_true} true pairs; "
                                 f"truth: {_truth_note(truth, theta, shingle_n)}): "
@@ -430,7 +431,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
             ctx.report += [Heading(f"{scope} scope ({n_true} true pairs)", level=3),
                            Table(table, gap=False), Figure(f"figures/{stem}.png", scope)]
         timing = _timing(per_page)
-        write_table(timing, ctx.out / "tables" / f"dedup_{label}_timing",
+        write_table(timing, ctx.out / "tables" / f"dedup_{file_stem(label)}_timing",
                     caption=f"Detector time on {label}, milliseconds per page (this machine)")
         ctx.report += [Heading("Time per page", level=3), Table(timing)]
     return pd.concat(summaries, ignore_index=True) if summaries else None

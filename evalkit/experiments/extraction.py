@@ -28,6 +28,7 @@ from evalkit.experiments import Context, warm_up
 from evalkit.experiments._report import report_settings
 from evalkit.harness.kept import keep_extractions
 from evalkit.harness.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
+from evalkit.report.filenames import file_stem
 from evalkit.report.results import write_csv
 from evalkit.harness.scoring import check_metrics, score_extraction
 from evalkit.harness.summary import (
@@ -226,16 +227,17 @@ def ci_label(opts: dict) -> str:
 
 
 def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
+    stem = f"extraction_{file_stem(label)}"  # the label as a file name (report.filenames)
     thr = opts.get("pages_correct_threshold", 0.8)
     table = wide_table(summary, TABLE_METRICS, dataset=label)
-    write_table(table, ctx.out / "tables" / f"extraction_{label}",
+    write_table(table, ctx.out / "tables" / stem,
                 caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
                                   f"pages_correct at shingle F1 >= {thr}",
                                   drop_note(per_page, ctx.on_failure)))
     from evalkit.report.plots import bar_prf, pages_correct_curve
 
-    bar_prf(summary, ctx.out / "figures" / f"extraction_{label}_shingle_prf", label)
-    pages_correct_curve(per_page, ctx.out / "figures" / f"extraction_{label}_pages_correct",
+    bar_prf(summary, ctx.out / "figures" / f"{stem}_shingle_prf", label)
+    pages_correct_curve(per_page, ctx.out / "figures" / f"{stem}_pages_correct",
                         label, seed=ctx.seed)
     note = drop_note(per_page, ctx.on_failure)
     ctx.report.append(Heading(f"Extraction on {label}"))
@@ -245,8 +247,8 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
                    # how far the gold itself can be trusted: pages whose gold is off the page,
                    # marked up, cut short or duplicated (docs/audit.md)
                    Text(f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`."),
-                   Figure(f"figures/extraction_{label}_shingle_prf.png", "P/R/F1", gap=False),
-                   Figure(f"figures/extraction_{label}_pages_correct.png", "pages correct")]
+                   Figure(f"figures/{stem}_shingle_prf.png", "P/R/F1", gap=False),
+                   Figure(f"figures/{stem}_pages_correct.png", "pages correct")]
     _field_table(ctx, summary, label, opts, note)
 
 
@@ -256,7 +258,7 @@ def _field_table(ctx: Context, summary, label, opts, note) -> None:
     if not cols:
         return
     table = wide_table(summary, cols, dataset=label)
-    write_table(table, ctx.out / "tables" / f"extraction_{label}_field",
+    write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_field",
                 caption=with_note(f"ROUGE and edit similarity on {label}: mean of pages "
                                   f"[{ci_label(opts)}] (docs/metrics.md)", note))
     ctx.report += [Heading(f"ROUGE and edit similarity on {label}", level=3), Table(table)]
@@ -287,7 +289,7 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
             ctx.report.append(Text(f"{name}: no per-page score of that name in this run."))
             continue
         table, diff, p = pairwise_matrix(rows, alpha=alpha)
-        write_table(table, ctx.out / "tables" / f"extraction_{label}_pairwise_{name}",
+        write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_pairwise_{name}",
                     caption=with_note(f"{label}: per-page {name}, mean difference row - column; "
                                       f"* Holm-adjusted p < {alpha:g}",
                                       drop_note(per_page, ctx.on_failure)))
@@ -295,9 +297,9 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
                                              f"{_span(rows['n_pages'])})", gap=False))
         panels.append((name, list(table["method"]), diff, p))
     if panels:
-        difference_matrix(panels, ctx.out / "figures" / f"extraction_{label}_pairwise", label,
-                          alpha=alpha)
-        ctx.report.append(Figure(f"figures/extraction_{label}_pairwise.png",
+        stem = f"extraction_{file_stem(label)}_pairwise"
+        difference_matrix(panels, ctx.out / "figures" / stem, label, alpha=alpha)
+        ctx.report.append(Figure(f"figures/{stem}.png",
                                  "pairwise differences"))
     return pd.concat(frames, ignore_index=True)
 
@@ -374,14 +376,14 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
         # every bucket a column, in order, even an empty one
         table = cross_table(view, metric, with_ci=True).reindex(
             columns=["method", *heads.values()], fill_value="-")
-        write_table(table, ctx.out / "tables" / f"extraction_{label}_buckets_{metric}",
+        write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_buckets_{metric}",
                     caption=with_note(f"{label}: {metric} by page-complexity bucket, mean "
                                       f"[{ci_label(opts)}]", drop_note(per_page, ctx.on_failure)))
         bar_prf(sub.assign(dataset=label, metric=sub["bucket"]),
-                ctx.out / "figures" / f"extraction_{label}_buckets_{metric}", label,
+                ctx.out / "figures" / f"extraction_{file_stem(label)}_buckets_{metric}", label,
                 metrics=BUCKETS, labels=tuple(heads[b] for b in BUCKETS),
                 title=f"{label}: {metric} by page complexity")
         ctx.report += [Table(table, lead=f"**{metric}**", gap=False),
-                       Figure(f"figures/extraction_{label}_buckets_{metric}.png",
+                       Figure(f"figures/extraction_{file_stem(label)}_buckets_{metric}.png",
                               f"{metric} by complexity")]
     return rows

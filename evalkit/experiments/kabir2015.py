@@ -36,6 +36,7 @@ from evalkit import metrics
 from evalkit.experiments import Context
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
+from evalkit.report.filenames import file_stem
 from evalkit.report.sections import Heading, Table
 from evalkit.report.tables import write_table
 
@@ -213,8 +214,8 @@ def run_blocks(ctx: Context) -> pd.DataFrame | None:
                             "layout; stored = UTF-8 bytes of the kept text, Fig. 4.2.1): "
                             "totals over the pages; time = extract() on pages in "
                             "memory, this run", next((n for n in notes if n), ""))
-        write_table(table, tdir / f"kabir_blocks_{name}", caption=caption)
-        write_table(first, tdir / f"kabir_blocks_{name}_first",
+        write_table(table, tdir / f"kabir_blocks_{file_stem(name)}", caption=caption)
+        write_table(first, tdir / f"kabir_blocks_{file_stem(name)}_first",
                     caption=f"Blocks of the first {n_first} pages of {name} ({shown})")
         ctx.report += [Heading(f"Blocks per page on {name} ({shown}; Tables 4.1.1 and 4.2.1)"),
                        Table(table), Table(first)]

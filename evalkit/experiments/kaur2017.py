@@ -48,6 +48,7 @@ from evalkit.experiments.kaur2017_held_out import (
 )
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import drop_note, failure_rows, scored, summary_row, with_note
+from evalkit.report.filenames import file_stem
 from evalkit.report.plots import bar_prf
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import write_table
@@ -165,23 +166,23 @@ def _write(ctx, label, per_page, summary, paper, n_pages):
     counts, scores = count_table(per_page), score_table(per_page)
     source = paper.get("source", "the paper")
     note = drop_note(per_page, ctx.on_failure)
-    write_table(counts, tables / f"kaur2017_{label}_counts",
+    write_table(counts, tables / f"kaur2017_{file_stem(label)}_counts",
                 caption=with_note(f"Word counts per page on {label} (first {n_pages} pages), "
                                   f"as in {source} Table 4-1", note))
-    write_table(scores, tables / f"kaur2017_{label}_scores",
+    write_table(scores, tables / f"kaur2017_{file_stem(label)}_scores",
                 caption=with_note(f"Precision, recall, F1, accuracy (%) per page on {label}, "
                                   f"as in {source} Table 4-2", note))
     ranges = paper_ranges(scores, paper)
-    write_table(ranges, tables / f"kaur2017_{label}_paper",
+    write_table(ranges, tables / f"kaur2017_{file_stem(label)}_paper",
                 caption=with_note(f"Range over pages (mean) of each score (%): {source}'s "
                                   f"pages beside ours on {label}; the pages differ, so compare "
                                   "ranges only", note))
-    fig = ctx.out / "figures" / f"kaur2017_{label}_scores"
+    fig = ctx.out / "figures" / f"kaur2017_{file_stem(label)}_scores"
     bar_prf(summary, fig, label, metrics=tuple(SCORE_COLUMNS), labels=tuple(SCORE_COLUMNS.values()),
             title=f"{label}: word-count precision / recall / F1 / accuracy (first {n_pages} pages)")
     ctx.report += [Heading(f"Kaur 2017 tables on {label}")] + ([Text(f"{note}.")] if note else [])
     ctx.report += [Table(ranges), Table(scores, gap=False),
-                   Figure(f"figures/kaur2017_{label}_scores.png", "scores")]
+                   Figure(f"figures/kaur2017_{file_stem(label)}_scores.png", "scores")]
 
 
 def _held_out(ctx, label, ds, score, opts):
@@ -215,18 +216,18 @@ def _held_out(ctx, label, ds, score, opts):
     n = per_page["page_id"].nunique()
     note = drop_note(per_page, ctx.on_failure)
     scores = score_table(per_page)
-    write_table(matches, tables / f"kaur2017_{name}_templates",
+    write_table(matches, tables / f"kaur2017_{file_stem(label)}_held_out_templates",
                 caption=f"Target-entity templates of {label}: the seeded split each was "
                         "written from (train) and the held-out pages (test) it is scored on, "
                         "and how many of those it matched")
-    write_table(count_table(per_page), tables / f"kaur2017_{name}_counts",
+    write_table(count_table(per_page), tables / f"kaur2017_{file_stem(label)}_held_out_counts",
                 caption=with_note(f"Word counts per page on the {n} held-out pages of "
                                   f"{label}'s target-entity templates (Table 4-1 form)", note))
-    write_table(scores, tables / f"kaur2017_{name}_scores",
+    write_table(scores, tables / f"kaur2017_{file_stem(label)}_held_out_scores",
                 caption=with_note(f"Precision, recall, F1, accuracy (%) per page on the {n} "
                                   f"held-out pages of {label} (Table 4-2 form)", note))
     ranges = paper_ranges(scores, opts.get("paper") or {})
-    write_table(ranges, tables / f"kaur2017_{name}_paper",
+    write_table(ranges, tables / f"kaur2017_{file_stem(label)}_held_out_paper",
                 caption=with_note(f"Range over the held-out pages of {label} (mean) of each "
                                   "score (%), the paper's beside ours", note))
     unmatched = int(per_page.loc[per_page["method"].isin(te), "error"].notna().sum()) \

@@ -62,6 +62,7 @@ from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import failure_rows, summary_row
+from evalkit.report.filenames import file_stem
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import format_cell, write_table
 
@@ -337,7 +338,7 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
                                    "paper row": prow, **_paper(v, n),
                                    "ours correct": "-", "ours correct (%) [95% CI]": "-"})
     df = pd.DataFrame(table_rows)
-    stem = f"saravanan2020_{table}_{dataset}"
+    stem = f"saravanan2020_{table}_{file_stem(dataset)}"
     fine = _has_fine(per_page[per_page["method"].isin(methods)])
     if table == "table7":
         rule = ("no word of a planted copy kept and no content word removed by stage 1.3"
@@ -355,7 +356,7 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
         caption += f"; reconstructions from the paper's description: {', '.join(rebuilt)}"
     write_table(df, ctx.out / "tables" / stem, caption=caption)
     fig = _figure(shares, methods, counts, paper, mapping,
-                  ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{dataset}",
+                  ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{file_stem(dataset)}",
                   f"{_TITLES[table]} ({dataset})")
     ctx.report += [Heading(f"{_TITLES[table]} ({dataset})"), Text(f"Correct page: {rule}."),
                    *([Text("Reconstructions (from the paper's own description; docs/methods/): "

@@ -211,7 +211,9 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
 
 def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
     """The spec of ``method.<label>._target_=module.Class`` (the other keys are the class's
-    parameters); a target that cannot be imported here is one line naming the key."""
+    parameters); a target that cannot be imported here, or that names code a config may not
+    turn into a method (the standard library, evalkit's dependencies: evalkit.harness.targets),
+    is one line naming the key. Nothing is built."""
     target = settings.pop("_target_")
     where = f"{kind}.{label}._target_={target}"
     if "_name_" in settings:
@@ -220,8 +222,13 @@ def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
     if special:
         raise ConfigError(f"{kind}.{label}.{special[0]}: not supported (a _target_ {kind} "
                           "takes the class's keyword parameters only)")
+    from evalkit.harness.targets import TargetRefused, resolve_target
+
     try:
+        resolve_target(target, kind)  # refused by origin before its module is imported
         return MethodSpec.from_target(label, target, settings, kind=kind)
+    except TargetRefused as exc:
+        raise ConfigError(f"{kind}.{label}._target_: {exc}") from exc
     except ModuleNotFoundError as exc:
         raise ConfigError(f"{where}: cannot import {exc.name!r}; the module must be "
                           "importable (installed, on PYTHONPATH, or in the folder evalkit "
@@ -230,13 +237,22 @@ def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
         raise ConfigError(f"{where}: cannot import it: {type(exc).__name__}: {exc}") from exc
 
 
-def check_specs(specs: list[MethodSpec]) -> None:
+def check_specs(specs: list[MethodSpec], build_targets: bool = True) -> None:
     """Build every method once and check its parameters, so that a misspelt key or an
-    invalid value stops the run before any page is read, naming the method."""
+    invalid value stops the run before any page is read, naming the method.
+
+    ``build_targets=False`` (the override check, evalkit.shell.overrides): a ``_target_``
+    method is not built -- its code is the user's and runs only in the run -- and only its
+    keys are checked against the constructor's signature."""
     from evalkit.core.validate import ParamError
+    from evalkit.harness.specs import locate
+    from evalkit.harness.targets import check_params
 
     for spec in specs:
         try:
+            if spec.origin == "target" and not build_targets:
+                check_params(locate(spec.registry), spec.kind, spec.label, spec.params)
+                continue
             spec.build().validate()
         except ParamError as exc:  # names the key as typed: method.proposed.k=-1: ...
             raise ConfigError(exc.under(f"{spec.kind}.{spec.label}")) from exc

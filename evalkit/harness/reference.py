@@ -18,8 +18,10 @@ commands and the date, and the README quotes the tables from there.
 (:mod:`evalkit.harness.constraints`), rewritten on every regeneration.
 
 ``--check`` runs each entry again from an empty cache into a temporary folder and
-compares its ``summary.csv`` with the committed one (:mod:`evalkit.harness.reference_check`):
-one line per difference, exit status 1 on any. See docs/reference.md.
+compares every number file of it -- ``summary.csv``, ``buckets.csv``, ``pairwise.csv`` and
+each csv of ``tables/`` -- with the committed one (:mod:`evalkit.harness.reference_check`;
+timings are checked for presence only): one line per difference, exit status 1 on any.
+See docs/reference.md.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ __all__ = [
     "PEERS",
     "QUICK",
     "SHARED_SETS",
+    "SMALL_LIMIT",
     "check_entry",
     "main",
     "missing_data",
@@ -67,6 +70,8 @@ PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3
 #: CleanEval set and two article sets, enough pages for every metric to be non-trivial
 QUICK_SETS = ["l3s_gn1", "cleaneval_dev", "aeb", "chaos"]
 QUICK_LIMIT = 25
+#: pages per shared set of the ``*_small`` entries (CI's variants of the slow entries)
+SMALL_LIMIT = 4
 
 
 def _list(names):
@@ -98,6 +103,20 @@ ENTRIES: dict[str, list[str]] = {
               *[f"dataset.{name}.limit={QUICK_LIMIT}" for name in QUICK_SETS],
               "dataset.synthetic.n_sites=10",
               f"method={_list(OWN_METHODS + ['trafilatura', 'readability_lxml'])}"],
+    # the CI variants (--check --quick) of the entries too slow to recompute whole there:
+    # the same commands on the first pages of each set, so every kind of entry -- every
+    # experiment and study, every method and every shared reader -- runs in CI
+    "extraction_small": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
+                         *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS],
+                         f"method={_list(OWN_METHODS + SEED_SYSTEMS + PEERS)}"],
+    "speed_small": ["experiment=speed", "dataset=aeb", f"dataset.aeb.limit={SMALL_LIMIT}",
+                    "method=[proposed,cetd,fulltext,trafilatura]"],
+    "kabir2015_small": ["study=kabir2015", "dataset.chaos.limit=72"],
+    "san_aye_small": ["study=san_aye", "dataset.l3s_gn1.limit=30"],
+    "readings_small": ["study=readings", f"readings.max_pages={SMALL_LIMIT}",
+                       "readings.switch_pages=2"],
+    "audit_small": ["experiment=audit", f"dataset={_list(SHARED_SETS)}",
+                    *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS]],
 }
 
 #: what an entry costs, measured, written into its INDEX.md row (entries not listed: see
@@ -108,7 +127,9 @@ COSTS: dict[str, str] = {
 }
 
 #: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
-QUICK = ["quick", "kaur2017", "kaur2015", "dedup_real", "all_synthetic", "saravanan2020"]
+QUICK = ["quick", "kaur2017", "kaur2015", "dedup_real", "all_synthetic", "saravanan2020",
+         "extraction_small", "speed_small", "kabir2015_small", "san_aye_small", "readings_small",
+         "audit_small"]
 
 #: overrides that change how a command runs, never its numbers (left out of comparisons)
 _RUN_ONLY = re.compile(r"^(runner\.(n_jobs|progress|cache)|paths\.(results|cache))=")
@@ -234,6 +255,34 @@ def _read_summary(folder: Path) -> pd.DataFrame:
     return pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False)
 
 
+def _read_csv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _compare_files(result, name: str, committed: Path, fresh: Path,
+                   reasons: dict[str, str]) -> None:
+    """Add the comparison of every number file but summary.csv (buckets.csv, pairwise.csv,
+    tables/*.csv) to ``result``; a file on one side only is a difference."""
+    from evalkit.harness.reference_check import compare_number_file, number_files
+
+    old, new = number_files(committed), number_files(fresh)
+    for rel in sorted(set(old) | set(new)):
+        if rel not in new:
+            result.differences.append(f"{name}: {rel} committed, not made by the recomputed run")
+            continue
+        if rel not in old:
+            result.differences.append(f"{name}: {rel} made by the recomputed run, not committed")
+            continue
+        part = compare_number_file(name, rel, _read_csv(committed / rel), _read_csv(fresh / rel),
+                                   reasons)
+        result.compared += part.compared
+        result.timing += part.timing
+        result.differences += part.differences
+        for label, n in part.not_comparable.items():
+            result.not_comparable[label] = result.not_comparable.get(label, 0) + n
+        result.files += 1
+
+
 def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constraints):
     """Recompute one entry from an empty cache under ``work`` and compare it."""
     from evalkit.harness.reference_check import Comparison, comparability, compare_summaries
@@ -259,6 +308,7 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     new_run = json.loads((fresh / "run.json").read_text())
     reasons = comparability(old_run, new_run, constraints)
     result = compare_summaries(name, _read_summary(committed), _read_summary(fresh), reasons)
+    _compare_files(result, name, committed, fresh, reasons)
     if stale:  # the tool no longer makes what is committed: a finding, not a note
         result.differences.insert(0, f"{name}: INDEX.md says the reference was made by "
                                   f"`evalkit {' '.join(made_with)}`, the entry is now "
@@ -297,8 +347,9 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
         start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"evalkit-check-{name}-") as tmp:
             result = check_entry(name, ref_root, extra, Path(tmp), constraints)
-        print(f"[check] {name}: {result.compared} rows compared, {len(result.differences)} "
-              f"differences ({time.monotonic() - start:.0f} s)")
+        print(f"[check] {name}: {result.compared} rows compared in {result.files} number "
+              f"files, {len(result.differences)} differences "
+              f"({time.monotonic() - start:.0f} s)")
         for line in result.notes:
             print(f"note: {line}")
         for line in result.differences:

@@ -1,5 +1,10 @@
 """Compare a recomputed reference entry with the committed one (``python -m evalkit.reference --check``).
 
+Every number file of the entry is compared: ``summary.csv`` row by row as below, and
+``buckets.csv``, ``pairwise.csv`` and every csv of ``tables/`` cell by cell
+(:func:`compare_number_file`), so a change that moves a page to another complexity bucket
+or a pairwise interval, and leaves the summary as it was, is a finding too.
+
 A row of ``summary.csv`` is keyed by (experiment, dataset, method, metric) and is
 compared on ``value``, ``ci_low``, ``ci_high`` and ``n_pages`` exactly as written
 (six significant digits, the writer's format): the same code, data, seed and package
@@ -31,11 +36,16 @@ from packaging.utils import canonicalize_name
 __all__ = [
     "FIELDS",
     "KEY",
+    "MAX_LINES_PER_FILE",
     "Comparison",
     "comparability",
+    "compare_number_file",
     "compare_summaries",
     "installed_versions",
     "is_timing",
+    "is_timing_column",
+    "is_timing_file",
+    "number_files",
     "recorded_versions",
 ]
 
@@ -55,6 +65,41 @@ _TIMING = re.compile(r"^(ms_median|ms_p90|ms_mean|pages_per_s|ratio_to_parse|gro
 def is_timing(experiment: str, metric: str) -> bool:
     """True for a summary row that measures time (or memory), checked for presence only."""
     return experiment == "speed" and bool(_TIMING.match(metric))
+
+
+#: columns of a table (``tables/*.csv``) that hold a clock or memory measurement, checked
+#: for presence only: ``ms``, ``total_ms``, ``time (s)``, ``ms / page``, ``seconds`` ...
+_TIMING_COLUMN = re.compile(r"(^|[^a-z])(ms|seconds|time|rss|pages/s|per_s)([^a-z]|$)"
+                            r"|_ms$|^ms_")
+#: tables of the speed experiment: every number in them is a timing or derived from one
+_TIMING_FILE = re.compile(r"^speed_")
+#: at most this many differing cells are listed per file (then a count of the rest)
+MAX_LINES_PER_FILE = 5
+#: columns that name the method a row is about
+_METHOD_COLUMNS = ("method", "method_a", "method_b", "method (ours)", "approach", "source")
+
+
+def is_timing_column(column: str) -> bool:
+    """True for a table column that measures time or memory (checked for presence only)."""
+    return bool(_TIMING_COLUMN.search(str(column)))
+
+
+def is_timing_file(name: str) -> bool:
+    """True for a number file every value of which is a timing (the speed experiment's
+    tables): the file's presence and shape are checked, not its values."""
+    return bool(_TIMING_FILE.match(name))
+
+
+def number_files(folder) -> list[str]:
+    """The number files of a reference entry besides ``summary.csv``, as paths relative to
+    ``folder``: ``buckets.csv``, ``pairwise.csv`` and every other csv at the top and in
+    ``tables/`` (``.csv.gz`` too), sorted."""
+    from pathlib import Path
+
+    root = Path(folder)
+    found = [p for pattern in ("*.csv", "*.csv.gz", "tables/*.csv", "tables/*.csv.gz")
+             for p in root.glob(pattern)]
+    return sorted(str(p.relative_to(root)) for p in found if p.name != "summary.csv")
 
 
 def _same(a: str, b: str) -> bool:
@@ -158,6 +203,7 @@ class Comparison:
     not_comparable: dict[str, int] = field(default_factory=dict)  # label -> rows
     reasons: dict[str, str] = field(default_factory=dict)  # label -> why not comparable
     notes: list[str] = field(default_factory=list)  # context that is not itself a finding
+    files: int = 1                          # number files compared (summary.csv and others)
 
 
 def _describe(entry: str, key: tuple) -> str:
@@ -201,4 +247,84 @@ def compare_summaries(entry: str, committed: pd.DataFrame, recomputed: pd.DataFr
     for key in new.index.difference(old.index):
         result.differences.append(f"{_describe(entry, key)}: recomputed "
                                   f"{new.loc[key, 'value']}, not in the committed summary")
+    return result
+
+
+def _row_name(row: pd.Series, columns: list[str]) -> str:
+    """A row described by its first text cells (dataset, method, bucket ...)."""
+    parts = []
+    for col in columns:
+        value = str(row[col])
+        try:
+            float(value)
+        except ValueError:
+            if value:
+                parts.append(value)
+        if len(parts) == 3:
+            break
+    return " / ".join(parts)
+
+
+def compare_number_file(entry: str, name: str, committed: pd.DataFrame,
+                        recomputed: pd.DataFrame,
+                        not_comparable: dict[str, str] | None = None) -> Comparison:
+    """Compare one number file of an entry (read with ``dtype=str``) cell by cell, in order:
+    the same code, data and seed write the same rows in the same order.
+
+    Not compared: columns that measure time (:func:`is_timing_column`) and every value of a
+    timing file (:func:`is_timing_file`; their shape still is); rows about a method whose
+    versions differ (``not_comparable``: a ``method``-like column names it) and columns
+    named by one (a wide table); in a file holding a not-comparable method anywhere, its
+    Holm-adjusted values (``p_holm``, and the pairwise matrices, whose stars are Holm's)."""
+    not_comparable = not_comparable or {}
+    result = Comparison(entry, reasons=dict(not_comparable))
+    where = f"{entry}: {name}"
+    if list(committed.columns) != list(recomputed.columns):
+        gone = [c for c in committed.columns if c not in recomputed.columns]
+        new = [c for c in recomputed.columns if c not in committed.columns]
+        result.differences.append(f"{where}: columns differ (committed only: {gone or '-'}; "
+                                  f"recomputed only: {new or '-'})")
+        return result
+    if len(committed) != len(recomputed):
+        result.differences.append(f"{where}: committed {len(committed)} rows, recomputed "
+                                  f"{len(recomputed)}")
+        return result
+    if is_timing_file(name.rsplit("/", 1)[-1]):
+        result.timing += len(committed)
+        return result
+    labels = set(not_comparable)
+    method_cols = [c for c in committed.columns if c in _METHOD_COLUMNS]
+    cells = committed[method_cols + list(committed.columns[:1])].astype(str)
+    tainted = bool(labels) and (bool(labels & set(map(str, committed.columns)))
+                                or bool(labels & set(cells.to_numpy().ravel())))
+    holm = tainted and ("pairwise" in name)
+    columns = [c for c in committed.columns
+               if not is_timing_column(c) and str(c) not in labels
+               and not (tainted and str(c).startswith("p_holm"))]
+    if holm and name != "pairwise.csv":  # a matrix whose stars are Holm-adjusted
+        result.not_comparable["(Holm family)"] = len(committed)
+        return result
+    lines: list[str] = []
+    # cells equal as text need no closer look (a readings grid has 80,000 rows)
+    unequal = (committed[columns].astype(str).to_numpy()
+               != recomputed[columns].astype(str).to_numpy()).any(axis=1)
+    about = committed[method_cols].astype(str).to_numpy() if method_cols else None
+    for i in range(len(committed)):
+        hit = sorted(set(about[i]) & labels) if about is not None and labels else []
+        if hit:
+            result.not_comparable[hit[0]] = result.not_comparable.get(hit[0], 0) + 1
+            continue
+        result.compared += 1
+        if not unequal[i]:
+            continue
+        old, new = committed.iloc[i], recomputed.iloc[i]
+        diffs = [f"{c} committed {old[c]!s} recomputed {new[c]!s}" for c in columns
+                 if not _same(str(old[c]), str(new[c]))]
+        if diffs:
+            lines.append(f"{where} row {i + 1} ({_row_name(old, list(committed.columns))}): "
+                         f"{'; '.join(diffs)}")
+    result.differences += lines[:MAX_LINES_PER_FILE]
+    if len(lines) > MAX_LINES_PER_FILE:
+        result.differences.append(f"{where}: {len(lines) - MAX_LINES_PER_FILE} more rows "
+                                  "differ")
     return result

@@ -17,17 +17,22 @@ same config must get different folders, and the folder name is not a result
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
+import tempfile
 from pathlib import Path
 
-__all__ = ["SUFFIX_HEX", "discard", "prints_only", "propose", "reserve"]
+__all__ = ["PROBE_BYTES", "SUFFIX_HEX", "discard", "prints_only", "propose", "reserve",
+           "unwritable", "write_failure"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)
 SUFFIX_HEX = 6
 _ATTEMPTS = 100
+#: bytes the writability probe writes (and removes): one block, so a full disk fails it
+PROBE_BYTES = 4096
 
 
 def propose(stem: str) -> str:
@@ -75,3 +80,42 @@ def discard(out: str | os.PathLike) -> None:
             sub.rmdir()  # only when empty
         except OSError:
             pass
+
+
+def _errno(exc: OSError) -> str:
+    name = errno.errorcode.get(exc.errno or 0, "?")
+    return f"{name}: {exc.strerror or exc}"
+
+
+def unwritable(folder: str | os.PathLike, key: str, hint: str = "") -> str | None:
+    """One line when ``folder`` (the value of setting ``key``) could not be made and written,
+    else None. Nothing is left behind: the nearest folder of ``folder`` that exists gets a
+    probe file of :data:`PROBE_BYTES` bytes, removed at once (a read-only file system, a
+    full disk, a file where a folder should be, missing permissions all fail it), so a run
+    that cannot write its results or cache stops before any page, instead of an OSError
+    traceback later."""
+    path = Path(folder).expanduser().absolute()
+    here = path
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    try:
+        if not here.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(here))
+        fd, probe = tempfile.mkstemp(prefix=".evalkit-probe-", dir=here)
+        try:
+            os.write(fd, b"\0" * PROBE_BYTES)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        where = "" if here == path else f" ({here})"
+        return (f"{key}={folder}: cannot write there{where}: {_errno(exc)}"
+                + (f"; {hint}" if hint else ""))
+    return None
+
+
+def write_failure(exc: OSError, out: str | os.PathLike) -> str:
+    """The one line for a write that failed during a run (a disk that filled, a folder made
+    read-only meanwhile): the file, the errno, and that the run folder is incomplete."""
+    name = exc.filename or "a file"
+    return f"cannot write {name}: {_errno(exc)}; {out} is incomplete"

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit.core.files import temp_beside
+from evalkit.report.filenames import with_ext
 
 __all__ = ["bar_prf", "difference_matrix", "in_background", "pages_correct_curve", "prf_figure",
            "save"]
@@ -46,7 +47,7 @@ def save(fig, stem: str | os.PathLike) -> list[Path]:
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg"), stem.with_suffix(".pdf")]
+    paths = [with_ext(stem, ".png"), with_ext(stem, ".svg"), with_ext(stem, ".pdf")]  # v1.0 keeps its dot
     if _BACKGROUND is not None and _can_fork():
         _BACKGROUND.start(fig, paths)
         return paths

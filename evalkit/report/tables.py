@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.report.cells import Cell, numeric_frame
+from evalkit.report.filenames import with_ext
 from evalkit.report.latex import to_latex
 from evalkit.report.results import atomic_write_text, write_csv
 
@@ -97,9 +98,9 @@ def to_markdown(df: pd.DataFrame) -> str:
 def write_table(df: pd.DataFrame, stem: str | os.PathLike, caption: str = "") -> list[Path]:
     """Write ``stem.csv`` (numbers in numeric columns: :func:`~evalkit.report.cells.numeric_frame`),
     ``stem.md`` and ``stem.tex`` (formatted cells; evalkit.report.latex); returns the paths."""
-    stem = Path(stem)
-    paths = [write_csv(numeric_frame(df), stem.with_suffix(".csv"))]
+    stem = Path(stem)  # a dot in the name is part of it (v1.0): appended, never with_suffix
+    paths = [write_csv(numeric_frame(df), with_ext(stem, ".csv"))]
     md = (f"**{caption}**\n\n" if caption else "") + to_markdown(df)
-    paths.append(atomic_write_text(stem.with_suffix(".md"), md))
-    paths.append(atomic_write_text(stem.with_suffix(".tex"), to_latex(df, caption)))
+    paths.append(atomic_write_text(with_ext(stem, ".md"), md))
+    paths.append(atomic_write_text(with_ext(stem, ".tex"), to_latex(df, caption)))
     return paths

@@ -262,6 +262,9 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
             folder = Path(source).expanduser().resolve()
             label = _unique(label or _label(folder.name), taken)
             flat = not (folder / "html").is_dir()
+            if not _KEY.fullmatch(label):  # v1.0, a/b, ../../x: no config key can hold it
+                memory[label] = _folder_reader(label, folder, flat)
+                continue
             adds += [f"++dataset.{label}._name_=pairs",
                      f"++dataset.{label}.path={_quote(str(folder))}"]
             if flat:  # pages and gold side by side
@@ -275,6 +278,27 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
             label = _unique(label or "memory", taken)
             memory[label] = _pairs(source, label)
     return [f"dataset={_value(chosen)}", *adds], memory
+
+
+#: a label that can be a key of an override (``dataset.<label>.path=...``): Hydra's ID. Any
+#: other label (a dot would nest the key: ``dataset.v1.0``) is handed over as a reader object;
+#: its file names come from evalkit.report.filenames either way
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+
+
+def _folder_reader(label: str, folder: Path, flat: bool):
+    """The ``pairs`` reader of ``folder``, built here for a label no override can name."""
+    from evalkit.harness.config import ConfigError
+    from evalkit.harness.registry import DATASETS
+    from evalkit.readers.base import DatasetMissingError
+
+    where = {"html_dir": ".", "gold_dir": "."} if flat else {}
+    ds = DATASETS.create("pairs", path=str(folder), **where)
+    try:
+        ds.root()
+    except DatasetMissingError as exc:
+        raise ConfigError(f"dataset {label!r}: {folder}: no such folder") from exc
+    return ds
 
 
 def _pairs(items: Iterable, label: str):

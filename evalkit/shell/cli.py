@@ -7,6 +7,7 @@ on stderr (exit status 2), and prints where the results went.
 
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 
@@ -16,7 +17,12 @@ from omegaconf import DictConfig
 
 from evalkit.harness.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, register_resolvers, warn_renamed
 
-__all__ = ["CONFIG_DIR", "check_overrides", "main", "upgrade_overrides"]
+__all__ = ["CONFIG_DIR", "WRITE_ERRNOS", "check_overrides", "main", "upgrade_overrides"]
+
+#: errors of a write that the user fixes by freeing space or choosing another folder: one
+#: line and exit 2 instead of a traceback (any other OSError is a defect, and shows one)
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+                          errno.EFBIG, errno.ENOTDIR})
 
 
 def upgrade_overrides(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -55,6 +61,13 @@ def _app(cfg: DictConfig) -> float | None:
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
         discard(out)
+        sys.exit(2)
+    except OSError as exc:  # a disk that filled, a folder made read-only during the run
+        from evalkit.harness.rundir import write_failure
+
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        print(f"evalkit: {write_failure(exc, out)}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         # one line instead of a traceback; finished extractions are already on disk

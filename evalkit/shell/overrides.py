@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
@@ -34,7 +35,11 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
 from hydra.errors import HydraException
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf.errors import (
+    InterpolationKeyError,
+    InterpolationResolutionError,
+    OmegaConfBaseException,
+)
 
 __all__ = ["check_overrides", "closest", "target_overrides", "upgrade_overrides"]
 
@@ -278,22 +283,29 @@ def check_overrides(argv: list[str], config_name: str = "config",
     args = get_args_parser().parse_args(argv)
     if args.config_dir is not None and not os.path.isdir(args.config_dir):
         return f"{_PROG}: --config-dir {args.config_dir}: no such folder"
-    if not args.overrides:
-        return None  # nothing to check
+    from evalkit.harness.rundir import prints_only
+
+    shows = prints_only(argv) or args.help or args.hydra_help or args.info \
+        or args.shell_completion
+    if shows and not (args.overrides or args.config_dir or args.config_path
+                      or args.config_name):
+        return None  # nothing to check and nothing will be written
     config_name = args.config_name or config_name
     try:
-        parsed = OverridesParser.create().parse_overrides(args.overrides)
+        parsed = OverridesParser.create().parse_overrides(args.overrides or [])
     except HydraException as exc:
         return f"{_PROG}: cannot read the override: {_one_line(exc)}"
     try:
         with hydra_configs(args.config_dir, args.config_path, _PROG):
-            return _check(parsed, config_name, build_methods)
+            return _check(parsed, config_name, build_methods, probe=not shows)
     except ConfigError as exc:  # --config-dir names no folder
         return f"{_PROG}: {exc}"
 
 
-def _check(parsed: list[Override], config_name: str, build_methods: bool) -> str | None:
-    """:func:`check_overrides` inside the initialised Hydra."""
+def _check(parsed: list[Override], config_name: str, build_methods: bool,
+           probe: bool = True) -> str | None:
+    """:func:`check_overrides` inside the initialised Hydra; ``probe``: also check that the
+    results and cache folders can be written (:func:`_folders`)."""
     loader = GlobalHydra.instance().config_loader()
     where = _searchpath(parsed)
     options: dict[str, list[str]] = {}
@@ -317,6 +329,13 @@ def _check(parsed: list[Override], config_name: str, build_methods: bool) -> str
                       return_hydra_config=True)
     except (HydraException, OmegaConfBaseException) as exc:
         return _explain(exc, parsed, collapsed, options, config_name, where)
+    loop = _unresolvable(cfg)
+    if loop:
+        return loop
+    if probe:
+        msg = _folders(cfg)
+        if msg:
+            return msg
     if build_methods:
         return _check_objects(cfg)
     return None
@@ -348,6 +367,100 @@ def _explain(exc: Exception, parsed: list[Override], collapsed: list[str],
     return f"{_PROG}: {_one_line(' '.join(lines))}"
 
 
+def _unresolvable(cfg: DictConfig) -> str | None:
+    """One line naming the key whose value cannot be resolved (an interpolation loop such as
+    ``paths.cache=${paths.results}/c paths.results=${paths.cache}``, or a reference to no
+    key), else None; Hydra would stop with a traceback after making the run folder. The
+    ``hydra`` section is left out: resolving its run folder would reserve one
+    (evalkit.harness.rundir); the keys it reads (``paths.results``) are checked here."""
+    body = OmegaConf.masked_copy(cfg, [str(k) for k in cfg if str(k) != "hydra"])
+    try:
+        OmegaConf.to_container(body, resolve=True)
+    except InterpolationKeyError as exc:  # ${paths.resuls}: a reference to no key
+        what = str(exc).splitlines()[0]
+        if "'hydra." in what:
+            return None  # the hydra section is left out here; the run has it
+        return f"{_PROG}: {getattr(exc, 'full_key', None) or '?'}: {_one_line(what)}"
+    except InterpolationResolutionError as exc:
+        key = getattr(exc, "full_key", None) or "?"
+        if not str(exc).startswith("Recursive interpolation"):
+            return None  # a resolver that needs the run (${hydra:...}): the run's to say
+        loop = _loop(body, key)
+        if loop:
+            return (f"{_PROG}: {loop[0]}: interpolation loop "
+                    f"{' -> '.join(loop)} (a value that refers back to itself)")
+        return f"{_PROG}: {key}: its value refers back to itself (an interpolation loop)"
+    return None
+
+
+_REF = re.compile(r"\$\{(\.*[A-Za-z_][\w.\-]*)\}")
+
+
+def _absolute(ref: str, key: str) -> str:
+    """``ref`` of a value at ``key`` as a key from the root (``${.results}`` at
+    ``paths.cache`` is ``paths.results``: one dot is the key's own section)."""
+    dots = len(ref) - len(ref.lstrip("."))
+    if not dots:
+        return ref
+    parts = key.split(".")[:-dots]
+    return ".".join([*parts, ref[dots:]])
+
+
+def _loop(cfg: DictConfig, start: str) -> list[str]:
+    """The keys of an interpolation loop reached from key ``start``, first key again at the
+    end (``seed -> extraction.n_boot -> seed``), following plain ``${key}`` references of
+    the unresolved values; [] when none is found."""
+    flat: dict[str, str] = {}
+
+    def walk(node, prefix: str) -> None:
+        for k, v in node.items():
+            key = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(v, key + ".")
+            elif isinstance(v, str):
+                flat[key] = v
+
+    walk(OmegaConf.to_container(cfg, resolve=False), "")
+    path: list[str] = []
+    key = start
+    while key in flat and key not in path:
+        path.append(key)
+        refs = [_absolute(r, key) for r in _REF.findall(flat[key])]
+        if not refs:
+            return []
+        key = next((r for r in refs if r in flat), refs[0])
+    if key not in path:
+        return []
+    return path[path.index(key):] + [key]
+
+
+def _folders(cfg: DictConfig) -> str | None:
+    """One line when the results folder, or the cache folder of a run that uses the cache,
+    cannot be written (read-only, full, a file in the way; evalkit.harness.rundir.unwritable),
+    else None. A cache that cannot be written stops the run too, rather than running without
+    it: a run the user asked to cache and resume would silently do neither."""
+    from evalkit.harness.rundir import unwritable
+    from evalkit.report.filenames import file_stem
+
+    name = str((cfg.get("experiment") or {}).get("name", ""))
+    if name and file_stem(name) != name:  # the run folder is results/runs/<name>/...
+        return (f"{_PROG}: experiment.name={name}: not a plain name (letters, digits, _ - and ., "
+                "not starting with . or -): it names the run's folder")
+    paths = cfg.get("paths") or {}
+    results, cache = paths.get("results"), paths.get("cache")
+    if results:
+        msg = unwritable(results, "paths.results", "set paths.results to a folder you can write")
+        if msg:
+            return f"{_PROG}: {msg}"
+    runner = cfg.get("runner") or {}
+    if cache and runner.get("cache", True):
+        msg = unwritable(cache, "paths.cache", "set paths.cache to a folder you can write, "
+                                               "or runner.cache=false to run without it")
+        if msg:
+            return f"{_PROG}: {msg}"
+    return None
+
+
 def _groups(cfg: DictConfig) -> set[str]:
     """Top-level config groups chosen by the defaults list (dataset, method, ...)."""
     try:
@@ -372,7 +485,7 @@ def _check_objects(cfg: DictConfig) -> str | None:
         check_sections(cfg)
         specs = method_specs(cfg.get("method") or {})
         specs += method_specs(cfg.get("detector") or {}, kind="detector")
-        check_specs(specs)
+        check_specs(specs, build_targets=False)  # a _target_'s code runs only in the run
         runner_from_config(cfg)  # a Dask client is not started here: only its settings
         build_datasets(cfg)
     except (ConfigError, UnknownNameError, RunnerError, DatasetMissingError) as exc:

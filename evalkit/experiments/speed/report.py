@@ -10,6 +10,7 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import speed_table, step_table
 from evalkit.experiments.speed.timing import PARSE_LABEL, PY_WALK_LABEL
+from evalkit.report.filenames import file_stem
 from evalkit.report.plots import save
 from evalkit.report.sections import Figure, Heading, Table
 from evalkit.report.tables import write_table
@@ -20,13 +21,13 @@ def _dataset_outputs(ctx: Context, summary, per_page, label, clock):
     unit = "CPU" if clock == "cpu" else "wall"
     caption = (f"Speed on {label} ({unit} ms/page, one process): median, p90, pages/s, median "
                f"over median parse, growth exponent of time ~ bytes^b [95% bootstrap CI]")
-    write_table(table, ctx.out / "tables" / f"speed_{label}", caption=caption)
-    _size_figure(per_page, summary, ctx.out / "figures" / f"speed_{label}_time_vs_size", label,
-                 unit)
-    _ratio_figure(summary, ctx.out / "figures" / f"speed_{label}_ratio", label)
+    stem = f"speed_{file_stem(label)}"  # the label as a file name (evalkit.report.filenames)
+    write_table(table, ctx.out / "tables" / stem, caption=caption)
+    _size_figure(per_page, summary, ctx.out / "figures" / f"{stem}_time_vs_size", label, unit)
+    _ratio_figure(summary, ctx.out / "figures" / f"{stem}_ratio", label)
     ctx.report += [Heading(f"Speed on {label}"), Table(table, lead=f"**{caption}**", gap=False),
-                   Figure(f"figures/speed_{label}_time_vs_size.png", "time vs size", gap=False),
-                   Figure(f"figures/speed_{label}_ratio.png", "ratio to parse")]
+                   Figure(f"figures/{stem}_time_vs_size.png", "time vs size", gap=False),
+                   Figure(f"figures/{stem}_ratio.png", "ratio to parse")]
 
 
 def _size_figure(per_page, summary, stem, dataset, unit):
@@ -107,11 +108,11 @@ def _steps_outputs(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
     caption = (f"Where the time goes on {label}: each step the method times itself (wall ms "
                f"per page, mean and median; share of its steps' summed means); median lxml "
                f"parse {parse:.2f} ms")
-    write_table(table, ctx.out / "tables" / f"speed_{label}_steps", caption=caption)
-    _steps_figure(steps, parse, ctx.out / "figures" / f"speed_{label}_steps", label)
+    write_table(table, ctx.out / "tables" / f"speed_{file_stem(label)}_steps", caption=caption)
+    _steps_figure(steps, parse, ctx.out / "figures" / f"speed_{file_stem(label)}_steps", label)
     ctx.report += [Heading(f"Where the time goes on {label}"),
                    Table(table, lead=f"**{caption}**", gap=False),
-                   Figure(f"figures/speed_{label}_steps.png", "steps")]
+                   Figure(f"figures/speed_{file_stem(label)}_steps.png", "steps")]
 
 
 def _steps_figure(steps: pd.DataFrame, parse_ms: float, stem, dataset: str):

@@ -92,6 +92,7 @@ from evalkit.experiments.units.features import (
     wrap_lines,
 )
 from evalkit.experiments.units.paper import _paper_figure, paper_rows, paper_table
+from evalkit.report.filenames import file_stem
 from evalkit.core.page import CONTENT
 
 __all__ = [
@@ -192,9 +193,9 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     classes = _class_table(rows, tasks)
-    write_table(classes, tdir / f"units_{label}_classes",
+    write_table(classes, tdir / f"units_{file_stem(label)}_classes",
                 caption=f"Units with at least one word on {label}, by gold class")
-    write_csv(folds, tdir / f"units_{label}_folds.csv")
+    write_csv(folds, tdir / f"units_{file_stem(label)}_folds.csv")
     ctx.report += [Heading(f"Unit classification on {label}"),
                    Text(f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
                     f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
@@ -207,8 +208,8 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
         table = wide_table(summary, metrics, dataset=label)
         table.columns = [c.removesuffix(f"_{task}") for c in table.columns]
         caption = f"Unit classification on {label}, content = {what}"
-        write_table(table, tdir / f"units_{label}_{task}", caption=caption)
-        stem = f"units_{label}_{task}_prf"
+        write_table(table, tdir / f"units_{file_stem(label)}_{task}", caption=caption)
+        stem = f"units_{file_stem(label)}_{task}_prf"
         bar_prf(summary, fdir / stem, label, metrics=tuple(metrics[:3]),
                 title=f"{label}: content = {what}, word-weighted P/R/F1")
         ctx.report += [Heading(caption, level=3), Table(table, gap=False),
@@ -217,11 +218,11 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
     if paper and paper["task"] in tasks:
         long = paper_rows(summary, paper, label)
         table = paper_table(long)
-        write_csv(long, tdir / f"units_{label}_paper_long.csv")
-        write_table(table, tdir / f"units_{label}_paper",
+        write_csv(long, tdir / f"units_{file_stem(label)}_paper_long.csv")
+        write_table(table, tdir / f"units_{file_stem(label)}_paper",
                     caption=f"{paper.get('source', 'paper')} beside evalkit on {label} "
                             f"(task {paper['task']}, percent)")
-        stem = f"units_{label}_paper_f1"
+        stem = f"units_{file_stem(label)}_paper_f1"
         _paper_figure(long, fdir / stem, label, paper)
         ctx.report += [Heading(f"{paper.get('source', 'Paper')} beside ours (task {paper['task']})",
                                level=3),
