@@ -265,6 +265,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
              "paths": run_paths(cfg)}
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
+    if runner.render_counts:  # methods that read rendered pages (evalkit.harness.render)
+        extra["render"] = runner.render_counts
     if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'
         extra["python_hash_seed"] = interpreter_hash_seed() or "unset (random)"
     extra.update(more or {})

@@ -237,7 +237,8 @@ def check_specs(specs: list[MethodSpec]) -> None:
 
     for spec in specs:
         try:
-            spec.build().validate()
+            method = spec.build()
+            method.validate()
         except ParamError as exc:  # names the key as typed: method.proposed.k=-1: ...
             raise ConfigError(exc.under(f"{spec.kind}.{spec.label}")) from exc
         except (TypeError, ValueError) as exc:
@@ -248,3 +249,8 @@ def check_specs(specs: list[MethodSpec]) -> None:
             text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if own
                     else f"{spec.kind} {spec.label!r}: {msg}")
             raise ConfigError(text) from exc
+        if getattr(method, "needs_layout", False):  # fails at start, not on every page
+            from evalkit.harness.render import browser_path, missing_browser_line
+
+            if browser_path() is None:
+                raise ConfigError(f"{spec.kind} {spec.label!r}: {missing_browser_line()}")

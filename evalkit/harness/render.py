@@ -415,3 +415,76 @@ def fonts_fingerprint_cached() -> str:
     if not _FONTS:
         _FONTS.append(fonts_fingerprint())
     return _FONTS[0]
+
+
+#: the record key that carries how a page's layout was had ({"status": "rendered" | "cached" |
+#: "failed", "browser", "seconds"}); popped by Runner.iter_records into its render counts
+RENDER_MARK = "_render"
+#: the start of the error of a method whose page could not be rendered
+RENDER_FAILED = "render failed: "
+
+
+def render_settings(spec) -> RenderSettings | None:
+    """The render settings of a method spec whose class needs a layout (``needs_layout``),
+    None for any other method."""
+    from evalkit.harness.registry import DETECTORS, METHODS
+
+    try:
+        if spec.origin == "registry":
+            cls = (METHODS if spec.kind == "method" else DETECTORS).get(spec.registry)
+        else:
+            cls = spec.obj if isinstance(spec.obj, type) else type(spec.obj)
+    except Exception:  # noqa: BLE001 - an unknown method fails where it is built
+        return None
+    if not getattr(cls, "needs_layout", False):
+        return None
+    try:
+        return RenderSettings.from_params(spec.params.get("render"))
+    except (TypeError, ValueError):
+        return None  # a bad setting fails where the method is built, naming the key
+
+
+def render_todo(page: Page, state, settings: list[RenderSettings | None],
+                cache_root) -> None:
+    """Lay ``page`` out once per render setting the methods of ``state.todo`` need and put
+    the layouts in ``page.layouts``; a method whose page cannot be rendered gets a
+    ``render failed: ...`` failure instead of the page (scored as ``runner.on_failure``)."""
+    from evalkit.core.page import Extraction
+
+    done: dict[str, dict[str, Any]] = {}
+    for j in list(state.todo):
+        if settings[j] is None:
+            continue
+        sid = settings_id(settings[j])
+        first = sid not in done
+        if first:
+            t0 = time.perf_counter()
+            try:
+                made, hit = layout_for(page, settings[j], cache_root)
+                page.layouts[sid] = made
+                done[sid] = {"status": "cached" if hit else "rendered",
+                             "browser": made.browser}
+            except RenderError as exc:
+                done[sid] = {"status": "failed", "browser": renderer().version,
+                             "error": f"{RENDER_FAILED}{exc}"[:500]}
+            done[sid]["seconds"] = time.perf_counter() - t0
+        mark = done[sid]
+        if first:  # a layout shared by several methods is counted once
+            state.render[j] = {k: v for k, v in mark.items() if k != "error"}
+        if mark["status"] == "failed":
+            state.todo.remove(j)
+            state.exts[j] = Extraction(error=mark["error"])
+
+
+def count_render(counts: dict[str, Any], mark: dict[str, Any] | None) -> None:
+    """Add one record's :data:`RENDER_MARK` to a run's render counts (run.json ``render``:
+    the browser, layouts rendered, from the cache, failed, and seconds spent rendering)."""
+    if not mark:
+        return
+    if not counts:
+        counts.update({"browser": "", "fonts": FONTS_PACKAGE, "rendered": 0, "cached": 0,
+                       "failed": 0, "render_seconds": 0.0})
+    counts[mark["status"]] += 1
+    counts["render_seconds"] += float(mark.get("seconds", 0.0))
+    if mark.get("browser"):
+        counts["browser"] = mark["browser"]
