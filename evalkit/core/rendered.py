@@ -17,6 +17,7 @@ Nothing here starts a browser: :mod:`evalkit.harness.render` drives one and turn
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,10 @@ class RenderSettings:
         if "viewport" in params and isinstance(params["viewport"], list):
             params["viewport"] = tuple(params["viewport"])
         return cls(**params)
+
+    def key(self) -> str:
+        """The settings canonically: the name of a layout in ``Page.layouts``."""
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
 
     def as_dict(self) -> dict[str, Any]:
         return {"javascript": self.javascript, "viewport": list(self.viewport),

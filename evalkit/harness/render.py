@@ -69,7 +69,8 @@ BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--disable-background-networking", "--disable-extensions", "--disable-sync",
                 "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
                 "--force-device-scale-factor=1", "--font-render-hinting=none",
-                "--disable-dev-shm-usage", "--remote-debugging-port=0")
+                "--disable-dev-shm-usage", "--disable-features=HttpsUpgrades",
+                "--remote-debugging-port=0")
 FORMAT = "evalkit.layout"
 
 
@@ -104,7 +105,7 @@ def fonts_fingerprint() -> str:
 
 def settings_id(settings: RenderSettings) -> str:
     """The name a layout has in ``page.layouts``: its settings, canonically."""
-    return json.dumps(settings.as_dict(), sort_keys=True, separators=(",", ":"))
+    return settings.key()
 
 
 def page_url(page: Page) -> str:
@@ -309,7 +310,9 @@ class Renderer:
             name, params = ev["method"], ev.get("params", {})
             if name == "Fetch.requestPaused":
                 rid = params["requestId"]
-                if params["request"]["url"].split("#")[0] == url and state["main"] is None:
+                # the first document request is the navigation to the page (Chrome may have
+                # normalised its URL); any later one (a frame) is blocked like the rest
+                if state["main"] is None and params.get("resourceType") == "Document":
                     state["main"] = rid
                     self._reply(session, "Fetch.fulfillRequest", {
                         "requestId": rid, "responseCode": 200,
@@ -486,5 +489,18 @@ def count_render(counts: dict[str, Any], mark: dict[str, Any] | None) -> None:
                        "failed": 0, "render_seconds": 0.0})
     counts[mark["status"]] += 1
     counts["render_seconds"] += float(mark.get("seconds", 0.0))
-    if mark.get("browser"):
+    if mark.get("browser") and not counts["browser"]:
         counts["browser"] = mark["browser"]
+
+
+def render_record(specs) -> dict[str, Any]:
+    """run.json's ``render`` record before any page: the browser and zero counts when a
+    method of ``specs`` reads rendered pages, else empty."""
+    if not any(render_settings(s) is not None for s in specs):
+        return {}
+    counts: dict[str, Any] = {}
+    count_render(counts, {"status": "rendered", "browser": browser_version()})
+    counts["rendered"] = 0
+    counts["settings"] = sorted({render_settings(s).key() for s in specs
+                                          if render_settings(s) is not None})
+    return counts
