@@ -69,3 +69,15 @@ def train_specs(specs: list[MethodSpec], cache_root: str | None,
                               params={**spec.params, "model": model}, kind=spec.kind,
                               origin=spec.origin, obj=spec.obj, source=spec.source))
     return out
+
+
+def training_note(specs: list[MethodSpec]) -> str:
+    """What a table's caption says of how its learned methods were trained ('' if none)."""
+    notes = []
+    for spec in specs:
+        model = spec.params.get("model") if isinstance(spec.params, dict) else None
+        if isinstance(model, dict) and "folds" in model and "dataset" in model:
+            notes.append(f"{spec.label} trained on {model['pages']} {model['dataset']} pages "
+                         f"(seeded sample, seed {model['seed']}), {model['folds']} folds by "
+                         "site: each page scored by the model trained without its site")
+    return "; " + "; ".join(notes) if notes else ""
