@@ -16,8 +16,8 @@ is coherent enough:
    * an element with an ``<hr>`` or ``<br>`` child is divided (a line-break / rule cue);
    * an element with a child whose background differs from its own (and is not transparent)
      is divided;
-   * an element holding text whose area is below ``size_share`` of the page's is a block
-     with DoC 8;
+   * an element holding text whose extent (the union of its box and its valid descendants'
+     boxes) is below ``size_share`` of the page's area is a block with DoC 8;
    * any other element is divided.
 
    A kept block whose DoC is below the *permitted degree of coherence* ``pdoc`` is divided
@@ -132,6 +132,8 @@ class _Extractor:
         self.boxes, self.page_area = boxes, max(page_area, 1.0)
         self.pdoc, self.size_share = pdoc, size_share
         self._valid: dict[Any, bool] = {}
+        self._extent: dict[Any, float] = {}
+        self._union_of: dict[Any, tuple[float, float, float, float]] = {}
 
     def valid(self, el) -> bool:
         """Laid out and visible, or holding a valid child (a container of floats has no
@@ -149,6 +151,20 @@ class _Extractor:
 
     def valid_kids(self, el) -> list[Any]:
         return [c for c in self.kids_of(el) if self.valid(c)]
+
+    def extent(self, el) -> float:
+        """Area of the union of the element's box and its valid descendants' (a container of
+        absolutely placed or floated children may have no height of its own)."""
+        if el not in self._extent:
+            b = self.boxes[el]
+            boxes = [(b.x, b.y, b.width, b.height)] if b.area > 0 else []
+            for c in self.valid_kids(el):
+                self.extent(c)
+                boxes.append(self._union_of[c])
+            self._union_of[el] = _union(boxes) if boxes else (b.x, b.y, 0.0, 0.0)
+            u = self._union_of[el]
+            self._extent[el] = u[2] * u[3]
+        return self._extent[el]
 
     def inline_only(self, el, kids) -> bool:
         return all(self.boxes[c].display in INLINE_DISPLAYS and _tag(c) not in BREAK_TAGS
@@ -177,7 +193,7 @@ class _Extractor:
                and self.boxes[c].background != box.background for c in kids):
             return None
         if (has_text or any(self.inline_only(c, self.valid_kids(c)) for c in kids)) \
-                and box.area < self.size_share * self.page_area:
+                and self.extent(el) < self.size_share * self.page_area:
             return MAX_DOC - 2
         return None
 
