@@ -1,4 +1,4 @@
-"""Methods that learn from labelled pages, fitted before a run (docs/rendering.md#training).
+"""Methods that learn from labelled pages, fitted before a run (docs/rendering.md#training-on-rendered-pages).
 
 A method class with ``trained_on_pages = True`` (baselines/vwrapper.py) says which labelled
 pages it learns from (its ``train_`` settings: a data set's reader settings, a page count)
