@@ -103,3 +103,34 @@ def test_the_permitted_degree_of_coherence_sets_the_granularity(tmp_path):
     # child <b> (its own text "plain words" stays with the <p>, which is no longer a block)
     fine = Vips(pdoc=10).segment(page.tree(), layout)
     assert [(b.elements[0].tag, b.doc) for b in fine.leaves()] == [("b", 10), ("p", 10)]
+
+
+PAB_PAGE = """<!DOCTYPE html><html><head><title>T</title><style>
+body{margin:0;font:16px/20px 'DejaVu Sans'} div{position:absolute}
+#art{left:0;top:0;width:700px;height:400px}
+#ads{left:800px;top:0;width:200px;height:400px}
+#foot{left:0;top:500px;width:1000px;height:40px}
+</style></head><body>
+<div id=art><h1>Big news</h1><p>The story, told.</p></div>
+<div id=ads><a href="http://ads.example.net/1">buy</a> <a href="http://ads.example.net/2">now</a></div>
+<div id=foot>copyright</div></body></html>"""
+
+
+@needs_browser
+def test_pab_on_vips_blocks_scores_the_leaves_by_their_tags(tmp_path):
+    from baselines.pab import PAB
+
+    page = Page(id="pab", dataset="hand", raw=PAB_PAGE.encode(), gold=Gold(text=""),
+                url="http://news.example.com/a.html")
+    method = PAB(segmenter="vips")
+    layout, _ = layout_for(page, method.settings_, tmp_path)
+    page.layouts[method.settings_.key()] = layout
+    ext = method.extract(page)
+    # VIPS leaves: #art is divided (two block-level children) into <h1> and <p> (one font
+    # each: DoC 10), #ads (links only) and #foot (text only) are leaves. PAB priorities:
+    # title 1.0; h1 1.0; p 0.1; #ads 0.2 + 0.2 but both links lead to another site (share
+    # 1 > 0.5): 0; #foot has no tag of the table: 0
+    assert [(b.tag, b.scores["priority"], b.kept) for b in ext.blocks] == [
+        ("title", 1.0, True), ("h1", 1.0, True), ("p", 0.1, True), ("div", 0.0, False),
+        ("div", 0.0, False)]
+    assert ext.text == "T\nBig news\nThe story, told."

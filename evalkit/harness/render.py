@@ -445,23 +445,25 @@ RENDER_FAILED = "render failed: "
 
 
 def render_settings(spec) -> RenderSettings | None:
-    """The render settings of a method spec whose class needs a layout (``needs_layout``),
-    None for any other method."""
+    """The render settings of a method spec whose method needs a layout (its
+    ``needs_layout``, a class attribute or a property of its settings), None for any other
+    method or one that cannot be built (it fails where it is built, naming the key)."""
     from evalkit.harness.registry import DETECTORS, METHODS
 
     try:
-        if spec.origin == "registry":
+        if spec.origin == "registry":  # most methods never read a layout: no build for them
             cls = (METHODS if spec.kind == "method" else DETECTORS).get(spec.registry)
-        else:
-            cls = spec.obj if isinstance(spec.obj, type) else type(spec.obj)
-    except Exception:  # noqa: BLE001 - an unknown method fails where it is built
+            if not hasattr(cls, "needs_layout"):
+                return None
+        method = spec.build()
+    except Exception:  # noqa: BLE001 - an unknown or misconfigured method fails elsewhere
         return None
-    if not getattr(cls, "needs_layout", False):
+    if not getattr(method, "needs_layout", False):
         return None
     try:
-        return RenderSettings.from_params(spec.params.get("render"))
+        return RenderSettings.from_params(getattr(method, "render", None))
     except (TypeError, ValueError):
-        return None  # a bad setting fails where the method is built, naming the key
+        return None
 
 
 def render_todo(page: Page, state, settings: list[RenderSettings | None],
