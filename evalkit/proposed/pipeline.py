@@ -187,6 +187,16 @@ class Proposed(Extractor):
         self.dedup_: DedupStage = made["dedup"]
         self.scoring_: ScoringStage = made["scoring"]
 
+    @property
+    def needs_layout(self) -> bool:
+        """``primary.image_size_from=rendered``: the harness renders the page first."""
+        return self.primary_.image_size_from == "rendered"
+
+    @property
+    def render(self) -> Mapping[str, Any] | None:
+        """The render settings the harness renders the page with (``primary.render``)."""
+        return self.primary_.render
+
     def stages(self) -> dict[str, Stage]:
         """The stage objects by group, in the order they run."""
         return {group: getattr(self, f"{group}_") for group in STAGES}
