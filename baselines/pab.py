@@ -63,8 +63,8 @@ from evalkit.core.block import preview
 from evalkit.core.domains import registrable_domain, url_host
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError
-from evalkit.core.text import normalize_space
 from evalkit.core.rendered import RenderSettings
+from evalkit.core.text import normalize_space
 from evalkit.core.validate import check_bool, check_choice, check_share
 from evalkit.core.vips import DEFAULT_PDOC, Vips
 from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines

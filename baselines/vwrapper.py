@@ -49,8 +49,8 @@ from evalkit.core.page import Extraction, Page, drop_code
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import words
 from evalkit.core.validate import ParamError, check_choice, check_int, check_number
-from evalkit.core.visible import element_text, join_lines
 from evalkit.core.vips import DEFAULT_PDOC, Vips
+from evalkit.core.visible import element_text, join_lines
 
 __all__ = ["DEFAULT_TRAIN", "FEATURES", "NotReady", "VWrapper", "block_features", "site_fold"]
 
@@ -243,7 +243,7 @@ class VWrapper(Extractor):
             models.append({"mean": mean.tolist(), "scale": scale.tolist(),
                            "coef": clf.coef_[0].tolist(),
                            "intercept": float(clf.intercept_[0]),
-                           "n_rows": int(len(y))})
+                           "n_rows": len(y)})
         return {"features": list(FEATURES), "folds": folds, "seed": self.seed,
                 "models": models, "pages": len(pairs)}
 

@@ -10,12 +10,16 @@ import json
 import pytest
 
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.core.rendered import (ElementBox, Layout, RenderSettings, element_path,
-                                   tree_paths)
+from evalkit.core.rendered import ElementBox, Layout, RenderSettings, element_path, tree_paths
 from evalkit.core.validate import ParamError
 from evalkit.harness import render
-from evalkit.harness.render import (RenderError, browser_path, layout_for, layout_key,
-                                    missing_browser_line)
+from evalkit.harness.render import (
+    RenderError,
+    browser_path,
+    layout_for,
+    layout_key,
+    missing_browser_line,
+)
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,

@@ -9,7 +9,7 @@ import pytest
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.validate import ParamError
-from evalkit.core.vips import VisualBlock, Vips, detect_separators
+from evalkit.core.vips import Vips, VisualBlock, detect_separators
 from evalkit.harness.render import browser_path, layout_for
 
 needs_browser = pytest.mark.skipif(
@@ -77,6 +77,7 @@ def test_a_three_column_page_gives_the_blocks_and_separators_worked_out_by_hand(
     # the upper part's one separator (weight 4) cuts the header off: DoC 11 - 4 = 7
     assert upper.doc == 7 and [(s.start, s.end) for s in upper.separators] == [(100, 120)]
     head, columns = upper.children
+    assert [el.get("id") for el in head.elements] == ["head"] and head.doc == 10
     # the columns: vertical gaps x 200..220 and 780..800, 20 px -> weight 3, DoC 8
     assert [(s.horizontal, s.start, s.end, s.weight) for s in columns.separators] == [
         (False, 200, 220, 3), (False, 780, 800, 3)]

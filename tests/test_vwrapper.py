@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from baselines.vwrapper import FEATURES, VWrapper, block_features, node_text, site_fold
+from baselines.vwrapper import FEATURES, VWrapper, node_text, site_fold
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.validate import ParamError

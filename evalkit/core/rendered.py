@@ -24,9 +24,18 @@ from typing import Any
 
 from evalkit.core.validate import ParamError, check_bool, check_number
 
-__all__ = ["DEFAULT_IMAGE_SIZE", "DEFAULT_VIEWPORT", "ElementBox", "LAYOUT_VERSION", "Layout",
-           "RenderSettings", "SNAPSHOT_STYLES", "element_path", "layout_from_snapshot",
-           "tree_paths"]
+__all__ = [
+    "DEFAULT_IMAGE_SIZE",
+    "DEFAULT_VIEWPORT",
+    "LAYOUT_VERSION",
+    "SNAPSHOT_STYLES",
+    "ElementBox",
+    "Layout",
+    "RenderSettings",
+    "element_path",
+    "layout_from_snapshot",
+    "tree_paths",
+]
 
 #: raise when the layout record changes: cached layouts of other versions are misses
 LAYOUT_VERSION = 1

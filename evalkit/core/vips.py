@@ -51,8 +51,17 @@ from typing import Any
 from evalkit.core.rendered import ElementBox
 from evalkit.core.validate import check_int, check_number
 
-__all__ = ["DEFAULT_PDOC", "INLINE_DISPLAYS", "Separator", "VisualBlock", "Vips",
-           "content_structure", "detect_separators", "extract_blocks", "separator_weight"]
+__all__ = [
+    "DEFAULT_PDOC",
+    "INLINE_DISPLAYS",
+    "Separator",
+    "Vips",
+    "VisualBlock",
+    "content_structure",
+    "detect_separators",
+    "extract_blocks",
+    "separator_weight",
+]
 
 #: the permitted degree of coherence: blocks less coherent than this are divided further
 DEFAULT_PDOC = 8

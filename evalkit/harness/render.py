@@ -43,8 +43,13 @@ from typing import Any
 
 from evalkit.core import rendered
 from evalkit.core.page import Page, parse_html
-from evalkit.core.rendered import (LAYOUT_VERSION, SNAPSHOT_STYLES, Layout, RenderSettings,
-                                   layout_from_snapshot)
+from evalkit.core.rendered import (
+    LAYOUT_VERSION,
+    SNAPSHOT_STYLES,
+    Layout,
+    RenderSettings,
+    layout_from_snapshot,
+)
 from evalkit.harness.cache import write_atomic
 from evalkit.harness.cache_entry import InvalidEntry, _canonical
 
@@ -180,16 +185,19 @@ class LayoutCache:
         write_atomic(self._path(key), json.dumps(entry, separators=(",", ":")).encode())
 
 
-def _die_with_parent() -> None:
-    """In the browser's process before it starts: Linux kills it when the process that
-    started it dies (a page worker killed on a timeout leaves no browser behind)."""
+def _parent_death_hook():
+    """A function for ``preexec_fn``: in the browser's process before it starts, Linux is
+    asked to kill it when the process that started it dies (a page worker killed on a
+    timeout leaves no browser behind). libc is loaded here, in the parent, so the child
+    only calls into C (no import, no lock); None where there is no prctl."""
     try:
         import ctypes
         import signal
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):  # not Linux: atexit and kill() are all there is
-        pass
+        return None
+    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 #: prctl(2) option: the signal a process gets when its parent dies
@@ -219,7 +227,7 @@ class Renderer:
         self.proc = subprocess.Popen(
             [self.executable, *BROWSER_ARGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            preexec_fn=_die_with_parent)
+            preexec_fn=_parent_death_hook())  # noqa: PLW1509 - a C call only (see there)
         deadline = time.monotonic() + START_SECONDS
         endpoint = None
         while time.monotonic() < deadline:
@@ -523,72 +531,3 @@ def render_record(specs) -> dict[str, Any]:
     counts["settings"] = sorted({render_settings(s).key() for s in specs
                                           if render_settings(s) is not None})
     return counts
-
-
-def _render_set(args) -> dict[str, Any]:
-    """Render every page of one data set (one worker process, one browser): wall seconds per
-    page, the lxml parse seconds of the same pages, failures."""
-    label, settings, cache_root, shared = args
-    from hydra import compose, initialize_config_dir
-
-    from evalkit.harness.config import CONFIG_DIR, build_datasets, register_resolvers
-
-    register_resolvers()
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            f"dataset={label}", f"paths.shared_data={shared}", "method=[fulltext]"])
-    (ds,) = build_datasets(cfg).values()
-    out = {"dataset": label, "pages": 0, "failed": [], "render_s": [], "parse_s": []}
-    for page in ds.pages():
-        t0 = time.perf_counter()
-        parse_html(page.html)
-        out["parse_s"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        try:
-            layout_for(page, settings, cache_root)
-        except RenderError as exc:
-            out["failed"].append((page.id, str(exc)))
-        out["render_s"].append(time.perf_counter() - t0)
-        out["pages"] += 1
-    renderer().kill()
-    return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m evalkit.harness.render [--jobs N] [--cache DIR] SET...``: render every page
-    of the named shared sets (configs/dataset names) with N worker processes, one browser
-    each, and print pages, failures and seconds (docs/rendering.md#measured)."""
-    import argparse
-    import multiprocessing
-    import statistics
-
-    ap = argparse.ArgumentParser(prog="python -m evalkit.harness.render")
-    ap.add_argument("sets", nargs="+")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--cache", default=None, help="layout cache root (default: none)")
-    ap.add_argument("--shared", default=os.environ.get("EVALKIT_SHARED_DATA",
-                                                      "/work/shared/datasets"))
-    args = ap.parse_args(argv)
-    settings = RenderSettings()
-    t0 = time.perf_counter()
-    load0 = os.getloadavg()[0]
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        results = pool.map(_render_set, [(s, settings, args.cache, args.shared)
-                                         for s in args.sets], chunksize=1)
-    wall = time.perf_counter() - t0
-    total = sum(r["pages"] for r in results)
-    for r in results:
-        med_r = statistics.median(r["render_s"]) if r["render_s"] else float("nan")
-        med_p = statistics.median(r["parse_s"]) if r["parse_s"] else float("nan")
-        print(f"{r['dataset']}: {r['pages']} pages, {len(r['failed'])} failed, "
-              f"render median {1000 * med_r:.0f} ms, lxml parse median {1000 * med_p:.1f} ms, "
-              f"ratio {med_r / med_p:.0f}x")
-        for pid, why in r["failed"]:
-            print(f"  failed {pid}: {why}")
-    print(f"all: {total} pages in {wall:.0f} s wall on {args.jobs} processes "
-          f"({browser_version()}; load average {load0:.1f} at start, "
-          f"{os.getloadavg()[0]:.1f} at end)")
-
-
-if __name__ == "__main__":
-    main()

@@ -45,6 +45,8 @@ from typing import Any, ClassVar
 from evalkit.core.block import Block as BlockRecord
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page
+from evalkit.core.text import normalize_space, terms
+from evalkit.core.validate import renamed_keys
 from evalkit.proposed import scoring
 from evalkit.proposed.blocks import (
     BlockNode,
@@ -65,8 +67,6 @@ from evalkit.proposed.stages import (
     make_stage,
 )
 from evalkit.proposed.state import PageState
-from evalkit.core.text import normalize_space, terms
-from evalkit.core.validate import renamed_keys
 
 __all__ = ["RECORD_TEXT_CHARS", "RENAMED", "RULES", "SCOPES", "STAGES", "Proposed"]
 

@@ -21,11 +21,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.core.method import param_names
-from evalkit.proposed import primary_dom, primary_tags, scoring
-from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
-from evalkit.proposed.dedup_stage import SCOPES, DedupStage
-from evalkit.proposed.stage import Stage
-from evalkit.proposed.state import PageState
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import normalize_space
 from evalkit.core.validate import (
@@ -37,6 +32,11 @@ from evalkit.core.validate import (
     check_share,
     check_str_list,
 )
+from evalkit.proposed import primary_dom, primary_tags, scoring
+from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
+from evalkit.proposed.dedup_stage import SCOPES, DedupStage
+from evalkit.proposed.stage import Stage
+from evalkit.proposed.state import PageState
 
 __all__ = ["RULES", "SCOPES", "STAGES", "BlocksStage", "DedupStage", "PrimaryStage",
            "ScoringStage", "Stage", "make_stage"]
