@@ -17,6 +17,7 @@ import random
 import sys
 from typing import Any
 
+from evalkit.harness.config import ConfigError
 from evalkit.harness.render import RenderError, layout_for, render_settings
 from evalkit.harness.specs import MethodSpec
 
@@ -47,8 +48,13 @@ def train_specs(specs: list[MethodSpec], cache_root: str | None,
             out.append(spec)
             continue
         train = method.train_
-        ds = _reader(train["dataset"], shared_data)
-        pages = sorted(ds.pages(), key=lambda p: p.id)
+        try:
+            ds = _reader(train["dataset"], shared_data)
+            ds.root()  # a missing folder: its fetch hint, now, not after the other methods
+            pages = sorted(ds.pages(), key=lambda p: p.id)
+        except (OSError, ValueError) as exc:  # DatasetMissingError, a bad reader setting
+            raise ConfigError(f"{spec.kind}.{spec.label}.train.dataset: the training pages "
+                              f"cannot be read: {exc}") from exc
         rng = random.Random(method.seed)
         chosen = sorted(rng.sample(range(len(pages)), min(train["pages"], len(pages))))
         print(f"evalkit: {spec.label}: training on {len(chosen)} of {len(pages)} "
