@@ -141,6 +141,8 @@ class _Extractor:
         self.boxes, self.page_area = boxes, max(page_area, 1.0)
         self.pdoc, self.size_share = pdoc, size_share
         self._valid: dict[Any, bool] = {}
+        self._kids: dict[Any, list[Any]] = {}
+        self._inline: dict[Any, bool] = {}
         self._extent: dict[Any, float] = {}
         self._union_of: dict[Any, tuple[float, float, float, float]] = {}
 
@@ -159,7 +161,9 @@ class _Extractor:
         return [c for c in el if isinstance(c.tag, str)]
 
     def valid_kids(self, el) -> list[Any]:
-        return [c for c in self.kids_of(el) if self.valid(c)]
+        if el not in self._kids:
+            self._kids[el] = [c for c in self.kids_of(el) if self.valid(c)]
+        return self._kids[el]
 
     def extent(self, el) -> float:
         """Area of the union of the element's box and its valid descendants' (a container of
@@ -175,9 +179,14 @@ class _Extractor:
             self._extent[el] = u[2] * u[3]
         return self._extent[el]
 
-    def inline_only(self, el, kids) -> bool:
-        return all(self.boxes[c].display in INLINE_DISPLAYS and _tag(c) not in BREAK_TAGS
-                   and self.inline_only(c, self.valid_kids(c)) for c in kids)
+    def inline_only(self, el, kids=None) -> bool:
+        """Every valid descendant of ``el`` is laid out inline (text level); ``kids``, when
+        given, are ``el``'s valid children (the only ones it is ever called with)."""
+        if el not in self._inline:
+            self._inline[el] = all(
+                self.boxes[c].display in INLINE_DISPLAYS and _tag(c) not in BREAK_TAGS
+                and self.inline_only(c) for c in self.valid_kids(el))
+        return self._inline[el]
 
     def text_doc(self, el, kids) -> int:
         """DoC of an element of inline parts only: one font throughout -> 10, else 9."""
@@ -201,7 +210,7 @@ class _Extractor:
         if any(self.boxes[c].background not in _TRANSPARENT_BG
                and self.boxes[c].background != box.background for c in kids):
             return None
-        if (has_text or any(self.inline_only(c, self.valid_kids(c)) for c in kids)) \
+        if (has_text or any(self.inline_only(c) for c in kids)) \
                 and self.extent(el) < self.size_share * self.page_area:
             return MAX_DOC - 2
         return None
