@@ -141,6 +141,8 @@ def test_the_key_holds_every_setting_the_browser_and_the_fonts():
 
 def test_render_settings_are_checked_when_made():
     assert RenderSettings.from_params({"viewport": [1024, 700]}).viewport == (1024, 700)
+    # a config's whole number and the default float name one layout
+    assert RenderSettings.from_params({"timeout": 30}).key() == RenderSettings().key()
     with pytest.raises(ParamError, match="viewport"):
         RenderSettings(viewport=(1024,))
     with pytest.raises(ParamError, match="javascript"):

@@ -76,6 +76,8 @@ class RenderSettings:
             raise ParamError("viewport", vp, "must be [width, height], whole pixels in 16..10000")
         object.__setattr__(self, "viewport", (int(vp[0]), int(vp[1])))
         check_number("timeout", self.timeout, low=0, low_open=True)
+        # one key for 30 and 30.0 (a config's whole number and a default's float)
+        object.__setattr__(self, "timeout", float(self.timeout))
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None) -> RenderSettings:
