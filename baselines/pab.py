@@ -63,8 +63,10 @@ from evalkit.core.block import preview
 from evalkit.core.domains import registrable_domain, url_host
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError
+from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import normalize_space
-from evalkit.core.validate import check_bool, check_share
+from evalkit.core.validate import check_bool, check_choice, check_share
+from evalkit.core.vips import DEFAULT_PDOC, Vips
 from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, element_text, join_lines
 
 __all__ = [
@@ -94,6 +96,10 @@ MEDIUM_TAGS = frozenset({"table", "ul", "ol"})
 REMOVED_TAGS = frozenset({"script", "style", "iframe", "object", "form"})
 #: the title block's priority (Table 3.1, Cat-1.0)
 TITLE_PRIORITY = 1.0
+#: how the page is cut into blocks: ``tags`` (the paper's reading above) or ``vips`` (the
+#: leaves of the VIPS content structure of the rendered page, evalkit/core/vips.py, with
+#: their tags' priorities; docs/readings.md#vips-blocks)
+SEGMENTERS = ("tags", "vips")
 #: a block with a larger share of outer links is noise (§3.1.2)
 DEFAULT_MAX_OUTER_LINK_SHARE = 0.5
 
@@ -344,6 +350,10 @@ class PAB(Extractor):
         this gets priority 0 (the paper's 50 %).
     merge_duplicates : merge informative blocks with identical text (step 5 of
         Algorithm 3.2.2).
+    segmenter : ``tags`` (the paper's blocks, steps 2-3 above) or ``vips`` (VIPS leaves of
+        the rendered page; a reading, docs/readings.md#vips-blocks).
+    render, pdoc : with ``segmenter="vips"``: the render settings (docs/rendering.md) and
+        VIPS's permitted degree of coherence.
 
     Block records (:class:`evalkit.core.block.Block`), one per block in document order
     (the title first, the text outside every block last, tag ``#outside``): ``words``,
@@ -356,14 +366,49 @@ class PAB(Extractor):
     name = "pab"
 
     def __init__(self, max_outer_link_share: float = DEFAULT_MAX_OUTER_LINK_SHARE,
-                 merge_duplicates: bool = True):
+                 merge_duplicates: bool = True, segmenter: str = "tags",
+                 render: dict | None = None, pdoc: int = DEFAULT_PDOC):
         self.max_outer_link_share = max_outer_link_share
         self.merge_duplicates = merge_duplicates
+        self.segmenter = segmenter
+        self.render = render
+        self.pdoc = pdoc
         self._validate()  # a bad share fails at construction, as it always did
 
     def _validate(self) -> None:
         check_share("max_outer_link_share", self.max_outer_link_share)
         check_bool("merge_duplicates", self.merge_duplicates)
+        check_choice("segmenter", self.segmenter, SEGMENTERS)
+        self.settings_ = RenderSettings.from_params(self.render)
+        self.vips_ = Vips(pdoc=self.pdoc)
+
+    @property
+    def needs_layout(self) -> bool:
+        """With ``segmenter="vips"`` the harness renders the page first (docs/rendering.md)."""
+        return self.segmenter == "vips"
+
+    def resolved_params(self) -> dict:
+        params = self.get_params(deep=False)
+        if self.segmenter != "vips":  # the render settings and PDoC change nothing then
+            params.pop("render")
+            params.pop("pdoc")
+        return params
+
+    def _vips_blocks(self, page: Page, root, host: str | None) -> list[Block]:
+        """The leaves of the page's VIPS content structure as PAB's blocks: each with its
+        subtree's text, tag priorities (itself included) and links."""
+        layout = page.layouts.get(self.settings_.key())
+        if layout is None:
+            raise RuntimeError("no rendered layout for this page (segmenter=vips: the harness "
+                               "renders pages for methods that need one)")
+        tree = self.vips_.segment(root, layout)
+        out = []
+        for leaf in tree.leaves() if tree is not None else []:
+            el = leaf.elements[0]
+            share, n_links = outer_link_share(el, host)
+            out.append(Block(element=el, text=element_text(el), priority=block_priority(el),
+                             outer_link_share=share, n_links=n_links))
+        return out
 
     def extract(self, page: Page) -> Extraction:
         try:
@@ -387,7 +432,10 @@ class PAB(Extractor):
         body = root.find(".//body")
         if body is None:
             body = root.find(".//frameset")
-        blocks, residual = split_blocks(body, host) if body is not None else ([], "")
+        if self.segmenter == "vips":  # text held by no VIPS leaf is no block (core/vips.py)
+            blocks, residual = self._vips_blocks(page, root, host), ""
+        else:
+            blocks, residual = split_blocks(body, host) if body is not None else ([], "")
         for blk in blocks:
             priority, reason = blk.priority, None
             if blk.outer_link_share > self.max_outer_link_share:

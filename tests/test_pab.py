@@ -152,9 +152,16 @@ def test_odd_html_never_raises(html, url):
 
 def test_params_and_registry():
     assert METHODS.get("pab") is PAB
-    assert PAB().get_params() == {"max_outer_link_share": 0.5, "merge_duplicates": True}
+    assert PAB().get_params() == {"max_outer_link_share": 0.5, "merge_duplicates": True,
+                                  "segmenter": "tags", "render": None, "pdoc": 8}
+    # with the paper's blocks the render settings and PDoC change nothing: not in the key
+    assert PAB().resolved_params() == {"max_outer_link_share": 0.5, "merge_duplicates": True,
+                                       "segmenter": "tags"}
+    assert not PAB().needs_layout and PAB(segmenter="vips").needs_layout
     with pytest.raises(ValueError):
         PAB(max_outer_link_share=1.5)
+    with pytest.raises(ValueError, match="segmenter"):
+        PAB(segmenter="visual")
 
 
 def test_deep_tree_keeps_block_text():

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.harness.config import plain
+from evalkit.harness.config import plain, register_resolvers
 from evalkit.experiments import EXPERIMENTS
 from evalkit.experiments import saravanan2020 as S
 
@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _cfg(overrides=()):
+    register_resolvers()  # paths.* interpolations, also when this module runs alone
     with initialize_config_dir(config_dir=str(REPO / "configs"), version_base="1.3"):
         return compose("config", overrides=["study=saravanan2020", *overrides])
 
@@ -133,8 +134,12 @@ def test_table7_specs_put_each_detector_into_the_dedup_pipeline(cfg):
 def test_reduced_study_run(tmp_path):
     from evalkit.experiments import run_experiment
 
+    # without V-Wrapper: it renders pages in Chromium and trains on 120 L3S-GN1 pages first
+    # (minutes, and the shared data); tests/test_vwrapper.py and test_render*.py cover it
+    table6 = "[proposed@primary,coreex,econ,tag_based,cetd,pab,justext_style]"
     cfg = _cfg(["study.page_counts=[10,20]", "study.n_boot=100", "runner.n_jobs=1",
-                "runner.progress=false", "runner.cache=false"])
+                "runner.progress=false", "runner.cache=false", "~method.vwrapper",
+                f"study.tables.table6.methods={table6}"])
     out = run_experiment(cfg, tmp_path)
     summary = pd.read_csv(out / "summary.csv")
     for table in ("table6", "table7", "table8"):

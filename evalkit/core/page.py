@@ -187,6 +187,9 @@ class Page:
     html: str = ""
     encoding: str = ""
     encoding_source: str = ""
+    #: rendered layouts (evalkit.core.rendered.Layout) by render settings, filled by the
+    #: harness for a method that needs one (evalkit.harness.render); empty otherwise
+    layouts: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         if not self.html and self.raw:

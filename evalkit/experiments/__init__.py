@@ -46,7 +46,9 @@ from evalkit.report.results import (
     write_frames_csv,
     write_run_json,
 )
+from evalkit.harness.render import render_record
 from evalkit.harness.runner import Runner
+from evalkit.harness.training import train_specs
 from evalkit.report.sections import Section
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
@@ -212,6 +214,9 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
         raise ConfigError(f"two methods are named {twice[0]!r}: every method needs its own name")
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
     check_specs(specs + detectors)
+    # methods that learn from labelled pages are fitted now, before any page is scored
+    specs = train_specs(specs, runner.cache_root)
+    runner.render_counts.update(render_record(specs))
     built = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
     for label, ds in (datasets or {}).items():
         if label in built:
@@ -269,6 +274,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
                             "methods": file_stems(s.label for s in ctx.specs)}}
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
+    if runner.render_counts:  # methods that read rendered pages (evalkit.harness.render)
+        extra["render"] = dict(runner.render_counts)
     if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'
         extra["python_hash_seed"] = interpreter_hash_seed() or "unset (random)"
     extra.update(more or {})

@@ -24,6 +24,7 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
+from evalkit.harness.training import training_note
 from evalkit.experiments import Context, warm_up
 from evalkit.experiments._report import report_settings
 from evalkit.harness.kept import keep_extractions
@@ -118,7 +119,8 @@ def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
         table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
         write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
-                    caption=with_note(f"{metric} per method and data set", note))
+                    caption=with_note(f"{metric} per method and data set"
+                                      f"{training_note(ctx.specs)}", note))
         ctx.report += [Heading(f"Overview: {metric}")] + ([Text(f"{note}.")] if note else [])
         ctx.report.append(Table(table))
 
@@ -232,7 +234,8 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     table = wide_table(summary, TABLE_METRICS, dataset=label)
     write_table(table, ctx.out / "tables" / stem,
                 caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
-                                  f"pages_correct at shingle F1 >= {thr}",
+                                  f"pages_correct at shingle F1 >= {thr}"
+                                  f"{training_note(ctx.specs)}",
                                   drop_note(per_page, ctx.on_failure)))
     from evalkit.report.plots import bar_prf, pages_correct_curve
 

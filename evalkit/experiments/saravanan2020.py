@@ -31,11 +31,11 @@ Our reading, table by table:
   both target the content, and Table 7 asks for the Table 8 rule plus "stage
   1.3 removed no content word".
 * **Methods.** Table 6: ``proposed@primary`` against ``cetd``, ``pab`` and
-  ``justext_style``; Table 7: ``proposed@dedup`` with each detector of
+  ``justext_style`` and ``vwrapper`` (V-Wrapper, reconstructed, on pages rendered by
+  headless Chromium: docs/methods/vwrapper.md); Table 7: ``proposed@dedup`` with each detector of
   ``study.table7.detectors`` (its settings from ``cfg.detector``); Table 8:
-  the full ``proposed`` against the same baselines. The paper's baselines
-  (V-Wrapper, CoreEx, ECON, Tag-based, Hybridhash, Existing 1 and 2) are not
-  implemented; their published rows are shown with our cells empty.
+  the full ``proposed`` against the same baselines. A published row whose system is not
+  in the run's methods is shown with our cells empty ("not implemented").
 
 Each table has the paper's numbers beside ours, each of our shares a seeded
 page-bootstrap interval; bar charts like Figs. 7-9 show ours with the
@@ -62,6 +62,7 @@ from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
 from evalkit.harness.summary import failure_rows, summary_row
+from evalkit.harness.training import training_note
 from evalkit.report.filenames import file_stem
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import format_cell, write_table
@@ -354,6 +355,7 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
                (ctx.cfg.study.tables.get(table, {}) or {}).get("reconstructions", [])]
     if rebuilt:
         caption += f"; reconstructions from the paper's description: {', '.join(rebuilt)}"
+    caption += training_note([s for s in ctx.specs if s.label in methods])
     write_table(df, ctx.out / "tables" / stem, caption=caption)
     fig = _figure(shares, methods, counts, paper, mapping,
                   ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{file_stem(dataset)}",

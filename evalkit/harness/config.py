@@ -253,7 +253,8 @@ def check_specs(specs: list[MethodSpec], build_targets: bool = True) -> None:
             if spec.origin == "target" and not build_targets:
                 check_params(locate(spec.registry), spec.kind, spec.label, spec.params)
                 continue
-            spec.build().validate()
+            method = spec.build()
+            method.validate()
         except ParamError as exc:  # names the key as typed: method.proposed.k=-1: ...
             raise ConfigError(exc.under(f"{spec.kind}.{spec.label}")) from exc
         except (TypeError, ValueError) as exc:
@@ -264,3 +265,8 @@ def check_specs(specs: list[MethodSpec], build_targets: bool = True) -> None:
             text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if own
                     else f"{spec.kind} {spec.label!r}: {msg}")
             raise ConfigError(text) from exc
+        if getattr(method, "needs_layout", False):  # fails at start, not on every page
+            from evalkit.harness.render import browser_path, missing_browser_line
+
+            if browser_path() is None:
+                raise ConfigError(f"{spec.kind} {spec.label!r}: {missing_browser_line()}")

@@ -22,6 +22,7 @@ from evalkit.harness.cache_entry import as_data
 from evalkit.harness.extract import (BUILD_FAILED, CACHE_INVALID, ON_FAILURE, PAGE_SHA, TOO_LARGE,
                                      extract_one, page_bytes)
 from evalkit.harness.page_worker import shared_worker
+from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
@@ -107,6 +108,8 @@ class _PageState:
     cached: dict[int, bool] = field(default_factory=dict)
     invalid: dict[int, bool] = field(default_factory=dict)
     todo: list[int] = field(default_factory=list)
+    #: method index -> how its page's layout was had (evalkit.harness.render.render_todo)
+    render: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 class PagePipeline:
@@ -130,6 +133,8 @@ class PagePipeline:
         #: the error of every extraction of a task whose worker died (nothing is run)
         self.crashed = crashed
         self.worker = shared_worker() if page_timeout and crashed is None else None
+        # the render settings of each method that needs a rendered page (None: it does not)
+        self.render = [render_settings(spec) for spec in specs]
         self.open_tasks: collections.deque[_Task] = collections.deque()
         self.inflight: collections.deque[_PageState] = collections.deque()  # not collected
         self.collected: _PageState | None = None  # collected, not scored
@@ -195,6 +200,8 @@ class PagePipeline:
                 state.exts[j] = Extraction(error=methods.build_errors[j])
             else:
                 state.todo.append(j)
+        if any(self.render[j] is not None for j in state.todo):  # lay the page out first
+            render_todo(page, state, self.render, self.cache.root)
         task.context.update(state.pkey.encode())  # the next page's site context
         task.started += 1
         methods.submit(page, state.todo)
@@ -226,6 +233,8 @@ class PagePipeline:
             if ext.error is not None:
                 rec["error"] = ext.error  # scored as empty or not, the failure is counted
             rec["cached"] = state.cached[j]
+            if j in state.render:
+                rec[RENDER_MARK] = state.render[j]  # counted by Runner.run_pages for run.json
             if state.invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             if task.made_here and j == 0:

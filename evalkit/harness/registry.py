@@ -123,6 +123,7 @@ METHODS = Registry("method", {
     "stored": "baselines.stored:Stored",
     "existing1": "baselines.existing1:Existing1",
     "existing2": "baselines.existing2:Existing2",
+    "vwrapper": "baselines.vwrapper:VWrapper",
 })
 
 DETECTORS = Registry("detector", {

@@ -44,6 +44,7 @@ from evalkit.harness.errors import RunnerError
 from evalkit.harness.extract import CACHE_INVALID, ON_FAILURE, PAGE_SHA
 from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import run_page_task, run_tasks
+from evalkit.harness.render import RENDER_MARK, count_render
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
 from evalkit.harness.watchdog import exit_with_parent
@@ -90,6 +91,9 @@ class Runner:
     #: cache entries found invalid by run_pages so far (printed once by close)
     cache_invalid: int = field(default=0, init=False)
     _swept: bool = field(default=False, init=False, repr=False)
+    #: layouts rendered and read from the layout cache so far (evalkit.harness.render), for
+    #: run.json's ``render`` record
+    render_counts: dict[str, Any] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -315,6 +319,7 @@ class Runner:
         for recs in done:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
+                count_render(self.render_counts, rec.pop(RENDER_MARK, None))
                 sha = rec.pop(PAGE_SHA, None)
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)

@@ -45,6 +45,8 @@ from typing import Any, ClassVar
 from evalkit.core.block import Block as BlockRecord
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page
+from evalkit.core.text import normalize_space, terms
+from evalkit.core.validate import renamed_keys
 from evalkit.proposed import scoring
 from evalkit.proposed.blocks import (
     BlockNode,
@@ -65,8 +67,6 @@ from evalkit.proposed.stages import (
     make_stage,
 )
 from evalkit.proposed.state import PageState
-from evalkit.core.text import normalize_space, terms
-from evalkit.core.validate import renamed_keys
 
 __all__ = ["RECORD_TEXT_CHARS", "RENAMED", "RULES", "SCOPES", "STAGES", "Proposed"]
 
@@ -186,6 +186,16 @@ class Proposed(Extractor):
         self.primary_: PrimaryStage = made["primary"]
         self.dedup_: DedupStage = made["dedup"]
         self.scoring_: ScoringStage = made["scoring"]
+
+    @property
+    def needs_layout(self) -> bool:
+        """``primary.image_size_from=rendered``: the harness renders the page first."""
+        return self.primary_.image_size_from == "rendered"
+
+    @property
+    def render(self) -> Mapping[str, Any] | None:
+        """The render settings the harness renders the page with (``primary.render``)."""
+        return self.primary_.render
 
     def stages(self) -> dict[str, Stage]:
         """The stage objects by group, in the order they run."""

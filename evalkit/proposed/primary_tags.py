@@ -217,6 +217,8 @@ class TagPass:
         #: block index -> the ad rule that took an element out of it
         self.lost: dict[int, str] = {}
         self.gone: set = index.gone if index is not None else set()
+        #: element -> rendered (width, height) for iab_size (None: read the attributes)
+        self.rendered_sizes: dict | None = None
         self._owner_of = index.owner if index is not None else {}
         # Every rule's candidates, taken before any rule runs (the tags and the id/class/src/
         # href, type/name/role values the rules read are never changed by an earlier rule),
@@ -319,7 +321,7 @@ def rule_iab_size(p: TagPass) -> None:
     for el in p.sized_els:
         if el in p.gone:
             continue
-        wh = iab_size(el)
+        wh = iab_size(el) if p.rendered_sizes is None else p.rendered_sizes.get(el)
         if wh in sizes:
             p.drop(el, "iab_size", f"<{_tag(el)}> of IAB size {wh[0]}x{wh[1]}")
 
@@ -418,6 +420,7 @@ def apply_tag_rules(
     block_tags=BLOCK_TAGS,
     texts: TextCache | None = None,
     index: BodyIndex | None = None,
+    rendered_sizes: dict | None = None,
 ) -> dict[str, int]:
     """Run the tag rules named in ``rules`` in place on ``root`` (in :data:`TAG_RULES` order),
     then remove emptied blocks; mark removed blocks. Returns counts per rule.
@@ -430,6 +433,8 @@ def apply_tag_rules(
     ``index``, when given, is the :class:`BodyIndex` of the same, unchanged
     tree (``blocks.split_body``): its element list and owner map replace walks
     of the tree, and the elements dropped here are added to ``index.gone``.
+    ``rendered_sizes``, when given, maps elements to their rendered (width, height): the
+    ``iab_size`` rule reads them instead of attributes (an element without a box has none).
     """
     chosen = set(rules)
     unknown = chosen - set(TAG_RULES)
@@ -443,6 +448,7 @@ def apply_tag_rules(
         ad_container_chars=ad_container_chars)
     p = TagPass(root, blocks, settings, page_url=page_url, block_tags=block_tags,
                 texts=texts if texts is not None else TextCache(block_tags), index=index)
+    p.rendered_sizes = rendered_sizes
     for name, rule in TAG_RULES.items():
         if name in chosen:
             rule(p)

@@ -21,11 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.core.method import param_names
-from evalkit.proposed import primary_dom, primary_tags, scoring
-from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
-from evalkit.proposed.dedup_stage import SCOPES, DedupStage
-from evalkit.proposed.stage import Stage
-from evalkit.proposed.state import PageState
+from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import normalize_space
 from evalkit.core.validate import (
     ParamError,
@@ -36,6 +32,11 @@ from evalkit.core.validate import (
     check_share,
     check_str_list,
 )
+from evalkit.proposed import primary_dom, primary_tags, scoring
+from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
+from evalkit.proposed.dedup_stage import SCOPES, DedupStage
+from evalkit.proposed.stage import Stage
+from evalkit.proposed.state import PageState
 
 __all__ = ["RULES", "SCOPES", "STAGES", "BlocksStage", "DedupStage", "PrimaryStage",
            "ScoringStage", "Stage", "make_stage"]
@@ -94,6 +95,10 @@ class BlocksStage(Stage):
         state.first_text = {b.index: state.cache[b] for b in state.blocks}
 
 
+#: where the iab_size rule reads sizes (PrimaryStage.image_size_from)
+IMAGE_SIZE_FROM = ("attributes", "rendered")
+
+
 class PrimaryStage(Stage):
     """Stage 1.2, primary noise removal: the tag rules (``primary_tags``), then the minimum
     subtree and punctuation rules (``primary_dom``).
@@ -125,6 +130,13 @@ class PrimaryStage(Stage):
         ``punctuation`` (default): punctuation marks (``punctuation_marks``);
         ``characters``: non-white-space characters of text, content as text length
         (``primary_dom.content_root``).
+    image_size_from : {"attributes", "rendered"}
+        Where ``iab_size`` reads an element's size: its ``width``/``height`` attributes and
+        pixel styles (default), or the box of the page rendered by headless Chromium
+        (docs/rendering.md), which also catches a banner sized by a style sheet of the page.
+    render : dict
+        The render settings with ``image_size_from="rendered"`` (``render.*``; default the
+        defaults of evalkit.core.rendered.RenderSettings).
     punctuation_marks : str
         The marks the minimum-subtree and punctuation rules count. The paper: "The core
         content in the web page has more punctuations such as comma, periods than other
@@ -161,6 +173,8 @@ class PrimaryStage(Stage):
         short_text_chars: int = primary_dom.DEFAULT_SHORT_TEXT_CHARS,
         coverage_by: str = "punctuation",
         punctuation_marks: str = primary_dom.PUNCTUATION,
+        image_size_from: str = "attributes",
+        render: Mapping[str, Any] | None = None,
     ):
         self.enabled = enabled
         self.rule_background = rule_background
@@ -187,6 +201,8 @@ class PrimaryStage(Stage):
         self.short_text_chars = short_text_chars
         self.coverage_by = coverage_by
         self.punctuation_marks = punctuation_marks
+        self.image_size_from = image_size_from
+        self.render = render
         self.validate()
 
     def _check(self) -> None:
@@ -217,6 +233,21 @@ class PrimaryStage(Stage):
                              "must be a string of distinct punctuation characters, e.g. "
                              "',.;:!?' or ',.'")
 
+        check_choice("image_size_from", self.image_size_from, IMAGE_SIZE_FROM)
+        RenderSettings.from_params(self.render)  # a bad render setting fails here
+
+    def rendered_sizes(self, state: PageState) -> dict | None:
+        """Each sized element's rendered (width, height), rounded to whole pixels, from the
+        page's layout (``image_size_from="rendered"``); None otherwise."""
+        if self.image_size_from != "rendered":
+            return None
+        layout = state.page.layouts.get(RenderSettings.from_params(self.render).key())
+        if layout is None:
+            raise RuntimeError("no rendered layout for this page (image_size_from=rendered: "
+                               "the harness renders pages for methods that need one)")
+        return {el: (round(b.width), round(b.height))
+                for el, b in layout.resolve(state.root).items() if b.width is not None}
+
     def tag_rules(self) -> list[str]:
         """The tag rules switched on, in the order they run."""
         return [r for r in primary_tags.TAG_RULES if getattr(self, f"rule_{r}")]
@@ -234,7 +265,7 @@ class PrimaryStage(Stage):
             iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
             utility_max_words=self.utility_max_words,
             ad_container_chars=self.ad_container_chars, block_tags=tags, texts=state.cache,
-            index=state.index)
+            index=state.index, rendered_sizes=self.rendered_sizes(state))
         if self.rule_min_subtree:
             _, inside = primary_dom.apply_min_subtree(
                 state.root, blocks, coverage=self.min_subtree_coverage,

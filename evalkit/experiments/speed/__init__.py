@@ -160,7 +160,8 @@ def run(ctx: Context) -> pd.DataFrame:
     n_boot, alpha = int(opts.get("n_boot", 1000)), float(opts.get("alpha", 0.05))
     timing = functools.partial(time_dataset_task, specs=ctx.specs, clock=clock,
                                warmup=opts.get("warmup", True),
-                               walk=opts.get("python_walk", True))
+                               walk=opts.get("python_walk", True),
+                               render=bool(opts.get("render", False)))
     summaries = []
     for label, ds in ctx.datasets.items():
         pages = list(ds.pages())

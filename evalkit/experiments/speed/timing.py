@@ -59,11 +59,41 @@ def python_walk(root) -> int:
     return n
 
 
+#: the row of rendering a page in headless Chromium (``speed.render=true``), wall clock
+RENDER_LABEL = "render_chromium_wall"
+
+
+def render_row(page: Page) -> dict:
+    """Rendering one page (evalkit.harness.render, default settings, no cache) and its lxml
+    parse, both in wall-clock ms: the browser works in processes of its own, which the
+    CPU clock of this process would not see."""
+    from evalkit.core.rendered import RenderSettings
+    from evalkit.harness.render import RenderError, layout_for
+
+    t0 = time.perf_counter()
+    try:
+        parse_html(page.html, source=page.source or page.id)
+        parse_ms = (time.perf_counter() - t0) * 1000
+    except PageError:
+        parse_ms = float("nan")
+    t0 = time.perf_counter()
+    try:
+        layout_for(page, RenderSettings(), None)
+        error = None
+    except RenderError as exc:
+        error = f"render failed: {exc}"
+    return {"dataset": page.dataset, "page_id": page.id, "site": page.site,
+            "method": RENDER_LABEL, "n_bytes": len(page.raw),
+            "ms": (time.perf_counter() - t0) * 1000, "parse_ms": parse_ms,
+            "walk_ms": float("nan"), "error": error}
+
+
 def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
-               warmup: bool = True, walk: bool = True) -> pd.DataFrame:
+               warmup: bool = True, walk: bool = True, render: bool = False) -> pd.DataFrame:
     """Per page and method: ms of the method, ms of the parse, page bytes, error, and the
     ms of each step the method timed itself (columns ``step_<name>``); with ``walk``, the
-    ms of :func:`python_walk` over the parsed page (column ``walk_ms``, else NaN).
+    ms of :func:`python_walk` over the parsed page (column ``walk_ms``, else NaN); with
+    ``render``, a :data:`RENDER_LABEL` row per page (:func:`render_row`).
 
     Methods are built afresh for each site's run of pages, as the runner
     builds them per task, so site-scope methods see the same history; the
@@ -74,6 +104,8 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
         parse_html(pages[0].html, source=pages[0].id)
         for spec in specs:
             _build_and(spec, lambda m: extract_one(m, pages[0]))
+        if render:  # starts the browser, untimed
+            render_row(pages[0])
     rows = []
     for task in iter_tasks(pages):
         methods = [(spec, _build_and(spec, lambda m: m)) for spec in specs]
@@ -108,6 +140,8 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
                              "method": spec.label, "n_bytes": len(page.raw), "ms": ms,
                              "parse_ms": parse_ms, "walk_ms": walk_ms, "error": error,
                              **steps})
+            if render:
+                rows.append(render_row(page))
     columns = ["dataset", "page_id", "site", "method", "n_bytes", "ms", "parse_ms", "walk_ms",
                "error"]
     columns += list(dict.fromkeys(k for r in rows for k in r if k.startswith(STEP_PREFIX)))
@@ -123,9 +157,11 @@ def _build_and(spec: MethodSpec, then):
 
 
 def time_dataset_task(pages: list[Page], *, specs: list[MethodSpec], clock: str = "cpu",
-                      warmup: bool = True, walk: bool = True) -> tuple[pd.DataFrame, float]:
+                      warmup: bool = True, walk: bool = True,
+                      render: bool = False) -> tuple[pd.DataFrame, float]:
     """The runner task of one data set: :func:`time_pages` over all its pages and methods,
     then the peak memory of the process that timed them. One task, so every method of a
     data set is timed in the same process. Module level, so workers can run it."""
-    return time_pages(pages, specs, clock=clock, warmup=warmup, walk=walk), peak_rss_mb()
+    return (time_pages(pages, specs, clock=clock, warmup=warmup, walk=walk, render=render),
+            peak_rss_mb())
 

@@ -1,0 +1,533 @@
+"""The rendering layer: pages laid out by a headless Chromium, offline, cached (docs/rendering.md).
+
+A method that needs a layout says so (``needs_layout = True`` on its class, and a ``render``
+parameter: :class:`evalkit.core.rendered.RenderSettings`); the page pipeline then calls
+:func:`layout_for` before handing the page over, and the method finds the
+:class:`~evalkit.core.rendered.Layout` in ``page.layouts`` under :func:`settings_id`.
+
+The browser is Debian's ``chromium`` (:data:`BROWSER_PACKAGE`), started here with its DevTools
+endpoint and driven over one WebSocket with the ``websocket-client`` library: no browser is
+downloaded, every message has a deadline, and the process is ours to kill. For each page:
+
+* every request goes through ``Fetch``: the page's own URL is answered with the page's HTML
+  (evalkit's decoded text, as UTF-8 bytes), every other request (CSS, images, fonts, scripts,
+  frames) fails, so nothing leaves the machine and nothing depends on the network;
+* JavaScript is off unless ``render.javascript=true``; the window is ``render.viewport``;
+* after the load event one ``DOMSnapshot.captureSnapshot`` gives every node's box and
+  computed styles (:data:`evalkit.core.rendered.SNAPSHOT_STYLES`).
+
+One browser per process (:class:`Renderer`), started on first use. A page that takes longer
+than ``render.timeout`` from navigation to snapshot, or a browser that dies, is a
+:class:`RenderError`: the browser is killed and the next page starts a fresh one.
+
+Layouts are cached as checksummed JSON (:class:`LayoutCache`, beside the extraction cache
+under ``<paths.cache>/layouts``), keyed by the HTML bytes and URL, the browser version, the
+installed fonts, and every render setting (:func:`layout_key`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from evalkit.core import rendered
+from evalkit.core.page import Page, parse_html
+from evalkit.core.rendered import (
+    LAYOUT_VERSION,
+    SNAPSHOT_STYLES,
+    Layout,
+    RenderSettings,
+    layout_from_snapshot,
+)
+from evalkit.harness.cache import write_atomic
+from evalkit.harness.cache_entry import InvalidEntry, _canonical
+
+__all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "RenderError",
+           "Renderer", "browser_path", "fonts_fingerprint", "layout_for", "layout_key",
+           "missing_browser_line", "settings_id"]
+
+#: the Debian package that gives the browser, and where it puts it
+BROWSER_PACKAGE = "chromium"
+BROWSER_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+#: the Debian package of the fonts pages are laid out with (installed by .ci/run)
+FONTS_PACKAGE = "fonts-dejavu-core"
+#: folders whose font files are fingerprinted into the cache key
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
+#: the URL a page without an http(s) URL is loaded under
+FALLBACK_URL = "http://page.evalkit.invalid/"
+#: seconds a browser may take to start and print its DevTools endpoint
+START_SECONDS = 30.0
+#: switches of the headless browser: no sandbox (root in containers), no GPU, no background
+#: traffic, scroll bars hidden (they would take width from the viewport), scale 1
+BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-extensions", "--disable-sync",
+                "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+                "--force-device-scale-factor=1", "--font-render-hinting=none",
+                "--disable-dev-shm-usage", "--disable-features=HttpsUpgrades",
+                "--remote-debugging-port=0")
+FORMAT = "evalkit.layout"
+
+
+class RenderError(RuntimeError):
+    """A page the browser could not lay out (timeout, crash, refused page): its reason."""
+
+
+def browser_path() -> str | None:
+    """The browser executable, or None when the package is not installed."""
+    for path in (os.environ.get("EVALKIT_CHROMIUM"), *BROWSER_PATHS):
+        if path and os.access(path, os.X_OK):
+            return path
+    return shutil.which(BROWSER_PACKAGE)
+
+
+def missing_browser_line() -> str:
+    """The one line a method that needs a layout fails with where no browser is installed."""
+    return (f"no headless browser: this method needs a rendered page; install Debian's "
+            f"{BROWSER_PACKAGE} and {FONTS_PACKAGE} (apt-get install -y {BROWSER_PACKAGE} "
+            f"{FONTS_PACKAGE})")
+
+
+def fonts_fingerprint() -> str:
+    """sha256 of the installed font files' names and sizes (layouts depend on them)."""
+    h = hashlib.sha256()
+    for folder in FONT_DIRS:
+        for path in sorted(Path(folder).rglob("*")) if Path(folder).is_dir() else []:
+            if path.is_file():
+                h.update(f"{path}:{path.stat().st_size}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def settings_id(settings: RenderSettings) -> str:
+    """The name a layout has in ``page.layouts``: its settings, canonically."""
+    return settings.key()
+
+
+def page_url(page: Page) -> str:
+    url = page.url or ""
+    return url if url.startswith(("http://", "https://")) else FALLBACK_URL
+
+
+def page_body(page: Page) -> bytes:
+    """The bytes the browser is given: evalkit's decoded text of the page in UTF-8 (the
+    response says so), so the browser and lxml read the same characters."""
+    return page.html.encode("utf-8", "replace")
+
+
+def layout_key(body: bytes, url: str, settings: RenderSettings, browser: str,
+               fonts: str) -> str:
+    blob = json.dumps({"body": hashlib.sha256(body).hexdigest(), "url": url,
+                       "settings": settings.as_dict(), "browser": browser, "fonts": fonts,
+                       "layout": LAYOUT_VERSION, "styles": SNAPSHOT_STYLES,
+                       "code": _code_digest()}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@functools.cache
+def _code_digest() -> str:
+    """sha256 of the code that turns a snapshot into a layout and drives the browser: an
+    edit of either renders again."""
+    h = hashlib.sha256()
+    for module in (rendered, sys.modules[__name__]):
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class LayoutCache:
+    """Layouts as checksummed JSON entries under ``root`` (the extraction cache's scheme:
+    :func:`evalkit.harness.cache.write_atomic`, canonical sha256 of the payload); an entry
+    that does not validate is a miss and counted in ``invalid``."""
+
+    def __init__(self, root: str | os.PathLike | None):
+        self.root = Path(root) if root else None
+        self.invalid = 0
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Layout | None:
+        if self.root is None:
+            return None
+        try:
+            data = self._path(key).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            self.invalid += 1
+            return None
+        try:
+            entry = json.loads(data)
+            if (entry.get("format") != FORMAT or entry.get("key") != key
+                    or hashlib.sha256(_canonical(entry["payload"])).hexdigest()
+                    != entry.get("sha256")):
+                raise InvalidEntry("not this key's layout")
+            return Layout.from_dict(entry["payload"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.invalid += 1
+            return None
+
+    def put(self, key: str, layout: Layout) -> None:
+        if self.root is None:
+            return
+        payload = layout.to_dict()
+        entry = {"format": FORMAT, "key": key,
+                 "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
+        write_atomic(self._path(key), json.dumps(entry, separators=(",", ":")).encode())
+
+
+def _parent_death_hook():
+    """A function for ``preexec_fn``: in the browser's process before it starts, Linux is
+    asked to kill it when the process that started it dies (a page worker killed on a
+    timeout leaves no browser behind). libc is loaded here, in the parent, so the child
+    only calls into C (no import, no lock); None where there is no prctl."""
+    try:
+        import ctypes
+        import signal
+
+        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: atexit and kill() are all there is
+        return None
+    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+#: prctl(2) option: the signal a process gets when its parent dies
+PR_SET_PDEATHSIG = 1
+
+
+class Renderer:
+    """One headless browser of this process, started on first use, killed and started again
+    after a page fails (:class:`RenderError`)."""
+
+    def __init__(self, executable: str | None = None):
+        self.executable = executable or browser_path()
+        self.proc: subprocess.Popen | None = None
+        self.ws = None
+        self.profile: str | None = None
+        self.version = ""
+        self._id = 0
+        self.restarts = 0
+
+    # -- the browser process -------------------------------------------------------------
+    def start(self) -> None:
+        import websocket  # websocket-client: the one WebSocket the DevTools protocol needs
+
+        if self.executable is None:
+            raise RenderError(missing_browser_line())
+        self.profile = tempfile.mkdtemp(prefix="evalkit-chromium-")
+        self.proc = subprocess.Popen(
+            [self.executable, *BROWSER_ARGS, f"--user-data-dir={self.profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            preexec_fn=_parent_death_hook())  # noqa: PLW1509 - a C call only (see there)
+        deadline = time.monotonic() + START_SECONDS
+        endpoint = None
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline().decode("utf-8", "replace")
+            if not line and self.proc.poll() is not None:
+                break
+            if "DevTools listening on " in line:
+                endpoint = line.split("DevTools listening on ", 1)[1].strip()
+                break
+        if endpoint is None:
+            self.kill()
+            raise RenderError(f"{self.executable} did not start (no DevTools endpoint)")
+        self.ws = websocket.create_connection(endpoint, timeout=START_SECONDS,
+                                              enable_multithread=False)
+        self.version = self.send("Browser.getVersion", {},
+                                 time.monotonic() + START_SECONDS)["product"]
+
+    def kill(self) -> None:
+        if self.ws is not None:
+            try:
+                self.ws.close()
+            except Exception:  # noqa: BLE001, S110 - the socket of a dead browser
+                pass
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            if self.proc.stderr is not None:
+                self.proc.stderr.close()
+        if self.profile:
+            shutil.rmtree(self.profile, ignore_errors=True)
+        self.proc = self.ws = self.profile = None
+
+    def ensure(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            if self.proc is not None:  # it died between pages
+                self.restarts += 1
+                self.kill()
+            self.start()
+
+    # -- the DevTools protocol -----------------------------------------------------------
+    def _recv(self, deadline: float) -> dict[str, Any]:
+        import websocket
+
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise RenderError("timeout")
+        self.ws.settimeout(left)
+        try:
+            return json.loads(self.ws.recv())
+        except websocket.WebSocketTimeoutException:
+            raise RenderError("timeout") from None
+        except (websocket.WebSocketException, OSError) as exc:
+            raise RenderError(f"browser connection lost: {type(exc).__name__}") from None
+
+    def send(self, method: str, params: dict[str, Any], deadline: float,
+             session: str | None = None, on_event=None) -> dict[str, Any]:
+        """Send one command and wait for its answer; events meanwhile go to ``on_event``."""
+        self._id += 1
+        mine = self._id
+        msg = {"id": mine, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        self.ws.send(json.dumps(msg))
+        while True:
+            answer = self._recv(deadline)
+            if answer.get("id") == mine:
+                if "error" in answer:
+                    raise RenderError(f"{method}: {answer['error'].get('message')}")
+                return answer.get("result", {})
+            if on_event is not None and "method" in answer:
+                on_event(answer)
+
+    # -- one page ------------------------------------------------------------------------
+    def snapshot(self, body: bytes, url: str, settings: RenderSettings) -> dict[str, Any]:
+        """The ``DOMSnapshot.captureSnapshot`` of ``body`` loaded as ``url``; RenderError
+        (and a killed browser) on a timeout or a crash."""
+        self.ensure()
+        deadline = time.monotonic() + settings.timeout
+        target = None
+        try:
+            target = self.send("Target.createTarget", {"url": "about:blank"},
+                               deadline)["targetId"]
+            session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                deadline)["sessionId"]
+            return self._load_and_capture(session, body, url, settings, deadline)
+        except RenderError:
+            self.kill()  # a page stuck in a script or a dead browser: start afresh
+            self.restarts += 1
+            raise
+        finally:
+            if target is not None and self.ws is not None:
+                try:
+                    self.send("Target.closeTarget", {"targetId": target},
+                              time.monotonic() + START_SECONDS)
+                except RenderError:
+                    self.kill()
+
+    def _load_and_capture(self, session, body, url, settings, deadline) -> dict[str, Any]:
+        state = {"loaded": False, "main": None}
+
+        def on_event(ev):
+            if ev.get("sessionId") != session:
+                return
+            name, params = ev["method"], ev.get("params", {})
+            if name == "Fetch.requestPaused":
+                rid = params["requestId"]
+                # the first document request is the navigation to the page (Chrome may have
+                # normalised its URL); any later one (a frame) is blocked like the rest
+                if state["main"] is None and params.get("resourceType") == "Document":
+                    state["main"] = rid
+                    self._reply(session, "Fetch.fulfillRequest", {
+                        "requestId": rid, "responseCode": 200,
+                        "responseHeaders": [{"name": "Content-Type",
+                                             "value": "text/html; charset=utf-8"}],
+                        "body": base64.b64encode(body).decode("ascii")})
+                else:  # offline: nothing but the page itself is ever answered
+                    self._reply(session, "Fetch.failRequest",
+                                {"requestId": rid, "errorReason": "BlockedByClient"})
+            elif name == "Page.loadEventFired":
+                state["loaded"] = True
+
+        w, h = settings.viewport
+        for method, params in (
+                ("Page.enable", {}),
+                ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+                ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
+                ("Emulation.setDeviceMetricsOverride",
+                 {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
+            self.send(method, params, deadline, session, on_event)
+        self.send("Page.navigate", {"url": url}, deadline, session, on_event)
+        while not state["loaded"]:
+            ev = self._recv(deadline)
+            if "method" in ev:
+                on_event(ev)
+        return self.send("DOMSnapshot.captureSnapshot",
+                         {"computedStyles": list(SNAPSHOT_STYLES)}, deadline, session, on_event)
+
+    def _reply(self, session: str, method: str, params: dict[str, Any]) -> None:
+        # fire and forget: the answer (an id we do not wait for) is skipped by send()
+        self._id += 1
+        self.ws.send(json.dumps({"id": self._id, "method": method, "params": params,
+                                 "sessionId": session}))
+
+    def layout(self, page: Page, settings: RenderSettings) -> Layout:
+        """The page's :class:`Layout`, its elements mapped onto evalkit's lxml tree."""
+        url = page_url(page)
+        snap = self.snapshot(page_body(page), url, settings)
+        try:
+            root = parse_html(page.html, page.source or page.id)
+        except ValueError:
+            root = None  # a page lxml cannot parse: every element is unmapped
+        return layout_from_snapshot(snap, url=url, viewport=settings.viewport,
+                                    browser=self.version, lxml_root=root)
+
+
+_RENDERER: Renderer | None = None
+
+
+def renderer() -> Renderer:
+    """This process's browser (one per worker process)."""
+    global _RENDERER
+    if _RENDERER is None:
+        _RENDERER = Renderer()
+        atexit.register(_RENDERER.kill)
+    return _RENDERER
+
+
+def browser_version() -> str:
+    """The browser's version as ``chromium --version`` prints it ('' when none), for cache keys
+    before any browser is started."""
+    path = browser_path()
+    if path is None:
+        return ""
+    return _version_of(path)
+
+
+_VERSIONS: dict[str, str] = {}
+
+
+def _version_of(path: str) -> str:
+    if path not in _VERSIONS:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, timeout=START_SECONDS,
+                                 check=False).stdout.decode("utf-8", "replace").strip()
+        except (OSError, subprocess.TimeoutExpired):
+            out = ""
+        _VERSIONS[path] = out
+    return _VERSIONS[path]
+
+
+def layout_for(page: Page, settings: RenderSettings,
+               cache_root: str | os.PathLike | None) -> tuple[Layout, bool]:
+    """The page's layout under ``settings`` and whether it came from the cache
+    (``<cache_root>/layouts``); RenderError when it cannot be rendered."""
+    if browser_path() is None:
+        raise RenderError(missing_browser_line())
+    cache = LayoutCache(Path(cache_root) / "layouts" if cache_root else None)
+    key = layout_key(page_body(page), page_url(page), settings, browser_version(),
+                     fonts_fingerprint_cached())
+    found = cache.get(key)
+    if found is not None:
+        return found, True
+    made = renderer().layout(page, settings)
+    cache.put(key, made)
+    return made, False
+
+
+_FONTS: list[str] = []
+
+
+def fonts_fingerprint_cached() -> str:
+    if not _FONTS:
+        _FONTS.append(fonts_fingerprint())
+    return _FONTS[0]
+
+
+#: the record key that carries how a page's layout was had ({"status": "rendered" | "cached" |
+#: "failed", "browser", "seconds"}); popped by Runner.iter_records into its render counts
+RENDER_MARK = "_render"
+#: the start of the error of a method whose page could not be rendered
+RENDER_FAILED = "render failed: "
+
+
+def render_settings(spec) -> RenderSettings | None:
+    """The render settings of a method spec whose method needs a layout (its
+    ``needs_layout``, a class attribute or a property of its settings), None for any other
+    method or one that cannot be built (it fails where it is built, naming the key)."""
+    from evalkit.harness.registry import DETECTORS, METHODS
+
+    try:
+        if spec.origin == "registry":  # most methods never read a layout: no build for them
+            cls = (METHODS if spec.kind == "method" else DETECTORS).get(spec.registry)
+            if not hasattr(cls, "needs_layout"):
+                return None
+        method = spec.build()
+    except Exception:  # noqa: BLE001 - an unknown or misconfigured method fails elsewhere
+        return None
+    if not getattr(method, "needs_layout", False):
+        return None
+    try:
+        return RenderSettings.from_params(getattr(method, "render", None))
+    except (TypeError, ValueError):
+        return None
+
+
+def render_todo(page: Page, state, settings: list[RenderSettings | None],
+                cache_root) -> None:
+    """Lay ``page`` out once per render setting the methods of ``state.todo`` need and put
+    the layouts in ``page.layouts``; a method whose page cannot be rendered gets a
+    ``render failed: ...`` failure instead of the page (scored as ``runner.on_failure``)."""
+    from evalkit.core.page import Extraction
+
+    done: dict[str, dict[str, Any]] = {}
+    for j in list(state.todo):
+        if settings[j] is None:
+            continue
+        sid = settings_id(settings[j])
+        first = sid not in done
+        if first:
+            t0 = time.perf_counter()
+            try:
+                made, hit = layout_for(page, settings[j], cache_root)
+                page.layouts[sid] = made
+                done[sid] = {"status": "cached" if hit else "rendered",
+                             "browser": made.browser}
+            except RenderError as exc:
+                done[sid] = {"status": "failed", "browser": renderer().version,
+                             "error": f"{RENDER_FAILED}{exc}"[:500]}
+            done[sid]["seconds"] = time.perf_counter() - t0
+        mark = done[sid]
+        if first:  # a layout shared by several methods is counted once
+            state.render[j] = {k: v for k, v in mark.items() if k != "error"}
+        if mark["status"] == "failed":
+            state.todo.remove(j)
+            state.exts[j] = Extraction(error=mark["error"])
+
+
+def count_render(counts: dict[str, Any], mark: dict[str, Any] | None) -> None:
+    """Add one record's :data:`RENDER_MARK` to a run's render counts (run.json ``render``:
+    the browser, layouts rendered, from the cache, failed, and seconds spent rendering)."""
+    if not mark:
+        return
+    if not counts:
+        counts.update({"browser": "", "fonts": FONTS_PACKAGE, "rendered": 0, "cached": 0,
+                       "failed": 0, "render_seconds": 0.0})
+    counts[mark["status"]] += 1
+    counts["render_seconds"] += float(mark.get("seconds", 0.0))
+    if mark.get("browser") and not counts["browser"]:
+        counts["browser"] = mark["browser"]
+
+
+def render_record(specs) -> dict[str, Any]:
+    """run.json's ``render`` record before any page: the browser and zero counts when a
+    method of ``specs`` reads rendered pages, else empty."""
+    if not any(render_settings(s) is not None for s in specs):
+        return {}
+    counts: dict[str, Any] = {}
+    count_render(counts, {"status": "rendered", "browser": browser_version()})
+    counts["rendered"] = 0
+    counts["settings"] = sorted({render_settings(s).key() for s in specs
+                                          if render_settings(s) is not None})
+    return counts
