@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +23,8 @@ from evalkit.harness.cache_entry import as_data
 from evalkit.harness.extract import (BUILD_FAILED, CACHE_INVALID, ON_FAILURE, PAGE_SHA, TOO_LARGE,
                                      extract_one, page_bytes)
 from evalkit.harness.page_worker import shared_worker
-from evalkit.harness.score_limits import (TOO_LONG_OUTPUT, ScoreWriteError, score_within,
-                                          too_long_to_score)
+from evalkit.harness.score_limits import (TOO_LONG_OUTPUT, ScoreWriteError, ScoringTimeout,
+                                          score_within, too_long_to_score)
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
@@ -220,12 +221,16 @@ class PagePipeline:
                 scored = Extraction(seconds=ext.seconds)
             rec = None
             if page_error is None or never_scored:
-                rec, failed = self._score(page, spec.label, scored)
+                # one time limit for the (page, method): its scoring and any rescoring
+                started = time.perf_counter()
+                rec, failed = self._score(page, spec.label, scored, self.page_timeout)
                 if failed is not None and error is None:
                     error = failed  # the output's scoring failed: score it as empty
                     if self.on_failure == "empty":
+                        left = (self.page_timeout - (time.perf_counter() - started)
+                                if self.page_timeout else None)
                         rec, failed = self._score(page, spec.label,
-                                                  Extraction(seconds=ext.seconds))
+                                                  Extraction(seconds=ext.seconds), left)
                 if failed is not None and rec is None:
                     # the page's own side failed (its gold, its units): so for every method
                     page_error = page_error or failed
@@ -241,11 +246,14 @@ class PagePipeline:
             task.records.append(rec)
         task.finished += 1
 
-    def _score(self, page: Page, label: str, ext: Extraction):
-        """(record or None, error or None): ``self.score`` within ``runner.page_timeout``.
-        A score record that cannot be written (a full disk) stops the run with one line."""
+    def _score(self, page: Page, label: str, ext: Extraction, timeout: float | None):
+        """(record or None, error or None): ``self.score`` within ``timeout`` seconds (None:
+        no limit). A score record that cannot be written (a full disk) stops the run with
+        one line."""
         try:
-            return score_within(self.page_timeout, self.score, page, label, ext), None
+            if timeout is not None and timeout <= 0:
+                raise ScoringTimeout("scoring ran over runner.page_timeout")
+            return score_within(timeout, self.score, page, label, ext), None
         except ScoreWriteError:
             raise
         except Exception as exc:  # noqa: BLE001 - MemoryError, a timeout, a scorer's bug

@@ -84,6 +84,8 @@ class Runner:
     page_timeout: float | None = None
     #: pages larger than this many bytes are not parsed (None: no limit)
     max_page_bytes: int | None = None
+    #: gold files larger than this are not read (the readers check it; evalkit.readers.base)
+    max_gold_bytes: int | None = None
     #: outputs longer than this many characters are failures, never cached or scored
     max_output_chars: int | None = None
     #: a gold or output over this many words is a failure (evalkit.harness.score_limits)
@@ -106,6 +108,7 @@ class Runner:
             if self.page_timeout is not None:
                 check_number("page_timeout", self.page_timeout, low=0)
             check_int("max_page_bytes", self.max_page_bytes, low=1, allow_none=True)
+            check_int("max_gold_bytes", self.max_gold_bytes, low=1, allow_none=True)
             check_int("max_output_chars", self.max_output_chars, low=1, allow_none=True)
             check_int("max_score_words", self.max_score_words, low=1, allow_none=True)
             if self.name == "dask":
@@ -129,8 +132,9 @@ class Runner:
         on_failure = runner.pop("on_failure", "empty")
         page_timeout = runner.pop("page_timeout", None)
         max_page_bytes = runner.pop("max_page_bytes", None)
-        runner.pop("max_gold_bytes", None)  # read by the readers (evalkit.readers.base)
-        limits = {key: runner.pop(key, None) for key in ("max_output_chars", "max_score_words")}
+        # max_gold_bytes is read by the readers (evalkit.readers.base), checked here
+        limits = {key: runner.pop(key, None)
+                  for key in ("max_gold_bytes", "max_output_chars", "max_score_words")}
         return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
                    progress=progress, on_failure=on_failure, page_timeout=page_timeout,
                    max_page_bytes=max_page_bytes, **limits,
