@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,16 +220,14 @@ class PagePipeline:
                 scored = Extraction(seconds=ext.seconds)
             rec = None
             if page_error is None or never_scored:
-                # one time limit for the (page, method): its scoring and any rescoring
-                started = time.perf_counter()
                 rec, failed = self._score(page, spec.label, scored, self.page_timeout)
                 if failed is not None and error is None:
-                    error = failed  # the output's scoring failed: score it as empty
+                    error = failed  # the output's scoring failed: score it as empty, in a
+                    # time limit of its own (when that fails too, the page's side failed)
                     if self.on_failure == "empty":
-                        left = (self.page_timeout - (time.perf_counter() - started)
-                                if self.page_timeout else None)
                         rec, failed = self._score(page, spec.label,
-                                                  Extraction(seconds=ext.seconds), left)
+                                                  Extraction(seconds=ext.seconds),
+                                                  self.page_timeout)
                 if failed is not None and rec is None:
                     # the page's own side failed (its gold, its units): so for every method
                     page_error = page_error or failed

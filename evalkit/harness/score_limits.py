@@ -11,7 +11,9 @@ minutes and gigabytes. :class:`evalkit.harness.pipeline.PagePipeline` therefore
   ``runner.max_page_bytes``), and an output over it as that method's failure, scored as
   empty under ``runner.on_failure=empty`` (:func:`too_long_to_score`);
 * scores each (page, method) within ``runner.page_timeout`` seconds, as the method's own
-  extraction is bounded (:func:`score_within`; the timer is a ``SIGALRM`` interval timer, so
+  extraction is bounded (an output whose scoring fails is then scored as empty, in a limit
+  of its own: at most twice the limit per (page, method), and a page whose own side fails is
+  not scored again for its other methods) (:func:`score_within`; the timer is a ``SIGALRM`` interval timer, so
   it works where the scoring runs in a process's main thread: in process and in the local
   runner's workers; a Dask worker's threads score without it and rely on the word limit);
 * stops the run with one line when a score record cannot be written
