@@ -192,7 +192,7 @@ def test_a_tag_with_200000_attributes_parses_keeping_the_first_1000():
 
 @pytest.mark.slow
 def test_the_1_9_mb_page_ends_within_the_page_timeout(tmp_path):
-    # the acceptance check's page (shared/checks/redteam-scoring-timeout): 300,000 words
+    # the page of issue 31's acceptance check on scoring time: 300,000 words
     # each side; main was still scoring after 300 s with page_timeout=10
     import pandas as pd
     from hydra import compose, initialize_config_dir
