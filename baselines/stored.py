@@ -38,20 +38,21 @@ stored file re-scores it.
 from __future__ import annotations
 
 import glob
-import gzip
 import hashlib
 import json
 import os
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evalkit.core.capped import FileTooLarge, read_capped
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
-from evalkit.core.validate import ParamError, check_choice
+from evalkit.core.validate import ParamError, check_choice, check_int
 from evalkit.core.visible import visible_text
 
-__all__ = ["FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
+__all__ = ["DEFAULT_MAX_BYTES", "FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
            "Stored", "StoredFileError", "read_outputs"]
 
 FORMATS = ("auto", "folder", "aeb", "jsonl")
@@ -66,6 +67,10 @@ TEXT_FIELDS = ("text", "plaintext", "content", "extracted_content", "articleBody
 GOLD_FIELDS = ("groundtruth_content", "groundtruth", "ground_truth", "gold")
 #: file suffixes of the folder format; .html is reduced to its visible text
 FOLDER_SUFFIXES = (".txt", ".md", ".html")
+#: the default of ``max_bytes``: a stored file (or a .gz file's decompressed bytes) larger
+#: than this is not read; the ScrapingHub benchmark's largest output file is under 2 MB and a
+#: jsonl file of a whole benchmark run a few tens of MB
+DEFAULT_MAX_BYTES = 500_000_000
 #: the placeholder a path template is filled with
 DATASET = "{dataset}"
 
@@ -92,17 +97,19 @@ def _format_of(path: Path, fmt: str) -> str:
                           "(folder, aeb or jsonl)")
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) -> bytes:
+    """A stored file's bytes (a .gz file decompressed), its size and decompressed size
+    checked against ``max_bytes`` before they are in memory."""
     try:
-        raw = path.read_bytes()
+        return read_capped(path, max_bytes, "method.stored.max_bytes")
+    except FileTooLarge as exc:
+        raise StoredFileError(f"{path}: {exc}") from None
     except OSError as exc:
-        raise StoredFileError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    if path.name.lower().endswith(".gz"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        if path.name.lower().endswith(".gz") and not isinstance(exc, FileNotFoundError):
             raise StoredFileError(f"{path}: not a readable gzip file ({exc})") from exc
-    return raw
+        raise StoredFileError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except (EOFError, zlib.error) as exc:
+        raise StoredFileError(f"{path}: not a readable gzip file ({exc})") from exc
 
 
 def _text_value(value: Any, where: str) -> str:
@@ -186,25 +193,54 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
     return out
 
 
-def _folder_files(path: Path) -> dict[str, Path]:
-    """``{page id: file}`` of a folder of stored outputs; one id with two files is an error."""
+class _Refused(str):
+    """A folder entry that is never read: a link leading out of the stored folder. The
+    string is the one-line error of its page."""
+
+
+def _leaves(file: Path, inside: Path) -> bool:
+    """Whether ``file`` (a link, or under a linked folder) resolves outside ``inside``."""
+    try:
+        target = file.resolve(strict=True)
+    except (OSError, RuntimeError):  # a dangling link or a loop: nothing to read
+        return True
+    return not target.is_relative_to(inside)
+
+
+def _folder_files(path: Path) -> dict[str, Path | _Refused]:
+    """``{page id: file}`` of a folder of stored outputs; one id with two files is an error.
+
+    An entry that is a symbolic link resolving outside the folder (``/etc/passwd``,
+    ``/proc/self/environ``) is never opened: its page is a failure saying so."""
     if not path.is_dir():
         raise StoredFileError(f"{path}: no such folder")
-    out: dict[str, Path] = {}
+    inside = path.resolve()
+    out: dict[str, Path | _Refused] = {}
     for file in sorted(path.iterdir()):
         suffix = file.suffix.lower()
-        if suffix not in FOLDER_SUFFIXES or not file.is_file():
+        if suffix not in FOLDER_SUFFIXES:
+            continue
+        if file.is_symlink() and _leaves(file, inside):
+            key = file.name[:-len(suffix)]
+            if key in out:
+                raise StoredFileError(f"{path}: page {key!r} has two files")
+            out[key] = _Refused(f"{file}: a symbolic link leading out of the stored folder "
+                                f"{path}; not read")
+            continue
+        if not file.is_file():
             continue
         key = file.name[:-len(suffix)]
         if key in out:
-            raise StoredFileError(f"{path}: page {key!r} has two files, {out[key].name} and "
-                                  f"{file.name}")
+            raise StoredFileError(f"{path}: page {key!r} has two files, "
+                                  f"{getattr(out[key], 'name', 'a link')} and {file.name}")
         out[key] = file
     return out
 
 
-def _folder_text(file: Path) -> str:
-    raw = _read_bytes(file)
+def _folder_text(file: Path | _Refused, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+    if isinstance(file, _Refused):
+        raise StoredFileError(str(file))
+    raw = _read_bytes(file, max_bytes)
     if file.suffix.lower() != ".html":
         return clean_chars(decode_gold(raw)[0])
     try:
@@ -216,33 +252,46 @@ def _folder_text(file: Path) -> str:
 
 
 def read_outputs(path: str | os.PathLike, fmt: str = "auto", id_field: str | None = None,
-                 text_field: str | None = None) -> dict[str, str]:
+                 text_field: str | None = None,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[str, str]:
     """``{page id: text}`` of one stored file or folder (HTML reduced to visible text).
 
-    Raises :class:`StoredFileError` naming the file (and line) for anything unreadable.
+    Raises :class:`StoredFileError` naming the file (and line) for anything unreadable, a
+    file over ``max_bytes`` (decompressed too) and a folder's link leading out of it.
     """
     path = Path(path)
     fmt = _format_of(path, fmt)
     if fmt == "folder":
-        return {key: _folder_text(file) for key, file in _folder_files(path).items()}
+        return {key: _folder_text(file, max_bytes) for key, file in _folder_files(path).items()}
     if path.is_dir():
         raise StoredFileError(f"{path}: a folder, but format is {fmt}")
-    raw = _read_bytes(path)
+    raw = _read_bytes(path, max_bytes)
     if fmt == "aeb":
         return _read_aeb(path, raw, text_field)
     return _read_jsonl(path, raw, id_field, text_field)
 
 
-def _digest(path: Path, fmt: str) -> str:
-    """sha256 of a stored file's bytes, or of a folder's file names and contents."""
+def _digest(path: Path, fmt: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+    """sha256 of a stored file's bytes, or of a folder's file names and contents (a refused
+    link by its error only, a file too large by its error)."""
     if _format_of(path, fmt) != "folder":
-        return hashlib.sha256(_read_bytes(path)).hexdigest()
+        return hashlib.sha256(_read_bytes(path, max_bytes)).hexdigest()
     h = hashlib.sha256()
     for key, file in sorted(_folder_files(path).items()):
-        data = file.read_bytes()
+        try:
+            data = _folder_bytes(file, max_bytes)
+        except StoredFileError as exc:
+            data = str(exc).encode("utf-8", "surrogateescape")
+            file = Path(key)
         h.update(f"{file.name}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
         h.update(data)
     return h.hexdigest()
+
+
+def _folder_bytes(file: Path | _Refused, max_bytes: int | None) -> bytes:
+    if isinstance(file, _Refused):
+        raise StoredFileError(str(file))
+    return _read_bytes(file, max_bytes)
 
 
 #: (file, format, fields) -> (file signature, outputs): a file is parsed once per process,
@@ -262,12 +311,12 @@ def _listed(path: Path) -> dict[str, Path]:
 
 
 def _loaded(path: Path, fmt: str, id_field: str | None,
-            text_field: str | None) -> dict[str, str]:
+            text_field: str | None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[str, str]:
     st = path.stat()
-    key, sig = (str(path), fmt, id_field, text_field), (st.st_mtime_ns, st.st_size)
+    key, sig = (str(path), fmt, id_field, text_field, max_bytes), (st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
     if hit is None or hit[0] != sig:
-        hit = (sig, read_outputs(path, fmt, id_field, text_field))
+        hit = (sig, read_outputs(path, fmt, id_field, text_field, max_bytes))
         _LOADED[key] = hit
     return hit[1]
 
@@ -290,16 +339,21 @@ class Stored(Extractor):
     id_field, text_field : str or None
         The JSON fields of the page id and the text (``jsonl``; ``text_field`` also names
         the ``aeb`` record's field); None: the documented alternatives.
+    max_bytes : int or None
+        A stored file larger than this (a ``.gz`` file: or inflating to more) is not read:
+        its pages fail saying so (:data:`DEFAULT_MAX_BYTES`; None: no cap).
     """
 
     name = "stored"
 
     def __init__(self, path: str | Mapping[str, str] | None = None, format: str = "auto",
-                 id_field: str | None = None, text_field: str | None = None):
+                 id_field: str | None = None, text_field: str | None = None,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES):
         self.path = path
         self.format = format
         self.id_field = id_field
         self.text_field = text_field
+        self.max_bytes = max_bytes
 
     # -- where the outputs are ------------------------------------------------------------
 
@@ -325,12 +379,13 @@ class Stored(Extractor):
         fmt = _format_of(path, self.format)
         if fmt == "folder":  # files are read page by page: a folder may be large
             return _listed(path)
-        return _loaded(path, fmt, self.id_field, self.text_field)
+        return _loaded(path, fmt, self.id_field, self.text_field, self.max_bytes)
 
     # -- the method -----------------------------------------------------------------------
 
     def _validate(self) -> None:
         check_choice("format", self.format, FORMATS)
+        check_int("max_bytes", self.max_bytes, low=1, allow_none=True)
         want = ("a file or folder of stored outputs, a path holding {dataset}, or a mapping "
                 "data set -> path")
         if isinstance(self.path, Mapping):
@@ -350,7 +405,8 @@ class Stored(Extractor):
             if _format_of(file, self.format) == "folder":
                 _folder_files(file)  # its files are read page by page; a bad one fails its page
             else:
-                read_outputs(file, self.format, self.id_field, self.text_field)  # names the file
+                read_outputs(file, self.format, self.id_field, self.text_field,
+                             self.max_bytes)  # names the file
 
     def resolved_params(self) -> dict[str, Any]:
         """The parameters plus each readable stored file's format and sha256: the cache key
@@ -359,7 +415,7 @@ class Stored(Extractor):
         for file in self.files():
             if file.exists():
                 files[str(file)] = {"format": _format_of(file, self.format),
-                                    "sha256": _digest(file, self.format)}
+                                    "sha256": _digest(file, self.format, self.max_bytes)}
         return {**self.get_params(), "files": files}
 
     def extract(self, page: Page) -> Extraction:
@@ -368,8 +424,8 @@ class Stored(Extractor):
         if page.id not in outputs:
             raise MissingOutput(f"no stored output for page {page.id!r} in {path}")
         text = outputs[page.id]
-        if isinstance(text, Path):
-            text = _folder_text(text)
+        if isinstance(text, (Path, _Refused)):  # a folder's file, read page by page
+            text = _folder_text(text, self.max_bytes)
         return Extraction(text=text)
 
     def dataset_notes(self, dataset: str, page_ids: Iterable[str]) -> dict[str, Any]:

@@ -162,8 +162,10 @@ def _align_ids(a: list[int], b: list[int]) -> list[bool]:
         if head or tail:
             inner = _align_ids(a[head:m - tail], b[head:len(b) - tail])
             return [True] * head + inner + [True] * tail
-    # text words absent from the units match nothing and leave the traceback's choices alone
-    b = [x for x in b if x >= 0]
+    # text words absent from the units match nothing and leave the traceback's choices alone;
+    # after a trim, words of the trimmed prefix or suffix may be absent from ``a`` too
+    present = set(a)
+    b = [x for x in b if x in present]
     if not b:
         return [False] * m
     if m * len(b) <= _RAPIDFUZZ_MAX_CELLS:

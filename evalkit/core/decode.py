@@ -19,6 +19,7 @@ import re
 import unicodedata
 
 __all__ = [
+    "CYRILLIC_CODE_PAGES",
     "GOLD_LEGACY_ENCODING",
     "MAX_CONTROL_SHARE",
     "MAX_NOT_TEXT_SHARE",
@@ -133,6 +134,9 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
         return raw.decode("utf-8"), "utf-8", "utf-8"
     except UnicodeDecodeError:
         pass
+    cyrillic = _cyrillic_reading(raw)
+    if cyrillic is not None:
+        return raw.decode(cyrillic), cyrillic, "cyrillic"
     try:
         from charset_normalizer import from_bytes
 
@@ -147,6 +151,64 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
     if best is not None and best.encoding:
         return raw.decode(best.encoding, errors="replace"), best.encoding, "detected"
     return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
+
+
+#: the Cyrillic code pages :func:`_cyrillic_reading` tries, in order of preference on a tie
+CYRILLIC_CODE_PAGES = ("cp1251", "koi8-r", "cp866", "iso8859-5", "mac_cyrillic")
+#: share of a reading's non-ASCII characters that must be letters, and of those letters that
+#: must stand in words of Cyrillic letters only, for the reading to count as Cyrillic text
+_CYRILLIC_SHARE = 0.9
+#: the most frequent letters of Russian text (about 60 % of its letters)
+_COMMON_CYRILLIC = frozenset("оеаинтсрвлкмдпу")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+#: Cyrillic vowels: a word of Cyrillic letters without one is not a word (``ЧЧЧ`` is how cp866
+#: reads three cp1252 dashes)
+_CYRILLIC_VOWELS = frozenset("аеёиоуыэюяіїєАЕЁИОУЫЭЮЯІЇЄ")
+
+
+def _cyrillic_word(word: str) -> bool:
+    return (len(word) >= 2 and all("\u0400" <= c <= "\u04ff" for c in word)
+            and not _CYRILLIC_VOWELS.isdisjoint(word))
+
+
+def _cyrillic_reading(raw: bytes) -> str | None:
+    """The Cyrillic code page (:data:`CYRILLIC_CODE_PAGES`) that reads ``raw`` as Russian-like
+    text, or None when none reads it as Cyrillic words.
+
+    Statistical detection has too little to go on in a short text: charset-normalizer reads
+    a one-line cp1251 gold as cp1125 or mac_cyrillic and a koi8-r one as Shift-JIS, and
+    every byte string decodes as cp1252. Here a reading counts as Cyrillic when at least
+    90 % of its non-ASCII characters are letters and at least 90 % of those stand in words
+    of two or more Cyrillic letters only, a vowel among them (Western text with accents read as Cyrillic gives
+    single letters inside Latin words, ``cafй``). The code pages order the same 32 letters
+    differently and swap the cases (cp1251 and koi8-r), so among the Cyrillic readings the
+    one wins whose words are cased as text is (lower case after a word's first letter) and
+    that uses Russian's most frequent letters most. A text only in capitals cannot be told
+    apart by its case; the letter frequencies decide it then.
+    """
+    if raw.isascii():
+        return None
+    best, best_score = None, None
+    for enc in CYRILLIC_CODE_PAGES:
+        try:
+            text = raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        wide = [c for c in text if c > "\x7f"]
+        letters = sum(c.isalpha() for c in wide)
+        if letters < _CYRILLIC_SHARE * len(wide):
+            continue
+        words = [w for w in _LETTER_RUN.findall(text) if _cyrillic_word(w)]
+        if sum(map(len, words)) < _CYRILLIC_SHARE * letters:
+            continue
+        cased = sum(c.islower() for w in words for c in w[1:])
+        common = sum(c.lower() in _COMMON_CYRILLIC for w in words for c in w)
+        score = (cased + common, common)
+        if best_score is None or score > best_score:
+            best, best_score = enc, score
+    return None if best is None else codecs.lookup(best).name
 
 
 def _wide_unicode(raw: bytes) -> str | None:

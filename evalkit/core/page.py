@@ -281,7 +281,29 @@ def prepare_html(html: str) -> str:
     characters, and closes a ``<title>`` that never ends. Peer libraries get
     the same repaired text, so comparisons with them stay fair.
     """
-    return _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", ""))
+    return _cap_attributes(
+        _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")))
+
+
+#: attributes of one start tag past this many are dropped before parsing: libxml2 checks each
+#: attribute against every earlier one of its tag (40,000 attributes: 10 s; 10^6: hours)
+MAX_ATTRIBUTES = 1000
+# a start tag this long or longer may hold more than MAX_ATTRIBUTES attributes (each is at
+# least two characters: a space and a name); shorter tags are never looked at
+_LONG_TAG = re.compile(r"<([a-zA-Z][\w:-]*)([^<>]{%d,})>" % (2 * MAX_ATTRIBUTES))
+_ATTRIBUTE = re.compile(r"""\s*[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?|\s*/""")
+
+
+def _cap_attributes(html: str) -> str:
+    """Keep the first :data:`MAX_ATTRIBUTES` attributes of each start tag (linear: each
+    ``<`` is scanned to the next ``<`` or ``>`` at most)."""
+    def cap(m: re.Match) -> str:
+        attrs = _ATTRIBUTE.findall(m.group(2))
+        if len(attrs) <= MAX_ATTRIBUTES:
+            return m.group(0)
+        return f"<{m.group(1)}{''.join(attrs[:MAX_ATTRIBUTES])}>"
+
+    return _LONG_TAG.sub(cap, html) if len(html) > 2 * MAX_ATTRIBUTES else html
 
 
 
@@ -400,9 +422,13 @@ def _parse(html: str, source: str, plain: bool = False):
 
 
 def _cap_depth(html: str, max_depth: int) -> str:
-    """Drop start/end tags nested deeper than ``max_depth`` (keeping all text)."""
+    """Drop start/end tags nested deeper than ``max_depth`` (keeping all text).
+
+    Linear: past the last ``>`` no tag can end, so that tail is text, kept as it is (the
+    tag pattern tried at each ``<`` of it would scan to the end: quadratic)."""
     out, depth = [], 0
-    for m in _TAG_OR_TEXT.finditer(html):
+    end = html.rfind(">") + 1
+    for m in _TAG_OR_TEXT.finditer(html, 0, end):
         tag = m.group(2)
         if tag is None or tag.lower() in _VOID or m.group(0).endswith("/>"):
             out.append(m.group(0))
@@ -414,6 +440,7 @@ def _cap_depth(html: str, max_depth: int) -> str:
             depth += 1
             if depth <= max_depth:
                 out.append(m.group(0))
+    out.append(html[end:])
     return "".join(out)
 
 

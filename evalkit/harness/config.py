@@ -158,6 +158,10 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
         except ValueError as exc:  # a misspelt parameter (the registry names it)
             raise ConfigError(f"dataset {label!r}: {exc}") from exc
         ds.name = label  # pages carry the name shown in the tables
+        runner = cfg.get("runner") or {}
+        for cap in ("max_page_bytes", "max_gold_bytes"):  # checked before a file is read
+            if cap in runner:
+                setattr(ds, cap, runner[cap])
         if ds.path is not None:
             try:
                 ds.root()  # raises DatasetMissingError with the fetch hint

@@ -23,6 +23,8 @@ from evalkit.harness.extract import (BUILD_FAILED, CACHE_INVALID, ON_FAILURE, PA
                                      extract_one, page_bytes)
 from evalkit.harness.page_worker import shared_worker
 from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
+from evalkit.harness.score_limits import (TOO_LONG_OUTPUT, ScoreWriteError, ScoringTimeout,
+                                          score_within, too_long_to_score)
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
@@ -119,12 +121,14 @@ class PagePipeline:
     def __init__(self, specs: list[MethodSpec], cache_root: str | None,
                  score: Callable[[Page, str, Extraction], dict[str, Any]],
                  on_failure: str = "empty", page_timeout: float | None = None,
-                 max_page_bytes: int | None = None, crashed: str | None = None):
+                 max_page_bytes: int | None = None, crashed: str | None = None,
+                 max_output_chars: int | None = None, max_score_words: int | None = None):
         if on_failure not in ON_FAILURE:
             raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, "
                              f"got {on_failure!r}")
         self.specs, self.score, self.on_failure = specs, score, on_failure
         self.page_timeout, self.max_page_bytes = page_timeout, max_page_bytes
+        self.max_output_chars, self.max_score_words = max_output_chars, max_score_words
         self.cache = ExtractionCache(cache_root)
         self.keyed = self.cache.root is not None  # without a cache no key is ever looked up
         # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
@@ -211,6 +215,11 @@ class PagePipeline:
         """The extractions of the methods a page was handed to; new ones go to the cache."""
         methods, cache = state.task.methods, self.cache
         for j, ext in methods.collect(self.page_timeout):
+            if (ext.error is None and self.max_output_chars is not None
+                    and len(ext.text) > self.max_output_chars):
+                # neither cached nor scored: a failure like a method's own (scored as empty)
+                ext = Extraction(seconds=ext.seconds, error=(
+                    f"{TOO_LONG_OUTPUT}{len(ext.text)} characters > runner.max_output_chars"))
             state.exts[j] = ext
             if ext.error is None and not methods.stateful[j] and not self.uncached[j]:
                 before = cache.invalid
@@ -218,20 +227,41 @@ class PagePipeline:
                 state.invalid[j] = state.invalid[j] or cache.invalid > before
 
     def _finish(self, state: _PageState) -> None:
-        """Score a collected page: one record per method, failures counted as ``on_failure``."""
+        """Score a collected page: one record per method, failures counted as ``on_failure``.
+
+        Scoring is bounded as extraction is (evalkit.harness.score_limits): a page or output
+        over ``runner.max_score_words`` words is a failure, and scoring one (page, method)
+        runs under ``runner.page_timeout``. A scoring failure counts like a method's: under
+        ``on_failure=empty`` the record is scored as an empty extraction and keeps the error;
+        a failure of the page's own side (its gold or units) is the same for every method.
+        """
         page, task = state.page, state.task
+        page_error = too_long_to_score(page, None, self.max_score_words)
         for j, spec in enumerate(self.specs):
             ext = scored = state.exts[j]
             never_scored = state.too_large or task.methods.build_errors[j] is not None
-            if ext.error is not None and not never_scored and self.on_failure == "empty":
+            error = ext.error
+            if error is None:
+                error = page_error or too_long_to_score(page, ext, self.max_score_words)
+            if error is not None and not never_scored and self.on_failure == "empty":
                 scored = Extraction(seconds=ext.seconds)
-            try:
-                rec = self.score(page, spec.label, scored)
-            except Exception as exc:  # noqa: BLE001 - a page the scorer chokes on is a record
-                rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label,
-                       "error": f"scoring failed: {type(exc).__name__}: {exc}"[:500]}
-            if ext.error is not None:
-                rec["error"] = ext.error  # scored as empty or not, the failure is counted
+            rec = None
+            if page_error is None or never_scored:
+                rec, failed = self._score(page, spec.label, scored, self.page_timeout)
+                if failed is not None and error is None:
+                    error = failed  # the output's scoring failed: score it as empty, in a
+                    # time limit of its own (when that fails too, the page's side failed)
+                    if self.on_failure == "empty":
+                        rec, failed = self._score(page, spec.label,
+                                                  Extraction(seconds=ext.seconds),
+                                                  self.page_timeout)
+                if failed is not None and rec is None:
+                    # the page's own side failed (its gold, its units): so for every method
+                    page_error = page_error or failed
+            if rec is None:
+                rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label}
+            if error is not None or page_error is not None:
+                rec["error"] = error or page_error  # scored as empty or not, it is counted
             rec["cached"] = state.cached[j]
             if j in state.render:
                 rec[RENDER_MARK] = state.render[j]  # counted by Runner.run_pages for run.json
@@ -241,6 +271,19 @@ class PagePipeline:
                 rec[PAGE_SHA] = page.sha256
             task.records.append(rec)
         task.finished += 1
+
+    def _score(self, page: Page, label: str, ext: Extraction, timeout: float | None):
+        """(record or None, error or None): ``self.score`` within ``timeout`` seconds (None:
+        no limit). A score record that cannot be written (a full disk) stops the run with
+        one line."""
+        try:
+            if timeout is not None and timeout <= 0:
+                raise ScoringTimeout("scoring ran over runner.page_timeout")
+            return score_within(timeout, self.score, page, label, ext), None
+        except ScoreWriteError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - MemoryError, a timeout, a scorer's bug
+            return None, f"scoring failed: {type(exc).__name__}: {exc}"[:500]
 
     def _step(self) -> None:
         """Score the page collected last, then collect the oldest in flight."""
@@ -257,7 +300,7 @@ class PagePipeline:
 def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
              score: Callable[[Page, str, Extraction], dict[str, Any]],
              on_failure: str = "empty", page_timeout: float | None = None,
-             max_page_bytes: int | None = None, crashed: str | None = None
+             max_page_bytes: int | None = None, crashed: str | None = None, **limits
              ) -> list[dict[str, Any]]:
     """Run every method on a task's pages (one site's run of pages); returns records.
 
@@ -276,14 +319,14 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     whose worker process died, :meth:`evalkit.harness.runner.Runner.map`).
     """
     pipeline = PagePipeline(specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
-                            crashed)
+                            crashed, **limits)
     return next(pipeline.run([pages]))
 
 
 def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
               score: Callable[[Page, str, Extraction], dict[str, Any]],
               on_failure: str = "empty", page_timeout: float | None = None,
-              max_page_bytes: int | None = None) -> Iterator[list[dict[str, Any]]]:
+              max_page_bytes: int | None = None, **limits) -> Iterator[list[dict[str, Any]]]:
     """:func:`run_task` of every task, in order, through one pipeline: yields each task's
     records as soon as its last page is scored.
 
@@ -296,13 +339,13 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
     method instances and records are the same, in the same order.
     """
     yield from PagePipeline(specs, cache_root, score, on_failure, page_timeout,
-                            max_page_bytes).run(tasks)
+                            max_page_bytes, **limits).run(tasks)
 
 
 def run_page_task(pages, *, specs, cache_root, score, on_failure, page_timeout=None,
-              max_page_bytes=None, crashed=None):
+              max_page_bytes=None, crashed=None, **limits):
     # the one-argument task function Runner.map hands out (module level: it must pickle)
     return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
-                    crashed)
+                    crashed, **limits)
 
 

@@ -86,6 +86,12 @@ class Runner:
     page_timeout: float | None = None
     #: pages larger than this many bytes are not parsed (None: no limit)
     max_page_bytes: int | None = None
+    #: gold files larger than this are not read (the readers check it; evalkit.readers.base)
+    max_gold_bytes: int | None = None
+    #: outputs longer than this many characters are failures, never cached or scored
+    max_output_chars: int | None = None
+    #: a gold or output over this many words is a failure (evalkit.harness.score_limits)
+    max_score_words: int | None = None
     dask: dict[str, Any] = field(default_factory=dict)
     _backend: Any = field(default=None, init=False, repr=False)
     #: cache entries found invalid by run_pages so far (printed once by close)
@@ -108,6 +114,9 @@ class Runner:
             if self.page_timeout is not None:
                 check_number("page_timeout", self.page_timeout, low=0)
             check_int("max_page_bytes", self.max_page_bytes, low=1, allow_none=True)
+            check_int("max_gold_bytes", self.max_gold_bytes, low=1, allow_none=True)
+            check_int("max_output_chars", self.max_output_chars, low=1, allow_none=True)
+            check_int("max_score_words", self.max_score_words, low=1, allow_none=True)
             if self.name == "dask":
                 check_dask(self.dask)
         except ParamError as exc:  # one line naming the key: runner.n_jobs=0: ...
@@ -129,9 +138,12 @@ class Runner:
         on_failure = runner.pop("on_failure", "empty")
         page_timeout = runner.pop("page_timeout", None)
         max_page_bytes = runner.pop("max_page_bytes", None)
+        # max_gold_bytes is read by the readers (evalkit.readers.base), checked here
+        limits = {key: runner.pop(key, None)
+                  for key in ("max_gold_bytes", "max_output_chars", "max_score_words")}
         return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
                    progress=progress, on_failure=on_failure, page_timeout=page_timeout,
-                   max_page_bytes=max_page_bytes,
+                   max_page_bytes=max_page_bytes, **limits,
                    dask=runner if name == "dask" else {})
 
     # ------------------------------------------------------------------ backends
@@ -291,6 +303,9 @@ class Runner:
         return list(self.iter_records(pages, specs, score=score, desc=desc, total=total,
                                       cache=cache))
 
+    def _limits(self) -> dict[str, int | None]:
+        return {"max_output_chars": self.max_output_chars, "max_score_words": self.max_score_words}
+
     def iter_records(self, pages: Iterable[Page], specs: list[MethodSpec], *, score,
                      desc: str = "pages", total: int | None = None,
                      cache: bool = True) -> Iterator[dict[str, Any]]:
@@ -307,12 +322,13 @@ class Runner:
                  "count": lambda recs: len(recs) // n_methods}
         if self.in_process:  # one pipeline across the tasks (run_tasks), not one per task
             done = self._progress(run_tasks(tasks, specs, root, scorer, self.on_failure,
-                                            self.page_timeout, self.max_page_bytes), **shown)
+                                            self.page_timeout, self.max_page_bytes,
+                                            **self._limits()), **shown)
         else:
             task_fn = functools.partial(
                 run_page_task, specs=specs, cache_root=root, score=scorer,
                 on_failure=self.on_failure, page_timeout=self.page_timeout,
-                max_page_bytes=self.max_page_bytes)
+                max_page_bytes=self.max_page_bytes, **self._limits())
             # a task that kills its worker: its pages are that failure, scored here
             crash = functools.partial(_crashed_task, task_fn)
             done = self.map(task_fn, tasks, on_crash=crash, **shown)

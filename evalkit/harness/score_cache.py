@@ -21,6 +21,7 @@ from typing import Any
 from evalkit.core.page import Extraction, Page
 from evalkit.harness import cache_entry
 from evalkit.harness.cache import read_entry, write_atomic
+from evalkit.harness.score_limits import ScoreWriteError
 from evalkit.harness.cache_keys import _runtime, distribution_versions, page_key, source_tree
 
 __all__ = ["SCORES_DIR", "ScoreCache", "cached_scorer", "scorer_key"]
@@ -129,8 +130,13 @@ class ScoreCache:
             return
         entry = {"format": SCORE_FORMAT, "version": SCORE_VERSION, "key": key,
                  "sha256": _record_digest(rec), "record": rec}
-        write_atomic(path, json.dumps(entry, ensure_ascii=False, allow_nan=True).encode(
-            "utf-8", "surrogatepass"))
+        data = json.dumps(entry, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
+        try:
+            write_atomic(path, data)
+        except OSError as exc:  # a full or read-only disk: every page would fail alike
+            raise ScoreWriteError(f"cannot write score records under {self.root}: "
+                                  f"{exc.strerror or exc} (free space or set runner.cache=false)"
+                                  ) from None
 
 
 def _scored_page_key(page: Page) -> str:

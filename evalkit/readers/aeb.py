@@ -14,13 +14,12 @@ ground truth before any page is read).
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, group_by_site
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, decode_gold, undecodable
@@ -30,14 +29,19 @@ __all__ = ["AEBDataset", "read_ground_truth"]
 _SUFFIX = ".html.gz"
 
 
-def read_ground_truth(path: Path) -> dict[str, dict]:
+def read_ground_truth(path: Path, max_bytes: int | None = None) -> dict[str, dict]:
     """The benchmark's ground truth, ``{id: {"articleBody": str, "url": str}}``.
 
     The file is decoded as every gold file is (:func:`evalkit.core.page.decode_gold`), so a
-    copy saved as UTF-16 or with a byte-order mark reads the same.
+    copy saved as UTF-16 or with a byte-order mark reads the same. ``max_bytes``
+    (``runner.max_gold_bytes``): a larger file is refused before it is read.
     """
     try:
-        data = json.loads(decode_gold(path.read_bytes())[0])
+        raw = read_capped(path, max_bytes, "runner.max_gold_bytes")
+    except FileTooLarge as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    try:
+        data = json.loads(decode_gold(raw)[0])
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not a JSON document ({exc})") from exc
     if not isinstance(data, dict):
@@ -63,7 +67,7 @@ class AEBDataset(Dataset):
 
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
-        truth = read_ground_truth(root / self.ground_truth)
+        truth = read_ground_truth(root / self.ground_truth, self.max_gold_bytes)
         files = {f.name[:-len(_SUFFIX)]: f for f in sorted((root / self.html_dir).iterdir())
                  if f.is_file() and f.name.endswith(_SUFFIX)}
         for key in sorted(set(truth) - set(files)):
@@ -78,8 +82,11 @@ class AEBDataset(Dataset):
             if record is None:
                 self.skip(file, "no ground-truth record for this page")
                 continue
-            try:
-                raw = gzip.decompress(file.read_bytes())
+            try:  # its size and its decompressed size checked as it is read
+                raw = self.read_page_file(file)
+            except FileTooLarge as exc:
+                self.skip(file, str(exc))
+                continue
             except (OSError, EOFError, zlib.error) as exc:
                 self.skip(file, f"not a readable gzip file ({exc})")
                 continue

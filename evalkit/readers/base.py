@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, read_capped
 from evalkit.core.domains import site_of
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
-__all__ = ["Dataset", "DatasetMissingError", "InMemoryDataset", "LazyPages", "Skipped",
-           "group_by_site"]
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "Dataset", "DatasetMissingError", "FileTooLarge",
+           "InMemoryDataset", "LazyPages", "Skipped", "group_by_site", "read_capped"]
+
 
 T = TypeVar("T")
 
@@ -74,6 +76,18 @@ class Dataset:
     name: str = ""
     #: how to get the data, quoted when the folder is missing
     fetch_hint: str = "see datasets/README.md"
+    #: caps checked before a page or gold file is read (:func:`read_capped`); a run sets them
+    #: from ``runner.max_page_bytes`` and ``runner.max_gold_bytes`` (None: no cap)
+    max_page_bytes: int | None = DEFAULT_MAX_FILE_BYTES
+    max_gold_bytes: int | None = DEFAULT_MAX_FILE_BYTES
+
+    def read_page_file(self, path) -> bytes:
+        """A page file's bytes under ``runner.max_page_bytes`` (:func:`read_capped`)."""
+        return read_capped(path, self.max_page_bytes, "runner.max_page_bytes")
+
+    def read_gold_file(self, path) -> bytes:
+        """A gold file's bytes under ``runner.max_gold_bytes`` (:func:`read_capped`)."""
+        return read_capped(path, self.max_gold_bytes, "runner.max_gold_bytes")
 
     def __init__(self, path: str | None = None, limit: int | None = None):
         # checked on construction, before any page is read (a folder's existence: root())

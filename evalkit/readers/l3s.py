@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, group_by_site
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site
 from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import CONTENT, Annotation, Gold, Page, PageError, undecodable
@@ -85,8 +85,12 @@ class L3SGN1Dataset(Dataset):
             if file.name not in annotated_names:
                 self.skip(file, "no annotated copy (gold) for this page")
                 continue
-            raw = file.read_bytes()
-            annotated = ann_file.read_bytes()
+            try:  # sizes checked before either file is read (runner.max_*_bytes)
+                raw = self.read_page_file(file)
+                annotated = self.read_gold_file(ann_file)
+            except FileTooLarge as exc:
+                self.skip(file, str(exc))
+                continue
             if not raw.strip():
                 self.skip(file, "empty page")
                 continue

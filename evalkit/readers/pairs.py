@@ -42,7 +42,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, DatasetMissingError, group_by_site
+from evalkit.readers.base import Dataset, DatasetMissingError, FileTooLarge, group_by_site
 from evalkit.core.domains import host_of, site_key
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, PageError, decode_gold, parse_html, undecodable
@@ -186,7 +186,10 @@ class PairsDataset(Dataset):
         """The site the page of ``file`` gets, from its name or its gold's URL line only."""
         site = _match(self.site_pattern, file.stem, "site")
         if site is None and gold_file is not None and self.gold_format == "cleaneval":
-            url = gold_url(gold_file.read_bytes(), self.gold_format)
+            try:
+                url = gold_url(self.read_gold_file(gold_file), self.gold_format)
+            except FileTooLarge:
+                return None  # skipped with its reason when its page is read
             return site_key(host_of(url), url)
         return site
 
@@ -198,11 +201,16 @@ class PairsDataset(Dataset):
             if gold_file is None:
                 self.skip(file, "no gold file for this page")
                 continue
-            raw = file.read_bytes()
+            try:  # sizes checked before either file is read (runner.max_*_bytes)
+                raw = self.read_page_file(file)
+                gold_raw = self.read_gold_file(gold_file)
+            except FileTooLarge as exc:
+                self.skip(file, str(exc))
+                continue
             if not raw.strip():
                 self.skip(file, "empty page")
                 continue
-            decoded = decode_text(gold_file.read_bytes())
+            decoded = decode_text(gold_raw)
             reason = undecodable(decoded)
             if reason is not None:
                 self.skip(gold_file, f"unreadable gold: {reason}")
