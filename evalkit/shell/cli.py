@@ -47,11 +47,17 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.rundir import discard
     from evalkit.harness.errors import RunnerError
+    from evalkit.harness.preflight import FailureShareError
     from evalkit.harness.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir
     try:
-        run_experiment(cfg, out)
+        run_experiment(cfg, out, check_failures=True)
+    except FailureShareError as exc:  # the run folder is complete; the exit status says it
+        for line in exc.lines:
+            print(f"evalkit: {line}", file=sys.stderr)
+        print(f"evalkit: results in {out}")
+        sys.exit(1)
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
         discard(out)

@@ -367,12 +367,15 @@ def _check_objects(cfg: DictConfig) -> str | None:
     from evalkit.experiments.checks import check_sections
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.errors import RunnerError
+    from evalkit.harness.preflight import preflight_specs, trial_run
 
     try:
         check_sections(cfg)
-        specs = method_specs(cfg.get("method") or {})
+        # every method built and its imports checked (evalkit.harness.preflight), rows split
+        specs = preflight_specs(method_specs(cfg.get("method") or {}), cfg.get("runner"))
         specs += method_specs(cfg.get("detector") or {}, kind="detector")
         check_specs(specs)
+        trial_run(specs)
         runner_from_config(cfg)  # a Dask client is not started here: only its settings
         build_datasets(cfg)
     except (ConfigError, UnknownNameError, RunnerError, DatasetMissingError) as exc:
