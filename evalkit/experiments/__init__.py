@@ -130,6 +130,8 @@ class Context:
     n_records: dict[tuple[str, str], int] = field(default_factory=dict)
     #: the cache keys of the pages handed to the runner (the cache's method index)
     page_keys: set[str] = field(default_factory=set)
+    #: (data set, page id, page key) of the extraction experiment's pages, in order
+    kept_pages: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def runner(self) -> Runner:
@@ -156,20 +158,24 @@ class Context:
         spill = self.spill(f"{experiment}-{label}")
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
-        records = self.runner.iter_records(self._keyed(ds.pages()), self.specs, score=score,
+        records = self.runner.iter_records(self._keyed(ds.pages(), experiment, label), self.specs, score=score,
                                            desc=f"{experiment} {label}")
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
 
-    def _keyed(self, pages):
+    def _keyed(self, pages, experiment: str, dataset: str):
         """``pages``, each page's cache key kept for the cache's method index
-        (evalkit.harness.cache_admin.record_run) when the run has a cache."""
+        (evalkit.harness.cache_admin.record_run) and, for the extraction experiment, for the
+        run's kept extractions (evalkit.harness.kept) when the run has a cache."""
         if not self.runner.cache_root:
             yield from pages
             return
         for page in pages:
-            self.page_keys.add(page_key(page))
+            key = page_key(page)
+            self.page_keys.add(key)
+            if experiment == "extraction":
+                self.kept_pages.append((dataset, page.id, key))
             yield page
 
     def record_pages(self, per_page: pd.DataFrame, dataset: str,
@@ -285,6 +291,11 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     """The run's last lines: failures per method with the first error, the cache's size when
     it is large; with ``check_failures``, FailureShareError for methods over the share."""
     from evalkit.harness.cache_admin import record_run, size_line
+    from evalkit.harness.kept import keep_from_cache
+
+    if ctx.kept_pages:  # each page's text per method, for Result.texts (extractions.jsonl.gz)
+        keep_from_cache(ctx.out, ctx.runner.cache_root, ctx.kept_pages,
+                        [(s.label, s.key()) for s in ctx.specs])
 
     if ctx.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
         record_run(ctx.runner.cache_root,

@@ -75,7 +75,12 @@ def main() -> None:
     from evalkit.harness.rundir import prints_only
 
     register_resolvers(make_folders=not prints_only(sys.argv[1:]))
-    argv, moved = upgrade_overrides(sys.argv[1:])
+    argv = sys.argv[1:]
+    if any(a.startswith("dataset=") for a in argv):  # dataset=FOLDER: the pairs reader, as the API
+        from evalkit.shell.dataset_paths import path_overrides
+
+        argv = path_overrides(argv, [p.stem for p in Path(CONFIG_DIR, "dataset").glob("*.yaml")])
+    argv, moved = upgrade_overrides(argv)
     for old, new in moved:  # method.proposed.k=4 runs as method.proposed.dedup.k=4
         warn_renamed(old, new)
     sys.argv[1:] = argv  # what Hydra reads
