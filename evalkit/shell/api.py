@@ -63,8 +63,10 @@ class Result:
     def per_page(self):
         import pandas as pd
 
-        path = self.run_dir / "per_page.csv"
-        return pd.read_csv(path, low_memory=False) if path.is_file() else pd.DataFrame()
+        from evalkit.report.per_page_csv import read_per_page
+
+        path = self.run_dir / "per_page.csv"  # the same column types in every run
+        return read_per_page(path) if path.is_file() else pd.DataFrame()
 
     @property
     def report_path(self) -> Path:
