@@ -69,7 +69,7 @@ def console_table(summary: pd.DataFrame, dataset: str, ci: str = "95% bootstrap 
                       _num(None if r is None else r["value"]), f"{failed}/{n}" if n else "-"))
     facts.sort(key=lambda f: (-f[0], f[1]))
     name_w = max(6, min(max(len(f[1]) for f in facts),
-                        width - (_F1_W + 2 * _NUM_W + _FAIL_W + 8)))
+                        width - (_F1_W + 2 * _NUM_W + _FAIL_W + 12)))  # 5 gaps of 2, 2 indent
     pages = int(rows["n_pages"].max()) if len(rows) else 0
     head = f"{dataset} ({pages} pages): {title} with its {ci}, sorted by F1"
     lines = [_cut(head, width),
