@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import functools
 import itertools
+import json
 import signal
 import sys
 import threading
@@ -280,11 +281,29 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
                   runner_=runner, tell=tell, unavailable=gone)
     try:
         _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (evalkit.shell.cli): mark what finished
+        _mark_interrupted(ctx, parts, t0)
+        raise
     finally:
         for spill in ctx.scratch:
             spill.close()  # spill files are scratch: deleted however the run ends
     _tell_end(ctx, check_failures)
     return out
+
+
+def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
+    """run.json of a run stopped by the user: ``"status": "interrupted"`` and what finished
+    (records per data set and method), so no run folder is left unmarked; a complete run's
+    run.json says ``"status": "complete"``. Best effort: a second interrupt is not caught."""
+    finished: dict[str, dict[str, int]] = {}
+    for (dataset, method), n in ctx.n_records.items():
+        finished.setdefault(dataset, {})[method] = n
+    info = {"status": "interrupted", "experiment": str(ctx.cfg.experiment.name), "parts": parts,
+            "finished_records": finished, "n_failures": len(ctx.failures),
+            "wall_seconds": round(time.perf_counter() - t0, 3),
+            "resume": "run the same command again: finished extractions come from the cache"}
+    with contextlib.suppress(Exception):
+        atomic_write_text(ctx.out / "run.json", json.dumps(info, indent=2, sort_keys=True) + "\n")
 
 
 def _tell_end(ctx: Context, check_failures: bool) -> None:
@@ -340,7 +359,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     for label, notes in ctx.notes.items():
         methods[label]["notes"] = notes
-    extra = {"experiment": str(cfg.experiment.name), "parts": parts,
+    extra = {"status": "complete", "experiment": str(cfg.experiment.name), "parts": parts,
              "runner": {"name": runner.name, "on_failure": runner.on_failure},
              "paths": run_paths(cfg)}
     if detectors:

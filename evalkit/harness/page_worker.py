@@ -36,6 +36,7 @@ from __future__ import annotations
 import atexit
 import collections
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -361,6 +362,9 @@ def main(argv: list[str]) -> None:
     from evalkit.harness.watchdog import exit_with_parent
 
     recv_fd, send_fd, parent = (int(a) for a in argv)
+    # Ctrl-C reaches the terminal's whole process group: the run (the parent) prints its one
+    # line and ends this worker; a KeyboardInterrupt here would only add a traceback (issue 29)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)  # a killed run leaves no worker behind
     serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))
 

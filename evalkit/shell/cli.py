@@ -51,6 +51,7 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.harness.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir
+    _terminate_as_interrupt()
     try:
         run_experiment(cfg, out, check_failures=True)
     except FailureShareError as exc:  # the run folder is complete; the exit status says it
@@ -69,6 +70,19 @@ def _app(cfg: DictConfig) -> float | None:
         sys.exit(130)
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the run as Ctrl-C does: one line, children ended, run.json marked
+    ``interrupted`` (evalkit.experiments.run_experiment), instead of a silent kill."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
 
 def main() -> None:
