@@ -92,6 +92,7 @@ from evalkit.core.paragraphs import (  # the underscored names: tests/test_basel
     DEFAULT_LENGTH_LOW,
     DEFAULT_MAX_HEADING_DISTANCE,
     DEFAULT_MAX_LINK_DENSITY,
+    DEFAULT_STOPLIST,
     DEFAULT_STOPWORDS_HIGH,
     DEFAULT_STOPWORDS_LOW,
     GOOD,
@@ -102,7 +103,6 @@ from evalkit.core.paragraphs import (  # the underscored names: tests/test_basel
     classify_context_free,
     make_paragraphs,
     preprocess,
-    DEFAULT_STOPLIST,
     revise,
 )
 from evalkit.core.text import stopwords

@@ -67,6 +67,7 @@ from evalkit.core.paragraphs import (
     DEFAULT_LENGTH_LOW,
     DEFAULT_MAX_HEADING_DISTANCE,
     DEFAULT_MAX_LINK_DENSITY,
+    DEFAULT_STOPLIST,
     DEFAULT_STOPWORDS_HIGH,
     DEFAULT_STOPWORDS_LOW,
     GOOD,
@@ -75,7 +76,6 @@ from evalkit.core.paragraphs import (
     classify_context_free,
     make_paragraphs,
     preprocess,
-    DEFAULT_STOPLIST,
     revise,
 )
 from evalkit.core.text import stopwords, terms, terms_many

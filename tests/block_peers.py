@@ -1,11 +1,12 @@
 """Run Python as if the optional peers were not installed (issue 29 tests).
 
-Importing this module puts a finder first on ``sys.meta_path`` that refuses the peer
+:func:`install` puts a finder first on ``sys.meta_path`` that refuses the peer
 libraries of the ``peers`` extra (pyproject.toml) and their sub-modules: ``import
 trafilatura`` raises ModuleNotFoundError and ``importlib.util.find_spec("trafilatura")``
 raises it too, as on a machine where the package is absent. Nothing is uninstalled (the
-shared environment keeps its packages), and only the process that imports this module is
-affected, so a test runs the command in a subprocess that imports it first::
+shared environment keeps its packages), and only a process that calls :func:`install` is
+affected (importing this module changes nothing), so a test runs the command in a
+subprocess that installs it first (:func:`run_evalkit` does)::
 
     python -c "import block_peers; block_peers.run_evalkit()" study=kabir2015
 
@@ -29,7 +30,6 @@ class BlockPeers(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname.split(".")[0] in PEER_MODULES:
             raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return None
 
 
 def install() -> None:
@@ -45,8 +45,7 @@ def run_evalkit() -> None:
     be set, so that the command does not re-run itself without this module)."""
     from evalkit.shell.entry import run
 
+    install()
     sys.argv = ["evalkit", *sys.argv[1:]]
     run()
 
-
-install()

@@ -99,7 +99,7 @@ def test_dataset_folder_on_the_command_line(tmp_path):
             f"<html><body><nav>Home News</nav><p>{words}</p></body></html>")
         (folder / "gold" / f"p{i}.txt").write_text(words)
     assert path_overrides([f"dataset=[aeb,{folder}]", "method=fulltext"], ["aeb"]) == [
-        "dataset=[aeb]", f"++dataset.my_pages._name_=pairs",
+        "dataset=[aeb]", "++dataset.my_pages._name_=pairs",
         f"++dataset.my_pages.path='{folder}'", "method=fulltext"]
     assert path_overrides(["dataset=aeb"], ["aeb"]) == ["dataset=aeb"]  # a set stays a set
     env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT),
@@ -118,7 +118,7 @@ def test_dataset_folder_on_the_command_line(tmp_path):
 
 def test_help_examples_run_what_they_say():
     text = (Path(CONFIG_DIR) / "hydra" / "default.yaml").read_text()
-    examples = re.findall(r"^\s+evalkit ([^#\n]*?)\s+# (.*)$", text, flags=re.M)
+    examples = re.findall(r"^\s+evalkit ([^#\n]*?)\s+# (.*)$", text, flags=re.MULTILINE)
     assert len(examples) == 5
     said = dict((args.strip(), what) for args, what in examples)
     first = "experiment=extraction dataset=aeb method=proposed"

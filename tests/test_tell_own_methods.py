@@ -29,6 +29,7 @@ from pathlib import Path
 blocked = sys.argv[3] == "blocked"
 if blocked:
     import block_peers
+    block_peers.install()
 import test_golden_outputs as g
 from evalkit.harness.config import method_specs
 cfg = g._config(sys.argv[1], Path(sys.argv[2]))
@@ -73,9 +74,9 @@ def test_own_methods_are_the_same_with_and_without_the_peers(label, shared, shar
 def test_no_own_method_names_a_peer_package_in_its_key():
     """The cache key holds the versions of the packages a method's code imports: none of
     the peers' (pab and proposed held justext's before: the stop list imported it)."""
+    from block_peers import PEER_MODULES
     from conftest import OWN
 
-    from block_peers import PEER_MODULES
     from evalkit.harness.cache_keys import method_facts
     from evalkit.harness.specs import MethodSpec
 

@@ -73,7 +73,7 @@ def test_skip_unavailable_drops_the_peer_and_says_so_everywhere(tmp_path):
     report = (run / "report.md").read_text()
     note = "Skipped (runner.skip_unavailable): trafilatura (trafilatura is not installed"
     # the head says it once, and each table's caption (the line above it) carries it too
-    n_tables = len(re.findall(r"^\|[-:| ]+\|$", report, flags=re.M))
+    n_tables = len(re.findall(r"^\|[-:| ]+\|$", report, flags=re.MULTILINE))
     assert n_tables == 4 and report.count(note) == n_tables + 1
 
 

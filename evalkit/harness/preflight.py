@@ -168,7 +168,7 @@ def trial_run(specs: list[MethodSpec]) -> None:
                             gold=Gold(text=""))
         try:
             spec.build().extract(page)
-        except Exception as exc:  # noqa: BLE001 - any error of the user's code, in one line
+        except Exception as exc:
             params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items())
             raise ConfigError(f"method {spec.label!r} fails on a small test page before the "
                               f"run: {type(exc).__name__}: {exc}"
