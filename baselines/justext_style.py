@@ -73,9 +73,11 @@ Where this departs from the paper(s)
   near-good paragraph revised to good is a good neighbour for the next
   one), as the package does; short paragraphs are decided all at once from
   the classes before the short pass.
-- Stop list: ``stoplist="auto"`` takes jusText's English list when the
-  package is installed, else evalkit's shipped English list (a different
-  list: the thresholds were tuned for jusText's).
+- Stop list: ``stoplist="english"`` (the default) is the English list evalkit
+  ships, whatever else is installed; jusText's own list, which its thresholds
+  were tuned on, is ``stoplist="justext_english"`` and needs the justext
+  package (an error when it is absent). The two lists differ, so the two
+  settings give different numbers (docs/methods/justext_style.md).
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ from evalkit.core.paragraphs import (  # the underscored names: tests/test_basel
     DEFAULT_LENGTH_LOW,
     DEFAULT_MAX_HEADING_DISTANCE,
     DEFAULT_MAX_LINK_DENSITY,
+    DEFAULT_STOPLIST,
     DEFAULT_STOPWORDS_HIGH,
     DEFAULT_STOPWORDS_LOW,
     GOOD,
@@ -100,7 +103,6 @@ from evalkit.core.paragraphs import (  # the underscored names: tests/test_basel
     classify_context_free,
     make_paragraphs,
     preprocess,
-    resolve_stoplist,
     revise,
 )
 from evalkit.core.text import stopwords
@@ -118,7 +120,6 @@ __all__ = [
     "classify_context_free",
     "make_paragraphs",
     "preprocess",
-    "resolve_stoplist",
     "revise",
 ]
 
@@ -130,7 +131,7 @@ class JustextStyle(Extractor):
     """jusText-style boilerplate removal: keep the paragraphs classified good.
 
     Parameters are the thesis's (see the module docstring); ``stoplist`` is a
-    name from :data:`evalkit.core.text.STOPLISTS` or ``"auto"``.
+    name from :data:`evalkit.core.text.STOPLISTS` (default ``english``, shipped).
 
     Block records (:class:`evalkit.core.block.Block`), one per paragraph in document
     order, tag ``#paragraph``: ``words``, ``kept`` (the final class is good), in
@@ -148,7 +149,7 @@ class JustextStyle(Extractor):
                  max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
                  max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
                  no_headings: bool = False,
-                 stoplist: str = "auto",
+                 stoplist: str = DEFAULT_STOPLIST,
                  heading_pass_bug_compatible: bool = False):
         self.length_low = length_low
         self.length_high = length_high
@@ -164,13 +165,8 @@ class JustextStyle(Extractor):
     def _validate(self) -> None:
         check_cleaning(self)
 
-    def resolved_params(self) -> dict:
-        # "auto" depends on whether justext imports here: a run with it and one without
-        # differ (saravanan2020 Table 6: 277 vs 280 of 300 pages), so the key holds the outcome
-        return {**self.get_params(), "stoplist": resolve_stoplist(self.stoplist)}
-
     def versions(self) -> dict[str, str]:
-        if resolve_stoplist(self.stoplist) != "justext_english":
+        if self.stoplist != "justext_english":
             return {}
         from importlib.metadata import version
 
@@ -185,7 +181,7 @@ class JustextStyle(Extractor):
         self._validate()
         root = preprocess(page.tree(plain=True))  # no lxml.html helpers: cheaper element visits
         paras = make_paragraphs(root)
-        stop = stopwords(resolve_stoplist(self.stoplist))
+        stop = stopwords(self.stoplist)
         densities = [p.stopword_density(stop) for p in paras]
         classify_context_free(paras, stop, length_low=self.length_low,
                               length_high=self.length_high, stopwords_low=self.stopwords_low,

@@ -47,7 +47,8 @@ __all__ = [
     "available",
 ]
 
-INSTALL_HINT = "pip install evalkit[peers]"
+#: how to install every peer (quoted: zsh reads the brackets as a pattern)
+INSTALL_HINT = 'pip install "evalkit[peers]"'
 
 
 class PeerUnavailable(RuntimeError):
@@ -74,6 +75,8 @@ class Peer(Extractor):
 
     package: str = ""
     module: str = ""
+    #: the command that installs the library (evalkit.harness.preflight prints it)
+    install_hint: str = INSTALL_HINT
 
     def _import(self) -> ModuleType:
         try:

@@ -67,6 +67,7 @@ from evalkit.core.paragraphs import (
     DEFAULT_LENGTH_LOW,
     DEFAULT_MAX_HEADING_DISTANCE,
     DEFAULT_MAX_LINK_DENSITY,
+    DEFAULT_STOPLIST,
     DEFAULT_STOPWORDS_HIGH,
     DEFAULT_STOPWORDS_LOW,
     GOOD,
@@ -75,7 +76,6 @@ from evalkit.core.paragraphs import (
     classify_context_free,
     make_paragraphs,
     preprocess,
-    resolve_stoplist,
     revise,
 )
 from evalkit.core.text import stopwords, terms, terms_many
@@ -255,7 +255,7 @@ class SanAye(Extractor):
                  max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
                  max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
                  no_headings: bool = False,
-                 stoplist: str = "auto",
+                 stoplist: str = DEFAULT_STOPLIST,
                  heading_pass_bug_compatible: bool = False,
                  duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD,
                  top_k: int = DEFAULT_TOP_K,
@@ -301,18 +301,15 @@ class SanAye(Extractor):
         check_choice("main_block", self.main_block, MAIN_BLOCKS)
         check_choice("select", self.select, SELECTS)
 
-    def resolved_params(self) -> dict:
-        return {**self.get_params(), "stoplist": resolve_stoplist(self.stoplist)}
-
     def versions(self) -> dict[str, str]:
-        if resolve_stoplist(self.stoplist) != "justext_english":
+        if self.stoplist != "justext_english":
             return {}
         from importlib.metadata import version
 
         return {"justext": version("justext")}  # its stop list is data this method uses
 
     def extract(self, page: Page) -> Extraction:
-        stoplist = resolve_stoplist(self.stoplist)
+        stoplist = self.stoplist
         paras, title = clean(page, stoplist, length_low=self.length_low,
                              length_high=self.length_high, stopwords_low=self.stopwords_low,
                              stopwords_high=self.stopwords_high,

@@ -321,6 +321,22 @@ def _loaded(path: Path, fmt: str, id_field: str | None,
     return hit[1]
 
 
+#: file suffixes of one tool's outputs in a folder of tools (each also gzipped)
+TOOL_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def _tool_file(path: Path) -> bool:
+    return path.name.lower().removesuffix(".gz").endswith(TOOL_SUFFIXES)
+
+
+def _stem(path: Path) -> str:
+    """A tool file's row name: its name without ``.gz`` and the format suffix."""
+    name = path.name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
 def _absolute(path: str | os.PathLike) -> Path:
     """A user's path made absolute from the working directory (``..`` folded, links kept)."""
     return Path(os.path.abspath(os.path.expanduser(path)))
@@ -380,6 +396,35 @@ class Stored(Extractor):
         if fmt == "folder":  # files are read page by page: a folder may be large
             return _listed(path)
         return _loaded(path, fmt, self.id_field, self.text_field, self.max_bytes)
+
+    @classmethod
+    def split_rows(cls, params: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+        """One row per tool file when ``path`` is a glob (``output/*.json``) or a folder
+        holding tool files (``.json``, ``.jsonl``, ``.ndjson``, each also ``.gz``) and no
+        ``<page id>.txt|.md|.html`` files; each row is named after its file's stem
+        (``output/trafilatura.json`` -> ``trafilatura``). None otherwise (one row)."""
+        path = params.get("path")
+        if not isinstance(path, (str, os.PathLike)) or DATASET in str(path):
+            return None
+        text = os.path.expanduser(str(path))
+        if glob.has_magic(text):
+            files = [Path(p) for p in sorted(glob.glob(text))]
+            if not files:
+                raise ParamError("path", path, "no file or folder matches")
+        elif os.path.isdir(text) and not _folder_files(Path(text)):
+            files = sorted(p for p in Path(text).iterdir() if p.is_file() and _tool_file(p))
+            if not files:
+                return None  # an empty folder: the folder format says what is missing
+        else:
+            return None
+        rows: dict[str, dict[str, Any]] = {}
+        for file in files:
+            stem = _stem(file)
+            if stem in rows:
+                raise ParamError("path", path, f"two files are named {stem!r} "
+                                 f"({rows[stem]['path']} and {file}): each row needs its own name")
+            rows[stem] = {**params, "path": str(_absolute(file))}
+        return rows
 
     # -- the method -----------------------------------------------------------------------
 

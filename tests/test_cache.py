@@ -221,16 +221,15 @@ def test_resolved_parameters_are_in_the_key(monkeypatch):
     def facts(**params):
         return describe_method(MethodSpec("j", "justext_style", params), tree)
 
-    auto = facts()
-    assert auto.params == {} and auto.resolved_params["stoplist"] == "justext_english"
-    assert auto.key() == facts(stoplist="justext_english").key()  # same list, same output
-    assert auto.key() != facts(stoplist="english").key()
+    default = facts()
+    # the default stop list ships with evalkit (issue 29): spelling it out is the same key
+    assert default.params == {} and default.resolved_params["stoplist"] == "english"
+    assert default.key() == facts(stoplist="english").key()
+    named = facts(stoplist="justext_english")
+    assert named.key() != default.key() and "justext" in named.packages
+    assert "justext" not in default.packages  # installing the peer does not move the key
     monkeypatch.setitem(sys.modules, "justext", None)  # a machine without the peer
-    without = facts()
-    assert without.resolved_params["stoplist"] == "english"
-    assert without.key() != auto.key()
-    assert without.key() == facts(stoplist="english").key()
-
+    assert facts().key() == default.key()
 
 def test_proposed_resolves_its_detector_and_its_defaults():
     tree = SourceTree()
@@ -342,8 +341,8 @@ def test_run_json_lists_each_peers_package_version(tmp_path):
     assert methods["trafilatura"]["packages"]["trafilatura"] == metadata.version("trafilatura")
     assert methods["justext"]["packages"]["justext"] == metadata.version("justext")
     assert methods["trafilatura"]["registry"] == "trafilatura"
-    assert methods["justext_style"]["params"]["stoplist"] == "auto"
-    assert methods["justext_style"]["resolved_params"]["stoplist"] == "justext_english"
+    assert methods["justext_style"]["params"]["stoplist"] == "english"
+    assert methods["justext_style"]["resolved_params"]["stoplist"] == "english"
     assert methods["proposed"]["resolved_params"]["dedup"]["detector_params"]["k"] == 3
     assert methods["proposed"]["params"]["dedup"]["k"] == 3  # as the config gives it
     assert all(isinstance(v, str) for m in methods.values() for v in m["packages"].values())

@@ -23,7 +23,6 @@ from baselines.justext_style import (
     classify_context_free,
     make_paragraphs,
     preprocess,
-    resolve_stoplist,
     revise,
 )
 from evalkit.core.page import Gold, Page, PageError, parse_html, prepare_html
@@ -193,10 +192,17 @@ def test_parameters_are_validated():
         JustextStyle(length_low=300).extract(page_of(ARTICLE))
 
 
-def test_auto_stoplist_falls_back_without_justext(monkeypatch):
+def test_the_default_stop_list_ships_with_evalkit(monkeypatch):
+    # the default is evalkit's list whatever is installed (issue 29): a machine without
+    # justext (sys.modules[name] = None makes its import fail) gets the same method
     monkeypatch.setitem(sys.modules, "justext", None)
-    assert resolve_stoplist("auto") == "english"
-    assert JustextStyle().versions() == {}
+    method = JustextStyle()
+    assert method.stoplist == "english" and method.versions() == {}
+    assert method.runtime_modules() == []  # no optional package in its cache key
+    with pytest.raises(ValueError, match=r"stoplist=justext_english: needs the justext package"):
+        JustextStyle(stoplist="justext_english")  # asked for by name, absent: an error
+    with pytest.raises(ValueError, match="'auto' is no longer a stop list"):
+        JustextStyle(stoplist="auto")
 
 
 # ---------------------------------------------------------------- agreement with the package
@@ -209,9 +215,10 @@ needs_justext = pytest.mark.skipif(justext is None, reason="justext package not 
 
 
 @needs_justext
-def test_auto_stoplist_uses_justext_when_installed():
-    assert resolve_stoplist("auto") == "justext_english"
-    assert JustextStyle().versions() == {"justext": "3.0.2"}
+def test_justext_stop_list_when_named():
+    method = JustextStyle(stoplist="justext_english")
+    assert method.versions() == {"justext": "3.0.2"}
+    assert method.runtime_modules() == ["justext"]  # its version is in the cache key
 
 
 BUG_PAGE = """<html><body><div><a href="/">Home</a> <a href="/n">News</a></div>
@@ -225,9 +232,11 @@ The animals were recorded on camera traps at six sites along the river.</p></bod
 def test_package_skips_first_heading_pass():
     # bad, short heading, short caption, good: only the first heading pass rescues the caption
     theirs = [p.class_type for p in justext.justext(BUG_PAGE, justext.get_stoplist("English"))]
-    fixed = [b.attrs["class"] for b in JustextStyle().extract(page_of(BUG_PAGE)).blocks]
+    fixed = [b.attrs["class"] for b in
+             JustextStyle(stoplist="justext_english").extract(page_of(BUG_PAGE)).blocks]
     compat = [b.attrs["class"] for b in
-              JustextStyle(heading_pass_bug_compatible=True).extract(page_of(BUG_PAGE)).blocks]
+              JustextStyle(stoplist="justext_english", heading_pass_bug_compatible=True)
+              .extract(page_of(BUG_PAGE)).blocks]
     assert theirs == compat == ["bad", "good", "bad", "good"]
     assert fixed == ["bad", "good", "good", "good"]
 
@@ -282,7 +291,8 @@ def compare_with_justext(pages, heading_pass_bug_compatible=True):
     of unmatched paragraphs count as disagreement; the denominator is the
     larger of the two character totals.
     """
-    method = JustextStyle(heading_pass_bug_compatible=heading_pass_bug_compatible)
+    method = JustextStyle(stoplist="justext_english",
+                          heading_pass_bug_compatible=heading_pass_bug_compatible)
     stop = justext.get_stoplist("English")
     same = total = 0
     theirs_out, ours_out, failed = [], [], []

@@ -96,8 +96,8 @@ def test_missing_package_is_a_clear_error(name, page, monkeypatch):
     peer = METHODS.create(name)  # still constructs
     ok, reason = available(name)
     assert not ok
-    assert PACKAGES[name] in reason and "pip install evalkit[peers]" in reason
-    with pytest.raises(PeerUnavailable, match=r"pip install evalkit\[peers\]") as info:
+    assert PACKAGES[name] in reason and 'pip install "evalkit[peers]"' in reason
+    with pytest.raises(PeerUnavailable, match=r'pip install "evalkit\[peers\]"') as info:
         peer.extract(page)
     assert info.value.package == PACKAGES[name] and info.value.peer == name
 

@@ -83,8 +83,12 @@ class BaseMethod:
 
     def runtime_modules(self) -> list[str]:
         """Modules this method imports by name at run time (``importlib``), which no import
-        statement shows: the cache key follows them as it follows imports (evalkit.harness.cache)."""
-        return []
+        statement shows: the cache key follows them as it follows imports (evalkit.harness.cache).
+        A method with a ``stoplist`` setting names the optional package its list comes from
+        (``justext_english``: justext), so only a method that asks for it depends on it."""
+        from evalkit.core.stoplists import stoplist_modules
+
+        return stoplist_modules(getattr(self, "stoplist", None))
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
@@ -101,6 +105,14 @@ class Extractor(BaseMethod):
 
     def extract(self, page: Page) -> Extraction:  # pragma: no cover - interface
         raise NotImplementedError
+
+    @classmethod
+    def split_rows(cls, params: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+        """Several method rows that one config stands for, as ``{row label: parameters}``, or
+        None for one row (every method but one). The ``stored`` method whose ``path`` is a
+        glob or a folder of tool files gives one row per file, named after its stem; the
+        harness splits the config before anything is built (evalkit.harness.method_rows)."""
+        return None
 
     def dataset_notes(self, dataset: str, page_ids) -> dict[str, Any]:
         """What the method has to say about a whole data set once all its pages ran

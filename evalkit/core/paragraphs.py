@@ -10,8 +10,9 @@ other (docs/floors.md).
 Stages, one function each: :func:`preprocess` (tags jusText never classifies),
 :func:`make_paragraphs` (paragraphs at block-level tags and double ``<br>``),
 :func:`classify_context_free` (Algorithm 1 plus the © and ``<select>`` rules) and
-:func:`revise` (the context-sensitive revision); :func:`resolve_stoplist` names the
-stop list ``"auto"`` stands for.
+:func:`revise` (the context-sensitive revision); :func:`check_cleaning` checks the
+settings, the stop list among them (:data:`DEFAULT_STOPLIST` ships with evalkit; jusText's
+own list only when asked for by name).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from functools import lru_cache
 import lxml.etree
 
 from evalkit.core.page import drop_tree
+from evalkit.core.stoplists import STOPLIST_INSTALL, STOPLIST_MODULES, stoplist_available
 from evalkit.core.text import STOPLISTS
 from evalkit.core.validate import ParamError, check_bool, check_int, check_share
 
@@ -31,6 +33,7 @@ __all__ = [
     "DEFAULT_LENGTH_LOW",
     "DEFAULT_MAX_HEADING_DISTANCE",
     "DEFAULT_MAX_LINK_DENSITY",
+    "DEFAULT_STOPLIST",
     "DEFAULT_STOPWORDS_HIGH",
     "DEFAULT_STOPWORDS_LOW",
     "GOOD",
@@ -39,10 +42,10 @@ __all__ = [
     "SHORT",
     "Paragraph",
     "check_cleaning",
+    "check_stoplist",
     "classify_context_free",
     "make_paragraphs",
     "preprocess",
-    "resolve_stoplist",
     "revise",
 ]
 
@@ -359,15 +362,26 @@ def revise(paragraphs: list[Paragraph], *,
         p.cls = c
 
 
-def resolve_stoplist(name: str) -> str:
-    """``auto`` -> ``justext_english`` when the justext package imports, else ``english``."""
-    if name != "auto":
-        return name
-    try:
-        import justext  # noqa: F401  (optional peer; only its stop list is used)
-    except ImportError:
-        return "english"
-    return "justext_english"
+#: the stop list of the jusText-style cleaning: the English list evalkit ships (scikit-learn's,
+#: a dependency), whatever else is installed. ``justext_english`` (the justext package's list,
+#: which jusText's thresholds were tuned on) is used only when named, and is an error when the
+#: package is absent. The old ``auto`` took jusText's list when the package happened to be
+#: installed, so installing an extra changed this method's numbers (issue 29).
+DEFAULT_STOPLIST = "english"
+
+
+def check_stoplist(name) -> None:
+    """Check a ``stoplist`` setting: a known name, and its package installed when it needs one."""
+    if name == "auto":
+        raise ParamError("stoplist", name, "'auto' is no longer a stop list (it chose jusText's "
+                         "list whenever the justext package was installed); use english "
+                         f"(the default, shipped) or justext_english ({STOPLIST_INSTALL})")
+    if name not in STOPLISTS:
+        raise ParamError("stoplist", name, "unknown stoplist; must be one of "
+                         f"{', '.join(STOPLISTS)}")
+    if not stoplist_available(name):
+        raise ParamError("stoplist", name, f"needs the {STOPLIST_MODULES[name]} package, "
+                         f"which is not installed: {STOPLIST_INSTALL}")
 
 
 def check_cleaning(m) -> None:
@@ -381,9 +395,7 @@ def check_cleaning(m) -> None:
     check_int("max_heading_distance", m.max_heading_distance, low=0)
     check_bool("no_headings", m.no_headings)
     check_bool("heading_pass_bug_compatible", m.heading_pass_bug_compatible)
-    if m.stoplist != "auto" and m.stoplist not in STOPLISTS:
-        raise ParamError("stoplist", m.stoplist, "unknown stoplist; must be one of "
-                         f"{', '.join(['auto', *STOPLISTS])}")
+    check_stoplist(m.stoplist)
     if not m.length_low <= m.length_high:
         raise ParamError(("length_low", "length_high"), (m.length_low, m.length_high),
                          "length_low must not exceed length_high")

@@ -9,9 +9,12 @@ on a new word; the tests compare the two).
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections import Counter
 from functools import lru_cache, partial
+
+from evalkit.core.stoplists import STOPLIST_INSTALL, STOPLIST_MODULES
 
 __all__ = [
     "CJK",
@@ -78,16 +81,24 @@ def _stopset(name: str) -> frozenset[str]:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
         return frozenset(ENGLISH_STOP_WORDS)
-    if name == "justext_english":
-        import justext  # optional peer; a clear ImportError names it
-
-        return frozenset(w.lower() for w in justext.get_stoplist("English"))
+    if name in STOPLIST_MODULES:
+        # imported by name, never by an import statement: the cache key of a method that
+        # asks for this list follows the module through its runtime_modules (stoplist_modules),
+        # and the keys of methods that never ask for it do not depend on it being installed
+        module = STOPLIST_MODULES[name]
+        try:
+            lib = importlib.import_module(module)
+        except ImportError as exc:
+            raise ImportError(f"stop list {name!r} needs the {module} package, which is not "
+                              f"installed: {STOPLIST_INSTALL}") from exc
+        return frozenset(w.lower() for w in lib.get_stoplist("English"))
     if name == "none":
         return frozenset()
     raise ValueError(f"unknown stop list {name!r}; known: {sorted(STOPLISTS)}")
 
 
 STOPLISTS = ("english", "justext_english", "none")
+
 #: stemmers :func:`stem` knows
 STEMMERS = ("porter", "none")
 

@@ -7,8 +7,10 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
+import json
 import signal
 import sys
 import threading
@@ -21,7 +23,7 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from evalkit.harness.cache_keys import method_facts
+from evalkit.harness.cache_keys import method_facts, page_key
 from evalkit.harness.config import (
     ConfigError,
     build_datasets,
@@ -34,6 +36,18 @@ from evalkit.harness.config import (
 from evalkit.experiments._report import configure, write_reports
 from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
+from evalkit.harness.method_rows import split_specs
+from evalkit.harness.preflight import (
+    TELL_KEYS,
+    FailureShareError,
+    Settings,
+    Unavailable,
+    check_methods,
+    failure_lines,
+    over_share,
+    skipped_note,
+    trial_run,
+)
 from evalkit.harness.registry import Registry
 from evalkit.report.filenames import file_stem, file_stems
 from evalkit.report.results import (
@@ -111,6 +125,14 @@ class Context:
     #: method label -> data set -> what the method said about the data set
     #: (:meth:`evalkit.core.method.Extractor.dataset_notes`; run.json ``methods.<label>.notes``)
     notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the runner settings of what the run tells (evalkit.harness.preflight.Settings)
+    tell: Settings = field(default_factory=Settings)
+    #: methods dropped before the run (``runner.skip_unavailable``), with why
+    unavailable: list[Unavailable] = field(default_factory=list)
+    #: (data set, method) -> the method's records on that data set (failure shares)
+    n_records: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: the cache keys of the pages handed to the runner (the cache's method index)
+    page_keys: set[str] = field(default_factory=set)
 
     @property
     def runner(self) -> Runner:
@@ -137,11 +159,23 @@ class Context:
         spill = self.spill(f"{experiment}-{label}")
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
-        records = self.runner.iter_records(ds.pages(), self.specs, score=score,
+        records = self.runner.iter_records(self._keyed(ds.pages(), experiment, label), self.specs, score=score,
                                            desc=f"{experiment} {label}")
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
+
+    def _keyed(self, pages, experiment: str, dataset: str):
+        """``pages``, each page's cache key kept for the cache's method index
+        (evalkit.harness.cache_admin.record_run) and, for the extraction experiment, for the
+        run's kept extractions (evalkit.harness.kept) when the run has a cache."""
+        if not self.runner.cache_root:
+            yield from pages
+            return
+        for page in pages:
+            key = page_key(page)
+            self.page_keys.add(key)
+            yield page
 
     def record_pages(self, per_page: pd.DataFrame, dataset: str,
                      spill: RecordSpill | None = None) -> None:
@@ -150,6 +184,9 @@ class Context:
         records and ``per_page`` may hold only some of their columns (page_id, method and
         error at least)."""
         self.per_page.append(per_page)
+        for method, n in per_page.groupby("method", sort=False).size().items():
+            key = (dataset, str(method))
+            self.n_records[key] = max(self.n_records.get(key, 0), int(n))
         if spill is not None:
             self.spills[id(per_page)] = spill
         for rec in per_page[per_page["error"].notna()].itertuples():
@@ -184,13 +221,13 @@ def runner_from_config(cfg: DictConfig) -> Runner:
     """The runner ``cfg.runner`` describes, its cache at ``cfg.paths.cache``."""
     paths = cfg.get("paths") or {}
     cache = paths.get("cache") if hasattr(paths, "get") else None
-    return Runner.from_config(plain(cfg.get("runner")) or {},
-                              cache_root=str(cache) if cache else None)
+    settings = {k: v for k, v in (plain(cfg.get("runner")) or {}).items() if k not in TELL_KEYS}
+    return Runner.from_config(settings, cache_root=str(cache) if cache else None)
 
 
 def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
                    datasets: dict[str, Any] | None = None, methods: list | None = None,
-                   extra: dict[str, Any] | None = None) -> Path:
+                   extra: dict[str, Any] | None = None, check_failures: bool = False) -> Path:
     """Run every part of ``cfg.experiment`` and write the run folder; returns it.
 
     The one execution path of the ``evalkit`` command and of :func:`evalkit.shell.api.evaluate`:
@@ -198,6 +235,11 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     hold, ``datasets`` (label -> reader object, e.g. pages in memory) run after
     ``cfg.dataset``'s, and ``methods`` (:class:`evalkit.harness.runner.MethodSpec` of objects, classes
     or functions) run after ``cfg.method``'s. ``extra`` goes into run.json.
+
+    Every method is built and its imports checked before any page (evalkit.harness.preflight);
+    with ``check_failures`` (the command) a method whose failures exceed
+    ``runner.max_failure_share`` of a data set's pages raises
+    :class:`~evalkit.harness.preflight.FailureShareError` once the run folder is written.
     """
     t0 = time.perf_counter()
     out = Path(out_dir)
@@ -207,13 +249,20 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
     configure(cfg)  # report.method_order, before any figure
-    specs = method_specs(cfg.get("method") or {}) + list(methods or [])
+    tell = Settings.from_runner(plain(cfg.get("runner")))
+    # method.stored.path=output/*.json: one row per tool file (evalkit.harness.method_rows)
+    specs = split_specs(method_specs(cfg.get("method") or {}) + list(methods or []))
     labels = [s.label for s in specs]
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
         raise ConfigError(f"two methods are named {twice[0]!r}: every method needs its own name")
     detectors = method_specs(cfg.get("detector") or {}, kind="detector")
+    # a method that cannot run here stops the run in one line, or is dropped and said so
+    specs, gone = check_methods(specs, tell)
     check_specs(specs + detectors)
+    trial_run(specs)  # a dotted-path or Python method extracts one small page first
+    for u in gone:
+        print(f"evalkit: skipped {u.line()}", file=sys.stderr)
     # methods that learn from labelled pages are fitted now, before any page is scored
     specs = train_specs(specs, runner.cache_root)
     runner.render_counts.update(render_record(specs))
@@ -231,12 +280,53 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     ctx = Context(cfg=cfg, out=out, datasets=built, specs=specs, seed=int(cfg.seed),
-                  runner_=runner)
+                  runner_=runner, tell=tell, unavailable=gone)
     try:
-        return _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
+        _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (evalkit.shell.cli): mark what finished
+        _mark_interrupted(ctx, parts, t0)
+        raise
     finally:
         for spill in ctx.scratch:
             spill.close()  # spill files are scratch: deleted however the run ends
+    _tell_end(ctx, check_failures)
+    return out
+
+
+def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
+    """run.json of a run stopped by the user: ``"status": "interrupted"`` and what finished
+    (records per data set and method), so no run folder is left unmarked; a complete run's
+    run.json says ``"status": "complete"``. Best effort: a second interrupt is not caught."""
+    finished: dict[str, dict[str, int]] = {}
+    for (dataset, method), n in ctx.n_records.items():
+        finished.setdefault(dataset, {})[method] = n
+    info = {"status": "interrupted", "experiment": str(ctx.cfg.experiment.name), "parts": parts,
+            "finished_records": finished, "n_failures": len(ctx.failures),
+            "wall_seconds": round(time.perf_counter() - t0, 3),
+            "resume": "run the same command again: finished extractions come from the cache"}
+    with contextlib.suppress(Exception):
+        atomic_write_text(ctx.out / "run.json", json.dumps(info, indent=2, sort_keys=True) + "\n")
+
+
+def _tell_end(ctx: Context, check_failures: bool) -> None:
+    """The run's last lines: failures per method with the first error, the cache's size when
+    it is large; with ``check_failures``, FailureShareError for methods over the share."""
+    from evalkit.harness.cache_admin import record_run, size_line
+
+    if ctx.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
+        record_run(ctx.runner.cache_root,
+                   [(s.label, s.registry, s.params, s.key()) for s in ctx.specs if s.key()],
+                   ctx.page_keys)
+    if ctx.failures:
+        print("evalkit: failures per method (first error; all in run.json):")
+        for line in failure_lines(ctx.failures, ctx.n_records):
+            print(line)
+    line = size_line(ctx.runner.cache_root, ctx.tell.cache_report_mb)
+    if line:
+        print(line)
+    over = over_share(ctx.failures, ctx.n_records, ctx.tell.max_failure_share)
+    if over and check_failures:
+        raise FailureShareError(ctx.out, over)
 
 
 def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path:
@@ -266,7 +356,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     for label, notes in ctx.notes.items():
         methods[label]["notes"] = notes
-    extra = {"experiment": str(cfg.experiment.name), "parts": parts,
+    extra = {"status": "complete", "experiment": str(cfg.experiment.name), "parts": parts,
              "runner": {"name": runner.name, "on_failure": runner.on_failure},
              "paths": run_paths(cfg),
              # what each label became in the names of tables/ and figures/ (report.filenames)
@@ -278,6 +368,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         extra["render"] = dict(runner.render_counts)
     if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'
         extra["python_hash_seed"] = interpreter_hash_seed() or "unset (random)"
+    if ctx.unavailable:  # runner.skip_unavailable: which methods, and why
+        extra["skipped_methods"] = {u.label: f"{u.cause}: {u.fix}" for u in ctx.unavailable}
     extra.update(more or {})
     write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
                    wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,

@@ -8,6 +8,7 @@ says what the HTML holds (docs/report.md).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from evalkit.harness.config import plain
+from evalkit.harness.preflight import skipped_note
 from evalkit.harness.summary import failure_table
 from evalkit.report.build import write_html
 from evalkit.report.markdown import render
@@ -73,7 +75,13 @@ def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
 
 def write_reports(cfg: DictConfig, ctx: Context) -> None:
     """Write report.md, report_sections.json and (``report.html``) report.html."""
-    sections = _head(cfg, ctx) + ctx.report
+    head, body = _head(cfg, ctx), list(ctx.report)
+    if ctx.unavailable:  # methods dropped by runner.skip_unavailable: in the head, under every table
+        note = skipped_note(ctx.unavailable)
+        head.append(Text(note))
+        body = [dataclasses.replace(s, lead=f"{s.lead} {note}" if s.lead else note)
+                if isinstance(s, Table) else s for s in body]
+    sections = head + body
     title = f"evalkit run: {cfg.experiment.name}"
     atomic_write_text(ctx.out / "report.md", render(sections))
     dump_sections(sections, ctx.out / SECTIONS_FILE, title)

@@ -40,6 +40,7 @@ from evalkit.harness.summary import (
     summary_row,
     with_note,
 )
+from evalkit.report.console import console_table
 from evalkit.report.pages import KEPT_FILE
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import wide_table, write_table
@@ -97,6 +98,9 @@ def run(ctx: Context) -> pd.DataFrame:
         # long files beside summary.csv; header only when nothing was compared
         write_csv(pd.concat(pairs, ignore_index=True)[PAIRWISE_COLUMNS], ctx.out / "pairwise.csv")
         write_csv(pd.concat(buckets, ignore_index=True)[BUCKET_COLUMNS], ctx.out / "buckets.csv")
+    if not ctx.tell.quiet:  # the result on the console, a table per data set (runner.quiet)
+        for summary in summaries:
+            print(console_table(summary, str(summary["dataset"].iloc[0]), ci_label(opts)))
     if len(summaries) > 1:
         frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
         note = drop_note(pd.concat(frames, ignore_index=True), ctx.on_failure)

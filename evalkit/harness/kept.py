@@ -34,7 +34,7 @@ from evalkit.harness.cache import ExtractionCache
 from evalkit.harness.cache_keys import page_key
 from evalkit.report.pages import KEPT_FILE
 
-__all__ = ["BLOCK_KEYS", "KEPT_FILE", "keep_extractions"]
+__all__ = ["BLOCK_KEYS", "KEPT_FILE", "keep_extractions", "read_kept", "texts_table"]
 
 #: the fields of a block record kept (evalkit.core.block.Block): enough to say why it went
 BLOCK_KEYS = ("index", "tag", "text", "words", "kept", "stage", "rule", "reason",
@@ -94,3 +94,32 @@ def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list
                     counts["missing"] += 1
                 out.write(json.dumps(rec) + "\n")
     return counts
+
+
+def read_kept(run_dir: str | os.PathLike) -> Iterable[dict[str, Any]]:
+    """Each kept extraction of a run as ``{"dataset", "page", "method", "text"}`` (``text``
+    empty and ``error`` set where the method failed; nothing for extractions kept as missing,
+    nor when the run kept none). Read by :class:`evalkit.shell.api.Result`."""
+    path = Path(run_dir) / KEPT_FILE
+    if not path.is_file():
+        return
+    with gzip.open(path, "rt", encoding="utf-8", errors="surrogatepass") as fh:
+        for line in fh:
+            rec = json.loads(line) if line.strip() else {}
+            if rec.get("kind") != "extraction" or "missing" in rec:
+                continue
+            out = {"dataset": rec["dataset"], "page": str(rec["page_id"]),
+                   "method": rec["method"], "text": rec.get("text") or ""}
+            if rec.get("error"):
+                out["error"] = rec["error"]
+            yield out
+
+
+def texts_table(lines: Iterable[dict[str, Any]]):
+    """Kept extractions as a frame: ``dataset, page, method, text`` (and ``error``)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(lines))
+    if frame.empty:
+        return pd.DataFrame(columns=["dataset", "page", "method", "text"])
+    return frame

@@ -467,6 +467,9 @@ def main(argv: list[str]) -> None:
         os.set_inheritable(fd, False)
     _WORKER["fds"] = (recv_fd, send_fd)
     os.register_at_fork(after_in_child=_after_fork_in_child)
+    # Ctrl-C reaches the terminal's whole process group: the run (the parent) prints its one
+    # line and ends this worker; a KeyboardInterrupt here would only add a traceback (issue 29)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)  # a killed run leaves no worker behind, nor what it started
     try:
         serve(Connection(recv_fd, writable=False), Connection(send_fd, readable=False))

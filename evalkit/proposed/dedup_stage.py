@@ -21,6 +21,7 @@ from evalkit.proposed.dedup import (
 )
 from evalkit.proposed.stage import Stage
 from evalkit.proposed.state import PageState
+from evalkit.core.stoplists import stoplist_modules
 from evalkit.core.text import STEMMERS, STOPLISTS, terms_many
 from evalkit.core.validate import (
     ParamError,
@@ -195,8 +196,11 @@ class DedupStage(Stage):
                 "detector_params": self._detector().resolved_params()}
 
     def runtime_modules(self) -> list[str]:
-        """The module of the detector in use (the cache key follows its code)."""
-        return [type(self._detector()).__module__]
+        """The module of the detector in use (the cache key follows its code) and the
+        optional packages of the stop lists in use (stage 1.3's and the detector's)."""
+        det = self._detector()
+        return list(dict.fromkeys([type(det).__module__, *det.runtime_modules(),
+                                   *stoplist_modules(self.stoplist)]))
 
     def _in_order(self) -> bool:
         """Whether the detector's own matching applies (document order, kept blocks)."""

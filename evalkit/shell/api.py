@@ -63,8 +63,10 @@ class Result:
     def per_page(self):
         import pandas as pd
 
-        path = self.run_dir / "per_page.csv"
-        return pd.read_csv(path, low_memory=False) if path.is_file() else pd.DataFrame()
+        from evalkit.report.per_page_csv import read_per_page
+
+        path = self.run_dir / "per_page.csv"  # the same column types in every run
+        return read_per_page(path) if path.is_file() else pd.DataFrame()
 
     @property
     def report_path(self) -> Path:
@@ -79,10 +81,42 @@ class Result:
         with their intervals (the run's ``figures/extraction_<set>_shingle_prf``)."""
         from evalkit.report.plots import prf_figure
 
+        valid = self.plot_metrics()
+        if metric not in valid:
+            raise ValueError(f"no metric {metric!r} in this run to plot; valid: "
+                             f"{', '.join(valid) or 'none (the run has no P/R/F1 rows)'}")
         names = tuple(f"{metric}_{k}" for k in ("precision", "recall", "f1"))
         rows = self.summary[self.summary["metric"].isin(names)]
         return {str(ds): prf_figure(rows, str(ds), metrics=names)
                 for ds in dict.fromkeys(rows["dataset"])}
+
+    def plot_metrics(self) -> list[str]:
+        """The metrics :meth:`plot` can draw: those with precision, recall and F1 rows."""
+        have = set(self.summary["metric"]) if len(self.summary) else set()
+        found = [m[: -len("_f1")] for m in dict.fromkeys(self.summary.get("metric", []))
+                 if m.endswith("_f1")] if len(self.summary) else []
+        return [m for m in found
+                if f"{m}_precision" in have and f"{m}_recall" in have]
+
+    @cached_property
+    def texts(self):
+        """Each page's extracted text per method: a frame ``dataset, page, method, text``
+        read from the run's kept extractions (``extractions.jsonl.gz``, evalkit.harness.kept),
+        not from the cache. Empty when the run kept none (``runner.cache=false``)."""
+        from evalkit.harness.kept import read_kept, texts_table
+
+        return texts_table(read_kept(self.run_dir))
+
+    def text(self, page: str, method: str, dataset: str | None = None) -> str:
+        """The text ``method`` extracted from ``page`` (KeyError naming them when not kept)."""
+        t = self.texts
+        hit = t[(t["page"] == str(page)) & (t["method"] == method)] if len(t) else t
+        if dataset is not None and len(hit):
+            hit = hit[hit["dataset"] == dataset]
+        if hit.empty:
+            raise KeyError(f"no kept text of page {page!r} by method {method!r} in "
+                           f"{self.run_dir}")
+        return str(hit.iloc[0]["text"])
 
     def __repr__(self) -> str:
         return f"Result(run_dir={str(self.run_dir)!r})"
@@ -123,8 +157,8 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
 
     register_resolvers()
     names = _options("dataset")
-    ds_over, memory = _datasets(dataset, names)
-    m_over, specs = _methods(methods)
+    ds_over, memory, ds_labels = _datasets(dataset, names)
+    m_over, specs, m_labels = _methods(methods)
     argv = ([] if "experiment" in overrides else ["experiment=extraction"]) + ds_over + m_over
     if metrics is not None:
         argv.append(f"extraction.metrics={_value(list(metrics))}")
@@ -134,6 +168,10 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     with open_dict(cfg):
         run_dir = str(cfg.hydra.run.dir)  # reserves the folder (evalkit.harness.rundir)
         del cfg["hydra"]
+        # a mapping's keys are the labels, for configured names as for objects
+        for section, labels in (("dataset", ds_labels), ("method", m_labels)):
+            if labels:
+                cfg[section] = {labels.get(k, k): v for k, v in cfg[section].items()}
     out = Path(run_dir)
     (out / ".hydra").mkdir(parents=True, exist_ok=True)
     (out / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg), encoding="utf-8")
@@ -236,10 +274,11 @@ def _compose(argv: list[str]):
 
 # ---------------------------------------------------------------------------- data sets
 
-def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """(overrides, label -> in-memory reader) for the ``dataset`` argument."""
+def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+    """(overrides, label -> in-memory reader, configured name -> mapping label) for the
+    ``dataset`` argument."""
     if dataset is None:
-        return [], {}
+        return [], {}, {}
     from evalkit.readers.base import Dataset
 
     if isinstance(dataset, (str, os.PathLike, Dataset)):
@@ -252,23 +291,24 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
     else:
         items = [(None, dataset)]  # (html, gold) pairs
     chosen, adds, memory = [], [], {}
+    renames: dict[str, str] = {}  # configured name -> the mapping's label
     taken = set()
     for label, source in items:
         if isinstance(source, str) and source in names:
-            chosen.append(source)  # a configured set keeps its name
+            chosen.append(source)  # a configured set, named by its mapping key if given
             taken.add(source)
+            if label and label != source:
+                renames[source] = label
         elif isinstance(source, os.PathLike) or isinstance(source, str) and (
                 Path(source).expanduser().is_dir() or os.sep in source):
+            from evalkit.shell.dataset_paths import folder_label, folder_overrides
+
             folder = Path(source).expanduser().resolve()
-            label = _unique(label or _label(folder.name), taken)
-            flat = not (folder / "html").is_dir()
+            label = _unique(label or folder_label(folder), taken)
             if not _KEY.fullmatch(label):  # v1.0, a/b, ../../x: no config key can hold it
-                memory[label] = _folder_reader(label, folder, flat)
+                memory[label] = _folder_reader(label, folder, not (folder / "html").is_dir())
                 continue
-            adds += [f"++dataset.{label}._name_=pairs",
-                     f"++dataset.{label}.path={_quote(str(folder))}"]
-            if flat:  # pages and gold side by side
-                adds += [f"++dataset.{label}.html_dir=.", f"++dataset.{label}.gold_dir=."]
+            adds += folder_overrides(label, folder)  # the command's dataset=FOLDER too
         elif isinstance(source, str):
             chosen.append(source)  # not a set: the check names the closest valid ones
             taken.add(source)
@@ -277,7 +317,7 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
         else:
             label = _unique(label or "memory", taken)
             memory[label] = _pairs(source, label)
-    return [f"dataset={_value(chosen)}", *adds], memory
+    return [f"dataset={_value(chosen)}", *adds], memory, renames
 
 
 #: a label that can be a key of an override (``dataset.<label>.path=...``): Hydra's ID. Any
@@ -333,10 +373,11 @@ def _pairs(items: Iterable, label: str):
 
 # ---------------------------------------------------------------------------- methods
 
-def _methods(methods: Any) -> tuple[list[str], list]:
-    """(overrides, specs of the methods given as objects) for the ``methods`` argument."""
+def _methods(methods: Any) -> tuple[list[str], list, dict[str, str]]:
+    """(overrides, specs of the methods given as objects, configured name -> mapping label)
+    for the ``methods`` argument."""
     if methods is None:
-        return [], []
+        return [], [], {}
     from evalkit.harness.specs import MethodSpec
 
     if isinstance(methods, (str, os.PathLike)) or callable(methods) or hasattr(
@@ -344,8 +385,9 @@ def _methods(methods: Any) -> tuple[list[str], list]:
         methods = [methods]
     items = ([(str(k), v) for k, v in methods.items()] if isinstance(methods, Mapping)
              else [(None, m) for m in methods])
-    names = [m for _, m in items if isinstance(m, str)]  # configured methods keep their names
-    taken = set(names)
+    names = [m for _, m in items if isinstance(m, str)]  # configured methods
+    renames = {m: label for label, m in items if isinstance(m, str) and label and label != m}
+    taken = set(names) | set(renames.values())
     specs = []
     for label, method in items:
         if isinstance(method, str):
@@ -358,7 +400,7 @@ def _methods(methods: Any) -> tuple[list[str], list]:
             base = getattr(method, "__name__", "") or type(method).__name__
         label = _unique(label or _label(base), taken)
         specs.append(MethodSpec.from_object(label, method))
-    return [f"method={_value(names)}"], specs
+    return [f"method={_value(names)}"], specs, renames
 
 
 def _label(text: str) -> str:

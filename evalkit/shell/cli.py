@@ -53,11 +53,18 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.rundir import discard
     from evalkit.harness.errors import RunnerError
+    from evalkit.harness.preflight import FailureShareError
     from evalkit.harness.sweep import objective
 
     out = HydraConfig.get().runtime.output_dir
+    _terminate_as_interrupt()
     try:
-        run_experiment(cfg, out)
+        run_experiment(cfg, out, check_failures=True)
+    except FailureShareError as exc:  # the run folder is complete; the exit status says it
+        for line in exc.lines:
+            print(f"evalkit: {line}", file=sys.stderr)
+        print(f"evalkit: results in {out}")
+        sys.exit(1)
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
         discard(out)
@@ -78,11 +85,29 @@ def _app(cfg: DictConfig) -> float | None:
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
 
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the run as Ctrl-C does: one line, children ended, run.json marked
+    ``interrupted`` (evalkit.experiments.run_experiment), instead of a silent kill."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+
+
 def main() -> None:
     from evalkit.harness.rundir import prints_only
 
     register_resolvers(make_folders=not prints_only(sys.argv[1:]))
-    argv, moved = upgrade_overrides(sys.argv[1:])
+    argv = sys.argv[1:]
+    if any(a.startswith("dataset=") for a in argv):  # dataset=FOLDER: the pairs reader, as the API
+        from evalkit.shell.dataset_paths import path_overrides
+
+        argv = path_overrides(argv, [p.stem for p in Path(CONFIG_DIR, "dataset").glob("*.yaml")])
+    argv, moved = upgrade_overrides(argv)
     for old, new in moved:  # method.proposed.k=4 runs as method.proposed.dedup.k=4
         warn_renamed(old, new)
     sys.argv[1:] = argv  # what Hydra reads

@@ -174,7 +174,8 @@ def _renamed(key: str, renamed: dict[str, str], node: DictConfig, override: Over
 
 def target_overrides(argv: list[str]) -> list[str]:
     """``argv`` with every override of a method or detector that the command line itself
-    gives a ``_target_`` (``method.mine._target_=my_module.MyExtractor method.mine.k=3``)
+    gives a ``_target_`` or a ``_name_`` (``method.mine._target_=my_module.MyExtractor
+    method.mine.k=3``, ``method.traf._name_=stored method.traf.path=out/traf.json``)
     made ``++`` (add or set): no config defines ``mine``, so Hydra would refuse its keys as
     unknown, and the user should not need Hydra's ``+`` for the convention Hydra names."""
     from hydra._internal.utils import get_args_parser
@@ -194,7 +195,9 @@ def target_overrides(argv: list[str]) -> list[str]:
             return tuple(parts[:2])
         return None
 
-    new = {owner(o) for o in parsed if owner(o) and o.key_or_group.split(".")[2] == "_target_"}
+    # _name_ as _target_: method.traf._name_=stored method.traf.path=... adds a method too
+    new = {owner(o) for o in parsed
+           if owner(o) and o.key_or_group.split(".")[2] in ("_target_", "_name_")}
     out = list(argv)
     for o in parsed:
         if owner(o) in new and o.input_line in out:
@@ -480,10 +483,12 @@ def _check_objects(cfg: DictConfig) -> str | None:
     from evalkit.experiments.checks import check_sections
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.errors import RunnerError
+    from evalkit.harness.preflight import preflight_specs
 
     try:
         check_sections(cfg)
-        specs = method_specs(cfg.get("method") or {})
+        # every method built and its imports checked (evalkit.harness.preflight), rows split
+        specs = preflight_specs(method_specs(cfg.get("method") or {}), cfg.get("runner"))
         specs += method_specs(cfg.get("detector") or {}, kind="detector")
         check_specs(specs, build_targets=False)  # a _target_'s code runs only in the run
         runner_from_config(cfg)  # a Dask client is not started here: only its settings

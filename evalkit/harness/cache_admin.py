@@ -1,0 +1,271 @@
+"""A cache you can manage (issue 29, item 7): size and entries per method, pruning.
+
+``python -m evalkit.cache`` (:mod:`evalkit.cache`) lists the extraction cache
+(``paths.cache``, default ``<results>/cache``: docs/cache.md) and prunes it::
+
+    python -m evalkit.cache                          # size, and entries per method
+    python -m evalkit.cache --prune --older-than 30  # entries written more than 30 days ago
+    python -m evalkit.cache --prune --method cetd    # every entry of a method (label or name)
+    python -m evalkit.cache --prune --max-size 200   # oldest entries first, down to 200 MB
+
+An extraction entry's file names only its key, a hash of the method, the page and what
+could change the output (evalkit.harness.cache_keys), so it cannot say which method wrote
+it. Each run therefore adds the keys it used to an index, ``<cache>/methods/<method
+key>.json`` (:func:`record_run`): the method's label, registry name and parameters and
+its entry keys. Entries of runs before the index, and score records (``scores/``), show
+as *unattributed*; they are pruned by age and size, not by method. Pruning deletes files
+only: a pruned entry is a miss, re-extracted by the next run that needs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["INDEX", "UNATTRIBUTED", "CacheListing", "Entry", "entry_keys", "listing", "main",
+           "prune", "record_run", "size_line"]
+
+#: the index folder under the cache root
+INDEX = "methods"
+#: the row of entries no index names
+UNATTRIBUTED = "(unattributed)"
+MB = 1_000_000
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cache file: its path, size in bytes and when it was written (epoch seconds)."""
+
+    path: Path
+    size: int
+    mtime: float
+
+
+@dataclass
+class CacheListing:
+    """Every entry of a cache, and the methods (label -> keys) the index names."""
+
+    root: Path
+    entries: dict[str, Entry] = field(default_factory=dict)
+    #: method label -> {"registry": ..., "keys": set of entry keys}
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return sum(e.size for e in self.entries.values())
+
+    def owners(self) -> dict[str, list[str]]:
+        """Entry key -> the labels whose index names it."""
+        out: dict[str, list[str]] = {}
+        for label, info in self.methods.items():
+            for key in info["keys"]:
+                if key in self.entries:
+                    out.setdefault(key, []).append(label)
+        return out
+
+    def rows(self) -> list[tuple[str, int, int]]:
+        """(method, entries, bytes), largest first, then the unattributed entries."""
+        owners = self.owners()
+        per: dict[str, list[int]] = {}
+        for key, entry in self.entries.items():
+            for label in owners.get(key, [UNATTRIBUTED]):
+                slot = per.setdefault(label, [0, 0])
+                slot[0] += 1
+                slot[1] += entry.size
+        named = sorted(((m, n, b) for m, (n, b) in per.items() if m != UNATTRIBUTED),
+                       key=lambda r: (-r[2], r[0]))
+        if UNATTRIBUTED in per:
+            named.append((UNATTRIBUTED, *per[UNATTRIBUTED]))
+        return named
+
+
+def entry_keys(method_key: str, page_keys: Iterable[str]) -> list[str]:
+    """The extraction entries of a (non site-scope) method on these pages: the key
+    evalkit.harness.pipeline stores them under (method key, page key, no site context)."""
+    return [hashlib.sha256(f"{method_key}|{pkey}|".encode()).hexdigest() for pkey in page_keys]
+
+
+def record_run(root: str | os.PathLike | None, methods: Iterable[tuple[str, str, Any, str]],
+               page_keys: Iterable[str]) -> None:
+    """Add this run's entries to the index: ``methods`` are (label, registry, params, method
+    key) of the cached methods, ``page_keys`` the run's pages. Best effort: an index that
+    cannot be written leaves the cache as it was."""
+    if not root:
+        return
+    pkeys = sorted(set(page_keys))
+    folder = Path(root) / INDEX
+    for label, registry, params, mkey in methods:
+        path = folder / f"{mkey}.json"
+        try:
+            old = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            keys = set(old.get("entries", [])) | set(entry_keys(mkey, pkeys))
+            data = {"label": label, "registry": registry, "params": params,
+                    "entries": sorted(keys)}
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, default=str), encoding="utf-8")
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            continue
+
+
+def _files(root: Path) -> Iterable[tuple[str, Path]]:
+    """(key, file) of every extraction entry and score record under ``root``."""
+    for shard in root.iterdir() if root.is_dir() else ():
+        if not shard.is_dir() or shard.name == INDEX:
+            continue
+        if shard.name == "scores":
+            for sub in shard.iterdir():
+                for file in sub.iterdir() if sub.is_dir() else ():
+                    yield f"scores/{file.stem}", file
+            continue
+        for file in shard.iterdir():
+            if file.suffix == ".json":
+                yield file.stem, file
+
+
+def listing(root: str | os.PathLike) -> CacheListing:
+    """Every entry under ``root`` and the index's methods."""
+    root = Path(root)
+    out = CacheListing(root)
+    for key, file in _files(root):
+        try:
+            st = file.stat()
+        except OSError:
+            continue
+        out.entries[key] = Entry(file, st.st_size, st.st_mtime)
+    for path in sorted((root / INDEX).glob("*.json")) if (root / INDEX).is_dir() else ():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        label = str(data.get("label", path.stem))
+        if label in out.methods and out.methods[label]["registry"] != data.get("registry"):
+            label = f"{label} [{path.stem[:8]}]"
+        slot = out.methods.setdefault(label, {"registry": data.get("registry"), "keys": set(),
+                                              "index": []})
+        slot["keys"] |= set(data.get("entries", []))
+        slot["index"].append(path)
+    return out
+
+
+def prune(root: str | os.PathLike, *, older_than_days: float | None = None,
+          methods: Iterable[str] = (), max_size_mb: float | None = None,
+          now: float | None = None, dry_run: bool = False) -> tuple[int, int]:
+    """Delete entries written more than ``older_than_days`` ago, every entry of the named
+    ``methods`` (label or registry name), then the oldest entries until the cache holds at
+    most ``max_size_mb``. Returns (files deleted, bytes freed)."""
+    found = listing(root)
+    now = time.time() if now is None else now
+    doomed: set[str] = set()
+    if older_than_days is not None:
+        doomed |= {k for k, e in found.entries.items() if now - e.mtime > older_than_days * DAY}
+    names = set(methods)
+    for label, info in found.methods.items():
+        if label in names or info["registry"] in names:
+            doomed |= info["keys"] & set(found.entries)
+    if max_size_mb is not None:
+        left = found.size - sum(found.entries[k].size for k in doomed)
+        for key, entry in sorted(found.entries.items(), key=lambda kv: kv[1].mtime):
+            if left <= max_size_mb * MB:
+                break
+            if key not in doomed:
+                doomed.add(key)
+                left -= entry.size
+    freed = sum(found.entries[k].size for k in doomed)
+    if not dry_run:
+        for key in doomed:
+            found.entries[key].path.unlink(missing_ok=True)
+        for label, info in found.methods.items():  # an index keeps the keys still there
+            if label in names or info["registry"] in names:
+                for path in info["index"]:
+                    path.unlink(missing_ok=True)
+    return len(doomed), freed
+
+
+def size_line(root: str | os.PathLike | None, threshold_mb: float | None) -> str | None:
+    """The line the end of a run prints when the cache holds more than ``threshold_mb``."""
+    if not root or threshold_mb is None or not Path(root).is_dir():
+        return None
+    total = 0
+    for _, file in _files(Path(root)):
+        try:
+            total += file.stat().st_size
+        except OSError:
+            continue
+    if total <= threshold_mb * MB:
+        return None
+    return (f"evalkit: the extraction cache {root} holds {total / MB:,.0f} MB (more than "
+            f"runner.cache_report_mb={threshold_mb:g}); list and prune it with "
+            "python -m evalkit.cache")
+
+
+def _default_root() -> Path:
+    """``paths.cache``'s default: ``<results>/cache`` (configs/paths/default.yaml)."""
+    from evalkit.core.layout import default_results
+
+    return Path(default_results()) / "cache"
+
+
+def _parser():
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m evalkit.cache",
+        description="List the extraction cache (size and entries per method) or prune it.",
+        epilog="examples: python -m evalkit.cache ; python -m evalkit.cache --prune "
+               "--older-than 30 ; python -m evalkit.cache --prune --method cetd ; "
+               "python -m evalkit.cache --prune --max-size 200 --dry-run")
+    p.add_argument("--cache", default=None,
+                   help="the cache folder (default: paths.cache's default, <results>/cache)")
+    p.add_argument("--prune", action="store_true", help="delete entries (else only list)")
+    p.add_argument("--older-than", type=float, metavar="DAYS",
+                   help="prune entries written more than DAYS days ago")
+    p.add_argument("--method", action="append", default=[], metavar="NAME",
+                   help="prune every entry of this method (label or registry name; repeatable)")
+    p.add_argument("--max-size", type=float, metavar="MB",
+                   help="prune the oldest entries until the cache holds at most MB megabytes")
+    p.add_argument("--dry-run", action="store_true", help="say what --prune would delete")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evalkit.cache``: list, or prune with ``--prune`` (exit 2 on a bad use)."""
+    import sys
+
+    args = _parser().parse_args(argv)
+    root = Path(args.cache) if args.cache else _default_root()
+    if not root.is_dir():
+        print(f"evalkit.cache: {root}: no such cache folder", file=sys.stderr)
+        return 2
+    if args.prune:
+        if args.older_than is None and not args.method and args.max_size is None:
+            print("evalkit.cache: --prune needs --older-than DAYS, --method NAME or "
+                  "--max-size MB", file=sys.stderr)
+            return 2
+        found = listing(root)
+        known = set(found.methods) | {i["registry"] for i in found.methods.values()}
+        unknown = [m for m in args.method if m not in known]
+        if unknown:
+            print(f"evalkit.cache: no method {unknown[0]!r} in the index of {root}; indexed: "
+                  f"{', '.join(sorted(found.methods)) or 'none'}", file=sys.stderr)
+            return 2
+        n, freed = prune(root, older_than_days=args.older_than, methods=args.method,
+                         max_size_mb=args.max_size, dry_run=args.dry_run)
+        verb = "would delete" if args.dry_run else "deleted"
+        print(f"evalkit.cache: {verb} {n} entries, {freed / MB:,.1f} MB")
+    found = listing(root)
+    print(f"{root}: {len(found.entries)} entries, {found.size / MB:,.1f} MB")
+    rows = found.rows()
+    width = max([len(m) for m, _, _ in rows] + [6])
+    print(f"  {'method':<{width}}  {'entries':>8}  {'MB':>9}")
+    for method, n, size in rows:
+        print(f"  {method:<{width}}  {n:>8}  {size / MB:>9.1f}")
+    return 0
