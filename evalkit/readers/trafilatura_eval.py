@@ -56,8 +56,7 @@ def read_evaldata(path: Path) -> dict[str, dict]:
 class TrafilaturaEvalDataset(Dataset):
     """trafilatura's evaluation documents with their ``with``/``without`` segments."""
 
-    fetch_hint = ("fetch it with `python -m evalkit.readers.download trafilatura-eval` "
-                  "(datasets/README.md)")
+    fetch_hint = "see datasets/README.md, trafilatura-eval, for where to fetch it"
 
     def __init__(self, path: str | None = None, limit: int | None = None,
                  evaldata: str = "evaldata.json", folders: tuple[str, ...] = ("eval", "cache"),

@@ -67,8 +67,7 @@ def _stem(name: str) -> str:
 class WCXBDataset(Dataset):
     """WCXB pages with ``main_content`` gold, page type and snippets (module docstring)."""
 
-    fetch_hint = ("fetch it with `python -m evalkit.readers.download wcxb-dev` "
-                  "(datasets/README.md)")
+    fetch_hint = "see datasets/README.md, wcxb-dev, for where to fetch it"
 
     def __init__(self, path: str | None = None, limit: int | None = None,
                  html_dir: str = "html", ground_truth: str = "ground-truth",
