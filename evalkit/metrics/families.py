@@ -20,7 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.metrics import wceb_rouge, wcxb, webmainbench
+import evalkit.metrics.wceb_rouge as wceb_rouge
+import evalkit.metrics.wcxb as wcxb
+import evalkit.metrics.webmainbench as webmainbench
 
 __all__ = ["BY_NAME", "DEFAULT_FAMILIES", "FAMILIES", "KNOWN_TEXT_FAMILIES", "SUMMARY_RULES",
            "TEXT_FAMILIES", "Family", "family_of"]
