@@ -15,9 +15,10 @@ A page without a stored output for a tool is a failure of that tool (listed in r
 has no score: means are over the pages with one, as WCEB's are.
 
 Summary rows: per set and tool ``wceb_rougelsum_{precision,recall,f1}`` (means),
-``wceb_rougelsum_f1_median``, and where a CSV exists ``wceb_csv_f1`` (its mean),
-``wceb_pages_within`` (share of pages within the page tolerance) and ``wceb_pages_compared``;
-data set ``micro`` / ``macro``: ``wceb_rougelsum_f1_mean`` and ``_median``.
+``wceb_rougelsum_median`` (median of the per-page F1), and where a CSV exists ``wceb_csv_f1``
+(its mean F1), ``wceb_pages_within`` (share of pages within the page tolerance) and
+``wceb_pages_compared``; data set ``micro`` / ``macro``: ``wceb_rougelsum_mean`` and
+``wceb_rougelsum_median`` (of the per-page F1).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ from evalkit.report.tables import write_table
 __all__ = ["aggregate_rows", "read_csv_scores", "run", "stored_specs"]
 
 F1 = f"{PREFIX}f1"
+#: the summary rows of the mean and the median of the per-page F1 (``_mean`` only on the
+#: micro and macro rows: a set's mean is the ``wceb_rougelsum_f1`` row)
+MEAN, MEDIAN = f"{PREFIX}mean", f"{PREFIX}median"
 
 
 def stored_specs(outputs: Path, tools: list[str] | None = None) -> list[MethodSpec]:
@@ -80,7 +84,7 @@ def _set_rows(per_page: pd.DataFrame, label: str, csv_scores: dict, page_tol: fl
             col = f"{PREFIX}{key}"
             if col in ok:
                 rows.append(summary_row(label, tool, col, ok[col].mean(), n_pages=len(ok)))
-        rows.append(summary_row(label, tool, f"{F1}_median", ok[F1].median() if len(ok) else
+        rows.append(summary_row(label, tool, MEDIAN, ok[F1].median() if len(ok) else
                                 math.nan, n_pages=len(ok)))
         ref = csv_scores.get(tool)
         if ref:
@@ -106,10 +110,10 @@ def aggregate_rows(pages: dict[str, pd.DataFrame]) -> list[dict]:
     allp = pd.concat(frames, ignore_index=True)
     for tool, df in allp.groupby("method", sort=False):
         by_set = df.groupby("dataset")[F1]
-        rows += [summary_row("micro", tool, f"{F1}_mean", df[F1].mean(), n_pages=len(df)),
-                 summary_row("micro", tool, f"{F1}_median", df[F1].median(), n_pages=len(df)),
-                 summary_row("macro", tool, f"{F1}_mean", by_set.mean().mean(), n_pages=len(df)),
-                 summary_row("macro", tool, f"{F1}_median", by_set.median().median(),
+        rows += [summary_row("micro", tool, MEAN, df[F1].mean(), n_pages=len(df)),
+                 summary_row("micro", tool, MEDIAN, df[F1].median(), n_pages=len(df)),
+                 summary_row("macro", tool, MEAN, by_set.mean().mean(), n_pages=len(df)),
+                 summary_row("macro", tool, MEDIAN, by_set.median().median(),
                              n_pages=len(df))]
     return rows
 
@@ -132,7 +136,7 @@ def _comparison_table(summary: pd.DataFrame, tol: float) -> pd.DataFrame:
 def _aggregate_table(agg: pd.DataFrame, sets: pd.DataFrame) -> pd.DataFrame:
     piv = sets[sets["metric"] == F1].pivot(index="method", columns="dataset", values="value")
     piv.columns = [f"{c} mean" for c in piv.columns]
-    a = agg.assign(col=agg["dataset"] + " " + agg["metric"].str.removeprefix(f"{F1}_"))
+    a = agg.assign(col=agg["dataset"] + " " + agg["metric"].str.removeprefix(PREFIX))
     piv = piv.join(a.pivot(index="method", columns="col", values="value"))
     piv = piv.sort_values("micro mean", ascending=False) if "micro mean" in piv else piv
     return piv.round(3).reset_index().rename(columns={"method": "tool"})
@@ -189,8 +193,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
 
     frame = agg.assign(metric=agg["dataset"] + "_" + agg["metric"], dataset="all",
                        ci_low=math.nan, ci_high=math.nan)
-    keys = ("micro_" + F1 + "_mean", "micro_" + F1 + "_median", "macro_" + F1 + "_mean",
-            "macro_" + F1 + "_median")
+    keys = ("micro_" + MEAN, "micro_" + MEDIAN, "macro_" + MEAN, "macro_" + MEDIAN)
     bar_prf(frame, ctx.out / "figures" / "wceb_aggregates", "all", metrics=keys,
             labels=("micro mean", "micro median", "macro mean", "macro median"),
             title="WCEB ROUGE-LSum F1 over the shared sets",
