@@ -44,7 +44,7 @@ def test_wcxb_pages_carry_page_type_domain_and_snippets(tmp_path):
     assert a.gold.text == "Main" and b.gold.text == ""  # null main_content: empty gold
     assert a.gold.extra["with"] == ["main text"] and a.gold.extra["without"] == ["Menu"]
     assert a.raw == HTML
-    bare = list(WCXBDataset(str(tmp_path), snippets=False).pages())[0]
+    bare = next(iter(WCXBDataset(str(tmp_path), snippets=False).pages()))
     assert "with" not in bare.gold.extra
     assert page_type({"_internal": {"page_type": "forum"}}) == "forum"
 

@@ -24,9 +24,9 @@ import pandas as pd
 from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import bench_score, comparison
 from evalkit.harness.summary import summary_row
+from evalkit.readers.wcxb import PAGE_TYPES
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import write_table
-from evalkit.readers.wcxb import PAGE_TYPES
 
 __all__ = ["MEAN_COLUMNS", "page_type_table", "run", "summary_rows"]
 
