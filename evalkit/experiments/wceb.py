@@ -198,7 +198,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
             labels=("micro mean", "micro median", "macro mean", "macro median"),
             title="WCEB ROUGE-LSum F1 over the shared sets",
             methods=list(table["tool"]), xlabel="tool (WCEB stored output)")
+    tools = ", ".join(dict.fromkeys(t for df in pages.values() for t in df["method"]))
     ctx.report += [Heading("WCEB stored outputs under WCEB's ROUGE-LSum"),
+                   Text(f"Tools (each one `stored` method reading `{outputs}/<set>/<tool>.jsonl.gz`"
+                        f"): {tools}."),
                    Text(f"{cap}."), Table(comp), Text(f"{acap}."), Table(table),
                    Figure("figures/wceb_aggregates.png", "WCEB micro and macro F1 per tool")]
     return summary
