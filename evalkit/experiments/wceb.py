@@ -79,7 +79,8 @@ def read_csv_scores(folder: Path) -> dict[str, dict[str, float]]:
 def _set_rows(per_page: pd.DataFrame, label: str, csv_scores: dict, page_tol: float) -> list:
     rows = []
     for tool, df in per_page.groupby("method", sort=False):
-        ok = df[df[F1].notna()] if F1 in df else df.iloc[:0]
+        # a page without a stored output has no WCEB score (the runner may hand it on as empty)
+        ok = df[df[F1].notna() & df["error"].isna()] if F1 in df else df.iloc[:0]
         for key in ("precision", "recall", "f1"):
             col = f"{PREFIX}{key}"
             if col in ok:
@@ -103,7 +104,8 @@ def _set_rows(per_page: pd.DataFrame, label: str, csv_scores: dict, page_tol: fl
 def aggregate_rows(pages: dict[str, pd.DataFrame]) -> list[dict]:
     """WCEB's micro and macro mean and median F1 of each tool over the sets in ``pages``."""
     rows = []
-    frames = [df[df[F1].notna()][["method", F1]].assign(dataset=s) for s, df in pages.items()
+    frames = [df[df[F1].notna() & df.get("error", pd.Series(None, index=df.index)).isna()]
+              [["method", F1]].assign(dataset=s) for s, df in pages.items()
               if F1 in df]
     if not frames:
         return rows
