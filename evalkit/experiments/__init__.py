@@ -79,6 +79,9 @@ EXPERIMENTS = Registry("experiment", {
     "kaur2015": "evalkit.experiments.kaur2015:run",
     "readings": "evalkit.experiments.readings:run",
     "audit": "evalkit.experiments.audit:run",
+    "wcxb": "evalkit.experiments.wcxb:run",
+    "trafilatura_eval": "evalkit.experiments.trafilatura_eval:run",
+    "wceb": "evalkit.experiments.wceb:run",
 })
 
 

@@ -95,6 +95,9 @@ DATASETS = Registry("dataset", {
     "readability": "evalkit.readers.readability:ReadabilityDataset",
     "aeb": "evalkit.readers.aeb:AEBDataset",
     "pairs": "evalkit.readers.pairs:PairsDataset",
+    "wcxb": "evalkit.readers.wcxb:WCXBDataset",
+    "trafilatura_eval": "evalkit.readers.trafilatura_eval:TrafilaturaEvalDataset",
+    "wceb": "evalkit.readers.wceb:WcebDataset",
 })
 
 METHODS = Registry("method", {

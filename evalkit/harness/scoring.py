@@ -25,7 +25,7 @@ from evalkit.metrics import text_metrics  # score_extraction's `metrics` names t
 from evalkit.core.page import Extraction, Page, PageError
 from evalkit.core.text import words
 
-__all__ = ["BASE_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
+__all__ = ["BASE_FAMILIES", "DEFAULT_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
            "scoring_context"]
 
 
@@ -49,6 +49,8 @@ def page_all_words(page: Page, tree=None) -> list[str]:
 
 #: every metric family a record can hold, in record order (evalkit.metrics.families)
 FAMILIES = tuple(f.name for f in metrics.FAMILIES)
+#: the families scored when ``metrics`` names none (the opt-in ones left out)
+DEFAULT_FAMILIES = tuple(f.name for f in metrics.FAMILIES if not f.opt_in)
 #: the families before the field's metrics (ROUGE, edit similarity) came: what the paper
 #: studies score, so their records and costs stay as they were
 BASE_FAMILIES = ("shingle", "word", "lcs", "kaur", "unit")
@@ -84,11 +86,11 @@ class PageScoring:
     unit_weights: list[int]
     n_words_gold: int
     complexity: float = math.nan
-    families: tuple[str, ...] = FAMILIES
+    families: tuple[str, ...] = DEFAULT_FAMILIES
 
 
 def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
-                    families: tuple[str, ...] = FAMILIES,
+                    families: tuple[str, ...] = DEFAULT_FAMILIES,
                     rouge_n: int = metrics.ROUGE_N) -> PageScoring:
     """Everything the scores of ``page`` need from the page and its gold, computed once,
     for the metric ``families`` chosen."""
@@ -139,7 +141,7 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
 _last: tuple[weakref.ref, PageScoring] | None = None
 
 
-def _context(page: Page, shingle_n: int, families: tuple[str, ...] = FAMILIES,
+def _context(page: Page, shingle_n: int, families: tuple[str, ...] = DEFAULT_FAMILIES,
              rouge_n: int = metrics.ROUGE_N) -> PageScoring:
     global _last
     last = _last  # one read: another thread may replace it
@@ -172,7 +174,7 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
     ``metrics``: the families to score (``extraction.metrics``; None: all of :data:`FAMILIES`);
     ``rouge_n``: the n of ROUGE-N (``extraction.rouge_n``).
     """
-    families = FAMILIES if metrics is None else check_metrics(metrics)
+    families = DEFAULT_FAMILIES if metrics is None else check_metrics(metrics)
     ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
     split = ext.text.split()
     rec: dict[str, Any] = {

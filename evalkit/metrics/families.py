@@ -20,7 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BY_NAME", "FAMILIES", "SUMMARY_RULES", "TEXT_FAMILIES", "Family", "family_of"]
+import evalkit.metrics.wceb_rouge as wceb_rouge
+import evalkit.metrics.wcxb as wcxb
+import evalkit.metrics.webmainbench as webmainbench
+
+__all__ = ["BY_NAME", "DEFAULT_FAMILIES", "FAMILIES", "KNOWN_TEXT_FAMILIES", "SUMMARY_RULES",
+           "TEXT_FAMILIES", "Family", "family_of"]
 
 #: how a family's per-page values become a data set's summary rows
 SUMMARY_RULES = {
@@ -56,6 +61,9 @@ class Family:
     #: a family added later: gold text -> state (once per page), and (text, state) -> columns
     prepare: Callable[[str], Any] | None = None
     score: Callable[[str, Any], dict[str, float]] | None = None
+    #: scored only when named (``extraction.metrics``), never by default: a benchmark's own
+    #: metric that only its study reads, or one that needs an optional package
+    opt_in: bool = False
 
     def __post_init__(self):
         if self.summary not in SUMMARY_RULES:
@@ -96,12 +104,31 @@ FAMILIES: tuple[Family, ...] = (
            summarized=("edit_similarity",), after_units=True),
     Family("unit", "unit_", "micro_macro", "evalkit's units (docs/metrics.md, unit)",
            text=False),
+    # the benchmarks' own page metrics (docs/benchmarks.md), each exactly as its scorer has it
+    Family("wcxb", wcxb.PREFIX, "mean",
+           "WCXB (Foley 2026), evaluate.py: lower-cased \\w+ bag of words",
+           summarized=("precision", "recall", "f1"), after_units=True,
+           prepare=wcxb.prepare, score=wcxb.score, opt_in=True),
+    Family("wceb_rouge", wceb_rouge.PREFIX, "mean",
+           "Bevendorff et al. (2023), eval.py: ROUGE-LSum on white-space tokens",
+           summarized=("precision", "recall", "f1"), after_units=True,
+           prepare=wceb_rouge.prepare, score=wceb_rouge.score, opt_in=True),
+    Family("webmainbench", webmainbench.PREFIX, "mean",
+           "WebMainBench, text_metrics.py: ROUGE-5 on jieba tokens, character edit similarity",
+           summarized=("wmb_rouge5_precision", "wmb_rouge5_recall", "wmb_rouge5_f1",
+                       "wmb_edit_similarity"), after_units=True,
+           prepare=webmainbench.prepare, score=webmainbench.score, opt_in=True),
 )
 
 #: family name -> :class:`Family`
 BY_NAME = {f.name: f for f in FAMILIES}
-#: the families computed from an extraction's text (all but the units), in record order
-TEXT_FAMILIES = tuple(f.name for f in FAMILIES if f.text)
+#: the families computed from an extraction's text by default (all but the units and the
+#: opt-in ones), in record order
+TEXT_FAMILIES = tuple(f.name for f in FAMILIES if f.text and not f.opt_in)
+#: every family computed from an extraction's text, the opt-in ones included
+KNOWN_TEXT_FAMILIES = tuple(f.name for f in FAMILIES if f.text)
+#: the families scored when none are named
+DEFAULT_FAMILIES = tuple(f.name for f in FAMILIES if not f.opt_in)
 
 
 def family_of(column: str) -> Family | None:

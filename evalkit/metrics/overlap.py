@@ -35,7 +35,7 @@ from itertools import chain, repeat
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from evalkit.metrics.families import BY_NAME, TEXT_FAMILIES
+from evalkit.metrics.families import BY_NAME, KNOWN_TEXT_FAMILIES, TEXT_FAMILIES
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
 from evalkit.metrics.scores import (
@@ -342,11 +342,11 @@ def check_families(families: Iterable[str]) -> tuple[str, ...]:
     """``families`` as a tuple in :data:`TEXT_FAMILIES` order; an unknown name raises,
     listing the known ones."""
     families = tuple(families)
-    unknown = sorted(set(families) - set(TEXT_FAMILIES))
+    unknown = sorted(set(families) - set(KNOWN_TEXT_FAMILIES))
     if unknown:
         raise ValueError(f"unknown text metric {', '.join(unknown)}; "
-                         f"known: {', '.join(TEXT_FAMILIES)}")
-    return tuple(f for f in TEXT_FAMILIES if f in families)
+                         f"known: {', '.join(KNOWN_TEXT_FAMILIES)}")
+    return tuple(f for f in KNOWN_TEXT_FAMILIES if f in families)
 
 
 def _common(pred: Counter, gold: Counter) -> int:

@@ -57,8 +57,9 @@ __all__ = ["ROUGE_N", "LsumText", "lsum_hits", "lsum_text", "ngram_counts", "rou
            "rouge_lsum_prf", "rouge_n_counts", "rouge_n_prf", "sentence_tokens", "sentences",
            "union_lcs_hits"]
 
-#: the default n of ROUGE-N: WebMainBench reports ROUGE-1 and ROUGE-2, and ROUGE-1 is the
-#: bag of words (the ``word`` metric), so ROUGE-2 is the one that adds something
+#: the default n of ROUGE-N: ROUGE-1 is the bag of words (the ``word`` metric), so ROUGE-2 is
+#: the one that adds something (WebMainBench's own ROUGE-5 on jieba tokens is the
+#: ``webmainbench`` family, :mod:`evalkit.metrics.webmainbench`)
 ROUGE_N = 2
 
 _CLOSE = "'\"\u2019\u201d)\\]\u300d\u300f"

@@ -1,0 +1,116 @@
+"""What the three benchmark studies share (``study=wcxb``, ``trafilatura_eval``, ``wceb``).
+
+Each study runs methods on a benchmark's own pages, scores every (page, method) under the
+benchmark's own metric with :func:`bench_score` (records cached like every score), and puts
+the published figure beside evalkit's. A published figure is compared only when the tool's
+installed version is the one it was published with: otherwise the row says "not
+comparable: X installed, published with Y" (:func:`version_note`) instead of a difference.
+docs/benchmarks.md describes the studies.
+"""
+
+from __future__ import annotations
+
+import math
+from importlib import metadata
+from typing import Any
+
+import pandas as pd
+
+from evalkit.core.page import Extraction, Page
+from evalkit.metrics import snippets as traf
+from evalkit.metrics import wceb_rouge, wcxb
+
+__all__ = ["BENCHMARKS", "bench_score", "comparison", "installed_version", "version_note"]
+
+#: the benchmarks :func:`bench_score` knows
+BENCHMARKS = ("wcxb", "trafilatura_eval", "wceb")
+
+
+def _base(page: Page, method: str, ext: Extraction) -> dict[str, Any]:
+    return {"dataset": page.dataset, "page_id": page.id, "site": page.site,
+            "category": page.category, "method": method, "error": ext.error,
+            "seconds": ext.seconds, "n_words_out": len((ext.text or "").split())}
+
+
+def bench_score(page: Page, method: str, ext: Extraction, *, benchmark: str,
+                sentences: str = "rule") -> dict[str, Any]:
+    """One per-page record under ``benchmark``'s own metric.
+
+    A failed extraction is what each benchmark makes of it: WCXB scores a missing
+    prediction as the empty text; trafilatura's evaluation counts a raised tool as finding
+    no segment; WCEB has no score for a page without output (its columns are left out).
+    """
+    rec = _base(page, method, ext)
+    text = ext.text if ext.error is None else None
+    extra = page.gold.extra
+    if benchmark == "wcxb":
+        rec.update(wcxb.score(text or "", wcxb.prepare(page.gold.text)))
+        if "with" in extra:
+            rec["wcxb_with"] = wcxb.snippet_share(text or "", extra.get("with"))
+            rec["wcxb_without"] = wcxb.snippet_share(text or "", extra.get("without"))
+    elif benchmark == "trafilatura_eval":
+        counts = traf.count_snippets(text, extra.get("with") or [], extra.get("without") or [])
+        rec.update({f"{traf.PREFIX}{k}": v for k, v in counts._asdict().items()})
+    elif benchmark == "wceb":
+        if text is not None:
+            gold = wceb_rouge.prepare(page.gold.text, sentences)
+            rec.update(wceb_rouge.score(text, gold, sentences))
+    else:
+        raise ValueError(f"unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}")
+    return rec
+
+
+def installed_version(package: str | None) -> str | None:
+    """The installed version of a distribution, None when it is not installed."""
+    if not package:
+        return None
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def version_note(package: str | None, published: str | None) -> str:
+    """"" when the installed version is the published one, else why the rows differ."""
+    if not published:
+        return "not comparable: the benchmark does not say which version it ran"
+    have = installed_version(package)
+    if have is None:
+        return f"not comparable: {package} not installed, published with {published}"
+    if have != str(published):
+        return f"not comparable: {have} installed, published with {published}"
+    return ""
+
+
+def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics: list[str],
+               tolerance: float) -> pd.DataFrame:
+    """One row per published row: evalkit's value beside the published one per metric, the
+    difference when the versions agree, else the version note; ``ours``: method -> metric ->
+    value. A published row whose method was not run says so."""
+    rows = []
+    for pub in published:
+        method = pub.get("method")
+        got = ours.get(method) if method else None
+        note = version_note(pub.get("package"), pub.get("version")) if got else ""
+        row = {"tool (published row)": pub["row"], "method": method or "-",
+               "version": f"{installed_version(pub.get('package')) or '-'} installed / "
+                          f"{pub.get('version') or '?'} published"}
+        worst = 0.0
+        for m in metrics:
+            p = pub.get(m)
+            v = got.get(m, math.nan) if got else math.nan
+            row[f"{m} evalkit"] = "-" if math.isnan(v) else f"{v:.3f}"
+            row[f"{m} published"] = "-" if p is None else f"{p:.3f}"
+            if p is not None and not math.isnan(v):
+                worst = max(worst, abs(v - p))
+        if not got:
+            row["agreement"] = "not run here" if not method else f"method {method} not run"
+        elif note:
+            row["agreement"] = note
+        else:
+            row["agreement"] = (f"within {tolerance:g} (largest difference {worst:.3f})"
+                                if worst <= tolerance else
+                                f"differs by up to {worst:.3f} at the published version"
+                                + (f": {pub['why']}" if pub.get("why") else ""))
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,132 @@
+"""The ``wcxb`` study: evalkit's peers on WCXB's development split, under WCXB's own metric.
+
+Foley (2026), WCXB (GitHub ``Murrough-Foley/web-content-extraction-benchmark``): 1,497 pages
+of seven page types. Every (page, method) is scored as the benchmark's ``evaluate.py`` scores
+it (:mod:`evalkit.metrics.wcxb`: lower-cased ``\\w+`` bag of words, the mean of per-page
+F1, P and R over all pages; snippet shares), and the README's published F1/P/R of each tool
+evalkit also runs is shown beside evalkit's (``wcxb.published``, from the study config), with
+the version each was made with: WCXB's README names no versions, so every row is "not
+comparable" unless the config gives one. The per-page-type table puts each method's F1 per
+type beside the README's per-type columns (Trafilatura, Readability).
+
+Summary rows (``summary.csv``): per data set and method, ``wcxb_f1``, ``wcxb_precision``,
+``wcxb_recall``, ``wcxb_with``, ``wcxb_without`` (the means over pages), and
+``wcxb_f1_<page type>``. Tables ``tables/wcxb_published_<set>``,
+``tables/wcxb_page_types_<set>``; figure ``figures/wcxb_page_types_<set>``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+
+from evalkit.experiments import Context
+from evalkit.experiments.benchmarks import bench_score, comparison
+from evalkit.harness.summary import summary_row
+from evalkit.readers.wcxb import PAGE_TYPES
+from evalkit.report.sections import Figure, Heading, Table, Text
+from evalkit.report.tables import write_table
+
+__all__ = ["MEAN_COLUMNS", "page_type_table", "run", "summary_rows"]
+
+#: the per-page columns averaged over pages, in the README's order (F1, P, R) then snippets
+MEAN_COLUMNS = ("wcxb_f1", "wcxb_precision", "wcxb_recall", "wcxb_with", "wcxb_without")
+
+
+def summary_rows(per_page: pd.DataFrame, dataset: str) -> list[dict]:
+    """The benchmark's means: over all pages, and F1 per page type (``category``)."""
+    rows = []
+    for method, df in per_page.groupby("method", sort=False):
+        for col in MEAN_COLUMNS:
+            if col in df:
+                rows.append(summary_row(dataset, method, col, df[col].mean(), n_pages=len(df)))
+        for ty in PAGE_TYPES:
+            sub = df[df["category"] == ty]
+            if len(sub):
+                rows.append(summary_row(dataset, method, f"wcxb_f1_{ty}", sub["wcxb_f1"].mean(),
+                                        n_pages=len(sub)))
+    return rows
+
+
+def page_type_table(summary: pd.DataFrame, per_page: pd.DataFrame,
+                    published: dict) -> pd.DataFrame:
+    """One row per page type: pages, each method's F1, then the README's per-type columns."""
+    methods = list(dict.fromkeys(summary["method"]))
+    value = summary.set_index(["method", "metric"])["value"]
+    counts = per_page.drop_duplicates("page_id")["category"].value_counts()
+    rows = []
+    for ty in PAGE_TYPES:
+        row = {"page type": ty, "pages": int(counts.get(ty, 0))}
+        for m in methods:
+            v = value.get((m, f"wcxb_f1_{ty}"))
+            row[f"{m} F1"] = "-" if v is None else f"{v:.3f}"
+        for col, spec in (published.get("columns") or {}).items():
+            v = (spec.get("f1") or {}).get(ty)
+            row[f"{col} published"] = "-" if v is None else f"{v:.3f}"
+        rows.append(row)
+    row = {"page type": "all", "pages": int(counts.sum())}
+    for m in methods:
+        v = value.get((m, "wcxb_f1"))
+        row[f"{m} F1"] = "-" if v is None else f"{v:.3f}"
+    for col, spec in (published.get("columns") or {}).items():
+        v = spec.get("all")
+        row[f"{col} published"] = "-" if v is None else f"{v:.3f}"
+    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _figure(ctx: Context, summary: pd.DataFrame, label: str) -> str:
+    from evalkit.report.plots import bar_prf
+
+    sub = summary[summary["metric"].str.match(r"wcxb_f1_")]
+    # one group per page type, one bar per method: the frame bar_prf reads, turned around
+    frame = pd.DataFrame({"dataset": label,
+                          "method": sub["metric"].str.removeprefix("wcxb_f1_"),
+                          "metric": sub["method"], "value": sub["value"],
+                          "ci_low": float("nan"), "ci_high": float("nan")})
+    methods = list(dict.fromkeys(summary["method"]))
+    stem = f"figures/wcxb_page_types_{label}"
+    bar_prf(frame, ctx.out / stem, label, metrics=tuple(methods), labels=tuple(methods),
+            title=f"{label}: WCXB F1 per page type", methods=list(PAGE_TYPES),
+            xlabel="page type")
+    return f"{stem}.png"
+
+
+def run(ctx: Context) -> pd.DataFrame | None:
+    opts = ctx.section("wcxb")
+    published = opts.get("published") or {}
+    tolerance = float(opts.get("tolerance", 0.01))
+    score = functools.partial(bench_score, benchmark="wcxb")
+    out = []
+    for label, ds in ctx.datasets.items():
+        spill = ctx.stream_records("wcxb", label, ds, score)
+        if not spill.n_records:
+            continue
+        per_page = spill.frame()
+        ctx.record_pages(per_page, label, spill=spill)
+        rows = summary_rows(per_page, label)
+        summary = pd.DataFrame(rows)
+        out += rows
+        ours = {m: dict(zip(g["metric"].str.removeprefix("wcxb_"), g["value"]))
+                for m, g in summary.groupby("method", sort=False)}
+        table = comparison(ours, published.get("rows") or [], ["f1", "precision", "recall"],
+                           tolerance)
+        source = published.get("source", "WCXB README")
+        cap = (f"WCXB on {label} ({per_page['page_id'].nunique()} pages): evalkit's mean per-page "
+               f"F1 / P / R under WCXB's metric beside {source}")
+        write_table(table, ctx.out / "tables" / f"wcxb_published_{label}", caption=cap)
+        types = page_type_table(summary, per_page, published.get("page_types") or {})
+        tcap = (f"WCXB F1 per page type on {label}: evalkit's runs, then "
+                f"{(published.get('page_types') or {}).get('source', 'the README')}")
+        write_table(types, ctx.out / "tables" / f"wcxb_page_types_{label}", caption=tcap)
+        fig = _figure(ctx, summary, label)
+        snip = summary[summary["metric"].isin(["wcxb_with", "wcxb_without"])].pivot(
+            index="method", columns="metric", values="value").reset_index()
+        ctx.report += [Heading(f"WCXB: {label}"), Text(f"{cap}."), Table(table),
+                       Text(f"{tcap}."), Table(types),
+                       Figure(fig, f"WCXB F1 per page type on {label}"),
+                       Text("Snippet shares (WCXB's rule: share of `with` snippets found, of "
+                            "`without` snippets found, lower-cased; 1 when a page lists none)."),
+                       Table(snip.round(3))]
+    return pd.DataFrame(out) if out else None

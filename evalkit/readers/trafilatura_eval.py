@@ -1,0 +1,104 @@
+"""Reader for trafilatura's evaluation set (Barbaresi; GitHub ``adbar/trafilatura``, Apache-2.0).
+
+``evaldata.json`` maps each document's URL to ``{"file": ..., "with": [...], "without":
+[...]}``: the HTML file (looked up in ``eval/`` then ``cache/``, plain or as ``<file>.gz``)
+and the text segments a right extraction must contain (``with``) or must not (``without``).
+990 documents, 2,951 + 2,966 segments. A page carries:
+
+* ``id``: the ``file`` name (unique in the set); ``url``: the key; ``site``: its host
+  without ``www.``; ``raw``: the file's bytes (gunzipped), decoded by evalkit as every page is.
+* ``gold.extra``: ``with`` and ``without``, the benchmark's whole gold.
+* gold text: the ``with`` segments, one per line. **Departure**: the set has no main-text
+  gold; this stand-in only lets evalkit's own text metrics run, and scores under them are
+  not the benchmark's (its metric is :mod:`evalkit.metrics.snippets`, read by
+  ``study=trafilatura_eval``).
+
+A document whose file is in neither folder is skipped with the file named. Pages come
+grouped by site, in file-name order otherwise.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalkit.core.domains import host_of, url_site
+from evalkit.core.method import param_names
+from evalkit.core.page import Gold, Page
+from evalkit.core.validate import ParamError
+from evalkit.readers.base import Dataset, group_by_site
+
+__all__ = ["TrafilaturaEvalDataset", "read_evaldata"]
+
+
+def read_evaldata(path: Path) -> dict[str, dict]:
+    """``evaldata.json`` (plain or gzipped), checked: URL -> file, with, without."""
+    raw = path.read_bytes()
+    if path.name.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object mapping URLs to documents")
+    for url, item in data.items():
+        if not (isinstance(item, dict) and isinstance(item.get("file"), str)
+                and all(isinstance(item.get(k, []), list) for k in ("with", "without"))):
+            raise ValueError(f"{path}: the entry of {url!r} needs 'file' and the lists "
+                             "'with' and 'without'")
+    return data
+
+
+class TrafilaturaEvalDataset(Dataset):
+    """trafilatura's evaluation documents with their ``with``/``without`` segments."""
+
+    fetch_hint = "see datasets/README.md, trafilatura-eval, for where to fetch it"
+
+    def __init__(self, path: str | None = None, limit: int | None = None,
+                 evaldata: str = "evaldata.json", folders: tuple[str, ...] = ("eval", "cache"),
+                 name: str = "trafilatura_eval"):
+        super().__init__(path=path, limit=limit)
+        if isinstance(folders, str) or not all(isinstance(f, str) for f in folders):
+            raise ParamError("folders", folders, "must be a list of folder names")
+        self.evaldata = evaldata
+        self.folders = tuple(folders)
+        self.name = name
+
+    def get_params(self) -> dict:
+        return {k: getattr(self, k) for k in param_names(type(self))}
+
+    def _find(self, root: Path, file: str) -> Path | None:
+        for folder in self.folders:
+            for cand in (root / folder / file, root / folder / f"{file}.gz"):
+                if cand.is_file():
+                    return cand
+        return None
+
+    def _iter_pages(self) -> Iterator[Page]:
+        root = self.root()
+        data = read_evaldata(root / self.evaldata)
+        by_file = {item["file"]: url for url, item in data.items()}
+        for file in group_by_site(sorted(by_file), lambda f: url_site(by_file[f])):
+            url = by_file[file]
+            item = data[url]
+            where = self._find(root, file)
+            if where is None:
+                self.skip(root / self.folders[0] / file,
+                          f"page file not found in {', '.join(self.folders)}")
+                continue
+            try:
+                raw = where.read_bytes()
+                if where.name.endswith(".gz"):
+                    raw = gzip.decompress(raw)
+            except (OSError, EOFError, zlib.error) as exc:
+                self.skip(where, f"not a readable page file ({exc})")
+                continue
+            with_, without = list(item.get("with") or []), list(item.get("without") or [])
+            yield Page(id=file, dataset=self.name, raw=raw, url=url, source=str(where),
+                       site=host_of(url),
+                       gold=Gold(text="\n".join(with_),
+                                 extra={"with": with_, "without": without}))
