@@ -103,9 +103,19 @@ class Unavailable:
 
 def _importable(module: str) -> bool:
     try:
-        return importlib.util.find_spec(module) is not None
+        if importlib.util.find_spec(module) is not None:
+            return True
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            return False
     except (ImportError, ValueError):  # a parent package that is missing or blocked
         return False
+    # the package is there but finds no spec for the submodule: some register their compiled
+    # submodules only when the package is imported (resiliparse 2's extract.html2text)
+    try:
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - any failure to import means it cannot run here
+        return False
+    return True
 
 
 def unavailable(spec: MethodSpec) -> Unavailable | None:
