@@ -147,3 +147,20 @@ def test_bad_tell_settings_are_one_line():
         Settings.from_runner({"max_failure_share": 2})
     with pytest.raises(ConfigError, match=r"^runner.quiet=yes: must be true or false$"):
         Settings.from_runner({"quiet": "yes"})
+
+
+def test_a_submodule_registered_by_its_package_counts_as_installed(tmp_path, monkeypatch):
+    # resiliparse 2 registers its compiled extract.html2text when the package is imported:
+    # find_spec finds no file for it (None), and after the import raises ValueError (its
+    # __spec__ is None); both once made preflight call an installed peer missing
+    from evalkit.harness.preflight import _importable
+
+    pkg = tmp_path / "regpkg_evalkit_test"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "import sys, types\nsys.modules[__name__ + '.inner'] = types.ModuleType(__name__ + '.inner')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _importable("regpkg_evalkit_test.inner")  # before the package is imported
+    assert _importable("regpkg_evalkit_test.inner")  # after: in sys.modules, no spec
+    assert not _importable("regpkg_evalkit_test.absent")
+    assert not _importable("no_such_package_evalkit_test.inner")

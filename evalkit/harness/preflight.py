@@ -20,6 +20,7 @@ first error, and :func:`over_share` names the methods whose failures exceed
 from __future__ import annotations
 
 import importlib.util
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,8 @@ class Unavailable:
 
 
 def _importable(module: str) -> bool:
+    if sys.modules.get(module) is not None:  # imported already (find_spec then raises for a
+        return True                         # module loaded without a spec)
     try:
         if importlib.util.find_spec(module) is not None:
             return True
