@@ -20,7 +20,7 @@ from evalkit.core.domains import site_of
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
-__all__ = ["DEFAULT_MAX_FILE_BYTES", "Dataset", "DatasetMissingError", "FileTooLarge",
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "Dataset", "DatasetMissingError", "FileTooLarge", "read_json",
            "InMemoryDataset", "LazyPages", "Skipped", "group_by_site", "read_capped"]
 
 
@@ -54,6 +54,18 @@ def group_by_site(items: Iterable[T], site: Callable[[T], str | None]) -> list[T
 class DatasetMissingError(FileNotFoundError):
     """The data folder is absent; the message says how to fetch it."""
 
+
+
+def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES):
+    """A benchmark's JSON index file (plain or ``.gz``), its size capped before it is read
+    (:func:`read_capped`); ValueError, one line naming the file, when it is not JSON."""
+    import json
+
+    raw = read_capped(path, cap, "the JSON file size cap")
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
 
 @dataclass
 class Skipped:

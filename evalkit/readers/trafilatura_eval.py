@@ -19,8 +19,6 @@ grouped by site, in file-name order otherwise.
 
 from __future__ import annotations
 
-import gzip
-import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,20 +27,14 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError
-from evalkit.readers.base import Dataset, group_by_site
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_json
 
 __all__ = ["TrafilaturaEvalDataset", "read_evaldata"]
 
 
 def read_evaldata(path: Path) -> dict[str, dict]:
     """``evaldata.json`` (plain or gzipped), checked: URL -> file, with, without."""
-    raw = path.read_bytes()
-    if path.name.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object mapping URLs to documents")
     for url, item in data.items():
@@ -91,9 +83,10 @@ class TrafilaturaEvalDataset(Dataset):
                           f"page file not found in {', '.join(self.folders)}")
                 continue
             try:
-                raw = where.read_bytes()
-                if where.name.endswith(".gz"):
-                    raw = gzip.decompress(raw)
+                raw = self.read_page_file(where)  # size capped before reading, .gz too
+            except FileTooLarge as exc:
+                self.skip(where, str(exc))
+                continue
             except (OSError, EOFError, zlib.error) as exc:
                 self.skip(where, f"not a readable page file ({exc})")
                 continue

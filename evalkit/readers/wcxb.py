@@ -21,8 +21,6 @@ page is read). Departures: none in the data.
 
 from __future__ import annotations
 
-import gzip
-import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,23 +29,12 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import check_bool
-from evalkit.readers.base import Dataset, group_by_site
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_json
 
 __all__ = ["PAGE_TYPES", "WCXBDataset", "page_type", "read_json"]
 
 #: the benchmark's seven page types, in its README's order
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
-
-
-def read_json(path: Path):
-    """A JSON file, gunzipped first when its name ends in ``.gz``; one clear line otherwise."""
-    raw = path.read_bytes()
-    if path.name.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
 
 
 def page_type(record: dict) -> str:
@@ -116,9 +103,10 @@ class WCXBDataset(Dataset):
         for key in group_by_site(sorted(records), site):
             file, record = html_files[key], records[key]
             try:
-                raw = file.read_bytes()
-                if file.name.endswith(".gz"):
-                    raw = gzip.decompress(raw)
+                raw = self.read_page_file(file)  # size capped before reading, .gz too
+            except FileTooLarge as exc:
+                self.skip(file, str(exc))
+                continue
             except (OSError, EOFError, zlib.error) as exc:
                 self.skip(file, f"not a readable page file ({exc})")
                 continue
