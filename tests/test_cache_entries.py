@@ -341,7 +341,9 @@ def _run(results: Path, pages: int, methods: str | None = None) -> tuple[Path, s
 
 
 def _entries(results: Path) -> list[Path]:
-    return sorted((results / "cache").rglob("*.json"))
+    # extraction entries only: not the per-method index (methods/, python -m evalkit.cache)
+    cache = results / "cache"
+    return sorted(p for p in cache.rglob("*.json") if p.relative_to(cache).parts[0] != "methods")
 
 
 def _invalid_lines(stderr: str) -> list[str]:
