@@ -56,15 +56,15 @@ def own_methods() -> dict[str, tuple[str, str, dict]]:
             body = dict(body or {})
             name = body.pop("_name_", label)
             if name in METHODS and name not in foreign:
-                out[path.stem] = (label, name, _without_interpolations(body))
+                out[path.stem] = (label, name, without_interpolations(body))
     return out
 
 
-def _without_interpolations(value):
+def without_interpolations(value):
     """A config body without Hydra interpolations (``render: ${render}``): they name the run's
     settings, which a bare constructor takes as its defaults."""
     if isinstance(value, dict):
-        return {k: _without_interpolations(v) for k, v in value.items()
+        return {k: without_interpolations(v) for k, v in value.items()
                 if not (isinstance(v, str) and v.startswith("${") and v.endswith("}"))}
     return value
 

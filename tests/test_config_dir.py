@@ -16,6 +16,7 @@ import pytest
 
 from evalkit.shell import cli
 from evalkit.harness.config import register_resolvers
+from evalkit.harness.registry import DATASETS
 
 REPO = Path(__file__).resolve().parents[1]
 register_resolvers(make_folders=False)  # as the command does before its checks
@@ -97,8 +98,8 @@ def test_a_user_data_set_without_a_reader_and_a_missing_folder_are_one_line(tmp_
     (conf / "dataset" / "bare.yaml").write_text(f"bare:\n  path: {tmp_path}\n",
                                                 encoding="utf-8")
     assert cli.check_overrides(["--config-dir", str(conf), "dataset=bare"]) == (
-        "evalkit: dataset.bare names no reader: set dataset.bare._name_ to one of synthetic, "
-        "l3s_gn1, cleaneval, readability, aeb, pairs")
+        "evalkit: dataset.bare names no reader: set dataset.bare._name_ to one of "
+        + ", ".join(DATASETS.names()))
     missing = tmp_path / "nope"
     assert cli.check_overrides(["--config-dir", str(missing), "dataset=mine"]) == (
         f"evalkit: --config-dir {missing}: no such folder")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import without_interpolations
 
 from evalkit.proposed.pipeline import Proposed
 from evalkit.proposed.scoring import (
@@ -39,7 +40,7 @@ KEPT = ("b2", "b3", "b6", "b12", "b13")
 def _preset(name: str) -> tuple[str, dict]:
     cfg = yaml.safe_load((REPO / "configs" / "method" / f"{name}.yaml").read_text())
     (label, settings), = cfg.items()
-    return label, {k: v for k, v in settings.items() if k != "_name_"}
+    return label, {k: v for k, v in without_interpolations(settings).items() if k != "_name_"}
 
 
 def _reading(name: str) -> Reading:
