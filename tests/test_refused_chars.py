@@ -171,7 +171,11 @@ def test_no_own_method_fails_on_any_shared_or_synthetic_page(shared_root):
         cfg = compose(config_name="config", overrides=[
             f"dataset=[{','.join(SETS)}]", f"paths.shared_data={shared_root}",
             f"method=[{','.join(OWN_METHODS)}]"])
-    specs = method_specs(cfg.method)
+    # methods that read the rendered page (vwrapper) leave out: rendering every page from an
+    # empty cache is ~20 minutes of CI; their real-page runs are in docs/rendering.md and
+    # tests/test_vwrapper.py
+    specs = [s for s in method_specs(cfg.method)
+             if not getattr(s.build(), "needs_layout", False)]
     datasets = build_datasets(cfg)
     assert sorted(datasets) == sorted(SETS)
     failures, n_pages = [], {}
