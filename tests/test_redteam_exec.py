@@ -469,20 +469,10 @@ def test_16_a_full_garbage_collection_is_not_charged_to_the_method():
     import gc
 
     held = [[i] for i in range(1_500_000)]
-    spent, clock = [], {}
-
-    def watch(phase, info):
-        if info.get("generation") == 2:
-            if phase == "start":
-                clock["t"] = time.perf_counter()
-            else:
-                spent.append(time.perf_counter() - clock["t"])
-
-    gc.callbacks.append(watch)
-    try:
-        (rec,) = run_task(PAGES[:1], [MethodSpec.from_object("gc", Collector())], None,
-                          lambda page, m, ext: {"seconds": ext.seconds})
-    finally:
-        gc.callbacks.remove(watch)
+    t0 = time.perf_counter()
+    gc.collect()  # what a full collection of this heap costs, in this run
+    full = time.perf_counter() - t0
+    (rec,) = run_task(PAGES[:1], [MethodSpec.from_object("gc", Collector())], None,
+                      lambda page, m, ext: {"seconds": ext.seconds})
     del held
-    assert spent and rec["seconds"] < spent[-1] / 2  # a ratio, not a speed bound
+    assert rec["seconds"] < full / 2  # a ratio within one run, not a speed bound

@@ -15,22 +15,6 @@ __all__ = ["BUILD_FAILED", "CACHE_INVALID", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE
            "page_bytes"]
 
 
-#: seconds this process has spent in full (generation 2) garbage collections so far
-_FULL_GC = {"total": 0.0, "since": 0.0}
-
-
-def _time_full_collections(phase: str, info: dict) -> None:
-    if info.get("generation") != 2:
-        return
-    if phase == "start":
-        _FULL_GC["since"] = time.perf_counter()
-    else:
-        _FULL_GC["total"] += time.perf_counter() - _FULL_GC["since"]
-
-
-gc.callbacks.append(_time_full_collections)
-
-
 def extract_one(method, page: Page) -> Extraction:
     """Run one method on its own copy of one page (:meth:`Page.copy`: whatever it changes
     stays with it); an exception, ``SystemExit`` included, becomes ``Extraction.error``,
@@ -41,13 +25,14 @@ def extract_one(method, page: Page) -> Extraction:
     (``runner.page_timeout``, the default) that page is a ``worker died`` failure; in the
     run's own process (``runner.page_timeout=0``) it ends the run (docs/inputs.md).
 
-    ``seconds`` leaves out full garbage collections that ran meanwhile: one walks every object
-    of the process, so in the run's own process (``runner.n_jobs=1``, which holds the run's
-    pages and records) it took ~9 s and was charged to whichever method set it off (fulltext
-    on a tiny page, issue 31); young collections, which follow the method's own allocations,
-    stay counted."""
+    ``seconds`` is not charged for walking the run's own objects: in the run's own process
+    (``runner.n_jobs=1``, which holds the run's pages and records) a full garbage collection
+    took ~9 s and was charged to whichever method set it off (fulltext on a tiny page, issue
+    31). Those objects are frozen (``gc.freeze``, O(1)) while the method runs, so a collection
+    then walks only what the method made; a gc callback that subtracted collection time did
+    this before, but a Ctrl-C landing in it was lost (gc ignores a callback's exceptions)."""
     mine = page.copy()  # not timed: the harness's work, not the method's
-    gc0 = _FULL_GC["total"]
+    gc.freeze()
     t0 = time.perf_counter()
     try:
         ext = method.extract(mine)
@@ -58,7 +43,10 @@ def extract_one(method, page: Page) -> Extraction:
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
         ext = Extraction(error=f"{type(exc).__name__}: {exc}{where}"[:500])
-    ext.seconds = max(0.0, time.perf_counter() - t0 - (_FULL_GC["total"] - gc0))
+    finally:
+        seconds = time.perf_counter() - t0
+        gc.unfreeze()
+    ext.seconds = max(0.0, seconds)
     return ext
 
 
