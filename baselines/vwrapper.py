@@ -47,7 +47,7 @@ import numpy as np
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, drop_code
 from evalkit.core.rendered import RenderSettings
-from evalkit.core.text import words
+from evalkit.core.text import bag_f1, words
 from evalkit.core.validate import ParamError, check_choice, check_int, check_number
 from evalkit.core.vips import DEFAULT_PDOC, Vips
 from evalkit.core.visible import element_text, join_lines
@@ -142,13 +142,6 @@ def block_features(tree, boxes, width: float, height: float) -> list[tuple[Any, 
     return out
 
 
-def _f1(got: Counter, gold: Counter) -> float:
-    common = sum((got & gold).values())
-    if not common:
-        return 0.0
-    p, r = common / sum(got.values()), common / sum(gold.values())
-    return 2 * p * r / (p + r)
-
 
 def node_text(node) -> str:
     return join_lines([element_text(leaf.elements[0]) for leaf in node.leaves()])
@@ -226,7 +219,7 @@ class VWrapper(Extractor):
             gold = Counter(words(page.gold.text))
             if not cands or not gold:
                 continue
-            scores = [_f1(Counter(words(node_text(node))), gold) for node, _ in cands]
+            scores = [bag_f1(Counter(words(node_text(node))), gold) for node, _ in cands]
             best = int(np.argmax(scores))
             fold = site_fold(page.site, folds, self.seed)
             rows += [(fold, feats, int(i == best)) for i, (_, feats) in enumerate(cands)]

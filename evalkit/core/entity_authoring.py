@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from evalkit.core.entity_templates import compile_entity
+from evalkit.core.text import bag_f1
 from evalkit.core.visible import element_text
 
 __all__ = [
@@ -71,13 +72,6 @@ _SKIP = frozenset({"script", "style", "noscript", "img", "figure", "figcaption",
 def _words(text: str) -> Counter:
     return Counter(_WORD.findall(text.lower()))
 
-
-def _f1(got: Counter, gold: Counter) -> float:
-    common = sum((got & gold).values())
-    if not common:
-        return 0.0
-    p, r = common / sum(got.values()), common / sum(gold.values())
-    return 2 * p * r / (p + r)
 
 
 def proposed_entities(el) -> list[str]:
@@ -134,7 +128,7 @@ def _selected(root, entity: str) -> list:
 def entity_score(root, entity: str, gold: Counter) -> float:
     """Word F1 of the entity's text on one page against the gold's words."""
     text = "\n".join(element_text(el, skip_tags=_SKIP) for el in _selected(root, entity))
-    return _f1(_words(text), gold)
+    return bag_f1(_words(text), gold)
 
 
 def _names(el) -> set[str]:
@@ -181,7 +175,7 @@ def author_entities(pages: Sequence[tuple[object, str]]) -> dict[str, list[str]]
             props = proposed_entities(el) or _ancestor_entities(el)
             if props and len(el) and tag not in ("html", "body", "head"):
                 text_words = _words(element_text(el, skip_tags=_SKIP))
-                if sum(text_words.values()) >= MIN_BODY_WORDS and _f1(text_words, gold) >= 0.2:
+                if sum(text_words.values()) >= MIN_BODY_WORDS and bag_f1(text_words, gold) >= 0.2:
                     body_cands.update(props)
                     body_cands.update(f"{p} p" for p in props)
     scored = []

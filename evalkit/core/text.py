@@ -19,6 +19,7 @@ from evalkit.core.stoplists import STOPLIST_INSTALL, STOPLIST_MODULES
 __all__ = [
     "CJK",
     "STOPLISTS",
+    "bag_f1",
     "has_cjk",
     "normalize_space",
     "shingles",
@@ -307,3 +308,14 @@ def strip_cleaneval_markup(text: str) -> str:
     if lines and lines[0].startswith("URL:"):
         lines = lines[1:]
     return _CLEANEVAL_MARK.sub("", "\n".join(lines)).strip()
+
+
+def bag_f1(got: Counter, gold: Counter) -> float:
+    """F1 of two bags of words: the shared count (multiset intersection) over each bag's size;
+    0.0 when they share nothing. V-Wrapper's training labels and the entity-template author
+    pick the block closest to the gold with it."""
+    common = sum((got & gold).values())
+    if not common:
+        return 0.0
+    p, r = common / sum(got.values()), common / sum(gold.values())
+    return 2 * p * r / (p + r)
