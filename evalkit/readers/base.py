@@ -10,6 +10,7 @@ from metadata it reads first (a URL list, a file name, a gold file's URL line).
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,6 +125,17 @@ class Dataset:
 
     def skip(self, file, reason: str) -> None:
         self.skipped.append(Skipped(str(file), reason))
+
+    def page_or_skip(self, path) -> bytes | None:
+        """A page file's bytes (:meth:`read_page_file`), or None once the file is recorded as
+        skipped: over its size cap, or unreadable (an I/O error, a broken ``.gz``)."""
+        try:
+            return self.read_page_file(path)
+        except FileTooLarge as exc:
+            self.skip(path, str(exc))
+        except (OSError, EOFError, zlib.error) as exc:
+            self.skip(path, f"not a readable page file ({exc})")
+        return None
 
     def pages(self) -> Iterator[Page]:
         """Pages in order; files that are not HTML and repeated page ids are skipped here,

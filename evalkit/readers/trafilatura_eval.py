@@ -19,7 +19,6 @@ grouped by site, in file-name order otherwise.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError
-from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_json
+from evalkit.readers.base import Dataset, group_by_site, read_json
 
 __all__ = ["TrafilaturaEvalDataset", "read_evaldata"]
 
@@ -82,13 +81,8 @@ class TrafilaturaEvalDataset(Dataset):
                 self.skip(root / self.folders[0] / file,
                           f"page file not found in {', '.join(self.folders)}")
                 continue
-            try:
-                raw = self.read_page_file(where)  # size capped before reading, .gz too
-            except FileTooLarge as exc:
-                self.skip(where, str(exc))
-                continue
-            except (OSError, EOFError, zlib.error) as exc:
-                self.skip(where, f"not a readable page file ({exc})")
+            raw = self.page_or_skip(where)  # size capped before reading, .gz too
+            if raw is None:
                 continue
             with_, without = list(item.get("with") or []), list(item.get("without") or [])
             yield Page(id=file, dataset=self.name, raw=raw, url=url, source=str(where),

@@ -29,7 +29,7 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import check_bool
-from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_json
+from evalkit.readers.base import Dataset, group_by_site, read_json
 
 __all__ = ["PAGE_TYPES", "WCXBDataset", "page_type", "read_json"]
 
@@ -102,13 +102,8 @@ class WCXBDataset(Dataset):
 
         for key in group_by_site(sorted(records), site):
             file, record = html_files[key], records[key]
-            try:
-                raw = self.read_page_file(file)  # size capped before reading, .gz too
-            except FileTooLarge as exc:
-                self.skip(file, str(exc))
-                continue
-            except (OSError, EOFError, zlib.error) as exc:
-                self.skip(file, f"not a readable page file ({exc})")
+            raw = self.page_or_skip(file)  # size capped before reading, .gz too
+            if raw is None:
                 continue
             truth = record.get("ground_truth")
             if not isinstance(truth, dict):
