@@ -15,7 +15,7 @@ from rapidfuzz.distance import LCSseq
 
 from evalkit.core.align import align_words
 from evalkit.core.decode import decode_gold
-from evalkit.core.page import Extraction, Gold, Page, _cap_depth, MAX_DEPTH, parse_html
+from evalkit.core.page import Gold, Page, _cap_depth, MAX_DEPTH, parse_html
 from evalkit.harness import score_cache
 from evalkit.harness.pipeline import run_task
 from evalkit.harness.specs import MethodSpec

@@ -34,7 +34,6 @@ import enum
 import functools
 import hashlib
 import re
-import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
