@@ -7,10 +7,8 @@ tests call it directly with a composed config (docs/architecture.md#experiments-
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import itertools
-import json
 import signal
 import sys
 import threading
@@ -45,7 +43,6 @@ from evalkit.harness.preflight import (
     check_methods,
     failure_lines,
     over_share,
-    skipped_note,
     trial_run,
 )
 from evalkit.harness.registry import Registry
@@ -61,6 +58,7 @@ from evalkit.report.results import (
     write_run_json,
 )
 from evalkit.harness.render import render_record
+from evalkit.harness.rundir import mark_interrupted
 from evalkit.harness.runner import Runner
 from evalkit.harness.training import train_specs
 from evalkit.report.sections import Section
@@ -297,18 +295,14 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
 
 
 def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
-    """run.json of a run stopped by the user: ``"status": "interrupted"`` and what finished
-    (records per data set and method), so no run folder is left unmarked; a complete run's
-    run.json says ``"status": "complete"``. Best effort: a second interrupt is not caught."""
+    """run.json of a run stopped by the user, with what finished (records per data set and
+    method); a complete run's run.json says ``"status": "complete"``."""
     finished: dict[str, dict[str, int]] = {}
     for (dataset, method), n in ctx.n_records.items():
         finished.setdefault(dataset, {})[method] = n
-    info = {"status": "interrupted", "experiment": str(ctx.cfg.experiment.name), "parts": parts,
-            "finished_records": finished, "n_failures": len(ctx.failures),
-            "wall_seconds": round(time.perf_counter() - t0, 3),
-            "resume": "run the same command again: finished extractions come from the cache"}
-    with contextlib.suppress(Exception):
-        atomic_write_text(ctx.out / "run.json", json.dumps(info, indent=2, sort_keys=True) + "\n")
+    mark_interrupted(ctx.out, {"experiment": str(ctx.cfg.experiment.name), "parts": parts,
+                               "finished_records": finished, "n_failures": len(ctx.failures),
+                               "wall_seconds": round(time.perf_counter() - t0, 3)})
 
 
 def _tell_end(ctx: Context, check_failures: bool) -> None:

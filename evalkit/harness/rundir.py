@@ -17,14 +17,16 @@ same config must get different folders, and the folder name is not a result
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import json
 import os
 import secrets
 import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["PROBE_BYTES", "SUFFIX_HEX", "discard", "prints_only", "propose", "reserve",
+__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_interrupted", "prints_only", "propose", "reserve",
            "unwritable", "write_failure"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
@@ -47,6 +49,11 @@ def prints_only(argv: list[str]) -> bool:
     return any(a in ("-c", "--cfg") or a.startswith("--cfg=") for a in argv)
 
 
+#: the folders :func:`reserve` made in this process (an interrupt before Hydra hands the
+#: run its folder still finds it: evalkit.shell.cli.run_folder)
+RESERVED: list[str] = []
+
+
 def reserve(stem: str) -> str:
     """Make the folder ``<stem>_<suffix>`` (and its parents) and return its path.
 
@@ -63,6 +70,7 @@ def reserve(stem: str) -> str:
             path.mkdir()
         except FileExistsError:
             continue
+        RESERVED.append(str(path))
         return str(path)
     raise FileExistsError(f"{stem}_*: no free run folder name after {_ATTEMPTS} tries")
 
@@ -80,6 +88,28 @@ def discard(out: str | os.PathLike) -> None:
             sub.rmdir()  # only when empty
         except OSError:
             pass
+
+
+def mark_interrupted(out: str | os.PathLike, info: dict | None = None,
+                     since: float | None = None) -> None:
+    """Write ``run.json`` of a run folder the user stopped: ``"status": "interrupted"`` and
+    ``info`` (what finished), so that no run folder is left without a marker. With ``since``
+    (a time stamp), a run.json written after it is kept: the run marked itself with what
+    finished, and an interrupt before that point (building methods, reading data sets) only
+    gets the bare marker. Best effort: a folder that cannot be written stays as it is."""
+    from evalkit.report.results import atomic_write_text
+
+    path = Path(out) / "run.json"
+    with contextlib.suppress(OSError):
+        if since is not None and path.stat().st_mtime >= since:
+            return
+    text = json.dumps({"status": "interrupted", "finished_records": {},
+                       "resume": "run the same command again: finished extractions come "
+                                 "from the cache", **(info or {})},
+                      indent=2, sort_keys=True) + "\n"
+    with contextlib.suppress(OSError):
+        if Path(out).is_dir():
+            atomic_write_text(path, text)
 
 
 def _errno(exc: OSError) -> str:

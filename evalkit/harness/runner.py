@@ -47,7 +47,7 @@ from evalkit.harness.pipeline import run_page_task, run_tasks
 from evalkit.harness.render import RENDER_MARK, count_render
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
-from evalkit.harness.watchdog import exit_with_parent
+from evalkit.harness.watchdog import deaf_loky_workers, exit_with_parent
 
 __all__ = ["BACKENDS", "Runner", "run_pages", "run_pages_dask"]
 
@@ -233,6 +233,8 @@ class Runner:
         # loky workers that end with this process (exit_with_parent): a killed run leaves
         # none. Inside a worker (Hydra's joblib launcher) joblib uses threads: kept so.
         loky = type(get_active_backend()[0]).__name__ == "LokyBackend"
+        if loky:
+            deaf_loky_workers()  # a Ctrl-C while a worker starts prints no traceback
         # the hash seed in initargs: loky reuses a pool only for equal initargs, so a pool
         # started under another PYTHONHASHSEED (before evalkit.shell.api set it) is not reused
         with (parallel_config(backend="loky", initializer=exit_with_parent,

@@ -7,7 +7,7 @@ import signal
 import threading
 import time
 
-__all__ = ["PARENT_POLL", "exit_with_parent"]
+__all__ = ["PARENT_POLL", "deaf_loky_workers", "exit_with_parent"]
 
 
 #: seconds between a local worker's checks that the run's main process still lives
@@ -31,6 +31,10 @@ def exit_with_parent(parent: int, hash_seed: str | None = None) -> None:
     page worker, evalkit.harness.page_worker) ends its whole group, so the processes its
     methods started do not outlive the run either.
     """
+    # Ctrl-C reaches the whole process group: the run's main process turns it into one line
+    # and ends its pool; a worker's own KeyboardInterrupt would only print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_POLL)
@@ -39,3 +43,35 @@ def exit_with_parent(parent: int, hash_seed: str | None = None) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="evalkit-exit-with-parent", daemon=True).start()
+
+
+def deaf_loky_workers() -> None:
+    """Make the loky workers this process starts from now on ignore Ctrl-C from their first
+    instruction (idempotent).
+
+    Ctrl-C reaches the terminal's whole process group. A worker that is still importing
+    (numpy, joblib) when it arrives prints a traceback before :func:`exit_with_parent` can
+    ignore the signal. An ignored signal is the one disposition a process passes on through
+    ``exec``, and Python leaves an inherited ignore in place; so loky's own ``fork_exec``
+    is wrapped to ignore SIGINT for the instant of the fork and no longer (a Ctrl-C in
+    those microseconds is not seen). loky starts workers with its own fork and exec and
+    no way to pass a process group or a signal setting; the wrapper is the least it takes.
+    Outside the main thread (a pool replacing a dead worker) the call goes through as it is.
+    The run's main process turns Ctrl-C into its one line and ends the workers."""
+    from joblib.externals.loky.backend import fork_exec as module
+
+    if getattr(module.fork_exec, "_evalkit_deaf", False):
+        return
+    launch = module.fork_exec
+
+    def deaf_fork_exec(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            return launch(*args, **kwargs)
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return launch(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, before)
+
+    deaf_fork_exec._evalkit_deaf = True
+    module.fork_exec = deaf_fork_exec

@@ -7,8 +7,10 @@ on stderr (exit status 2), and prints where the results went.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
+import time
 from pathlib import Path
 
 import hydra
@@ -17,10 +19,14 @@ from omegaconf import DictConfig
 
 from evalkit.harness.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, register_resolvers, warn_renamed
 
-__all__ = ["CONFIG_DIR", "WRITE_ERRNOS", "check_overrides", "main", "upgrade_overrides"]
+__all__ = ["CONFIG_DIR", "WRITE_ERRNOS", "check_overrides", "main", "run_folder", "stopped",
+           "upgrade_overrides"]
 
 #: errors of a write that the user fixes by freeing space or choosing another folder: one
 #: line and exit 2 instead of a traceback (any other OSError is a defect, and shows one)
+#: when this process started its work: a run.json older than that is another run's
+_STARTED = time.time()
+
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
                           errno.EFBIG, errno.ENOTDIR})
 
@@ -48,6 +54,49 @@ def check_overrides(argv: list[str]) -> str | None:
 # a checkout's configs/ folder, or pkg://evalkit.configs in the wheel (evalkit.core.layout)
 @hydra.main(config_path=CONFIG_SOURCE, config_name="config", version_base="1.3")
 def _app(cfg: DictConfig) -> float | None:
+    out = HydraConfig.get().runtime.output_dir
+    _terminate_as_interrupt()
+    try:
+        return _run(cfg, out)
+    except KeyboardInterrupt:
+        stopped(out)
+
+
+def stopped(out: str | None) -> None:
+    """End the command after Ctrl-C or SIGTERM: one line instead of a traceback, run.json
+    of the run folder ``out`` (when Hydra made one) marked ``interrupted`` unless the run
+    marked it itself; finished extractions are already in the cache. Exit status 130."""
+    if out is None or not Path(out).is_dir():
+        print("evalkit: interrupted before the run started; nothing was written.",
+              file=sys.stderr)
+        sys.exit(130)
+    from evalkit.harness.rundir import mark_interrupted
+
+    mark_interrupted(out, since=_STARTED)
+    print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
+          "resume from the extraction cache.", file=sys.stderr)
+    sys.exit(130)
+
+
+def run_folder() -> str | None:
+    """The run folder of this command so far, else None: Hydra's while it runs the job;
+    after an interrupt in Hydra's own steps, the folder this process reserved
+    (evalkit.harness.rundir.reserve) or the ``hydra.run.dir=`` of the command line once
+    Hydra has made or written into it."""
+    from evalkit.harness.rundir import RESERVED
+
+    if HydraConfig.initialized():
+        return str(HydraConfig.get().runtime.output_dir or "") or None
+    if RESERVED:
+        return RESERVED[-1]
+    given = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("hydra.run.dir=")]
+    with contextlib.suppress(OSError):  # made or written into since this command started
+        if given and Path(given[-1]).stat().st_mtime >= _STARTED:
+            return given[-1]
+    return None
+
+
+def _run(cfg: DictConfig, out: str) -> float | None:
     from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import run_experiment
     from evalkit.harness.registry import UnknownNameError
@@ -56,8 +105,6 @@ def _app(cfg: DictConfig) -> float | None:
     from evalkit.harness.preflight import FailureShareError
     from evalkit.harness.sweep import objective
 
-    out = HydraConfig.get().runtime.output_dir
-    _terminate_as_interrupt()
     try:
         run_experiment(cfg, out, check_failures=True)
     except FailureShareError as exc:  # the run folder is complete; the exit status says it
@@ -76,26 +123,36 @@ def _app(cfg: DictConfig) -> float | None:
             raise
         print(f"evalkit: {write_failure(exc, out)}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        # one line instead of a traceback; finished extractions are already on disk
-        print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
-              "resume from the extraction cache.", file=sys.stderr)
-        sys.exit(130)
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
 
 def _terminate_as_interrupt() -> None:
     """SIGTERM ends the run as Ctrl-C does: one line, children ended, run.json marked
-    ``interrupted`` (evalkit.experiments.run_experiment), instead of a silent kill."""
+    ``interrupted`` (evalkit.experiments.run_experiment), instead of a silent kill. Once
+    either arrives, an exception in another thread is not printed: loky's manager thread
+    meets the pool being shut down half-way (``KeyError`` in ``add_call_item_to_queue``),
+    and the run's one line already says what happened."""
     import signal
     import threading
 
+    if threading.current_thread() is not threading.main_thread():
+        return
+    stopping = threading.Event()
+
     def stop(signum, frame):
+        stopping.set()
         raise KeyboardInterrupt
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    shown = threading.excepthook
+
+    def hook(args):
+        if not stopping.is_set():
+            shown(args)
+
+    threading.excepthook = hook
 
 
 def main() -> None:

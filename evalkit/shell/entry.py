@@ -43,6 +43,15 @@ def pin_hash_seed(environ: MutableMapping[str, str] | None = None,
 def run() -> None:
     """Entry point of the ``evalkit`` console script and of ``python -m evalkit``."""
     pin_hash_seed()
+    try:
+        _start()
+    except KeyboardInterrupt:  # outside the run itself: importing, or Hydra's own steps
+        from evalkit.shell.cli import run_folder, stopped
+
+        stopped(run_folder())
+
+
+def _start() -> None:
     from evalkit.core.layout import LayoutError, layout
 
     try:
