@@ -82,6 +82,27 @@ def test_wceb_scrapinghub_ids_are_the_sha256_of_the_gunzipped_page(tmp_path):
     assert page.dataset == "wceb_scrapinghub"
 
 
+def test_wceb_files_are_read_under_the_size_caps_and_skips_are_recorded(tmp_path):
+    pytest.importorskip("resiliparse", reason="resiliparse (extra peers) is not installed")
+    (tmp_path / "input").mkdir()
+    (tmp_path / "GoldStandard").mkdir()
+    for key, body in (("small", b"x" * 10), ("big", b"x" * 5000), ("broken", None)):
+        page = HTML.replace(b"</body>", b"<p>" + (body or b"") + b"</p></body>")
+        if body is None:  # a .gz file that is not gzip: recorded, not raised
+            (tmp_path / "input" / f"{key}.html.gz").write_bytes(b"not gzip")
+        else:
+            (tmp_path / "input" / f"{key}.html").write_bytes(page)
+        (tmp_path / "GoldStandard" / f"{key}.txt").write_text("Body text.")
+    ds = WcebDataset(str(tmp_path), set="readability")
+    ds.max_page_bytes = 2000  # runner.max_page_bytes: checked before the file is read
+    pages = list(ds.pages())
+    assert [p.source.rsplit("/", 1)[1] for p in pages] == ["small.html"]
+    why = {s.file.rsplit("/", 1)[1]: s.reason for s in ds.skipped}
+    assert set(why) == {"big.html", "broken.html.gz"}
+    assert why["big.html"].startswith("too large") and "runner.max_page_bytes" in why["big.html"]
+    assert why["broken.html.gz"].startswith("not a readable page file")
+
+
 def test_wceb_l3s_gold_is_class_by_class():
     pytest.importorskip("resiliparse", reason="resiliparse (extra peers) is not installed")
     # document order: full text (sel2), then headline (sel1), supplemental (sel3), comments (sel5)

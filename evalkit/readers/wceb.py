@@ -34,9 +34,7 @@ copy, so their ids pair with no stored output (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 import re
 import zlib
 from collections.abc import Iterator
@@ -46,7 +44,7 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import check_choice
-from evalkit.readers.base import Dataset, group_by_site
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_json
 
 __all__ = ["L3S_CLASSES", "SETS", "WcebDataset", "l3s_gold", "sha256_id"]
 
@@ -75,11 +73,6 @@ def _resiliparse():
         raise ImportError("the wceb reader converts HTML gold with Resiliparse, which is not "
                           "installed (pip install 'evalkit[peers]')") from exc
     return HTMLTree, NodeType, detect_encoding, bytes_to_str
-
-
-def _read(path: Path) -> bytes:
-    raw = path.read_bytes()
-    return gzip.decompress(raw) if path.name.endswith(".gz") else raw
 
 
 def _decode(raw: bytes, utf8_first: bool = False) -> str:
@@ -156,7 +149,7 @@ class WcebDataset(Dataset):
                     site=host_of(url), gold=Gold(text=gold, extra={"wceb_case": case}))
 
     def _scrapinghub(self, root: Path) -> Iterator[Page]:
-        truth = json.loads(_read(root / "ground-truth.json"))
+        truth = read_json(root / "ground-truth.json")
         files = _pair(root / "html", ".html")
         # by site before any page is read (docs/sites.md)
         order = group_by_site(files, lambda k: url_site((truth.get(k) or {}).get("url")))
@@ -165,12 +158,9 @@ class WcebDataset(Dataset):
             if rec is None:
                 self.skip(file, "no ground-truth record for this page")
                 continue
-            try:
-                raw = _read(file)
-            except (OSError, EOFError, zlib.error) as exc:
-                self.skip(file, f"not a readable gzip file ({exc})")
-                continue
-            yield self._page(raw, rec.get("articleBody") or "", file, rec.get("url"), key)
+            raw = self.page_or_skip(file)
+            if raw is not None:
+                yield self._page(raw, rec.get("articleBody") or "", file, rec.get("url"), key)
 
     def _with_gold(self, root: Path, html_dir: str, gold_dir: str, gold_suffix: str,
                    convert) -> Iterator[Page]:
@@ -182,8 +172,18 @@ class WcebDataset(Dataset):
             if key not in golds:
                 self.skip(file, "no gold file for this page")
                 continue
-            raw = _read(file)
-            gold, url = convert(_read(golds[key]))
+            raw = self.page_or_skip(file)
+            if raw is None:
+                continue
+            try:
+                gold_bytes = self.read_gold_file(golds[key])
+            except FileTooLarge as exc:
+                self.skip(golds[key], str(exc))
+                continue
+            except (OSError, EOFError, zlib.error) as exc:
+                self.skip(golds[key], f"not a readable gold file ({exc})")
+                continue
+            gold, url = convert(gold_bytes)
             yield self._page(raw, gold, file, url, key)
 
     def _readability(self, root: Path) -> Iterator[Page]:
