@@ -222,8 +222,8 @@ def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path
     assert len(kept) == 12 and sum(r["kind"] == "page" for r in kept) == 4
     js = [r for r in kept if r.get("method") == "justext_style"]
     # the jusText-style classifier records no stage or rule, but each paragraph's classes
-    assert all("text" in r for r in js) and any(
-        not b["kept"] and b["attrs"].get("cf_class") for r in js for b in r["blocks"])
+    assert all("text" in r for r in js), [r.get("missing") for r in js]
+    assert any(not b["kept"] and b["attrs"].get("cf_class") for r in js for b in r["blocks"])
 
 
 def test_python_m_evalkit_report_rebuilds_with_every_page_or_fewer(tmp_path, capsys):

@@ -10,7 +10,9 @@ docs/benchmarks.md describes the studies.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Any
 
@@ -20,7 +22,8 @@ from evalkit.core.page import Extraction, Page
 from evalkit.metrics import snippets as traf
 from evalkit.metrics import wceb_rouge, wcxb
 
-__all__ = ["BENCHMARKS", "bench_score", "comparison", "installed_version", "version_note"]
+__all__ = ["BENCHMARKS", "bench_score", "by_method", "comparison", "installed_version",
+           "scored_sets", "version_note"]
 
 #: the benchmarks :func:`bench_score` knows
 BENCHMARKS = ("wcxb", "trafilatura_eval", "wceb")
@@ -114,3 +117,25 @@ def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics
                                 + (f": {pub['why']}" if pub.get("why") else ""))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def scored_sets(ctx, benchmark: str, summarise: Callable[[pd.DataFrame, str], list[dict]]
+                ) -> Iterator[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """Each data set of the run (``ctx``, an :class:`evalkit.experiments.Context`) scored
+    under ``benchmark``'s metric, as ``(label, per_page, summary)``: the per-page records
+    are kept in the run's per_page.csv, ``summary`` holds ``summarise(per_page, label)``'s
+    rows; a set without records is passed over."""
+    score = functools.partial(bench_score, benchmark=benchmark)
+    for label, ds in ctx.datasets.items():
+        spill = ctx.stream_records(benchmark, label, ds, score)
+        if not spill.n_records:
+            continue
+        per_page = spill.frame()
+        ctx.record_pages(per_page, label, spill=spill)
+        yield label, per_page, pd.DataFrame(summarise(per_page, label))
+
+
+def by_method(summary: pd.DataFrame, prefix: str) -> dict[str, dict[str, float]]:
+    """``{method: {metric without prefix: value}}`` of a summary, for :func:`comparison`."""
+    return {m: dict(zip(g["metric"].str.removeprefix(prefix), g["value"]))
+            for m, g in summary.groupby("method", sort=False)}

@@ -16,12 +16,11 @@ Summary rows: per data set and method ``traf_precision``, ``traf_recall``, ``tra
 
 from __future__ import annotations
 
-import functools
 
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.experiments.benchmarks import bench_score, comparison
+from evalkit.experiments.benchmarks import by_method, comparison, scored_sets
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.snippets import PREFIX, SnippetCounts, micro_scores
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -52,19 +51,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
     opts = ctx.section("trafilatura_eval")
     published = opts.get("published") or {}
     tolerance = float(opts.get("tolerance", 0.01))
-    score = functools.partial(bench_score, benchmark="trafilatura_eval")
     out = []
-    for label, ds in ctx.datasets.items():
-        spill = ctx.stream_records("trafilatura_eval", label, ds, score)
-        if not spill.n_records:
-            continue
-        per_page = spill.frame()
-        ctx.record_pages(per_page, label, spill=spill)
-        rows = summary_rows(per_page, label)
-        out += rows
-        summary = pd.DataFrame(rows)
-        ours = {m: {k.removeprefix(PREFIX): v for k, v in zip(g["metric"], g["value"])}
-                for m, g in summary.groupby("method", sort=False)}
+    for label, per_page, summary in scored_sets(ctx, "trafilatura_eval", summary_rows):
+        out.append(summary)
+        ours = by_method(summary, PREFIX)
         table = comparison(ours, published.get("rows") or [], list(SCORES), tolerance)
         source = published.get("source", "trafilatura's evaluation.rst")
         n = per_page["page_id"].nunique()
@@ -87,4 +77,4 @@ def run(ctx: Context) -> pd.DataFrame | None:
                        Text("Summed counts (tp: `with` segments found, fn: missed; fp: "
                             "`without` segments found, tn: absent) and failed documents."),
                        Table(counts.astype({c: int for c in counts.columns if c != "method"}))]
-    return pd.DataFrame(out) if out else None
+    return pd.concat(out, ignore_index=True) if out else None

@@ -17,12 +17,11 @@ Summary rows (``summary.csv``): per data set and method, ``wcxb_f1``, ``wcxb_pre
 
 from __future__ import annotations
 
-import functools
 
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.experiments.benchmarks import bench_score, comparison
+from evalkit.experiments.benchmarks import by_method, comparison, scored_sets
 from evalkit.harness.summary import summary_row
 from evalkit.readers.wcxb import PAGE_TYPES
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -97,19 +96,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
     opts = ctx.section("wcxb")
     published = opts.get("published") or {}
     tolerance = float(opts.get("tolerance", 0.01))
-    score = functools.partial(bench_score, benchmark="wcxb")
     out = []
-    for label, ds in ctx.datasets.items():
-        spill = ctx.stream_records("wcxb", label, ds, score)
-        if not spill.n_records:
-            continue
-        per_page = spill.frame()
-        ctx.record_pages(per_page, label, spill=spill)
-        rows = summary_rows(per_page, label)
-        summary = pd.DataFrame(rows)
-        out += rows
-        ours = {m: dict(zip(g["metric"].str.removeprefix("wcxb_"), g["value"]))
-                for m, g in summary.groupby("method", sort=False)}
+    for label, per_page, summary in scored_sets(ctx, "wcxb", summary_rows):
+        out.append(summary)
+        ours = by_method(summary, "wcxb_")
         table = comparison(ours, published.get("rows") or [], ["f1", "precision", "recall"],
                            tolerance)
         source = published.get("source", "WCXB README")
@@ -129,4 +119,4 @@ def run(ctx: Context) -> pd.DataFrame | None:
                        Text("Snippet shares (WCXB's rule: share of `with` snippets found, of "
                             "`without` snippets found, lower-cased; 1 when a page lists none)."),
                        Table(snip.round(3))]
-    return pd.DataFrame(out) if out else None
+    return pd.concat(out, ignore_index=True) if out else None
