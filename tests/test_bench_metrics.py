@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from evalkit.metrics import families, snippets, wceb_rouge, wcxb
+from evalkit.metrics import aeb_exact, families, snippets, wceb_rouge, wcxb
+from tests.conftest import shared_dataset
 
 
 def test_wcxb_bag_of_words_and_snippet_shares():
@@ -103,7 +104,7 @@ def test_webmainbench_rouge5_on_jieba_tokens_and_character_edit_similarity():
 
 
 def test_the_benchmark_families_are_in_the_table_and_opt_in():
-    for name in ("wcxb", "wceb_rouge", "webmainbench"):
+    for name in ("wcxb", "wceb_rouge", "webmainbench", "aeb_exact"):
         fam = families.BY_NAME[name]
         assert fam.opt_in and fam.prepare is not None and fam.after_units
         assert name not in families.TEXT_FAMILIES and name in families.KNOWN_TEXT_FAMILIES
@@ -112,3 +113,29 @@ def test_the_benchmark_families_are_in_the_table_and_opt_in():
     assert families.family_of("wmb_rouge5_f1").name == "webmainbench"
     assert families.BY_NAME["webmainbench"].summary_columns(
         ["wmb_edit_similarity", "wmb_rouge5_f1"]) == ["wmb_rouge5_f1", "wmb_edit_similarity"]
+
+
+def test_aeb_exact_match_compares_token_sequences():
+    gold = aeb_exact.prepare("Hello, world! It's 5 o'clock.")
+    # tokens (\w+, case kept): Hello world It s 5 o clock; punctuation and spaces never count
+    assert aeb_exact.score("Hello world\nIt s 5 o  clock", gold) == {"aeb_exact_accuracy": 1.0}
+    assert aeb_exact.score("hello world It s 5 o clock", gold)["aeb_exact_accuracy"] == 0.0
+    assert aeb_exact.score("Hello world It s 5 o clock again", gold)["aeb_exact_accuracy"] == 0.0
+    assert aeb_exact.score(None, aeb_exact.prepare("..."))["aeb_exact_accuracy"] == 1.0
+
+
+@pytest.mark.parametrize("tool,n_exact", [("trafilatura", 53), ("readability", 57),
+                                           ("html-text", 0)])
+def test_aeb_exact_match_gives_the_readmes_accuracy_column(tool, n_exact):
+    """The README's accuracy of the stored outputs: trafilatura 2.0.0 0.293, readability
+    0.8.4.1 0.315, html-text 0.000, over the 181 pages (53/181 = 0.293, 57/181 = 0.315)."""
+    import json
+
+    root = shared_dataset("scrapinghub-aeb")
+    truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
+    out = json.loads((root / "output" / f"{tool}.json").read_text(encoding="utf-8"))
+    out = out["output"] if set(out) == {"version", "output"} else out
+    hits = [aeb_exact.score((out.get(k) or {}).get("articleBody", ""),
+                            aeb_exact.prepare(v.get("articleBody", "")))["aeb_exact_accuracy"]
+            for k, v in truth.items()]
+    assert len(hits) == 181 and sum(hits) == n_exact

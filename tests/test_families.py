@@ -97,7 +97,7 @@ def test_a_toy_family_added_as_the_docs_say_is_scored_and_summarised(tmp_path):
            after_units=True, prepare=toy.prepare, score=toy.score),''' + end)
     table.write_text(text, encoding="utf-8")
     doc = root / "docs/metrics.md"
-    text = doc.read_text(encoding="utf-8").replace("webmainbench`", "webmainbench, toy`")
+    text = doc.read_text(encoding="utf-8").replace("aeb_exact`", "aeb_exact, toy`")
     doc.write_text(text + "\n## toy\n\nThe distinct-word overlap of tests/test_families.py.\n",
                    encoding="utf-8")
     (root / "tests/test_toy.py").write_text(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import evalkit.metrics.aeb_exact as aeb_exact
 import evalkit.metrics.wceb_rouge as wceb_rouge
 import evalkit.metrics.wcxb as wcxb
 import evalkit.metrics.webmainbench as webmainbench
@@ -118,6 +119,10 @@ FAMILIES: tuple[Family, ...] = (
            summarized=("wmb_rouge5_precision", "wmb_rouge5_recall", "wmb_rouge5_f1",
                        "wmb_edit_similarity"), after_units=True,
            prepare=webmainbench.prepare, score=webmainbench.score, opt_in=True),
+    Family("aeb_exact", aeb_exact.PREFIX, "mean",
+           "ScrapingHub article-extraction-benchmark, evaluate.py: get_accuracy (exact match)",
+           summarized=("accuracy",), after_units=True,
+           prepare=aeb_exact.prepare, score=aeb_exact.score, opt_in=True),
 )
 
 #: family name -> :class:`Family`
