@@ -139,3 +139,15 @@ def test_aeb_exact_match_gives_the_readmes_accuracy_column(tool, n_exact):
                             aeb_exact.prepare(v.get("articleBody", "")))["aeb_exact_accuracy"]
             for k, v in truth.items()]
     assert len(hits) == 181 and sum(hits) == n_exact
+
+
+def test_the_extraction_table_gains_the_opt_in_columns_the_run_scored():
+    import pandas as pd
+
+    from evalkit.experiments.extraction import TABLE_METRICS, table_metrics
+
+    plain = pd.DataFrame({"metric": ["shingle_f1", "word_f1"]})
+    assert table_metrics(plain) == TABLE_METRICS
+    named = pd.DataFrame({"metric": ["shingle_f1", "aeb_exact_accuracy", "wcxb_f1"]})
+    # in the family table's order: wcxb before aeb_exact
+    assert table_metrics(named) == TABLE_METRICS + ["wcxb_f1", "aeb_exact_accuracy"]

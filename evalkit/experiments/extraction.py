@@ -46,7 +46,7 @@ from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import wide_table, write_table
 
 __all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
-           "summarize"]
+           "summarize", "table_metrics"]
 
 TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
                  "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
@@ -227,6 +227,13 @@ def _paired_rows(per_page, dataset, opts, seed):
     return rows
 
 
+def table_metrics(summary) -> list[str]:
+    """:data:`TABLE_METRICS`, then the summary columns of each opt-in family the run scored
+    (``extraction.metrics=[shingle,aeb_exact]`` adds the benchmark's accuracy column)."""
+    present = sorted(set(summary["metric"]))
+    return TABLE_METRICS + [c for f in metrics.FAMILIES if f.opt_in for c in f.summary_columns(present)]
+
+
 def ci_label(opts: dict) -> str:
     """What the intervals are, from the configured level: "95% bootstrap CI" at alpha 0.05."""
     return f"{1 - float(opts.get('alpha', 0.05)):.0%} bootstrap CI"
@@ -235,7 +242,7 @@ def ci_label(opts: dict) -> str:
 def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     stem = f"extraction_{file_stem(label)}"  # the label as a file name (report.filenames)
     thr = opts.get("pages_correct_threshold", 0.8)
-    table = wide_table(summary, TABLE_METRICS, dataset=label)
+    table = wide_table(summary, table_metrics(summary), dataset=label)
     write_table(table, ctx.out / "tables" / stem,
                 caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
                                   f"pages_correct at shingle F1 >= {thr}"

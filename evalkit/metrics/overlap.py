@@ -26,7 +26,6 @@ Sources and where this code departs from them (definitions in docs/metrics.md,
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from itertools import chain, repeat
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from evalkit.metrics.aeb_exact import TOKEN as _AEB_TOKEN
 from evalkit.metrics.families import BY_NAME, KNOWN_TEXT_FAMILIES, TEXT_FAMILIES
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
 from evalkit.metrics.rouge import ROUGE_N, LsumText, lsum_hits, lsum_text, ngram_counts
@@ -51,7 +51,6 @@ from evalkit.core.text import has_cjk, words
 SHINGLE_N = 4  # the benchmark's shingle length
 
 # \w+ runs; re.IGNORECASE in the benchmark does not change what \w matches
-_AEB_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 Tokens = str | Sequence[str]
 
