@@ -163,7 +163,9 @@ def _pick(record: dict, given: str | None, names: tuple[str, ...], what: str,
 def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
                 text_field: str | None) -> dict[str, str]:
     try:
-        lines = raw.decode(json.detect_encoding(raw)).splitlines()
+        # lines end at \n only: str.splitlines also cuts at U+2028, \x1c and others, which
+        # JSON allows raw inside a string (WCEB's l3s-gn1 outputs hold U+2028)
+        lines = raw.decode(json.detect_encoding(raw)).split("\n")
     except UnicodeDecodeError as exc:
         raise StoredFileError(f"{path}: not UTF-8 text ({exc})") from exc
     out: dict[str, str] = {}

@@ -165,6 +165,16 @@ def test_jsonl_field_names_and_their_alternatives(tmp_path):
         read_outputs(file)
 
 
+def test_jsonl_lines_end_at_newline_only(tmp_path):
+    """JSON allows U+2028, U+2029 and U+0085 raw inside a string; str.splitlines cuts at
+    each (WCEB's l3s-gn1 outputs hold U+2028), so lines end at \n (and \r\n) only."""
+    file = tmp_path / "out.jsonl"
+    text = "one\u2028two\u2029three\x85four"
+    file.write_bytes((f'{{"page_id": "a", "text": "{text}"}}\r\n'
+                      '{"page_id": "b", "text": "x"}\n').encode("utf-8"))
+    assert read_outputs(file) == {"a": text, "b": "x"}
+
+
 def test_bad_json_is_one_line_naming_the_file(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"page_id": "a", "text": "x"}\n{"page_id": "b", "text": \n')

@@ -72,6 +72,10 @@ QUICK_SETS = ["l3s_gn1", "cleaneval_dev", "aeb", "chaos"]
 QUICK_LIMIT = 25
 #: pages per shared set of the ``*_small`` entries (CI's variants of the slow entries)
 SMALL_LIMIT = 4
+#: pages of the WCXB and trafilatura-eval studies' small entries (a few of each page type)
+BENCH_LIMIT = 24
+#: the data sets of ``study=wceb`` (configs/study/wceb.yaml)
+WCEB_SETS = ["wceb_scrapinghub", "wceb_readability", "wceb_l3s_gn1", "wceb_cleanportaleval"]
 
 
 def _list(names):
@@ -117,6 +121,11 @@ ENTRIES: dict[str, list[str]] = {
                        "readings.switch_pages=2"],
     "audit_small": ["experiment=audit", f"dataset={_list(SHARED_SETS)}",
                     *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS]],
+    # the field's other benchmarks (docs/benchmarks.md), each study on its first pages
+    "wcxb_small": ["study=wcxb", f"dataset.wcxb_dev.limit={BENCH_LIMIT}"],
+    "trafilatura_eval_small": ["study=trafilatura_eval",
+                               f"dataset.trafilatura_eval.limit={BENCH_LIMIT}"],
+    "wceb_small": ["study=wceb", *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in WCEB_SETS]],
 }
 
 #: what an entry costs, measured, written into its INDEX.md row (entries not listed: see
@@ -129,7 +138,7 @@ COSTS: dict[str, str] = {
 #: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
 QUICK = ["quick", "kaur2017", "kaur2015", "dedup_real", "all_synthetic", "saravanan2020",
          "extraction_small", "speed_small", "kabir2015_small", "san_aye_small", "readings_small",
-         "audit_small"]
+         "audit_small", "wcxb_small", "trafilatura_eval_small", "wceb_small"]
 
 #: overrides that change how a command runs, never its numbers (left out of comparisons)
 _RUN_ONLY = re.compile(
