@@ -52,7 +52,9 @@ def skipped(ctx: Context) -> list[dict[str, str]]:
 def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
     """The run's head: data, methods, failures, skipped files."""
     skips = skipped(ctx)
-    methods = ", ".join(s.label for s in ctx.specs)
+    # a study that makes its own methods (study=wceb: one per stored tool) names them by its records
+    methods = (", ".join(s.label for s in ctx.specs)
+               or ", ".join(dict.fromkeys(m for _, m in ctx.n_records)) or "none")
     head: list[Section] = [
         Heading(f"evalkit run: {cfg.experiment.name}", level=1),
         Text(f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
