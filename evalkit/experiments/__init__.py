@@ -33,7 +33,7 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
-from evalkit.experiments._report import configure, write_reports
+from evalkit.experiments._report import configure, report_settings, write_reports
 from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
 from evalkit.harness.method_rows import split_specs
@@ -355,6 +355,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
               + ([skipped_rows] if len(skipped_rows) else []))
     if frames:
         write_frames_csv(frames, out / "per_page.csv")
+        _parquet_copy(cfg, frames, out / "per_page.csv")
     # what each method ran with on this machine: resolved parameters, outside packages
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     for label, notes in ctx.notes.items():
@@ -383,6 +384,16 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
               f"skipped files, listed in {out / 'run.json'}")
     return out
+
+
+def _parquet_copy(cfg, frames, csv_path: Path) -> None:
+    """per_page.parquet beside per_page.csv when the run has more than ``report.parquet_rows``
+    rows (evalkit.report.per_page_parquet); small runs keep the csv alone."""
+    from evalkit.report.per_page_parquet import wants_parquet, write_per_page_parquet
+
+    n_rows = sum(f.n_records if isinstance(f, RecordSpill) else len(f) for f in frames)
+    if wants_parquet(n_rows, report_settings(cfg)["parquet_rows"]):
+        write_per_page_parquet(csv_path)
 
 
 def _describe(ds) -> dict[str, Any]:
