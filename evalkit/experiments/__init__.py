@@ -63,6 +63,7 @@ from evalkit.report.results import (
 from evalkit.harness.render import render_record
 from evalkit.harness.runner import Runner
 from evalkit.harness.training import train_specs
+from evalkit.report.progress import set_enabled as set_progress
 from evalkit.report.sections import Section
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
@@ -163,7 +164,7 @@ class Context:
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
         records = self.runner.iter_records(self._keyed(ds.pages(), experiment, label), self.specs, score=score,
-                                           desc=f"{experiment} {label}")
+                                           desc=f"{experiment} {label}", total=ds.page_count())
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
@@ -252,6 +253,7 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
     configure(cfg)  # report.method_order, before any figure
+    set_progress(runner.progress)  # runner.progress=false: no bar or line of this run
     tell = Settings.from_runner(plain(cfg.get("runner")))
     # method.stored.path=output/*.json: one row per tool file (evalkit.harness.method_rows)
     specs = split_specs(method_specs(cfg.get("method") or {}) + list(methods or []))
