@@ -111,6 +111,8 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
               "drop_inside": lambda n, v: check_str_list(n, v, allow_empty=True), **_BOOT},
     "speed": {"clock": _choice("cpu", "wall"), "warmup": check_bool, "python_walk": check_bool,
               "targets": _targets, **_BOOT,
+              "diff": {"enabled": check_bool, "words": _at_least(1), "repeat": _at_least(1),
+                       "seed": check_int},
               "micro": {"enabled": check_bool, "lengths": _list_of(_at_least(1)),
                         "repeat": _at_least(1), "vocabulary": _at_least(1),
                         "exponent": _positive, "seed": check_int}},
