@@ -17,10 +17,10 @@ pytest.importorskip("pyarrow")
 
 # a per_page.csv as two experiments write it: page ids with leading zeros, a text column one
 # experiment leaves empty, a nullable boolean, whole and fractional scores, a missing score
-CSV = """experiment,dataset,page_id,method,site,cached,shingle_f1,words,error
-extraction,aeb,0042,cetd,,True,0.5,120,
-extraction,aeb,0043,cetd,,False,,0,failed: ValueError: no body
-dedup,aeb,0042,simhash,a.example,,0.25,7,
+CSV = """experiment,dataset,page_id,method,site,cached,shingle_f1,words,error,info_matched
+extraction,aeb,0042,cetd,,True,0.5,120,,
+extraction,aeb,0043,cetd,,False,,0,failed: ValueError: no body,True
+dedup,aeb,0042,simhash,a.example,,0.25,7,,False
 """
 
 
@@ -40,6 +40,9 @@ def test_the_copy_reads_back_equal_to_the_csv_with_its_dtypes(tmp_path):
     pd.testing.assert_frame_equal(from_parquet, from_csv)  # values and dtypes
     assert list(from_parquet["page_id"]) == ["0042", "0043", "0042"]  # zeros kept
     assert str(from_parquet["cached"].dtype) == "boolean"
+    # a method's flag with gaps (an object column of True/False/NaN in pandas' guess)
+    assert str(from_parquet["info_matched"].dtype) == "boolean"
+    assert from_parquet["info_matched"].tolist() == [pd.NA, True, False]
     assert from_parquet["cached"].isna().tolist() == [False, False, True]
     assert from_parquet["words"].dtype == "int64"
     assert from_parquet["shingle_f1"].isna().sum() == 1
