@@ -99,3 +99,20 @@ def test_a_reader_counts_its_pages_for_the_total_without_reading_them():
 
     assert SyntheticDataset(n_sites=3, pages_per_site=4).page_count() == 12
     assert SyntheticDataset(n_sites=3, pages_per_site=4, limit=5).page_count() == 5
+
+
+#: pages of each shared set (run.json of extraction_all), each the page total its reader counts
+SHARED_PAGES = {"aeb": 181, "l3s_gn1": 621, "cleaneval_dev": 58, "cleanportaleval": 71,
+                "readability": 116, "chaos": 360, "big5_2017": 90}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", list(SHARED_PAGES))
+def test_a_shared_sets_page_total_is_the_pages_it_reads(label):
+    from conftest import shared_dataset
+    from shared_pages import SETS, dataset
+
+    ds = dataset(label, shared_dataset(SETS[label]).parent)
+    total = ds.page_count()  # file names only
+    n_pages = sum(1 for _ in ds.pages())
+    assert total == n_pages == SHARED_PAGES[label] and ds.skipped == []
