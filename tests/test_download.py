@@ -194,11 +194,20 @@ def test_zip_bomb_is_refused_by_its_ratio_and_leaves_nothing(tmp_path, capsys):
         download("chaos", dest=dest, source=bomb.as_uri(), verify=False, allow_file=True)
     assert _left_behind(dest) is None  # the folder this call made is gone too
     dest.mkdir()
+    capsys.readouterr()  # the bar of the call above
     code = main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
-                 "--allow-file-url"])
+                 "--allow-file-url", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and err.startswith("error: refusing")
     assert _left_behind(dest) == []  # a folder that was there stays, empty
+    # without --no-progress the download's bar (its total: the archive's length) comes
+    # first and stays; the error is still the one last line
+    main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
+          "--allow-file-url"])
+    lines = capsys.readouterr().err.split("\n")
+    assert lines[0].split("\r")[-1].startswith("download bomb.zip: 100%")
+    assert f"/{bomb.stat().st_size / 1000:.2f}k" in lines[0]
+    assert lines[1].startswith("error: refusing") and lines[2:] == [""]
     # a larger cap lets the same archive through
     assert main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
                  "--allow-file-url", "--max-ratio", "5000"]) == 0

@@ -107,6 +107,12 @@ def test_twelve_interval_columns_move_their_intervals_to_a_second_table():
     assert "0.208" in first and "[0.164" not in first
     assert "intervals in the next table" in first
     assert "(intervals" in tex and "{}[0.164, 0.256]" in tex
+    # a method without a value (a NaN cell, shown "-") is "--" in the tables of intervals
+    # too, not a blank cell: m1's row of the last interval table is "m1 & -- & ..."
+    df.loc[1, metrics] = format_cell(float("nan"))
+    last = to_latex(df, "wide").split("(intervals")[-2]
+    row = next(line for line in last.splitlines() if line.startswith("m1 "))
+    assert row.split("&")[1].strip() == "--"
 
 
 @needs_latex

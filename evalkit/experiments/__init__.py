@@ -31,7 +31,7 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
-from evalkit.experiments._report import configure, write_reports
+from evalkit.experiments._report import configure, report_settings, write_reports
 from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
 from evalkit.harness.method_rows import split_specs
@@ -51,6 +51,7 @@ from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
+    atomic_write_text,
     dataset_fingerprint,
     interpreter_hash_seed,
     write_csv,
@@ -61,6 +62,7 @@ from evalkit.harness.render import render_record
 from evalkit.harness.rundir import mark_interrupted
 from evalkit.harness.runner import Runner
 from evalkit.harness.training import train_specs
+from evalkit.report.progress import set_enabled as set_progress
 from evalkit.report.sections import Section
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
@@ -161,7 +163,7 @@ class Context:
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
         records = self.runner.iter_records(self._keyed(ds.pages(), experiment, label), self.specs, score=score,
-                                           desc=f"{experiment} {label}")
+                                           desc=f"{experiment} {label}", total=ds.page_count())
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
@@ -250,6 +252,7 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
     configure(cfg)  # report.method_order, before any figure
+    set_progress(runner.progress)  # runner.progress=false: no bar or line of this run
     tell = Settings.from_runner(plain(cfg.get("runner")))
     # method.stored.path=output/*.json: one row per tool file (evalkit.harness.method_rows)
     specs = split_specs(method_specs(cfg.get("method") or {}) + list(methods or []))
@@ -349,6 +352,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
               + ([skipped_rows] if len(skipped_rows) else []))
     if frames:
         write_frames_csv(frames, out / "per_page.csv")
+        _parquet_copy(cfg, frames, out / "per_page.csv")
     # what each method ran with on this machine: resolved parameters, outside packages
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     for label, notes in ctx.notes.items():
@@ -377,6 +381,16 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
               f"skipped files, listed in {out / 'run.json'}")
     return out
+
+
+def _parquet_copy(cfg, frames, csv_path: Path) -> None:
+    """per_page.parquet beside per_page.csv when the run has more than ``report.parquet_rows``
+    rows (evalkit.report.per_page_parquet); small runs keep the csv alone."""
+    from evalkit.report.per_page_parquet import wants_parquet, write_per_page_parquet
+
+    n_rows = sum(f.n_records if isinstance(f, RecordSpill) else len(f) for f in frames)
+    if wants_parquet(n_rows, report_settings(cfg)["parquet_rows"]):
+        write_per_page_parquet(csv_path)
 
 
 def _describe(ds) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from evalkit.harness.summary import failure_table
 from evalkit.report.build import write_html
 from evalkit.report.markdown import render
 from evalkit.report.pages import DEFAULT_MAX_PAGES
+from evalkit.report.per_page_parquet import DEFAULT_PARQUET_ROWS
 from evalkit.report.results import atomic_write_text
 from evalkit.report.sections import Heading, Section, Table, Text
 from evalkit.report.store import SECTIONS_FILE, dump_sections
@@ -33,7 +34,8 @@ __all__ = ["REPORT_DEFAULTS", "configure", "report_settings", "skipped", "write_
 
 #: the ``report`` section's keys and their defaults (configs/config.yaml)
 REPORT_DEFAULTS: dict[str, Any] = {"html": True, "max_pages": DEFAULT_MAX_PAGES,
-                                   "keep_extractions": True, "method_order": "score"}
+                                   "keep_extractions": True, "method_order": "score",
+                                   "parquet_rows": DEFAULT_PARQUET_ROWS}
 
 
 def report_settings(cfg: DictConfig) -> dict[str, Any]:

@@ -182,7 +182,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
 
         try:
             records = ctx.runner.run_pages(pages(), specs, score=_record,
-                                           desc=f"classification {label}")
+                                           desc=f"classification {label}",
+                                           total=ds.page_count())
         except MissingCategoryError as err:
             if ctx.section("experiment").get("name", "classification") == "classification":
                 raise  # asked for by name: a set without categories is a mistake

@@ -397,8 +397,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
                              use_lsh=use_lsh)
     summaries = []
     for label, ds in ctx.datasets.items():
+        # the bar counts pages (a site's pages, read or failed) of the reader's page total
         results = list(ctx.runner.map(task, _sites(ds.pages()), desc=f"dedup {label}",
-                                      unit="site"))
+                                      total=ds.page_count(), unit="page",
+                                      count=lambda r: r["n_pages"] + len(r["failures"])))
         for res in results:
             ctx.failures.extend(res["failures"])
         n_pages = sum(res["n_pages"] for res in results)

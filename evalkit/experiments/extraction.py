@@ -129,12 +129,14 @@ def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
         ctx.report.append(Table(table))
 
 
-def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd.DataFrame:
+def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
+              part: str = "") -> pd.DataFrame:
     """Aggregate per-page records of one data set into long-format summary rows.
 
     Metrics are computed over the records that carry scores (a page a method
     failed on counts when ``runner.on_failure=empty`` scored it as an empty
-    extraction); the ``failures`` row counts the records with ``error`` set.
+    extraction); the ``failures`` row counts the records with ``error`` set. ``part``
+    names the pages in the bootstrap's progress bar (a complexity bucket).
     """
     n_boot = int(opts.get("n_boot", 1000))
     alpha = float(opts.get("alpha", 0.05))
@@ -156,7 +158,9 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int) -> pd
         out.add(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
                             n_pages=n), out.batch.add_mean((f1 >= thr).astype(float)))
         _mean_rows(out, ok, dataset, method, after_units=True)
-    return pd.DataFrame(out.rows() + _paired_rows(per_page, dataset, opts, seed))
+    # a bar of the resamples, named by data set and part (a complexity bucket)
+    return pd.DataFrame(out.rows(" ".join(filter(None, ("bootstrap", dataset, part))))
+                        + _paired_rows(per_page, dataset, opts, seed))
 
 
 def _mean_columns(columns, after_units: bool) -> list[str]:
@@ -349,7 +353,7 @@ def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
         if ids.empty:
             continue
         rows = summarize(per_page[per_page["page_id"].isin(set(ids["page_id"]))], dataset,
-                         opts, seed)
+                         opts, seed, part=f"{bucket} pages")
         frames.append(rows.assign(bucket=bucket, complexity_min=ids["complexity"].min(),
                                   complexity_max=ids["complexity"].max()))
     out = (pd.concat(frames, ignore_index=True)[BUCKET_COLUMNS] if frames

@@ -69,7 +69,7 @@ def block_rows(ctx: Context, ds, spec: MethodSpec) -> pd.DataFrame:
     """One row per page: block counts from ``spec``'s ``Extraction.info`` and its time."""
     # no cache: the time column must be measured by this run
     records = ctx.runner.run_pages(ds.pages(), [spec], score=_record, cache=False,
-                                   desc=f"kabir_blocks {ds.name}")
+                                   desc=f"kabir_blocks {ds.name}", total=ds.page_count())
     return pd.DataFrame.from_records(records, columns=["dataset", "page_id", "method", "seconds",
                                                        "error", *BLOCK_KEYS, "stored_bytes"])
 

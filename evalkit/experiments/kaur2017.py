@@ -148,7 +148,8 @@ def run(ctx: Context) -> pd.DataFrame:
         if not specs:
             continue
         records = ctx.runner.run_pages(itertools.islice(ds.pages(), n_pages), specs,
-                                       score=score, desc=f"kaur2017 {label}")
+                                       score=score, desc=f"kaur2017 {label}",
+                                       total=min(n_pages, ds.page_count() or n_pages))
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             continue

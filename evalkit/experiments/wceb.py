@@ -155,7 +155,8 @@ def _aggregate_table(agg: pd.DataFrame, sets: pd.DataFrame) -> pd.DataFrame:
 
 def _stream(ctx: Context, label, ds, specs, score):
     spill = ctx.spill(f"wceb-{label}")
-    records = ctx.runner.iter_records(ds.pages(), specs, score=score, desc=f"wceb {label}")
+    records = ctx.runner.iter_records(ds.pages(), specs, score=score, desc=f"wceb {label}",
+                                      total=ds.page_count())
     while chunk := list(itertools.islice(records, CHUNK_ROWS)):
         spill.append({"experiment": "wceb", **rec} for rec in chunk)
     return spill

@@ -40,6 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.harness.config import project_root
+from evalkit.report.progress import steps
 
 __all__ = [
     "COSTS",
@@ -218,7 +219,7 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
               file=sys.stderr)
         return 2
     done = []
-    for name in names:
+    for name in steps(names, len(names), "[reference] entry"):
         run_entry(name, dest_root, extra)
         done.append(name)
     write_constraints(dest_root, pinned)
@@ -353,7 +354,7 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
     n_rows = n_timing = n_diff = 0
     not_comparable: dict[str, int] = {}
     skipped = []
-    for name in names:
+    for name in steps(names, len(names), "[check] entry"):
         missing = missing_data(ENTRIES[name] + extra)
         if missing is not None:
             print(f"[check] {name}: skipped, its data {missing} is absent")

@@ -48,6 +48,7 @@ from evalkit.harness.render import RENDER_MARK, count_render
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
 from evalkit.harness.watchdog import deaf_loky_workers, exit_with_parent
+from evalkit.report.progress import track
 
 __all__ = ["BACKENDS", "Runner", "run_pages", "run_pages_dask"]
 
@@ -207,15 +208,8 @@ class Runner:
 
     def _progress(self, results: Iterable[Any], *, desc: str, total: int | None, unit: str,
                   count: Callable[[Any], int] | None) -> Iterator[Any]:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc=desc, unit=unit, disable=not self.progress, leave=False)
-        try:
-            for result in results:
-                bar.update(count(result) if count else 1)
-                yield result
-        finally:
-            bar.close()
+        # the one progress bar of evalkit (evalkit.report.progress): total, rate, ETA, kept
+        return track(results, total, desc, unit, count=count, show=self.progress)
 
     def _map(self, fn, tasks, on_crash=None):
         if self.name == "dask":

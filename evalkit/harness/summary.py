@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.report.progress import bar
 
 __all__ = [
     "ROW_COLUMNS",
@@ -82,9 +83,12 @@ class SummaryRows:
             self.add(summary_row(dataset, method, f"shingle_{key}", prf[key], n_pages=len(p)),
                      slot)
 
-    def rows(self) -> list[dict[str, Any]]:
-        """The rows, intervals filled in."""
-        cis = self.batch.intervals()
+    def rows(self, desc: str | None = None) -> list[dict[str, Any]]:
+        """The rows, intervals filled in; with ``desc``, a progress bar of the resamples
+        drawn (evalkit.report.progress; off with ``runner.progress=false``)."""
+        with bar(self.batch.n_draws(), desc or "", unit="draw",
+                 show=None if desc else False) as progress:
+            cis = self.batch.intervals(on_draws=progress.update)
         out = []
         for row, slot in self._rows:
             if slot is not None:

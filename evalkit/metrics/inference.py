@@ -171,8 +171,14 @@ class BootstrapBatch:
         # the arithmetic of bootstrap_ci's mean: row means of the resampled values
         return self.add(x.size, lambda idx: x[idx].mean(axis=1))[0]
 
-    def intervals(self) -> list[tuple[float, float]]:
-        """Every slot's interval, in slot order."""
+    def n_draws(self) -> int:
+        """Resamples :meth:`intervals` draws: ``n_boot`` per page count (no page: none)."""
+        return self.n_boot * sum(1 for n in self._stats if n > 0)
+
+    def intervals(self, on_draws: Callable[[int], None] | None = None
+                  ) -> list[tuple[float, float]]:
+        """Every slot's interval, in slot order. ``on_draws(k)`` is told of each block of k
+        resamples done (a progress bar's ``update``; :meth:`n_draws` in all)."""
         out = [(math.nan, math.nan)] * self._n_slots
         for n, stats in self._stats.items():
             if n == 0:
@@ -181,6 +187,8 @@ class BootstrapBatch:
             for idx in _rng_batches(self.seed, self.n_boot, n, _resample_indices):
                 for part, (stat, slots) in zip(parts, stats):
                     part.append(np.asarray(stat(idx), dtype=float).reshape(len(idx), len(slots)))
+                if on_draws is not None:
+                    on_draws(len(idx))
             for part, (_, slots) in zip(parts, stats):
                 values = np.concatenate(part) if part else np.empty((0, len(slots)))
                 for j, slot in enumerate(slots):

@@ -65,6 +65,10 @@ class AEBDataset(Dataset):
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
 
+    def _count_pages(self) -> int:
+        return sum(1 for f in (self.root() / self.html_dir).iterdir()
+                   if f.is_file() and f.name.endswith(_SUFFIX))
+
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         truth = read_ground_truth(root / self.ground_truth, self.max_gold_bytes)

@@ -161,6 +161,24 @@ class Dataset:
     def _iter_pages(self) -> Iterator[Page]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def page_count(self) -> int | None:
+        """At most how many pages :meth:`pages` hands out, from file names alone (no file is
+        read): the total of the run's progress bar (evalkit.report.progress). Files found
+        unreadable, not HTML or repeated while reading make the pages fewer. None when the
+        reader cannot tell cheaply or its folder is missing."""
+        try:
+            n = self._count_pages()
+        except (OSError, DatasetMissingError, ValueError):
+            return None
+        if n is None:
+            return None
+        return n if self.limit is None else min(n, self.limit)
+
+    def _count_pages(self) -> int | None:
+        """The page files of the folder, counted by name (None: not known); readers that
+        can count cheaply override it."""
+        return None
+
     def get_params(self) -> dict:
         return {"path": self.path, "limit": self.limit}
 
@@ -216,3 +234,6 @@ class InMemoryDataset(Dataset):
 
     def _iter_pages(self) -> Iterator[Page]:
         yield from group_by_site(self.pages_, site_of)
+
+    def _count_pages(self) -> int:
+        return len(self.pages_)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m evalkit.readers.download NAME [--dest DIR] [--source URL] [--force] [--no-verify]
+    python -m evalkit.readers.download NAME [--dest DIR] [--source URL] [--force] [--no-verify] [--no-progress]
     python -m evalkit.readers.download --write-manifest [--from DIR] [NAME ...]
 
 ``NAME`` is a folder name of ``datasets/README.md`` (``l3s-gn1``, ``cleaneval-dev``,
@@ -47,6 +47,7 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from evalkit.core.layout import PACKAGE_DIR, default_shared_data, layout
+from evalkit.report.progress import bar, set_enabled
 
 __all__ = [
     "ALIASES",
@@ -269,13 +270,19 @@ def _fetch(url: str, into: Path, limits: Limits, allow_file: bool = False) -> Pa
         length = response.headers.get("Content-Length", "")
         if length.isdigit() and int(length) > limits.max_download:
             raise too_big
-        with open(target, "wb") as out:
+        # a bar of bytes (evalkit.report.progress): its total is the Content-Length when the
+        # server sends one (GitHub's archives often do not: then bytes and rate alone)
+        total = int(length) if length.isdigit() else None
+        where = urlsplit(url).netloc or Path(urlsplit(url).path).name  # file:// has no host
+        with open(target, "wb") as out, bar(total, f"download {where}", unit="B",
+                                            unit_scale=True) as progress:
             got = 0
             while chunk := response.read(_CHUNK):
                 got += len(chunk)
                 if got > limits.max_download:
                     raise too_big
                 out.write(chunk)
+                progress.update(len(chunk))
     return target
 
 
@@ -450,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"manifest file (default {DEFAULT_MANIFEST})")
     parser.add_argument("--no-verify", action="store_true", help="skip the checksum check")
     parser.add_argument("--force", action="store_true", help="replace an existing folder")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (as runner.progress=false does for a run)")
     parser.add_argument("--allow-file-url", action="store_true",
                         help="accept a file:// --source (a local archive); otherwise https only")
     default = Limits()
@@ -467,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from", dest="source_dir", type=Path, default=DEFAULT_DEST,
                         help="folder holding the copies for --write-manifest")
     args = parser.parse_args(argv)
+    set_enabled(not args.no_progress)
     try:
         if args.write_manifest:
             entries = write_manifest(args.source_dir, args.names or None, args.manifest)

@@ -67,6 +67,9 @@ class L3SGN1Dataset(Dataset):
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
 
+    def _count_pages(self) -> int:
+        return sum(1 for _ in (self.root() / "original").glob("*.html"))
+
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         mapping_file = root / "url-mapping.txt"

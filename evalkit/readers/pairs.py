@@ -156,6 +156,14 @@ class PairsDataset(Dataset):
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
 
+    def _count_pages(self) -> int:
+        # page files with a gold file of the same stem, as _pairs pairs them (nothing recorded)
+        root = self.root()
+        html_root, gold_root = root / self.html_dir, root / self.gold_dir
+        golds = {f.stem for f in gold_root.iterdir() if f.suffix.lower() == GOLD_SUFFIX}
+        return len({f.stem for f in html_root.iterdir()
+                    if f.suffix.lower() in HTML_SUFFIXES and f.stem in golds})
+
     def _pairs(self, root: Path) -> Iterator[tuple[Path, Path | None]]:
         """(page file, gold file or None) in sorted stem order; orphan gold files are skipped."""
         html_root, gold_root = root / self.html_dir, root / self.gold_dir

@@ -69,6 +69,9 @@ class TrafilaturaEvalDataset(Dataset):
                     return cand
         return None
 
+    def _count_pages(self) -> int:
+        return len(read_evaldata(self.root() / self.evaldata))
+
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         data = read_evaldata(root / self.evaldata)

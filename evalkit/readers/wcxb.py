@@ -77,6 +77,10 @@ class WCXBDataset(Dataset):
                 if f.name.endswith((".html", ".html.gz"))}
         return gt, html
 
+    def _count_pages(self) -> int:
+        gt_files, html_files = self._files(self.root())
+        return len(set(gt_files) & set(html_files))
+
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         meta_file = root / self.metadata

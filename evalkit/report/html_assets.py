@@ -26,10 +26,12 @@ table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
 table.sortable th[aria-sort=descending]::after{content:" \25BC"}
 img.fig{max-width:100%;min-width:min(100%,520px);height:auto;display:block;margin:.5em 0 1.2em}
 .wrap{overflow-x:auto}
-#browser{display:grid;grid-template-columns:minmax(320px,38%) 1fr;gap:1em;align-items:start}
+#browser{display:grid;grid-template-columns:minmax(340px,46%) 1fr;gap:1em;align-items:start}
 #pagelist-box{max-height:80vh;overflow:auto;border:1px solid #ddd}
 #pagelist tr.sel{background:#fff3c4}#pagelist tbody tr{cursor:pointer}
 #pagelist tbody tr:hover{background:#f0f6ff}
+#pagelist{font-size:12px}#pagelist th,#pagelist td{padding:.15em .4em}
+#pagelist td.id{max-width:7em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .controls{margin:.5em 0}.controls label{margin-right:1em}
 .method{border:1px solid #ddd;border-radius:4px;margin:0 0 1em;padding:.5em .8em}
 .method h4{margin:.1em 0 .4em}
@@ -124,7 +126,10 @@ function buildList(){
     var tr=document.createElement("tr");tr.setAttribute("data-i",String(i));
     var x=f1(p,a),y=f1(p,b),d=(x===null||y===null)?null:x-y;
     tr.appendChild(td(String(i+1),i+1,"n"));
-    tr.appendChild(td(p.dataset));tr.appendChild(td(p.page_id));tr.appendChild(td(p.why));
+    // a long page id (a sha256, a uuid) is cut with an ellipsis, whole on hover, so the
+    // scores and A - B stay in view
+    var id=td(p.page_id,undefined,"id");id.title=p.page_id;
+    tr.appendChild(td(p.dataset));tr.appendChild(id);tr.appendChild(td(p.why));
     tr.appendChild(td(fmt(x),x,"n"));tr.appendChild(td(fmt(y),y,"n"));
     tr.appendChild(td(d===null?"-":(d>=0?"+":"")+d.toFixed(3),d,"n"));
     if(i===current)tr.className="sel";

@@ -130,7 +130,9 @@ def _column(head, values) -> _Column:
         full = ["--" if c.empty else _tex_number(c, c.head()) + (
             " " + _tex_number(c, c.interval()) if c.has_interval else "") for c in cells]
         value = ["--" if c.empty else _tex_number(c, c.head()) for c in cells]
-        interval = [_tex_number(c, c.interval()) if c.has_interval else "" for c in cells]
+        # a cell without a value has no interval either: "--" as in the table of values
+        interval = ["--" if c.empty else _tex_number(c, c.interval()) if c.has_interval else ""
+                    for c in cells]
         w_full = max(_width(str(c)) for c in cells)
         w_value = max(_width(c.head()) for c in cells)
         w_interval = max([_width(c.interval()) for c in cells] + [0.0])

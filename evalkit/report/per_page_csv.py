@@ -9,7 +9,8 @@ every non-numeric column and :func:`read_per_page` reads the file with it::
 
     pd.read_csv(path, dtype=PER_PAGE_DTYPES, low_memory=False)
 
-Text columns are ``str`` (missing cells stay NaN), ``cached`` is pandas' nullable
+Text columns are ``str`` (missing cells stay NaN), ``cached`` and any other column of
+true/false cells with gaps (``info_*`` flags a method records) are pandas' nullable
 ``boolean``; the score columns are numbers as pandas reads them.
 """
 
@@ -31,5 +32,16 @@ PER_PAGE_DTYPES = {**dict.fromkeys(TEXT_COLUMNS, str), **dict.fromkeys(BOOL_COLU
 
 
 def read_per_page(path: str | os.PathLike) -> pd.DataFrame:
-    """``per_page.csv`` with :data:`PER_PAGE_DTYPES` (no mixed-type warning)."""
-    return pd.read_csv(path, dtype=PER_PAGE_DTYPES, low_memory=False)
+    """``per_page.csv`` with :data:`PER_PAGE_DTYPES` (no mixed-type warning); any other column
+    of true/false cells with gaps (a method's ``info_*`` flag) is a nullable ``boolean`` too,
+    not an object column of True, False and NaN."""
+    frame = pd.read_csv(path, dtype=PER_PAGE_DTYPES, low_memory=False)
+    for column in frame.columns:
+        if frame[column].dtype == object and _all_bool(frame[column]):
+            frame[column] = frame[column].astype("boolean")
+    return frame
+
+
+def _all_bool(values: pd.Series) -> bool:
+    present = values.dropna()
+    return len(present) > 0 and all(isinstance(v, bool) for v in present)

@@ -9,12 +9,13 @@ silences every bar. Nothing of it goes into a file.
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
+
+from evalkit.report.progress import line
 
 __all__ = ["JobLine"]
 
@@ -45,5 +46,5 @@ class JobLine(Callback):
         started = self._started.pop(id(config), None)
         took = f" in {time.perf_counter() - started:.1f} s" if started is not None else ""
         status = getattr(getattr(job_return, "status", None), "name", "ended").lower()
-        print(f"evalkit: sweep job {num} ended ({status}){took}: {overrides or '(no overrides)'}",
-              file=sys.stderr, flush=True)
+        line(f"evalkit: sweep job {num} ended ({status}){took}: {overrides or '(no overrides)'}",
+             show=True)

@@ -30,6 +30,8 @@ every method meets the same machine:
   class, src, href); the row ``lxml_parse+python_walk`` is the parse plus
   that walk, so its ratio to the parse is the least any pure-Python method
   that reads the page once pays;
+* report.html's word diff of a seeded 50,000-word page against an edited copy
+  (:mod:`evalkit.experiments.speed.diff_bench`; issue 28: under a second);
 * the peak resident memory of the process that timed (``getrusage`` maxrss);
 * where the time goes, for methods that time their own steps (the proposed
   method's ``info["seconds_<step>"]``: parse, blocks, primary, dedup,
@@ -82,6 +84,14 @@ from evalkit.experiments.speed.micro import (
     micro_task,
     twc_pfm_benchmark,
     zipf_terms,
+)
+from evalkit.experiments.speed.diff_bench import (
+    DIFF_DATASET,
+    DIFF_METHOD,
+    DIFF_WORDS,
+    diff_outputs,
+    diff_rows,
+    diff_task,
 )
 from evalkit.experiments.speed.report import _dataset_outputs, _steps_outputs
 from evalkit.experiments.speed.summary import (
@@ -147,7 +157,7 @@ __all__ = [
 def _one(runner, fn, task, desc: str):
     # one task, run where the runner runs tasks; the map keeps one task in flight at a time,
     # so two timings never share the machine
-    (result,) = runner.map(fn, [task], desc=desc, unit="task")
+    (result,) = runner.map(fn, [task], desc=desc, total=1, unit="task")
     return result
 
 
@@ -205,6 +215,17 @@ def run(ctx: Context) -> pd.DataFrame:
                                 n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         _micro_outputs(ctx, bench, clock)
+    diff = opts.get("diff") or {}
+    if diff.get("enabled", True):  # report.html's diff of a long page (issue 28)
+        repeat = int(diff.get("repeat", 5))
+        task = functools.partial(diff_task, repeat=repeat, seed=int(diff.get("seed", ctx.seed)),
+                                 clock=clock)
+        bench, peak = _one(ctx.runner, task, int(diff.get("words", DIFF_WORDS)),
+                           "speed report diff")
+        rows = diff_rows(bench, repeat)
+        rows.append(summary_row(DIFF_DATASET, DIFF_METHOD, "peak_rss_mb", peak, n_pages=repeat))
+        summaries.append(pd.DataFrame(rows))
+        diff_outputs(ctx, bench, clock)
     harness = opts.get("harness") or {}
     if harness.get("enabled", False):
         rows = [r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds,

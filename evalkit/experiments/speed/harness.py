@@ -120,7 +120,8 @@ def _path_pass(runner: Runner, ds, specs, score, label, ctx, out: Path) -> tuple
     """Wall seconds of the extraction path (pages -> records -> summary -> files) on
     ``runner``, and the sum of the per-page method seconds in its records."""
     t0 = time.perf_counter()
-    records = runner.run_pages(ds.pages(), specs, score=score, desc=f"harness {label}")
+    records = runner.run_pages(ds.pages(), specs, score=score, desc=f"harness {label}",
+                              total=ds.page_count())
     _summarise_and_write(records, label, ctx, out)
     wall = time.perf_counter() - t0
     methods = float(sum(r.get("seconds") or 0.0 for r in records if not r.get("cached")))

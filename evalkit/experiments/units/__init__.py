@@ -130,7 +130,8 @@ def _features(runner, ds, tasks, width, drop_inside, failures: list) -> pd.DataF
     task = functools.partial(feature_task, tasks=tasks, width=width, drop_inside=drop_inside)
     frames = []
     for got, failed in runner.map(task, runner.page_tasks(ds.pages()), desc=f"units {ds.name}",
-                                  unit="page", count=lambda r: len(r[0]) + len(r[1])):
+                                  total=ds.page_count(), unit="page",
+                                  count=lambda r: len(r[0]) + len(r[1])):
         frames += [f for f in got if len(f)]
         failures.extend(failed)
     if not frames:

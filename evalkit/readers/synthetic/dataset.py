@@ -134,6 +134,9 @@ class SyntheticDataset(Dataset):
         for task in self._site_tasks():
             yield from task.pages()
 
+    def _count_pages(self) -> int:
+        return self.n_sites * self.pages_per_site
+
     def _site_tasks(self) -> Iterator[SiteTask]:
         """One :class:`SiteTask` per site, cut at ``limit`` pages."""
         left = self.limit
