@@ -51,7 +51,6 @@ from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
-    atomic_write_text,
     dataset_fingerprint,
     interpreter_hash_seed,
     write_csv,
