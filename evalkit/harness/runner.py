@@ -309,6 +309,9 @@ class Runner:
         a caller that writes them out (evalkit.report.results.RecordSpill) holds a window of
         tasks' records, not the run's."""
         root = self.cache_root if cache else None
+        if root is not None:  # keys worked out here travel with the specs (MethodSpec.key)
+            for spec in specs:
+                spec.key()
         # score records are cached beside the extractions (evalkit.harness.score_cache.ScoreCache)
         scorer = cached_scorer(score, root)
         n_methods = max(len(specs), 1)
