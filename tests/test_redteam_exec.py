@@ -450,6 +450,36 @@ def test_16_processes_a_method_starts_end_with_the_run():
     assert not any(_running(pid) for pid in pids)
 
 
+@pytest.mark.parametrize("page_timeout", [0, None])
+def test_16_processes_a_method_starts_in_process_end_with_the_run(page_timeout):
+    # main: with no page worker (runner.page_timeout=0 or null, runner.n_jobs=1) the methods
+    # run in the run's own process and their sleeps outlived the run; with page_timeout=0
+    # every page was also "scoring failed: ScoringTimeout" (0 was taken as no time at all)
+    with Runner(n_jobs=1, page_timeout=page_timeout, progress=False) as runner:
+        recs = runner.run_pages(PAGES[:2], [MethodSpec.from_object("spawner", Spawner())],
+                                score=_rec, cache=False)
+    assert [r["error"] for r in recs] == [None, None]
+    pids = [int(r["out"]) for r in recs]
+    assert len(set(pids)) == 2
+    assert not any(_running(pid) for pid in pids)  # killed and reaped when the run ended
+
+
+def test_16_a_process_the_harness_keeps_outlives_the_run():
+    # the one exception: a child the harness started and keeps (the headless browser)
+    from evalkit.harness.children import ChildWatch, keep
+
+    watch = ChildWatch()
+    kept = subprocess.Popen(["sleep", "120"])
+    gone = subprocess.Popen(["sleep", "120"])
+    keep(kept.pid)
+    try:
+        assert watch.end() == [gone.pid]
+        assert not _running(gone.pid) and _running(kept.pid)  # gone was killed and reaped
+    finally:
+        kept.kill()
+        kept.wait()
+
+
 class Collector(Extractor):
     """Sets off a full garbage collection, as an allocation can at any moment."""
 
