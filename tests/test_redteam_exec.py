@@ -270,6 +270,49 @@ print("pages", int(r.summary.n_pages.max()))
     assert out.stdout.split()[-2:] == ["pages", "181"]
 
 
+#: times in a row the issue's reproduction must finish (issue 31's Done-when line)
+REPEATS = 10
+#: seconds one repetition (a cached fulltext evaluate, then alltext over aeb uncached) may
+#: take before the run is taken as hung: 18-19 s measured on 2 loaded cores (not a speed bound)
+HANG_PER_REPEAT = 300
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_12_evaluate_over_all_of_aeb_after_another_evaluate_finishes_ten_times(tmp_path,
+                                                                               n_jobs):
+    # issue 31's Done-when: the reproduction above ten times in a row in one process. The
+    # plain function runs uncached every time (runner.cache=false), so every repetition
+    # sends all 181 pages and their answers through the page worker's pipes (the hang was
+    # both sides writing more than a pipe holds); about 6 minutes for both n_jobs: nightly.
+    shared_dataset("scrapinghub-aeb")
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+import evalkit
+from test_redteam_exec import alltext
+kw = {{"paths.results": {str(tmp_path / "r")!r}, "paths.cache": {str(tmp_path / "c")!r},
+      "runner.n_jobs": {n_jobs}, "runner.progress": False}}
+for i in range({REPEATS}):
+    evalkit.evaluate(dataset="aeb", methods=["fulltext"], **kw)
+    r = evalkit.evaluate(dataset="aeb", methods=[alltext], **{{**kw, "runner.cache": False}})
+    s = r.summary
+    print("repeat", i, "pages", int(s.n_pages.max()), "failures",
+          int(s[s.metric == "failures"].value.iloc[0]), flush=True)
+"""
+    try:
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=REPEATS * HANG_PER_REPEAT,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    except subprocess.TimeoutExpired as exc:  # say how far it got
+        done = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout
+        pytest.fail(f"hung: {(done or '').count('repeat')} of {REPEATS} repeats finished")
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [line.split() for line in out.stdout.splitlines() if line.startswith("repeat ")]
+    assert lines == [["repeat", str(i), "pages", "181", "failures", "0"]
+                     for i in range(REPEATS)]
+
+
 # ------------------------------------------------------------------------- 13. lost runs
 
 class Quitter(Extractor):
