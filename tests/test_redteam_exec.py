@@ -278,6 +278,7 @@ HANG_PER_REPEAT = 300
 
 
 @pytest.mark.nightly
+@pytest.mark.slow  # also slow: `-m "not slow"` (which replaces the default -m) leaves it out
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_12_evaluate_over_all_of_aeb_after_another_evaluate_finishes_ten_times(tmp_path,
                                                                                n_jobs):
