@@ -140,8 +140,8 @@ def test_a_method_with_fewer_pages_than_another_of_its_table_is_found():
              for m in ("resiliparse", "fulltext")]
     summary = pd.DataFrame(rows, columns=["experiment", "dataset", "method", "metric",
                                           "value", "n_pages"])
-    assert _uneven(summary) == ["extraction/cleaneval_final/shingle: resiliparse has 680 "
-                                "pages, fulltext 681"]
+    assert _uneven(summary) == [("extraction/cleaneval_final/shingle: resiliparse has 680 "
+                                 "pages, fulltext 681")]
     summary["n_pages"] = 681
     assert _uneven(summary) == []
 
