@@ -49,6 +49,8 @@ __all__ = [
 
 #: how to install every peer (quoted: zsh reads the brackets as a pattern)
 INSTALL_HINT = 'pip install "evalkit[peers]"'
+#: the jusText peer's ``language`` for the union of all its stop lists
+ALL_LANGUAGES = "all"
 
 
 class PeerUnavailable(RuntimeError):
@@ -122,7 +124,11 @@ class Trafilatura(Peer):
 
 
 class Justext(Peer):
-    """The jusText package: paragraphs not classified as boilerplate, one per line."""
+    """The jusText package: paragraphs not classified as boilerplate, one per line.
+
+    ``language`` names one of the package's stop lists (``justext.get_stoplists()``), or is
+    :data:`ALL_LANGUAGES`: the union of every list, as trafilatura's evaluation runs it
+    (its ``evaluate.py``, ``jt_stoplist_init``) on a set of pages in many languages."""
 
     name = "justext"
     package = "justext"
@@ -140,10 +146,19 @@ class Justext(Peer):
         self.max_link_density = max_link_density
         self.max_heading_distance = max_heading_distance
         self.no_headings = no_headings
+        self._union: frozenset[str] | None = None
+
+    def _stoplist(self, lib) -> frozenset[str]:
+        if self.language != ALL_LANGUAGES:
+            return lib.get_stoplist(self.language)
+        if self._union is None:  # about 12,000 words from 100 lists: read once per object
+            self._union = frozenset().union(*(lib.get_stoplist(name)
+                                              for name in sorted(lib.get_stoplists())))
+        return self._union
 
     def _run(self, lib, page):
         paragraphs = lib.justext(
-            _html_for_library(page), lib.get_stoplist(self.language),
+            _html_for_library(page), self._stoplist(lib),
             length_low=self.length_low, length_high=self.length_high,
             stopwords_low=self.stopwords_low, stopwords_high=self.stopwords_high,
             max_link_density=self.max_link_density,

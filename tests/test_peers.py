@@ -113,3 +113,16 @@ def test_justext_peer_matches_package_call(page):
     paragraphs = justext.justext(PAGE.split("?>", 1)[1], justext.get_stoplist("English"),
                                  length_low=50)
     assert ours == "\n".join(p.text for p in paragraphs if not p.is_boilerplate)
+
+
+def test_justext_all_languages_is_the_union_of_every_stop_list():
+    justext = pytest.importorskip("justext", reason="justext (extra peers) is not installed")
+    from baselines.peers import ALL_LANGUAGES, Justext
+
+    union = Justext(language=ALL_LANGUAGES)._stoplist(justext)
+    names = justext.get_stoplists()
+    assert len(names) > 50  # the package ships about a hundred lists
+    english, german = justext.get_stoplist("English"), justext.get_stoplist("German")
+    assert english | german <= union and "und" in union and "the" in union
+    assert len(union) == len(frozenset().union(*(justext.get_stoplist(n) for n in names)))
+    assert Justext()._stoplist(justext) == english  # the default stays one language

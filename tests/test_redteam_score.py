@@ -269,6 +269,31 @@ def test_a_stored_gz_file_is_capped_by_its_decompressed_size(tmp_path):
     assert len(Stored(path=str(bomb)).extract(_page("p", "x", "x")).text) == 3_000_000
 
 
+def test_a_stored_file_over_its_cap_is_refused_by_its_size_before_it_is_opened(tmp_path,
+                                                                               monkeypatch):
+    # item 10's plain stored text (main read a 200 MB stored text whole, then scoring ran
+    # out of memory): refused by os.stat, never opened; the page is that method's failure
+    import builtins
+
+    from baselines.stored import Stored
+
+    big = tmp_path / "out.jsonl"
+    big.write_bytes(b'{"page_id": "p", "text": "' + b"a" * 2_000 + b'"}\n')  # 2,029 bytes
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f)) or
+                        real_open(f, *a, **k))
+    with pytest.raises(Exception, match=r"too large: 2029 bytes > method.stored.max_bytes"):
+        Stored(path=str(big), max_bytes=1_000).extract(_page("p", "x", "x"))
+    assert str(big) not in opened
+    recs = run_task([_page("p", "x", "x")],
+                    [MethodSpec.from_object("st", Stored(path=str(big), max_bytes=1_000))],
+                    None, _score, "empty")
+    assert recs[0]["error"].startswith(f"StoredFileError: {big}: too large: 2029 bytes > "
+                                       "method.stored.max_bytes at stored.py:")
+    assert recs[0]["recall"] == 0.0  # scored as empty: the page counts
+
+
 def test_an_output_over_max_output_chars_is_a_failure_never_cached(tmp_path):
     pages = [_page("p", "x" * 50, "x"), _page("q", "one", "one")]
     recs = run_task(pages, FULLTEXT, str(tmp_path), _score, "empty", max_output_chars=40)

@@ -11,20 +11,33 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.core.page import Extraction, Page
 from evalkit.harness.cache import ExtractionCache
-from evalkit.harness.cache_keys import page_key as _page_key
 from evalkit.harness.cache_entry import as_data
-from evalkit.harness.extract import (BUILD_FAILED, CACHE_INVALID, ON_FAILURE, PAGE_SHA, TOO_LARGE,
-                                     extract_one, page_bytes)
+from evalkit.harness.cache_keys import page_key as _page_key
+from evalkit.harness.children import ChildWatch
+from evalkit.harness.extract import (
+    BUILD_FAILED,
+    CACHE_INVALID,
+    ON_FAILURE,
+    PAGE_SHA,
+    TOO_LARGE,
+    extract_one,
+    page_bytes,
+)
 from evalkit.harness.page_worker import shared_worker
 from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
-from evalkit.harness.score_limits import (TOO_LONG_OUTPUT, ScoreWriteError, ScoringTimeout,
-                                          score_within, too_long_to_score)
+from evalkit.harness.score_limits import (
+    TOO_LONG_OUTPUT,
+    ScoreWriteError,
+    score_within,
+    too_long_to_score,
+)
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
@@ -137,6 +150,10 @@ class PagePipeline:
         #: the error of every extraction of a task whose worker died (nothing is run)
         self.crashed = crashed
         self.worker = shared_worker() if page_timeout and crashed is None else None
+        # methods run in this process: the processes they start end with the pipeline (in
+        # the main thread only: a Dask worker's threads run other tasks' methods beside it)
+        self.children = (ChildWatch() if self.worker is None and crashed is None
+                         and threading.current_thread() is threading.main_thread() else None)
         # the render settings of each method that needs a rendered page (None: it does not)
         self.render = [render_settings(spec) for spec in specs]
         self.open_tasks: collections.deque[_Task] = collections.deque()
@@ -148,6 +165,13 @@ class PagePipeline:
         self.depth = PIPELINE_DEPTH if self.worker is not None else 1
 
     def run(self, tasks: Iterable[list[Page]]) -> Iterator[list[dict[str, Any]]]:
+        try:
+            yield from self._run(tasks)
+        finally:
+            if self.children is not None:  # what the methods started here ends with the run
+                self.children.end()
+
+    def _run(self, tasks: Iterable[list[Page]]) -> Iterator[list[dict[str, Any]]]:
         for pages in tasks:
             made_here = hasattr(pages, "pages")
             task = _Task(pages.pages() if made_here else pages, made_here)
@@ -273,12 +297,10 @@ class PagePipeline:
         task.finished += 1
 
     def _score(self, page: Page, label: str, ext: Extraction, timeout: float | None):
-        """(record or None, error or None): ``self.score`` within ``timeout`` seconds (None:
-        no limit). A score record that cannot be written (a full disk) stops the run with
-        one line."""
+        """(record or None, error or None): ``self.score`` within ``timeout`` seconds (None or
+        0: no limit, as ``runner.page_timeout=0`` is for the methods). A score record that
+        cannot be written (a full disk) stops the run with one line."""
         try:
-            if timeout is not None and timeout <= 0:
-                raise ScoringTimeout("scoring ran over runner.page_timeout")
             return score_within(timeout, self.score, page, label, ext), None
         except ScoreWriteError:
             raise
@@ -320,7 +342,11 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     """
     pipeline = PagePipeline(specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
                             crashed, **limits)
-    return next(pipeline.run([pages]))
+    run = pipeline.run([pages])
+    try:
+        return next(run)
+    finally:
+        run.close()  # the end of the task's run: what its methods started ends
 
 
 def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
@@ -334,9 +360,11 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
     *i* (with page *i + 1* queued behind it, :data:`PIPELINE_DEPTH`), this process scores
     page *i − 1* and reads page *i + 2*, across the ends of tasks too (where the queue
     empties, since a task's fresh methods are built in an idle worker), so the scoring hides
-    behind the methods on a machine with a core to spare. In-process methods extract when their page is collected: nothing overlaps, and
-    the order of work is that of one task after another. Either way every task gets fresh
-    method instances and records are the same, in the same order.
+    behind the methods on a machine with a core to spare. In-process methods extract when
+    their page is collected: nothing overlaps, and the order of work is that of one task
+    after another; the processes they start are ended when the pipeline ends
+    (evalkit.harness.children). Either way every task gets fresh method instances and
+    records are the same, in the same order.
     """
     yield from PagePipeline(specs, cache_root, score, on_failure, page_timeout,
                             max_page_bytes, **limits).run(tasks)

@@ -52,6 +52,7 @@ from evalkit.core.rendered import (
 )
 from evalkit.harness.cache import write_atomic
 from evalkit.harness.cache_entry import InvalidEntry, _canonical
+from evalkit.harness.children import keep
 
 __all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "RenderError",
            "Renderer", "browser_path", "fonts_fingerprint", "layout_for", "layout_key",
@@ -228,6 +229,7 @@ class Renderer:
             [self.executable, *BROWSER_ARGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             preexec_fn=_parent_death_hook())  # noqa: PLW1509 - a C call only (see there)
+        keep(self.proc.pid)  # this process's browser: no method's child (evalkit.harness.children)
         deadline = time.monotonic() + START_SECONDS
         endpoint = None
         while time.monotonic() < deadline:
