@@ -217,6 +217,10 @@ class Renderer:
         self.version = ""
         self._id = 0
         self.restarts = 0
+        #: the one tab every page is loaded in: (target id, session id), opened on first use
+        self.tab: tuple[str, str] | None = None
+        #: the (javascript, viewport) the tab was last set to
+        self.tab_settings: tuple[bool, tuple[int, int]] | None = None
 
     # -- the browser process -------------------------------------------------------------
     def start(self) -> None:
@@ -262,6 +266,7 @@ class Renderer:
         if self.profile:
             shutil.rmtree(self.profile, ignore_errors=True)
         self.proc = self.ws = self.profile = None
+        self.tab = self.tab_settings = None
 
     def ensure(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -306,30 +311,55 @@ class Renderer:
     # -- one page ------------------------------------------------------------------------
     def snapshot(self, body: bytes, url: str, settings: RenderSettings) -> dict[str, Any]:
         """The ``DOMSnapshot.captureSnapshot`` of ``body`` loaded as ``url``; RenderError
-        (and a killed browser) on a timeout or a crash."""
+        (and a killed browser) on a timeout or a crash.
+
+        Every page of a browser is loaded in the same tab (:meth:`open_tab`): opening a tab
+        per page cost about a sixth of a page's time. Before each page the tab goes to
+        ``about:blank`` and waits for its load event, so nothing of the page before it
+        (a late request, a meta refresh, the same URL with another fragment) reaches the
+        next one, which then starts from the state a fresh tab would be in; a load is waited
+        for by its loader id."""
         self.ensure()
         deadline = time.monotonic() + settings.timeout
-        target = None
         try:
-            target = self.send("Target.createTarget", {"url": "about:blank"},
-                               deadline)["targetId"]
-            session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                                deadline)["sessionId"]
-            return self._load_and_capture(session, body, url, settings, deadline)
+            session = self.open_tab(settings, deadline)
+            self._navigate(session, "about:blank", deadline, self._offline(session, None))
+            return self._load_and_capture(session, body, url, deadline)
         except RenderError:
             self.kill()  # a page stuck in a script or a dead browser: start afresh
             self.restarts += 1
             raise
-        finally:
-            if target is not None and self.ws is not None:
-                try:
-                    self.send("Target.closeTarget", {"targetId": target},
-                              time.monotonic() + START_SECONDS)
-                except RenderError:
-                    self.kill()
 
-    def _load_and_capture(self, session, body, url, settings, deadline) -> dict[str, Any]:
-        state = {"loaded": False, "main": None}
+    def open_tab(self, settings: RenderSettings, deadline: float) -> str:
+        """The session of this browser's one tab, opened with every request intercepted on
+        first use, set to ``settings``' JavaScript and viewport."""
+        if self.tab is None:
+            target = self.send("Target.createTarget", {"url": "about:blank"},
+                               deadline)["targetId"]
+            session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                deadline)["sessionId"]
+            self.tab = (target, session)
+            for method, params in (("Page.enable", {}),
+                                   ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+                                   ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})):
+                self.send(method, params, deadline, session, self._offline(session, None))
+        session = self.tab[1]
+        wanted = (settings.javascript, settings.viewport)
+        if self.tab_settings != wanted:
+            w, h = settings.viewport
+            for method, params in (
+                    ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
+                    ("Emulation.setDeviceMetricsOverride",
+                     {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
+                self.send(method, params, deadline, session, self._offline(session, None))
+            self.tab_settings = wanted
+        return session
+
+    def _offline(self, session: str, body: bytes | None):
+        """The event handler of one load: the first document request of the tab's own frame
+        is answered with ``body`` (None: nothing is answered), every other request fails,
+        so nothing leaves the machine; ``handler.loaded`` turns true at the load event."""
+        state = {"main": body is None}
 
         def on_event(ev):
             if ev.get("sessionId") != session:
@@ -337,10 +367,12 @@ class Renderer:
             name, params = ev["method"], ev.get("params", {})
             if name == "Fetch.requestPaused":
                 rid = params["requestId"]
-                # the first document request is the navigation to the page (Chrome may have
-                # normalised its URL); any later one (a frame) is blocked like the rest
-                if state["main"] is None and params.get("resourceType") == "Document":
-                    state["main"] = rid
+                # the first document request of the tab's frame is the navigation to the
+                # page (Chrome may have normalised its URL); any later one (a frame, a
+                # refresh) is blocked like the rest
+                if (not state["main"] and params.get("resourceType") == "Document"
+                        and params.get("frameId") == self.tab[0]):
+                    state["main"] = True
                     self._reply(session, "Fetch.fulfillRequest", {
                         "requestId": rid, "responseCode": 200,
                         "responseHeaders": [{"name": "Content-Type",
@@ -349,22 +381,27 @@ class Renderer:
                 else:  # offline: nothing but the page itself is ever answered
                     self._reply(session, "Fetch.failRequest",
                                 {"requestId": rid, "errorReason": "BlockedByClient"})
-            elif name == "Page.loadEventFired":
-                state["loaded"] = True
+            elif name == "Page.lifecycleEvent" and params.get("name") == "load":
+                on_event.loads.add(params.get("loaderId"))
 
-        w, h = settings.viewport
-        for method, params in (
-                ("Page.enable", {}),
-                ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
-                ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
-                ("Emulation.setDeviceMetricsOverride",
-                 {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
-            self.send(method, params, deadline, session, on_event)
-        self.send("Page.navigate", {"url": url}, deadline, session, on_event)
-        while not state["loaded"]:
+        on_event.loads = set()
+        return on_event
+
+    def _navigate(self, session: str, url: str, deadline: float, on_event) -> None:
+        """Load ``url`` in the tab and wait for the load event of that navigation (the
+        lifecycle event of its loader: a late event of the page before cannot pass for it)."""
+        loader = self.send("Page.navigate", {"url": url}, deadline, session,
+                           on_event).get("loaderId")
+        if loader is None:
+            raise RenderError(f"Page.navigate: no document loaded for {url[:80]}")
+        while loader not in on_event.loads:
             ev = self._recv(deadline)
             if "method" in ev:
                 on_event(ev)
+
+    def _load_and_capture(self, session, body, url, deadline) -> dict[str, Any]:
+        on_event = self._offline(session, body)
+        self._navigate(session, url, deadline, on_event)
         return self.send("DOMSnapshot.captureSnapshot",
                          {"computedStyles": list(SNAPSHOT_STYLES)}, deadline, session, on_event)
 

@@ -1,7 +1,15 @@
 """``python -m evalkit.harness.render_all [--jobs N] [--cache DIR] SET...``: render every page of
 the named data sets (configs/dataset names) with N worker processes, one browser each, and
-print pages, failures and seconds (docs/rendering.md#measured; the numbers are in the speed
-experiment's README)."""
+print pages, failures, seconds and peak memory (docs/rendering.md#measured; the numbers are in
+the speed experiment's README).
+
+This process reads the sets one after the other and hands their pages, one at a time, to
+whichever worker is free (a bounded queue), so the workers stay busy to the last page whatever
+the sizes of the sets. Each worker keeps one browser, and that browser one tab, for all its
+pages (:class:`evalkit.harness.render.Renderer`). A layout does not depend on the worker that
+made it: the cache key is the page's and the settings' (tests/test_render_all.py renders the
+same pages serially and on two workers and compares the records).
+"""
 
 from __future__ import annotations
 
@@ -13,13 +21,35 @@ from evalkit.core.page import parse_html
 from evalkit.core.rendered import RenderSettings
 from evalkit.harness.render import RenderError, browser_version, layout_for, renderer
 
-__all__ = ["main"]
+__all__ = ["main", "render_pages"]
+
+#: pages waiting for a worker, per worker (enough to keep it busy, few enough to stay small)
+QUEUE_PER_WORKER = 4
+#: seconds between two samples of the workers' and their browsers' memory
+MEMORY_SAMPLE_SECONDS = 1.0
 
 
-def _render_set(args) -> dict[str, Any]:
-    """Render every page of one data set (one worker process, one browser): wall seconds per
-    page, the lxml parse seconds of the same pages, failures."""
-    label, settings, cache_root, shared = args
+def _worker(todo, done, settings: RenderSettings, cache_root) -> None:
+    """One worker process: render pages from ``todo`` until None, put one result per page
+    (label, page id, parse s, render s, failure or None) on ``done``."""
+    try:
+        while (item := todo.get()) is not None:
+            label, page = item
+            t0 = time.perf_counter()
+            parse_html(page.html)
+            parse_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            try:
+                layout_for(page, settings, cache_root)
+                failure = None
+            except RenderError as exc:
+                failure = str(exc)
+            done.put((label, page.id, parse_s, time.perf_counter() - t0, failure))
+    finally:
+        renderer().kill()
+
+
+def _pages(label: str, shared: str):
     from hydra import compose, initialize_config_dir
 
     from evalkit.harness.config import CONFIG_DIR, build_datasets, register_resolvers
@@ -29,27 +59,102 @@ def _render_set(args) -> dict[str, Any]:
         cfg = compose(config_name="config", overrides=[
             f"dataset={label}", f"paths.shared_data={shared}", "method=[fulltext]"])
     (ds,) = build_datasets(cfg).values()
-    out = {"dataset": label, "pages": 0, "failed": [], "render_s": [], "parse_s": []}
-    for page in ds.pages():
-        t0 = time.perf_counter()
-        parse_html(page.html)
-        out["parse_s"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
+    yield from ds.pages()
+
+
+def _rss_tree(pid: int) -> int:
+    """Resident bytes of process ``pid`` and all its descendants (0 without psutil)."""
+    try:
+        import psutil
+    except ImportError:
+        return 0
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
         try:
-            layout_for(page, settings, cache_root)
-        except RenderError as exc:
-            out["failed"].append((page.id, str(exc)))
-        out["render_s"].append(time.perf_counter() - t0)
-        out["pages"] += 1
-    renderer().kill()
-    return out
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
+                 on_result=None) -> dict[str, Any]:
+    """Render the (label, page) pairs of ``items`` on ``jobs`` worker processes; the results
+    per label ({"pages", "failed", "render_s", "parse_s"}) and the peak resident memory of
+    this process, the workers and their browsers (``peak_rss``, bytes; 0 without psutil)."""
+    import multiprocessing
+    import queue
+
+    ctx = multiprocessing.get_context("spawn")
+    todo, done = ctx.Queue(QUEUE_PER_WORKER * jobs), ctx.Queue()
+    workers = [ctx.Process(target=_worker, args=(todo, done, settings, cache_root))
+               for _ in range(jobs)]
+    for w in workers:
+        w.start()
+    out: dict[str, Any] = {}
+    peak, last_sample = 0, 0.0
+    sent = received = 0
+
+    def collect(block: bool) -> None:
+        nonlocal received, peak, last_sample
+        while received < sent:
+            try:
+                label, pid, parse_s, render_s, failure = done.get(timeout=0.2 if block else 0)
+            except queue.Empty:
+                if not all(w.is_alive() for w in workers):
+                    raise RuntimeError("a render worker died") from None
+                if not block:
+                    return
+            else:
+                received += 1
+                r = out.setdefault(label, {"pages": 0, "failed": [], "render_s": [],
+                                           "parse_s": []})
+                r["pages"] += 1
+                r["parse_s"].append(parse_s)
+                r["render_s"].append(render_s)
+                if failure is not None:
+                    r["failed"].append((pid, failure))
+                if on_result is not None:
+                    on_result(received)
+            if time.monotonic() - last_sample >= MEMORY_SAMPLE_SECONDS:
+                peak, last_sample = max(peak, _rss_tree(os.getpid())), time.monotonic()
+            if not block:
+                return
+
+    try:
+        for item in items:
+            while True:
+                try:
+                    todo.put(item, timeout=0.2)
+                    break
+                except queue.Full:
+                    collect(block=False)
+            sent += 1
+            collect(block=False)
+        collect(block=True)
+    except BaseException:
+        for w in workers:  # a worker's browser dies with it (render.py's parent-death hook)
+            w.terminate()
+        raise
+    finally:
+        for w in workers:
+            if w.is_alive():
+                todo.put(None)
+        for w in workers:
+            w.join()
+    return {"sets": out, "peak_rss": peak}
 
 
 def main(argv: list[str] | None = None) -> None:
     """The command of the module docstring."""
     import argparse
-    import multiprocessing
     import statistics
+    import sys
 
     ap = argparse.ArgumentParser(prog="python -m evalkit.harness.render_all")
     ap.add_argument("sets", nargs="+")
@@ -58,26 +163,39 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--shared", default=os.environ.get("EVALKIT_SHARED_DATA",
                                                       "/work/shared/datasets"))
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be 1 or more")
     settings = RenderSettings()
     t0 = time.perf_counter()
     load0 = os.getloadavg()[0]
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        results = pool.map(_render_set, [(s, settings, args.cache, args.shared)
-                                         for s in args.sets], chunksize=1)
+
+    def progress(n: int) -> None:
+        if n % 100 == 0:
+            print(f"render_all: {n} pages rendered, {time.perf_counter() - t0:.0f} s",
+                  file=sys.stderr, flush=True)
+
+    items = ((label, page) for label in args.sets for page in _pages(label, args.shared))
+    res = render_pages(items, args.jobs, settings, args.cache, on_result=progress)
     wall = time.perf_counter() - t0
-    total = sum(r["pages"] for r in results)
-    for r in results:
-        med_r = statistics.median(r["render_s"]) if r["render_s"] else float("nan")
-        med_p = statistics.median(r["parse_s"]) if r["parse_s"] else float("nan")
-        print(f"{r['dataset']}: {r['pages']} pages, {len(r['failed'])} failed, "
+    total = 0
+    for label in args.sets:
+        r = res["sets"].get(label, {"pages": 0, "failed": [], "render_s": [], "parse_s": []})
+        total += r["pages"]
+        if not r["pages"]:
+            print(f"{label}: 0 pages")
+            continue
+        med_r, med_p = statistics.median(r["render_s"]), statistics.median(r["parse_s"])
+        print(f"{label}: {r['pages']} pages, {len(r['failed'])} failed, "
               f"render median {1000 * med_r:.0f} ms, lxml parse median {1000 * med_p:.1f} ms, "
               f"ratio {med_r / med_p:.0f}x")
         for pid, why in r["failed"]:
             print(f"  failed {pid}: {why}")
+    peak = (f"{res['peak_rss'] / 2**20:.0f} MiB" if res["peak_rss"]
+            else "not measured (no psutil)")
     print(f"all: {total} pages in {wall:.0f} s wall on {args.jobs} processes "
           f"({browser_version()}; load average {load0:.1f} at start, "
-          f"{os.getloadavg()[0]:.1f} at end)")
-
+          f"{os.getloadavg()[0]:.1f} at end; peak resident memory of this process, "
+          f"the workers and their browsers {peak})")
 
 
 if __name__ == "__main__":

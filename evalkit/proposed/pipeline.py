@@ -45,8 +45,9 @@ from typing import Any, ClassVar
 from evalkit.core.block import Block as BlockRecord
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page
+from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import normalize_space, terms
-from evalkit.core.validate import renamed_keys
+from evalkit.core.validate import ParamError, renamed_keys
 from evalkit.proposed import scoring
 from evalkit.proposed.blocks import (
     BlockNode,
@@ -186,15 +187,25 @@ class Proposed(Extractor):
         self.primary_: PrimaryStage = made["primary"]
         self.dedup_: DedupStage = made["dedup"]
         self.scoring_: ScoringStage = made["scoring"]
+        if (self.blocks_.segmenter == "vips" and self.primary_.image_size_from == "rendered"
+                and RenderSettings.from_params(self.blocks_.render)
+                != RenderSettings.from_params(self.primary_.render)):
+            raise ParamError("blocks.render", self.blocks_.render,
+                             "must equal primary.render when both stages read the rendered "
+                             "page (one layout per page)")
 
     @property
     def needs_layout(self) -> bool:
-        """``primary.image_size_from=rendered``: the harness renders the page first."""
-        return self.primary_.image_size_from == "rendered"
+        """``blocks.segmenter=vips`` or ``primary.image_size_from=rendered``: the harness
+        renders the page first."""
+        return self.blocks_.segmenter == "vips" or self.primary_.image_size_from == "rendered"
 
     @property
     def render(self) -> Mapping[str, Any] | None:
-        """The render settings the harness renders the page with (``primary.render``)."""
+        """The render settings the harness renders the page with (``blocks.render`` with
+        VIPS blocks, else ``primary.render``)."""
+        if self.blocks_.segmenter == "vips":
+            return self.blocks_.render
         return self.primary_.render
 
     def stages(self) -> dict[str, Stage]:
@@ -240,6 +251,9 @@ class Proposed(Extractor):
         """Every setting of every stage, defaults filled in, and the stage-1.3 detector's
         parameters as it is built (``dedup.detector_params``)."""
         out = {group: stage.get_params() for group, stage in self.stages().items()}
+        if self.blocks_.segmenter == "tags":  # VIPS's settings change nothing then
+            for key in ("segmenter", "pdoc", "render"):
+                out["blocks"].pop(key)
         out["dedup"] = self.dedup_.resolved_params()
         return out
 

@@ -32,17 +32,23 @@ from evalkit.core.validate import (
     check_share,
     check_str_list,
 )
+from evalkit.core.vips import DEFAULT_PDOC, Vips
 from evalkit.proposed import primary_dom, primary_tags, scoring
 from evalkit.proposed.blocks import BLOCK_TAGS, NESTED_TEXT, TextCache, drop_scripts, split_body
 from evalkit.proposed.dedup_stage import SCOPES, DedupStage
 from evalkit.proposed.stage import Stage
 from evalkit.proposed.state import PageState
+from evalkit.proposed.vips_blocks import BLOCK_TAG as VIPS_BLOCK_TAG
+from evalkit.proposed.vips_blocks import mark_leaves, name_blocks, page_layout
 
 __all__ = ["RULES", "SCOPES", "STAGES", "BlocksStage", "DedupStage", "PrimaryStage",
            "ScoringStage", "Stage", "make_stage"]
 
 #: the primary rules, each switched by ``primary.rule_<name>``, in the order they run
 RULES = (*primary_tags.TAG_RULES, "min_subtree", "punctuation")
+
+#: what cuts the page into blocks (BlocksStage.segmenter)
+SEGMENTERS = ("tags", "vips")
 
 
 class BlocksStage(Stage):
@@ -63,34 +69,59 @@ class BlocksStage(Stage):
         number of <DIV> tags and <TD> tags inside the <BODY> tag". ``true`` (default):
         one residual block holds it and counts in n (the threshold of stage 1.4);
         ``false``: no residual block, that text is dropped and n counts div/td only.
+    segmenter : {"tags", "vips"}
+        What cuts the page into blocks. The paper: "Initially, the web page is divided
+        into various blocks", then names the <DIV> and <TD> tags. ``tags`` (default): the
+        elements of ``tags``; ``vips``: the leaves of the VIPS content structure of the
+        page rendered by headless Chromium (evalkit.proposed.vips_blocks,
+        docs/readings.md#vips-blocks); ``tags`` is not read then.
+    pdoc : int
+        With ``segmenter="vips"``: VIPS's permitted degree of coherence (1..10).
+    render : dict
+        With ``segmenter="vips"``: the render settings (``render.*``; default the defaults
+        of evalkit.core.rendered.RenderSettings).
     """
 
     group = "blocks"
 
     def __init__(self, tags: tuple[str, ...] = BLOCK_TAGS, nested_text: str = "own",
-                 residual_block: bool = True):
+                 residual_block: bool = True, segmenter: str = "tags",
+                 pdoc: int = DEFAULT_PDOC, render: Mapping[str, Any] | None = None):
         self.tags = tags
         self.nested_text = nested_text
         self.residual_block = residual_block
+        self.segmenter = segmenter
+        self.pdoc = pdoc
+        self.render = render
         self.validate()
 
     def _check(self) -> None:
         check_str_list("tags", self.tags)
         check_choice("nested_text", self.nested_text, NESTED_TEXT)
         check_bool("residual_block", self.residual_block)
+        check_choice("segmenter", self.segmenter, SEGMENTERS)
+        self.vips_ = Vips(pdoc=self.pdoc)  # a bad pdoc fails here, named blocks.pdoc
+        RenderSettings.from_params(self.render)  # a bad render setting fails here
 
     def run(self, state: PageState) -> None:
         """The title, then the blocks of the script-free body, their texts and the index."""
         root = state.root
         title_el = root.find(".//title")
         state.title = normalize_space(title_el.xpath("string()")) if title_el is not None else ""
+        marks = None
+        if self.segmenter == "vips":  # on the tree as the layout was mapped onto it
+            marks = mark_leaves(root, page_layout(state.page, self.render), self.vips_)
+            state.tags = tags = (VIPS_BLOCK_TAG,)
+        else:
+            state.tags = tags = tuple(t.lower() for t in self.tags)
         drop_scripts(root)
-        state.tags = tags = tuple(t.lower() for t in self.tags)
         # each block's own text (its subtree's: nested_text), kept current by the tag rules
         state.cache = TextCache(tags, nested=self.nested_text)
         # the index holds every element of the body, so later visits reuse their proxies
         state.blocks, state.index = split_body(root, tags, texts=state.cache,
                                                residual=self.residual_block)
+        if marks:
+            name_blocks(state.blocks, marks)
         # block texts before later stages change the tree, for the records
         state.first_text = {b.index: state.cache[b] for b in state.blocks}
 

@@ -1,0 +1,79 @@
+"""Rendering on worker processes (evalkit.harness.render_all) gives the layouts one process
+gives: the same cache entries, byte for byte, whichever worker (and whichever tab history)
+made them. Needs Debian's chromium; skips, saying so, where it is not installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalkit.core.page import Gold, Page
+from evalkit.core.rendered import Layout, RenderSettings
+from evalkit.harness.render import browser_path, layout_for, renderer
+from evalkit.harness.render_all import render_pages
+
+needs_browser = pytest.mark.skipif(
+    browser_path() is None,
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+
+URL = "http://site.evalkit.invalid/a"
+#: pages that could leak into the page after them in a reused tab: the same URL with and
+#: without a fragment, a meta refresh to another page, a frame, an image with and without size
+HTML = [
+    "<html><body><div style='width:200px;height:40px'>one</div></body></html>",
+    ("<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
+     "<body><p>refresh</p><iframe src='http://y.invalid/'></iframe></body></html>"),
+    "<html><body><img src=a.png><img src=b.png width=120 height=60><p>two</p></body></html>",
+    ("<html><body><table><tr><td>cell</td><td style='width:300px'>wide</td></tr></table>"
+     "</body></html>"),
+    "<html><body><h1 style='font-size:40px'>big</h1><a href='#x'>link</a></body></html>",
+    "<html><body><ul><li>a<li>b<li>c</ul></body></html>",
+]
+URLS = [URL, URL, URL + "#frag", URL + "#frag", None, None]
+
+
+def _pages() -> list[Page]:
+    return [Page(id=f"p{i}", dataset="hand", raw=h.encode(), gold=Gold(text=""), url=u)
+            for i, (h, u) in enumerate(zip(HTML, URLS, strict=True))]
+
+
+def _entries(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / "layouts").rglob("*.json"))}
+
+
+@needs_browser
+def test_two_workers_write_the_entries_one_process_writes(tmp_path):
+    settings = RenderSettings()
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    # one process, one tab, the pages in order ...
+    layouts = [layout_for(p, settings, serial)[0] for p in _pages()]
+    renderer().kill()
+    # ... and two workers taking the pages as they come, in reverse order
+    res = render_pages([("hand", p) for p in reversed(_pages())], 2, settings, parallel)
+    assert res["sets"]["hand"]["pages"] == len(HTML)
+    assert res["sets"]["hand"]["failed"] == []
+    one, two = _entries(serial), _entries(parallel)
+    assert len(one) == len(HTML)  # six pages, six keys (bodies or URLs differ)
+    assert one == two
+    # and the records read back are the ones rendered
+    again = [layout_for(p, settings, parallel) for p in _pages()]
+    assert all(hit for _, hit in again)
+    assert [lay for lay, _ in again] == layouts
+
+
+@needs_browser
+def test_a_reused_tab_gives_a_fresh_tabs_layout(tmp_path):
+    """The third page (images) rendered after the refresh page in the same tab, and alone in
+    a fresh browser: the same record."""
+    settings = RenderSettings()
+    pages = _pages()
+    after = [renderer().layout(p, settings) for p in pages[:3]][2]
+    renderer().kill()
+    alone = renderer().layout(pages[2], settings)
+    renderer().kill()
+    assert isinstance(alone, Layout)
+    assert after == alone
+    # the two images: no picture, no size -> the broken-image box; the sized one 120 x 60
+    imgs = [e for e in alone.elements if e.tag == "img"]
+    assert [(e.width, e.height) for e in imgs][1] == (120.0, 60.0)
