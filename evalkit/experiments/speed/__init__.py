@@ -30,6 +30,8 @@ every method meets the same machine:
   class, src, href); the row ``lxml_parse+python_walk`` is the parse plus
   that walk, so its ratio to the parse is the least any pure-Python method
   that reads the page once pays;
+* the command's start-up: seconds to its first page, one page on a warm cache
+  (:mod:`evalkit.experiments.speed.startup`; issue 29: under 3 s; opt-in);
 * report.html's word diff of a seeded 50,000-word page against an edited copy
   (:mod:`evalkit.experiments.speed.diff_bench`; issue 28: under a second);
 * the peak resident memory of the process that timed (``getrusage`` maxrss);
@@ -85,6 +87,7 @@ from evalkit.experiments.speed.micro import (
     twc_pfm_benchmark,
     zipf_terms,
 )
+from evalkit.experiments.speed.startup import startup_benchmark, startup_outputs, startup_rows
 from evalkit.experiments.speed.diff_bench import (
     DIFF_DATASET,
     DIFF_METHOD,
@@ -226,6 +229,13 @@ def run(ctx: Context) -> pd.DataFrame:
         rows.append(summary_row(DIFF_DATASET, DIFF_METHOD, "peak_rss_mb", peak, n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         diff_outputs(ctx, bench, clock)
+    startup = opts.get("startup") or {}
+    if startup.get("enabled", False):  # the command's start to its first page (issue 29)
+        dataset, method = str(startup.get("dataset", "synthetic")), str(startup.get("method", "cetd"))
+        command = f"evalkit dataset={dataset} (1 page) method={method}"
+        bench = startup_benchmark(dataset, method, int(startup.get("repeat", 3)))
+        summaries.append(pd.DataFrame(startup_rows(bench, command)))
+        startup_outputs(ctx, bench, command)
     harness = opts.get("harness") or {}
     if harness.get("enabled", False):
         rows = [r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds,
