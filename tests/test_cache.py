@@ -72,6 +72,7 @@ EXPECTED = {
     "evalkit/proposed/dedup_stage.py": PROPOSED,
     "evalkit/proposed/state.py": PROPOSED,
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
+    "evalkit/proposed/vips_blocks.py": PROPOSED,  # stage 1 with VIPS blocks (blocks.segmenter)
     "baselines/__init__.py": USES_BASELINES,
     **{f"baselines/{p.name}": _of_module(f"baselines.{p.stem}")
        for p in sorted((REPO / "baselines").glob("*.py")) if p.stem != "__init__"},

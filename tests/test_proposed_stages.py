@@ -95,7 +95,7 @@ def test_stages_are_made_from_their_groups():
     assert deep["primary__rule_ad_marker"] is False and deep["dedup__k"] == 4
     assert deep["scoring__alpha"] == 0.3 and deep["blocks__tags"] == ["div"]
     n_settings = sum(len(param_names(cls)) for cls in STAGES.values())
-    assert len(deep) == 4 + n_settings == 4 + 3 + 27 + 11 + 15
+    assert len(deep) == 4 + n_settings == 4 + 6 + 27 + 11 + 15
     # the config file's groups are the constructor's, its keys the stages'
     with initialize_config_dir(config_dir=str(cli.CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=["method=proposed"])
@@ -146,7 +146,8 @@ def test_a_group_that_is_not_a_mapping_is_refused():
 #: settings made after the move to groups (readings of stages 1.1-1.3): no old flat key
 NEW_SETTINGS = {"blocks.nested_text", "blocks.residual_block", "primary.coverage_by",
                 "primary.punctuation_marks", "dedup.duplicate_keeps", "dedup.compare_with",
-                "dedup.proximity", "primary.image_size_from", "primary.render"}
+                "dedup.proximity", "primary.image_size_from", "primary.render",
+                "blocks.segmenter", "blocks.pdoc", "blocks.render"}
 
 
 def test_every_old_key_names_an_existing_setting_and_every_setting_has_one():

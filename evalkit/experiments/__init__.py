@@ -313,9 +313,11 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     from evalkit.harness.cache_admin import record_run, size_line
 
     if ctx.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
+        # by the key the pages' pipelines used (a worker's hash seed may differ from ours)
+        keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
         record_run(ctx.runner.cache_root,
-                   [(s.label, s.registry, s.params, s.key()) for s in ctx.specs if s.key()],
-                   ctx.page_keys)
+                   [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs
+                    if keys[s.label]], ctx.page_keys)
     if ctx.failures:
         print("evalkit: failures per method (first error; all in run.json):")
         for line in failure_lines(ctx.failures, ctx.n_records):

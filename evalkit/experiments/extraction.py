@@ -83,7 +83,8 @@ def run(ctx: Context) -> pd.DataFrame:
         per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
         ctx.record_pages(per_page, label, spill=spill)
         if report_settings(ctx.cfg)["keep_extractions"]:  # report.html's page browser
-            keep_extractions(ctx.out / KEPT_FILE, ds.pages(), ctx.specs, ctx.runner.cache_root)
+            keep_extractions(ctx.out / KEPT_FILE, ds.pages(), ctx.specs, ctx.runner.cache_root,
+                             ctx.runner.method_keys)
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written

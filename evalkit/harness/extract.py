@@ -11,8 +11,8 @@ import traceback
 
 from evalkit.core.page import Extraction, Page
 
-__all__ = ["BUILD_FAILED", "CACHE_INVALID", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE", "extract_one",
-           "page_bytes"]
+__all__ = ["BUILD_FAILED", "CACHE_INVALID", "METHOD_KEY", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE",
+           "extract_one", "page_bytes"]
 
 
 def extract_one(method, page: Page) -> Extraction:
@@ -64,6 +64,12 @@ CACHE_INVALID = "_cache_invalid"
 #: the record key that carries the sha256 of a page a worker made from a reader's site task
 #: (evalkit.readers.base.LazyPages); popped by Runner.run_pages into the reader's ``seen_``
 PAGE_SHA = "_page_sha256"
+
+#: the record key that carries the method's cache key as the page's pipeline worked it out
+#: (in a worker process, with that process's string-hash seed); popped by Runner.run_pages
+#: into ``Runner.method_keys``, by which the run reads its entries back (kept extractions,
+#: the cache index)
+METHOD_KEY = "_method_key"
 
 
 #: start of the error of every method's record on a page over ``runner.max_page_bytes``

@@ -53,12 +53,17 @@ def _blocks(ext) -> list[dict[str, Any]]:
 
 
 def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list,
-                     cache_root: str | None) -> dict[str, int]:
+                     cache_root: str | None,
+                     method_keys: dict[str, str] | None = None) -> dict[str, int]:
     """Append the pages' gold and every method's extraction (from the cache at
-    ``cache_root``) to ``path``; returns counts (pages, kept, missing)."""
+    ``cache_root``) to ``path``; returns counts (pages, kept, missing). ``method_keys``:
+    label -> the key the run's pipelines filed a method's entries under
+    (``Runner.method_keys``: a worker process works it out with its own string-hash seed);
+    a method not in it is looked up by its key in this process."""
     cache = ExtractionCache(cache_root)
     site = [_scope(s) == "site" for s in specs]
-    keys = [s.key() if cache.root is not None else None for s in specs]
+    used = method_keys or {}
+    keys = [used.get(s.label) or s.key() if cache.root is not None else None for s in specs]
     counts = {"pages": 0, "kept": 0, "missing": 0}
     # a gzip member per data set, appended; no time stamp in its header (the same bytes on
     # every run of the same config)

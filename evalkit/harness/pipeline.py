@@ -24,6 +24,7 @@ from evalkit.harness.children import ChildWatch
 from evalkit.harness.extract import (
     BUILD_FAILED,
     CACHE_INVALID,
+    METHOD_KEY,
     ON_FAILURE,
     PAGE_SHA,
     TOO_LARGE,
@@ -293,6 +294,8 @@ class PagePipeline:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             if task.made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
+            if self.keyed and not self.uncached[j]:
+                rec[METHOD_KEY] = spec.key()
             task.records.append(rec)
         task.finished += 1
 

@@ -41,7 +41,7 @@ from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
                                          DEFAULT_THREADS_PER_WORKER, DEFAULT_WINDOW_PER_WORKER,
                                          DaskBackend, check_dask)
 from evalkit.harness.errors import RunnerError
-from evalkit.harness.extract import CACHE_INVALID, ON_FAILURE, PAGE_SHA
+from evalkit.harness.extract import CACHE_INVALID, METHOD_KEY, ON_FAILURE, PAGE_SHA
 from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import run_page_task, run_tasks
 from evalkit.harness.render import RENDER_MARK, count_render
@@ -101,6 +101,8 @@ class Runner:
     #: layouts rendered and read from the layout cache so far (evalkit.harness.render), for
     #: run.json's ``render`` record
     render_counts: dict[str, Any] = field(default_factory=dict, init=False)
+    #: method label -> the cache key the pages' pipelines filed its entries under (METHOD_KEY)
+    method_keys: dict[str, str] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -309,9 +311,6 @@ class Runner:
         a caller that writes them out (evalkit.report.results.RecordSpill) holds a window of
         tasks' records, not the run's."""
         root = self.cache_root if cache else None
-        if root is not None:  # keys worked out here travel with the specs (MethodSpec.key)
-            for spec in specs:
-                spec.key()
         # score records are cached beside the extractions (evalkit.harness.score_cache.ScoreCache)
         scorer = cached_scorer(score, root)
         n_methods = max(len(specs), 1)
@@ -335,6 +334,9 @@ class Runner:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
+                key = rec.pop(METHOD_KEY, None)
+                if key is not None:  # the key the page's pipeline filed the entry under
+                    self.method_keys[rec.get("method")] = key
                 sha = rec.pop(PAGE_SHA, None)
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)

@@ -27,10 +27,6 @@ __all__ = ["ORIGINS", "MethodSpec", "locate"]
 ORIGINS = ("registry", "target", "object")
 
 
-#: a spec whose key was not worked out yet (None is a key: "never cached")
-_UNKNOWN = object()
-
-
 @dataclass(frozen=True)
 class MethodSpec:
     """How to build a method: its table name, registry name and keyword parameters.
@@ -99,22 +95,14 @@ class MethodSpec:
         return method
 
     def key(self) -> str | None:
-        """Everything about the method that can change an extraction (evalkit.harness.cache_keys);
-        None when it cannot be known (a method whose source cannot be read), and then the
-        method is never cached.
-
-        Worked out once, in the process that first asks (the run's main process, before any
-        page), and kept on the spec, so it travels with the spec to worker processes: every
-        process of a run files entries under the key the main process reads them back by
-        (kept extractions, the cache index). Worked out in each worker instead, the key held
-        the worker's string-hash seed: under ``evalkit.evaluate`` the workers run with
-        ``PYTHONHASHSEED=0`` and the notebook's process without, so no kept extraction was
-        found and ``Result.texts`` was empty."""
-        known = self.__dict__.get("_key", _UNKNOWN)
-        if known is _UNKNOWN:
-            known = method_key(self)
-            object.__setattr__(self, "_key", known)  # a cache, not a field: equality ignores it
-        return known
+        """Everything about the method that can change an extraction (evalkit.harness.cache_keys),
+        worked out once per process; None when it cannot be known (a method whose source
+        cannot be read), and then the method is never cached. It holds the string-hash seed
+        of the process that works it out, where the pages run: a loky worker under
+        ``evalkit.evaluate`` runs with ``PYTHONHASHSEED=0``, the notebook's process maybe
+        not; each record carries the key its pipeline used (:data:`METHOD_KEY`), and the run
+        reads its entries back by that key (Runner.method_keys)."""
+        return method_key(self)
 
     def __hash__(self):
         return hash((self.label, self.key()))
