@@ -78,17 +78,11 @@ def page_type_table(summary: pd.DataFrame, per_page: pd.DataFrame,
 def _figure(ctx: Context, summary: pd.DataFrame, label: str) -> str:
     from evalkit.report.plots import bar_prf
 
-    sub = summary[summary["metric"].str.match(r"wcxb_f1_")]
-    # one group per page type, one bar per method: the frame bar_prf reads, turned around
-    frame = pd.DataFrame({"dataset": label,
-                          "method": sub["metric"].str.removeprefix("wcxb_f1_"),
-                          "metric": sub["method"], "value": sub["value"],
-                          "ci_low": float("nan"), "ci_high": float("nan")})
-    methods = list(dict.fromkeys(summary["method"]))
+    # one group per method (its colour, as in every figure), one bar per page type
+    types = [t for t in PAGE_TYPES if (summary["metric"] == f"wcxb_f1_{t}").any()]
     stem = f"figures/wcxb_page_types_{label}"
-    bar_prf(frame, ctx.out / stem, label, metrics=tuple(methods), labels=tuple(methods),
-            title=f"{label}: WCXB F1 per page type", methods=list(PAGE_TYPES),
-            xlabel="page type")
+    bar_prf(summary, ctx.out / stem, label, metrics=tuple(f"wcxb_f1_{t}" for t in types),
+            labels=tuple(types), title=f"{label}: WCXB F1 per page type")
     return f"{stem}.png"
 
 

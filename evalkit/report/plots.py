@@ -281,6 +281,7 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
                            layout="constrained")
     y = np.arange(n)[::-1].astype(float)  # the first method at the top
     colours = [method_style(m).colour for m in methods]
+    has_ci = False
     for j, metric in enumerate(metrics):
         rows = df[df["metric"] == metric].drop_duplicates("method").set_index("method")
         rows = rows.reindex(methods)
@@ -291,13 +292,17 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
         pos = y + ((k - 1) / 2 - j) * height
         ax.barh(pos, np.nan_to_num(vals), height, color=colours, alpha=alpha, hatch=hatch,
                 edgecolor="0.25", linewidth=0.3)
-        ax.errorbar(np.nan_to_num(vals), pos, xerr=np.nan_to_num(err), fmt="none",
-                    ecolor="black", elinewidth=0.6, capsize=1.5, capthick=0.6)
+        if np.isfinite(err).any():  # a mean with its interval; a pooled figure has none
+            ax.errorbar(np.nan_to_num(vals), pos, xerr=np.nan_to_num(err), fmt="none",
+                        ecolor="black", elinewidth=0.6, capsize=1.5, capthick=0.6)
+            has_ci = True
     ax.set_yticks(y, methods, fontsize=FONT_PT)
     ax.set_ylim(-0.6, n - 0.4)
     ax.set_xlim(0, 1.0)
     ax.tick_params(axis="x", labelsize=FONT_PT)
-    ax.set_xlabel("score (0-1), bars: 95% bootstrap CI", fontsize=FONT_PT)
+    # the axis says what the whiskers are only when there are some
+    ax.set_xlabel("score (0-1), bars: 95% bootstrap CI" if has_ci else "score (0-1)",
+                  fontsize=FONT_PT)
     ax.set_ylabel(xlabel, fontsize=FONT_PT)
     ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1",
                  fontsize=FONT_PT + 1)
