@@ -64,6 +64,9 @@ def test_non_timing_rows_of_speed_and_timing_named_rows_elsewhere_are_compared()
     assert result.differences == [("speed_aeb: speed / aeb / cetd / failures: "
                                   "value committed 0 recomputed 1")]
     assert is_timing("speed", "step_scoring_ms_mean") and is_timing("speed", "peak_rss_mb")
+    # the report-diff and start-up timings (issues 28 and 29); their target rows are compared
+    assert is_timing("speed", "diff_s_50000") and is_timing("speed", "startup_first_page_s")
+    assert not is_timing("speed", "target_s")
     assert not is_timing("extraction", "ms_median")            # only the speed experiment times
     assert not is_timing("speed", "some_new_metric")           # unknown: compared until decided
 

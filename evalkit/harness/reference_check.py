@@ -59,7 +59,7 @@ FIELDS = ["value", "ci_low", "ci_high", "n_pages"]
 #: harness_* are the harness's own costs (evalkit.experiments.speed.harness).
 _TIMING = re.compile(r"^(ms_median|ms_p90|ms_mean|pages_per_s|ratio_to_parse|growth_exponent"
                      r"|meets_target|peak_rss_mb|step_\w+_ms_mean|twc_pfm_ms_\d+"
-                     r"|harness_\w+)$")
+                     r"|harness_\w+|diff_s_\d+|startup_\w+_s)$")
 
 
 def is_timing(experiment: str, metric: str) -> bool:
