@@ -147,7 +147,9 @@ class PagePipeline:
         self.keyed = self.cache.root is not None  # without a cache no key is ever looked up
         # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
         # without a cache nothing is, and no key need be worked out
-        self.uncached = [self.keyed and spec.key() is None for spec in specs]
+        # each method's key, worked out once here (this process's hash seed: MethodSpec.key)
+        self.method_keys = [spec.key() if self.keyed else None for spec in specs]
+        self.uncached = [self.keyed and key is None for key in self.method_keys]
         #: the error of every extraction of a task whose worker died (nothing is run)
         self.crashed = crashed
         self.worker = shared_worker() if page_timeout and crashed is None else None
@@ -213,7 +215,7 @@ class PagePipeline:
         for j, spec in enumerate(self.specs):
             stateful = methods.stateful[j]
             state.keys[j] = hashlib.sha256(
-                f"{spec.key()}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
+                f"{self.method_keys[j]}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
                 .encode()).hexdigest() if self.keyed else ""
             before = cache.invalid
             ext = (None if stateful or state.too_large or self.uncached[j] or self.crashed
@@ -295,7 +297,7 @@ class PagePipeline:
             if task.made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
             if self.keyed and not self.uncached[j]:
-                rec[METHOD_KEY] = spec.key()
+                rec[METHOD_KEY] = self.method_keys[j]
             task.records.append(rec)
         task.finished += 1
 

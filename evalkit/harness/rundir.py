@@ -26,8 +26,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_interrupted", "prints_only", "propose", "reserve",
-           "unwritable", "write_failure"]
+__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_interrupted", "prints_only",
+           "propose", "reserve", "unwritable", "write_failure"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)

@@ -22,11 +22,11 @@ from evalkit.harness.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, regis
 __all__ = ["CONFIG_DIR", "WRITE_ERRNOS", "check_overrides", "main", "run_folder", "stopped",
            "upgrade_overrides"]
 
-#: errors of a write that the user fixes by freeing space or choosing another folder: one
-#: line and exit 2 instead of a traceback (any other OSError is a defect, and shows one)
 #: when this process started its work: a run.json older than that is another run's
 _STARTED = time.time()
 
+#: errors of a write that the user fixes by freeing space or choosing another folder: one
+#: line and exit 2 instead of a traceback (any other OSError is a defect, and shows one)
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
                           errno.EFBIG, errno.ENOTDIR})
 
@@ -127,6 +127,10 @@ def _run(cfg: DictConfig, out: str) -> float | None:
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
 
+#: set once the handlers of :func:`_terminate_as_interrupt` are installed
+_INTERRUPTS: list[bool] = []
+
+
 def _terminate_as_interrupt() -> None:
     """SIGTERM ends the run as Ctrl-C does: one line, children ended, run.json marked
     ``interrupted`` (evalkit.experiments.run_experiment), instead of a silent kill. Once
@@ -136,8 +140,9 @@ def _terminate_as_interrupt() -> None:
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return
+    if threading.current_thread() is not threading.main_thread() or _INTERRUPTS:
+        return  # installed once per process (a sweep runs many jobs in it)
+    _INTERRUPTS.append(True)
     stopping = threading.Event()
 
     def stop(signum, frame):
