@@ -232,11 +232,13 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
     index = dest_root / "INDEX.md"
     lines = _index_lines(index)
     today = dt.date.today().isoformat()
+    rows = {ln.split("]", 1)[0][3:]: ln for ln in lines if ln.startswith("| [")}
     for name in done:
         made = f"{today} ({COSTS[name]})" if name in COSTS else today
-        row = f"| [{name}]({name}/report.md) | `evalkit {' '.join(ENTRIES[name] + extra)}` | {made} |"
-        lines = [ln for ln in lines if not ln.startswith(f"| [{name}]")] + [row]
-    index.write_text("\n".join(lines) + "\n")
+        rows[name] = f"| [{name}]({name}/report.md) | `evalkit {' '.join(ENTRIES[name] + extra)}` | {made} |"
+    head = [ln for ln in lines if not ln.startswith("| [")]
+    order = [n for n in ENTRIES if n in rows] + [n for n in rows if n not in ENTRIES]
+    index.write_text("\n".join(head + [rows[n] for n in order]) + "\n")  # in ENTRIES' order
     print(f"[reference] wrote {', '.join(done)} and {CONSTRAINTS} to {dest_root}")
     return 0
 

@@ -22,7 +22,8 @@ than ``render.timeout`` from navigation to snapshot, or a browser that dies, is 
 
 Layouts are cached as checksummed JSON (:class:`LayoutCache`, beside the extraction cache
 under ``<paths.cache>/layouts``), keyed by the HTML bytes and URL, the browser version, the
-installed fonts, and every render setting (:func:`layout_key`).
+fonts (only ``fonts-dejavu-core``: :mod:`evalkit.harness.fonts`), and every render setting
+(:func:`layout_key`).
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ from evalkit.core.rendered import (
 )
 from evalkit.harness.cache import write_atomic
 from evalkit.harness.cache_entry import InvalidEntry, _canonical
+from evalkit.harness import fonts
 from evalkit.harness.children import keep
+from evalkit.harness.fonts import FONTS_PACKAGE, FontsMissing, write_config
+from evalkit.harness.fonts import fingerprint as fonts_fingerprint
 
 __all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "RenderError",
            "Renderer", "browser_path", "fonts_fingerprint", "layout_for", "layout_key",
@@ -61,10 +65,6 @@ __all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "R
 #: the Debian package that gives the browser, and where it puts it
 BROWSER_PACKAGE = "chromium"
 BROWSER_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-#: the Debian package of the fonts pages are laid out with (installed by .ci/run)
-FONTS_PACKAGE = "fonts-dejavu-core"
-#: folders whose font files are fingerprinted into the cache key
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
 #: the URL a page without an http(s) URL is loaded under
 FALLBACK_URL = "http://page.evalkit.invalid/"
 #: seconds a browser may take to start and print its DevTools endpoint
@@ -99,16 +99,6 @@ def missing_browser_line() -> str:
             f"{FONTS_PACKAGE})")
 
 
-def fonts_fingerprint() -> str:
-    """sha256 of the installed font files' names and sizes (layouts depend on them)."""
-    h = hashlib.sha256()
-    for folder in FONT_DIRS:
-        for path in sorted(Path(folder).rglob("*")) if Path(folder).is_dir() else []:
-            if path.is_file():
-                h.update(f"{path}:{path.stat().st_size}\n".encode())
-    return h.hexdigest()[:16]
-
-
 def settings_id(settings: RenderSettings) -> str:
     """The name a layout has in ``page.layouts``: its settings, canonically."""
     return settings.key()
@@ -139,7 +129,7 @@ def _code_digest() -> str:
     """sha256 of the code that turns a snapshot into a layout and drives the browser: an
     edit of either renders again."""
     h = hashlib.sha256()
-    for module in (rendered, sys.modules[__name__]):
+    for module in (rendered, fonts, sys.modules[__name__]):
         h.update(Path(module.__file__).read_bytes())
     return h.hexdigest()[:16]
 
@@ -229,9 +219,14 @@ class Renderer:
         if self.executable is None:
             raise RenderError(missing_browser_line())
         self.profile = tempfile.mkdtemp(prefix="evalkit-chromium-")
+        try:  # the fonts of every layout: DejaVu only, whatever else is installed (fonts.py)
+            env = {**os.environ, "FONTCONFIG_FILE": str(write_config(self.profile))}
+        except FontsMissing as exc:
+            self.kill()
+            raise RenderError(str(exc)) from None
         self.proc = subprocess.Popen(
             [self.executable, *BROWSER_ARGS, f"--user-data-dir={self.profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
             preexec_fn=_parent_death_hook())  # noqa: PLW1509 - a C call only (see there)
         keep(self.proc.pid)  # this process's browser: no method's child (evalkit.harness.children)
         deadline = time.monotonic() + START_SECONDS
