@@ -222,3 +222,16 @@ def test_without_a_browser_a_method_that_needs_one_fails_at_start(monkeypatch):
     assert "apt-get install -y chromium fonts-dejavu-core" in str(err.value)
     with pytest.raises(RenderError, match="install Debian's chromium"):
         layout_for(_page("<p>x</p>"), RenderSettings(), None)
+
+
+@needs_browser
+def test_a_meta_refresh_leaves_the_page_in_the_tab(tmp_path):
+    # The refresh navigates the tab after the load event; blocked, it put an error page in the
+    # tab and a snapshot taken after it had no elements (one run in three of test_render_all).
+    html = ("<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
+            "<body><p style='height:30px'>stay</p></body></html>")
+    for i in range(8):  # the refresh races the snapshot: give it the chance to win
+        lay, _ = layout_for(_page(html, pid=f"r{i}", url=f"http://s.invalid/{i}"),
+                            RenderSettings(), tmp_path)
+        p = {e.path: e for e in lay.elements}["/html[1]/body[1]/p[1]"]
+        assert (p.height, p.visible) == (30, True)
