@@ -16,7 +16,6 @@ from evalkit.core.density import (
 )
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from shared_pages import run_on_every_shared_page
 
 W1 = math.exp(-0.5)  # the Gaussian weight of a neighbour one place away, sigma = 1
 
@@ -139,11 +138,3 @@ def test_bad_settings_fail_at_construction(kwargs):
                                   "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>"])
 def test_odd_html_never_raises(html):
     assert isinstance(CECTDS().extract(_page(html)).text, str)
-
-
-@pytest.mark.slow
-@pytest.mark.shared
-def test_no_failure_on_any_shared_page(shared_root):
-    failures, n_pages = run_on_every_shared_page(shared_root, ["cectd_s"])
-    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
-    assert sum(n_pages.values()) == 300 + 181 + 90 + 360 + 58 + 71 + 621 + 116

@@ -8,7 +8,6 @@ from baselines.ecectd_s import AD_PATTERNS, ECECTDS, naive_find, noise_divs
 from evalkit.core.density import dom_stats
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from shared_pages import run_on_every_shared_page
 
 # body
 #   div#nav    <a>Home</a> <a>News</a>           C=9,  LC=8:  8/9 = 0.89 >= 0.5 -> link noise
@@ -103,11 +102,3 @@ def test_bad_settings_fail_at_construction(kwargs):
                                   "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>"])
 def test_odd_html_never_raises(html, stage):
     assert isinstance(ECECTDS(stage=stage).extract(_page(html)).text, str)
-
-
-@pytest.mark.slow
-@pytest.mark.shared
-def test_no_failure_on_any_shared_page(shared_root):
-    failures, n_pages = run_on_every_shared_page(shared_root, ["ecectd_s"])
-    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
-    assert sum(n_pages.values()) == 300 + 181 + 90 + 360 + 58 + 71 + 621 + 116

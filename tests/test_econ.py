@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from shared_pages import run_on_every_shared_page
 
 from baselines.econ import (
     DEFAULT_PUNCTUATION,
@@ -149,11 +148,3 @@ def test_params_and_registry():
         ECON(punctuation="")
     with pytest.raises(ValueError, match="min_new_marks"):
         ECON(min_new_marks=0)
-
-
-@pytest.mark.slow
-@pytest.mark.shared
-def test_no_failure_on_any_shared_or_synthetic_page(shared_root):
-    failures, n_pages = run_on_every_shared_page(shared_root, ["econ"])
-    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
-    assert sum(n_pages.values()) > 1000, n_pages

@@ -8,7 +8,6 @@ from baselines.eniw import ENIW, UNRELATED_TAGS, count_blocks, remove_unrelated
 from evalkit.harness.config import register_resolvers
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.harness.registry import METHODS
-from shared_pages import run_on_every_shared_page
 
 register_resolvers()
 
@@ -99,13 +98,3 @@ def test_bad_settings_fail_at_construction():
         ENIW(include_title="yes")
     with pytest.raises(ValueError, match="noisy_blocks"):
         ENIW(noisy_blocks="all")
-
-
-@pytest.mark.slow
-@pytest.mark.shared
-def test_no_failure_on_any_shared_page(shared_root):
-    failures, n_pages = run_on_every_shared_page(shared_root, ["eniw"])
-    assert not failures, f"{len(failures)} failed extractions, first: {failures[:5]}"
-    assert n_pages == {"synthetic": 300, "aeb": 181, "big5_2017": 90, "chaos": 360,
-                       "cleaneval_dev": 58, "cleanportaleval": 71, "l3s_gn1": 621,
-                       "readability": 116}, n_pages

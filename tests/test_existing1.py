@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from shared_pages import SHARED_SETS, shared_set_pages
 
 from baselines.existing1 import Existing1
 from evalkit.core.method import param_names
@@ -160,21 +159,6 @@ def test_registry_and_config():
     assert {**made, "block_tags": tuple(made["block_tags"])} == Existing1().get_params()
     for key in cfg:
         assert f"method.existing1.{key}=" in text
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SHARED_SETS)
-def test_every_shared_page_without_failure(name):
-    method, failures, n = Existing1(), [], 0
-    for page in shared_set_pages(name):
-        n += 1
-        try:
-            out = method.extract(page)
-            assert isinstance(out.text, str)
-        except Exception as exc:  # noqa: BLE001 - every failure is collected and named
-            failures.append(f"{page.id}: {type(exc).__name__}: {exc}")
-    assert n > 0
-    assert failures == []
 
 
 def test_link_words_nested_blocks_and_tails():
