@@ -21,11 +21,19 @@ Settings (each library's own defaults unless stated):
   no URL, so nothing is fetched over the network.
 - ``html_text``: ``html_text.extract_text``, the all-text reference (the
   role it has in the ScrapingHub benchmark).
+
+The libraries log a warning per page for things that are no failure (boilerpy3 "SAX input
+contains nested A elements", goose3 "Publish date ... could not be resolved to UTC": hundreds
+in one WCXB run). With logging left unconfigured, Python prints those through its last-resort
+handler between evalkit's progress lines and one-line errors, so each library's logger gets a
+``NullHandler`` when the library is imported (:meth:`Peer._import`); a user who configures
+logging (``logging.basicConfig``) still receives every record.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from importlib import metadata
 from types import ModuleType
 
@@ -81,6 +89,9 @@ class Peer(Extractor):
     install_hint: str = INSTALL_HINT
 
     def _import(self) -> ModuleType:
+        logger = logging.getLogger(self.module.split(".")[0])  # the library's own logger
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
         try:
             return importlib.import_module(self.module)
         except ImportError as exc:

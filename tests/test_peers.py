@@ -126,3 +126,23 @@ def test_justext_all_languages_is_the_union_of_every_stop_list():
     assert english | german <= union and "und" in union and "the" in union
     assert len(union) == len(frozenset().union(*(justext.get_stoplist(n) for n in names)))
     assert Justext()._stoplist(justext) == english  # the default stays one language
+
+
+def test_a_librarys_per_page_warning_is_not_printed_but_reaches_a_configured_handler(capsys):
+    # boilerpy3 warns on every page with nested links; a WCXB run printed hundreds of them
+    pytest.importorskip("boilerpy3", reason="boilerpy3 (extra peers) is not installed")
+    import logging
+
+    html = "<html><body><a href=x>a<a href=y>b</a></a><p>" + "word " * 100 + "</p></body></html>"
+    page = Page(id="p", dataset="hand", raw=html.encode(), gold=Gold(text=""))
+    PEERS["boilerpy3"]().extract(page)
+    assert "nested A elements" not in capsys.readouterr().err
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logging.getLogger().addHandler(handler)  # the user's own logging configuration
+    try:
+        PEERS["boilerpy3"]().extract(page)
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert any("nested A elements" in m for m in seen)
