@@ -80,6 +80,9 @@ QUICK_SETS = ["l3s_gn1", "cleaneval_dev", "aeb", "chaos"]
 QUICK_LIMIT = 25
 #: pages per shared set of the ``*_small`` entries (CI's variants of the slow entries)
 SMALL_LIMIT = 4
+#: V-Wrapper's rendered training pages in ``extraction_small`` (120 in extraction_all): CI
+#: renders every one from an empty layout cache
+SMALL_TRAIN_PAGES = 20
 #: pages of the WCXB and trafilatura-eval studies' small entries (a few of each page type)
 BENCH_LIMIT = 24
 #: the data sets of ``study=wceb`` (configs/study/wceb.yaml)
@@ -120,7 +123,8 @@ ENTRIES: dict[str, list[str]] = {
     # experiment and study, every method and every shared reader -- runs in CI
     "extraction_small": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
                          *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS],
-                         f"method={_list(ALL_EXTRACTORS + PEERS)}"],
+                         f"method={_list(ALL_EXTRACTORS + PEERS)}",
+                         f"method.vwrapper.train.pages={SMALL_TRAIN_PAGES}"],
     "speed_small": ["experiment=speed", "dataset=aeb", f"dataset.aeb.limit={SMALL_LIMIT}",
                     "method=[proposed,cetd,fulltext,trafilatura]"],
     "kabir2015_small": ["study=kabir2015", "dataset.chaos.limit=72"],
