@@ -49,7 +49,7 @@ def _worker(todo, done, settings: RenderSettings, cache_root) -> None:
         renderer().kill()
 
 
-def _pages(label: str, shared: str):
+def _pages(label: str, shared: str | None):
     from hydra import compose, initialize_config_dir
 
     from evalkit.harness.config import CONFIG_DIR, build_datasets, register_resolvers
@@ -57,7 +57,8 @@ def _pages(label: str, shared: str):
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[
-            f"dataset={label}", f"paths.shared_data={shared}", "method=[fulltext]"])
+            f"dataset={label}", "method=[fulltext]",
+            *([f"paths.shared_data={shared}"] if shared else [])])
     (ds,) = build_datasets(cfg).values()
     yield from ds.pages()
 
@@ -160,8 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("sets", nargs="+")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default=None, help="layout cache root (default: none)")
-    ap.add_argument("--shared", default=os.environ.get("EVALKIT_SHARED_DATA",
-                                                      "/work/shared/datasets"))
+    ap.add_argument("--shared", default=None,
+                    help="the shared data sets' folder (default: paths.shared_data's default)")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be 1 or more")
