@@ -11,7 +11,7 @@ import pytest
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import Layout, RenderSettings
 from evalkit.harness.render import browser_path, layout_for, renderer
-from evalkit.harness.render_all import render_pages
+from evalkit.harness.render_all import memory_by_pages, render_pages
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
@@ -77,3 +77,15 @@ def test_a_reused_tab_gives_a_fresh_tabs_layout(tmp_path):
     # the two images: no picture, no size -> the broken-image box; the sized one 120 x 60
     imgs = [e for e in alone.elements if e.tag == "img"]
     assert [(e.width, e.height) for e in imgs][1] == (120.0, 60.0)
+
+
+def test_the_memory_line_reads_the_last_sample_at_each_mark_and_the_thirds():
+    mib = 2**20
+    samples = [(0, 100 * mib), (120, 200 * mib), (260, 210 * mib), (510, 205 * mib),
+               (600, 190 * mib), (700, 230 * mib)]
+    line = memory_by_pages(samples, 700)
+    # 250 pages: the sample at 120 (200); 500: the one at 260 (210); thirds of six samples:
+    # (100 + 200) / 2 = 150 and (190 + 230) / 2 = 210
+    assert line.endswith("250: 200, 500: 210; mean of the first third of the 6 samples 150, "
+                         "of the last third 210")
+    assert memory_by_pages([], 10).endswith("not measured (no psutil)")

@@ -21,7 +21,7 @@ from evalkit.core.page import parse_html
 from evalkit.core.rendered import RenderSettings
 from evalkit.harness.render import RenderError, browser_version, layout_for, renderer
 
-__all__ = ["main", "render_pages"]
+__all__ = ["main", "memory_by_pages", "render_pages"]
 
 #: pages waiting for a worker, per worker (enough to keep it busy, few enough to stay small)
 QUEUE_PER_WORKER = 4
@@ -86,8 +86,9 @@ def _rss_tree(pid: int) -> int:
 def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
                  on_result=None) -> dict[str, Any]:
     """Render the (label, page) pairs of ``items`` on ``jobs`` worker processes; the results
-    per label ({"pages", "failed", "render_s", "parse_s"}) and the peak resident memory of
-    this process, the workers and their browsers (``peak_rss``, bytes; 0 without psutil)."""
+    per label ({"pages", "failed", "render_s", "parse_s"}), the peak resident memory of
+    this process, the workers and their browsers (``peak_rss``, bytes; 0 without psutil) and
+    every sample of it as (pages done, bytes) (``rss_samples``: does it grow with the pages?)."""
     import multiprocessing
     import queue
 
@@ -99,6 +100,7 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
         w.start()
     out: dict[str, Any] = {}
     peak, last_sample = 0, 0.0
+    samples: list[tuple[int, int]] = []
     sent = received = 0
 
     def collect(block: bool) -> None:
@@ -123,7 +125,9 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
                 if on_result is not None:
                     on_result(received)
             if time.monotonic() - last_sample >= MEMORY_SAMPLE_SECONDS:
-                peak, last_sample = max(peak, _rss_tree(os.getpid())), time.monotonic()
+                rss, last_sample = _rss_tree(os.getpid()), time.monotonic()
+                peak = max(peak, rss)
+                samples.append((received, rss))
             if not block:
                 return
 
@@ -148,7 +152,7 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
                 todo.put(None)
         for w in workers:
             w.join()
-    return {"sets": out, "peak_rss": peak}
+    return {"sets": out, "peak_rss": peak, "rss_samples": samples}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -197,6 +201,29 @@ def main(argv: list[str] | None = None) -> None:
           f"({browser_version()}; load average {load0:.1f} at start, "
           f"{os.getloadavg()[0]:.1f} at end; peak resident memory of this process, "
           f"the workers and their browsers {peak})")
+    print(memory_by_pages(res["rss_samples"], total))
+
+
+#: pages between two memory figures of the summary line
+MEMORY_EVERY = 250
+
+
+def memory_by_pages(samples: list[tuple[int, int]], total: int) -> str:
+    """One line: the resident memory (MiB) of the last sample at each MEMORY_EVERY pages
+    done, and the mean of the first and the last third of the samples (growth shows there)."""
+    if not samples or not any(rss for _, rss in samples):
+        return "memory by pages rendered: not measured (no psutil)"
+    marks = []
+    for mark in range(MEMORY_EVERY, total + 1, MEMORY_EVERY):
+        before = [rss for n, rss in samples if n <= mark]
+        if before:
+            marks.append(f"{mark}: {before[-1] / 2**20:.0f}")
+    third = max(1, len(samples) // 3)
+    first, last = (sum(rss for _, rss in part) / len(part) / 2**20
+                   for part in (samples[:third], samples[-third:]))
+    return (f"memory by pages rendered (MiB, this process, the workers and their browsers): "
+            f"{', '.join(marks)}; mean of the first third of the {len(samples)} samples "
+            f"{first:.0f}, of the last third {last:.0f}")
 
 
 if __name__ == "__main__":
