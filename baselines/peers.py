@@ -32,6 +32,7 @@ logging (``logging.basicConfig``) still receives every record.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from importlib import metadata
@@ -76,6 +77,12 @@ def _html_for_library(page: Page) -> str:
     return prepare_html(page.html)
 
 
+@functools.cache
+def _quiet_logger(name: str) -> None:
+    """Give logger ``name`` a NullHandler, once per process (module docstring)."""
+    logging.getLogger(name).addHandler(logging.NullHandler())
+
+
 class Peer(Extractor):
     """Common wrapper: import the library lazily, time nothing itself, record versions.
 
@@ -89,9 +96,7 @@ class Peer(Extractor):
     install_hint: str = INSTALL_HINT
 
     def _import(self) -> ModuleType:
-        logger = logging.getLogger(self.module.split(".")[0])  # the library's own logger
-        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-            logger.addHandler(logging.NullHandler())
+        _quiet_logger(self.module.split(".")[0])  # the library's own logger
         try:
             return importlib.import_module(self.module)
         except ImportError as exc:

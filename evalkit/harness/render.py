@@ -353,7 +353,8 @@ class Renderer:
     def _offline(self, session: str, body: bytes | None):
         """The event handler of one load: the first document request of the tab's own frame
         is answered with ``body`` (None: nothing is answered), every other request fails,
-        so nothing leaves the machine; ``handler.loaded`` turns true at the load event."""
+        so nothing leaves the machine; ``handler.loads`` gathers the loader ids whose load
+        event has fired."""
         state = {"main": body is None}
 
         def on_event(ev):
@@ -362,11 +363,10 @@ class Renderer:
             name, params = ev["method"], ev.get("params", {})
             if name == "Fetch.requestPaused":
                 rid = params["requestId"]
-                # the first document request of the tab's frame is the navigation to the
-                # page (Chrome may have normalised its URL); any later one (a frame, a
-                # refresh) is blocked like the rest
-                if (not state["main"] and params.get("resourceType") == "Document"
-                        and params.get("frameId") == self.tab[0]):
+                own = (params.get("resourceType") == "Document"
+                       and params.get("frameId") == self.tab[0])
+                if own and not state["main"]:
+                    # the navigation to the page (Chrome may have normalised its URL)
                     state["main"] = True
                     self._reply(session, "Fetch.fulfillRequest", {
                         "requestId": rid, "responseCode": 200,
@@ -377,12 +377,9 @@ class Renderer:
                     # A later navigation of the tab itself (a meta refresh, a script's
                     # location change) is aborted, which leaves the page in place: blocked, it
                     # would put an error page in the tab, and a snapshot taken after that came
-                    # out empty (tests/test_render_all.py, one run in three)
-                    later = (params.get("resourceType") == "Document"
-                             and params.get("frameId") == self.tab[0])
+                    # out empty (tests/test_render.py's meta-refresh test)
                     self._reply(session, "Fetch.failRequest", {
-                        "requestId": rid,
-                        "errorReason": "Aborted" if later else "BlockedByClient"})
+                        "requestId": rid, "errorReason": "Aborted" if own else "BlockedByClient"})
             elif name == "Page.lifecycleEvent" and params.get("name") == "load":
                 on_event.loads.add(params.get("loaderId"))
 

@@ -184,11 +184,11 @@ def main(argv: list[str] | None = None) -> None:
     wall = time.perf_counter() - t0
     total = 0
     for label in args.sets:
-        r = res["sets"].get(label, {"pages": 0, "failed": [], "render_s": [], "parse_s": []})
-        total += r["pages"]
-        if not r["pages"]:
+        r = res["sets"].get(label)
+        if r is None:
             print(f"{label}: 0 pages")
             continue
+        total += r["pages"]
         med_r, med_p = statistics.median(r["render_s"]), statistics.median(r["parse_s"])
         print(f"{label}: {r['pages']} pages, {len(r['failed'])} failed, "
               f"render median {1000 * med_r:.0f} ms, lxml parse median {1000 * med_p:.1f} ms, "
