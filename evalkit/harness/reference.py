@@ -265,8 +265,10 @@ def missing_data(overrides: list[str]) -> str | None:
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[o for o in overrides if not o.startswith("hydra")])
-    for ds in (cfg.get("dataset") or {}).values():
-        path = OmegaConf.select(ds, "path")
+    # the data sets scored, and those a learned method trains on (V-Wrapper: train.dataset)
+    paths = [OmegaConf.select(ds, "path") for ds in (cfg.get("dataset") or {}).values()]
+    paths += [OmegaConf.select(m, "train.dataset.path") for m in (cfg.get("method") or {}).values()]
+    for path in paths:
         if path is not None and not Path(str(path)).exists():
             return str(Path(str(path)).resolve())
     return None
