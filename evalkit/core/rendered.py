@@ -33,6 +33,7 @@ __all__ = [
     "Layout",
     "RenderSettings",
     "element_path",
+    "layout_difference",
     "layout_from_snapshot",
     "tree_paths",
 ]
@@ -125,6 +126,14 @@ class ElementBox:
     def area(self) -> float:
         return (self.width or 0.0) * (self.height or 0.0)
 
+    @property
+    def empty(self) -> bool:
+        """A box of no width and no height (an empty link, a link around a floated image):
+        Chromium's position for it can vary between loads of the same page, 40 px apart on
+        2 of 20 loads of one L3S-GN1 page (docs/rendering.md#reproducibility), so nothing
+        reads it."""
+        return not self.width and not self.height
+
 
 _FIELDS = ("path", "tag", "x", "y", "width", "height", "visible", "display", "font_size",
            "font_weight", "color", "background", "mapped")
@@ -134,7 +143,8 @@ _FIELDS = ("path", "tag", "x", "y", "width", "height", "visible", "display", "fo
 class Layout:
     """Every element of a rendered page (:class:`ElementBox`, document order) and the facts of
     the rendering: the page URL it was loaded under, the viewport, the browser's version, the
-    document's full width and height, and how many elements did not map to lxml's tree."""
+    document's full width and height (over every box but the empty ones), and how many
+    elements did not map to lxml's tree."""
 
     url: str
     viewport: tuple[int, int]
@@ -266,7 +276,28 @@ def layout_from_snapshot(snapshot: Mapping[str, Any], *, url: str,
                               font_weight=int(_number(weight, 400)),
                               color=color, background=background,
                               mapped=paths[i] in known))
-    width = max((e.x + e.width for e in out if e.x is not None), default=0.0)
-    height = max((e.y + e.height for e in out if e.y is not None), default=0.0)
+    # the extent of the boxes: an empty box has no reliable position (ElementBox.empty)
+    drawn = [e for e in out if e.x is not None and not e.empty]
+    width = max((e.x + e.width for e in drawn), default=0.0)
+    height = max((e.y + e.height for e in drawn), default=0.0)
     return Layout(url=url, viewport=tuple(viewport), browser=browser, width=width,
                   height=height, elements=tuple(out))
+
+
+def layout_difference(a: Layout, b: Layout) -> str | None:
+    """Where two layouts of the same page differ (the first field, and the element's path),
+    None when they are the same: every field of every element, but not the position of an
+    empty box (:attr:`ElementBox.empty`), which Chromium does not give reliably."""
+    for name in ("url", "viewport", "browser", "width", "height"):
+        if getattr(a, name) != getattr(b, name):
+            return name
+    if len(a.elements) != len(b.elements):
+        return f"elements: {len(a.elements)} against {len(b.elements)}"
+    for x, y in zip(a.elements, b.elements):
+        for name in _FIELDS:
+            if name in ("x", "y") and x.empty and y.empty:
+                continue
+            if getattr(x, name) != getattr(y, name):
+                return f"{name} of {x.path}"
+    return None
+

@@ -40,7 +40,10 @@ a named setting): text nodes have no box of their own in the snapshot, so an ele
 directly held text belongs to the element and is a block only with it; the report's rule
 numbers 3, 7, 10 and 11 (table roots, children larger than the parent, the largest child
 below a size threshold, and a sibling kept whole) are not applied; weights are integers on
-one scale for both directions.
+one scale for both directions. A block whose element's box is empty (no width, no height: a
+link around a floated image) takes as its rectangle the union of its valid descendants'
+boxes: Chromium gives an empty box a position that varies between loads of the same page
+(:attr:`evalkit.core.rendered.ElementBox.empty`), and it is not where the block is seen.
 """
 
 from __future__ import annotations
@@ -220,7 +223,12 @@ class _Extractor:
         kids = self.valid_kids(el)
         if doc is not None and (doc >= self.pdoc or not kids):
             b = self.boxes[el]
-            out.append(VisualBlock([el], (b.x, b.y, b.width, b.height), doc))
+            if not b.empty:
+                rect = (b.x, b.y, b.width, b.height)
+            else:  # where its content is drawn (see the module's departures)
+                self.extent(el)
+                rect = self._union_of[el]
+            out.append(VisualBlock([el], rect, doc))
             return
         for c in kids:
             if _tag(c) != "hr":  # a rule is a separator cue, never a block

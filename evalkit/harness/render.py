@@ -13,8 +13,14 @@ downloaded, every message has a deadline, and the process is ours to kill. For e
   (evalkit's decoded text, as UTF-8 bytes), every other request (CSS, images, fonts, scripts,
   frames) fails, so nothing leaves the machine and nothing depends on the network;
 * JavaScript is off unless ``render.javascript=true``; the window is ``render.viewport``;
-* after the load event one ``DOMSnapshot.captureSnapshot`` gives every node's box and
-  computed styles (:data:`evalkit.core.rendered.SNAPSHOT_STYLES`).
+* each page gets a tab in a browser context of its own, as in a browser that never loaded
+  another page, and its animations are held at their start;
+* after the load event the browser draws one frame, then one
+  ``DOMSnapshot.captureSnapshot`` gives every node's box and computed styles
+  (:data:`evalkit.core.rendered.SNAPSHOT_STYLES`).
+
+Two renders of the same page give the same layout (docs/rendering.md#reproducibility), but
+for the position of an empty box, which nothing reads.
 
 One browser per process (:class:`Renderer`), started on first use. A page that takes longer
 than ``render.timeout`` from navigation to snapshot, or a browser that dies, is a
@@ -78,6 +84,9 @@ BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--disable-dev-shm-usage", "--disable-features=HttpsUpgrades",
                 "--remote-debugging-port=0")
 FORMAT = "evalkit.layout"
+#: the screenshot that makes the browser draw a frame before the snapshot: one pixel, since
+#: only the frame is wanted
+FRAME_CLIP = {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}
 
 
 class RenderError(RuntimeError):
@@ -167,6 +176,12 @@ class LayoutCache:
             self.invalid += 1
             return None
 
+    def keys(self) -> list[str]:
+        """The keys of the entries under ``root``, sorted."""
+        if self.root is None or not self.root.is_dir():
+            return []
+        return sorted(p.stem for p in self.root.glob("??/*.json"))
+
     def put(self, key: str, layout: Layout) -> None:
         if self.root is None:
             return
@@ -207,10 +222,6 @@ class Renderer:
         self.version = ""
         self._id = 0
         self.restarts = 0
-        #: the one tab every page is loaded in: (target id, session id), opened on first use
-        self.tab: tuple[str, str] | None = None
-        #: the (javascript, viewport) the tab was last set to
-        self.tab_settings: tuple[bool, tuple[int, int]] | None = None
 
     # -- the browser process -------------------------------------------------------------
     def start(self) -> None:
@@ -261,7 +272,6 @@ class Renderer:
         if self.profile:
             shutil.rmtree(self.profile, ignore_errors=True)
         self.proc = self.ws = self.profile = None
-        self.tab = self.tab_settings = None
 
     def ensure(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -308,49 +318,52 @@ class Renderer:
         """The ``DOMSnapshot.captureSnapshot`` of ``body`` loaded as ``url``; RenderError
         (and a killed browser) on a timeout or a crash.
 
-        Every page of a browser is loaded in the same tab (:meth:`open_tab`): opening a tab
-        per page cost about a sixth of a page's time. Before each page the tab goes to
-        ``about:blank`` and waits for its load event, so nothing of the page before it
-        (a late request, a meta refresh, the same URL with another fragment) reaches the
-        next one, which then starts from the state a fresh tab would be in; a load is waited
-        for by its loader id."""
+        Each page is loaded in a tab of a browser context of its own (:meth:`open_tab`), as
+        if in a browser that had never loaded anything: nothing of what it loaded before
+        (history, a late request, a refresh) reaches the page. Animations (CSS, Web
+        Animations, and so ``<marquee>``) are held at their start, and one frame is drawn
+        before the snapshot, since a marquee starts on the first frame. With one tab for
+        every page, 12 of 621 L3S-GN1 layouts differed between two renders (marquees at other
+        points of their way, a link's colour); with this, none (docs/rendering.md)."""
         self.ensure()
         deadline = time.monotonic() + settings.timeout
         try:
-            session = self.open_tab(settings, deadline)
-            self._navigate(session, "about:blank", deadline, self._offline(session, None))
-            return self._load_and_capture(session, body, url, deadline)
+            context, target, session = self.open_tab(settings, deadline)
+            snap = self._load_and_capture(session, target, body, url, deadline)
+            # (after a failure the browser is killed, contexts and all)
+            self.send("Target.disposeBrowserContext", {"browserContextId": context}, deadline)
+            return snap
         except RenderError:
             self.kill()  # a page stuck in a script or a dead browser: start afresh
             self.restarts += 1
             raise
 
-    def open_tab(self, settings: RenderSettings, deadline: float) -> str:
-        """The session of this browser's one tab, opened with every request intercepted on
-        first use, set to ``settings``' JavaScript and viewport."""
-        if self.tab is None:
-            target = self.send("Target.createTarget", {"url": "about:blank"},
-                               deadline)["targetId"]
-            session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                                deadline)["sessionId"]
-            self.tab = (target, session)
-            for method, params in (("Page.enable", {}),
-                                   ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                                   ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})):
-                self.send(method, params, deadline, session, self._offline(session, None))
-        session = self.tab[1]
-        wanted = (settings.javascript, settings.viewport)
-        if self.tab_settings != wanted:
-            w, h = settings.viewport
-            for method, params in (
-                    ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
-                    ("Emulation.setDeviceMetricsOverride",
-                     {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
-                self.send(method, params, deadline, session, self._offline(session, None))
-            self.tab_settings = wanted
-        return session
+    def open_tab(self, settings: RenderSettings, deadline: float) -> tuple[str, str, str]:
+        """(context id, target id, session id) of a new tab in a new browser context, with
+        every request intercepted, animations held, and ``settings``' JavaScript and
+        viewport."""
+        context = self.send("Target.createBrowserContext", {"disposeOnDetach": True},
+                            deadline)["browserContextId"]
+        target = self.send("Target.createTarget",
+                           {"url": "about:blank", "browserContextId": context},
+                           deadline)["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                            deadline)["sessionId"]
+        w, h = settings.viewport
+        quiet = self._offline(session, target, None)
+        for method, params in (
+                ("Page.enable", {}),
+                ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+                ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+                ("Animation.enable", {}),
+                ("Animation.setPlaybackRate", {"playbackRate": 0}),
+                ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
+                ("Emulation.setDeviceMetricsOverride",
+                 {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
+            self.send(method, params, deadline, session, quiet)
+        return context, target, session
 
-    def _offline(self, session: str, body: bytes | None):
+    def _offline(self, session: str, target: str, body: bytes | None):
         """The event handler of one load: the first document request of the tab's own frame
         is answered with ``body`` (None: nothing is answered), every other request fails,
         so nothing leaves the machine; ``handler.loads`` gathers the loader ids whose load
@@ -364,7 +377,7 @@ class Renderer:
             if name == "Fetch.requestPaused":
                 rid = params["requestId"]
                 own = (params.get("resourceType") == "Document"
-                       and params.get("frameId") == self.tab[0])
+                       and params.get("frameId") == target)
                 if own and not state["main"]:
                     # the navigation to the page (Chrome may have normalised its URL)
                     state["main"] = True
@@ -398,9 +411,13 @@ class Renderer:
             if "method" in ev:
                 on_event(ev)
 
-    def _load_and_capture(self, session, body, url, deadline) -> dict[str, Any]:
-        on_event = self._offline(session, body)
+    def _load_and_capture(self, session, target, body, url, deadline) -> dict[str, Any]:
+        on_event = self._offline(session, target, body)
         self._navigate(session, url, deadline, on_event)
+        # one frame drawn before the snapshot: what starts on the first frame (a marquee's
+        # scrolling, held at its start by the playback rate 0) has then always started
+        self.send("Page.captureScreenshot", {"format": "jpeg", "quality": 1, "clip": FRAME_CLIP},
+                  deadline, session, on_event)
         return self.send("DOMSnapshot.captureSnapshot",
                          {"computedStyles": list(SNAPSHOT_STYLES)}, deadline, session, on_event)
 

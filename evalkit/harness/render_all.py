@@ -1,12 +1,15 @@
-"""``python -m evalkit.harness.render_all [--jobs N] [--cache DIR] SET...``: render every page of
-the named data sets (configs/dataset names) with N worker processes, one browser each, and
-print pages, failures, seconds and peak memory (docs/rendering.md#measured; the numbers are in
-the speed experiment's README).
+"""``python -m evalkit.harness.render_all [--jobs N] [--cache DIR [--against OTHER]] SET...``:
+render every page of the named data sets (configs/dataset names) with N worker processes, one
+browser each, and print pages, failures, seconds and peak memory (docs/rendering.md#measured;
+the numbers are in the speed experiment's README). With ``--against``, the layouts of the
+cache are compared with those of another cache root (the same pages rendered another time):
+how many differ, and where (:func:`evalkit.core.rendered.layout_difference`;
+docs/rendering.md#reproducibility).
 
 This process reads the sets one after the other and hands their pages, one at a time, to
 whichever worker is free (a bounded queue), so the workers stay busy to the last page whatever
-the sizes of the sets. Each worker keeps one browser, and that browser one tab, for all its
-pages (:class:`evalkit.harness.render.Renderer`). A layout does not depend on the worker that
+the sizes of the sets. Each worker keeps one browser for all its pages, each page in a browser
+context of its own (:class:`evalkit.harness.render.Renderer`). A layout does not depend on the worker that
 made it: the cache key is the page's and the settings' (tests/test_render_all.py renders the
 same pages serially and on two workers and compares the records).
 """
@@ -18,10 +21,16 @@ import time
 from typing import Any
 
 from evalkit.core.page import parse_html
-from evalkit.core.rendered import RenderSettings
-from evalkit.harness.render import RenderError, browser_version, layout_for, renderer
+from evalkit.core.rendered import RenderSettings, layout_difference
+from evalkit.harness.render import (
+    LayoutCache,
+    RenderError,
+    browser_version,
+    layout_for,
+    renderer,
+)
 
-__all__ = ["main", "memory_by_pages", "render_pages"]
+__all__ = ["compare_caches", "main", "memory_by_pages", "render_pages"]
 
 #: pages waiting for a worker, per worker (enough to keep it busy, few enough to stay small)
 QUEUE_PER_WORKER = 4
@@ -165,11 +174,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("sets", nargs="+")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default=None, help="layout cache root (default: none)")
+    ap.add_argument("--against", default=None, metavar="OTHER",
+                    help="compare the layouts of --cache with those of this cache root")
     ap.add_argument("--shared", default=None,
                     help="the shared data sets' folder (default: paths.shared_data's default)")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be 1 or more")
+    if args.against and not args.cache:
+        ap.error("--against needs --cache (the layouts to compare)")
     settings = RenderSettings()
     t0 = time.perf_counter()
     load0 = os.getloadavg()[0]
@@ -202,6 +215,29 @@ def main(argv: list[str] | None = None) -> None:
           f"{os.getloadavg()[0]:.1f} at end; peak resident memory of this process, "
           f"the workers and their browsers {peak})")
     print(memory_by_pages(res["rss_samples"], total))
+    if args.against:
+        print(compare_caches(args.cache, args.against))
+
+
+#: differing layouts named by compare_caches
+SHOWN_DIFFERENCES = 10
+
+
+def compare_caches(root: str, other: str) -> str:
+    """Lines: how many layouts the two cache roots both hold and how many of them differ, and
+    the first SHOWN_DIFFERENCES of those (URL and where)."""
+    mine, theirs = (LayoutCache(os.path.join(r, "layouts")) for r in (root, other))
+    both = sorted(set(mine.keys()) & set(theirs.keys()))
+    found = []
+    for key in both:
+        a, b = mine.get(key), theirs.get(key)
+        if a is None or b is None:
+            found.append((key, "an entry that does not validate"))
+        elif (where := layout_difference(a, b)) is not None:
+            found.append((a.url, where))
+    lines = [f"against {other}: {len(both)} layouts in both caches, {len(found)} differ"]
+    lines += [f"  {url}: {where}" for url, where in found[:SHOWN_DIFFERENCES]]
+    return "\n".join(lines)
 
 
 #: pages between two memory figures of the summary line
