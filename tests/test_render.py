@@ -247,8 +247,8 @@ MARQUEE = ("<!DOCTYPE html><html><head><style>body{margin:0;font:16px 'DejaVu Sa
 def test_a_marquee_and_an_animation_are_held_at_their_start_on_every_load():
     # The marquee starts scrolling on the first frame after the load, so a snapshot taken
     # sooner or later found it unstarted (x 0) or anywhere on its way; the renderer draws one
-    # frame and holds every animation at time 0: the span waits just right of the marquee
-    # (x 500), the animated div at its first keyframe (x 0), on every load
+    # frame and holds it at time 0: the span waits just right of the marquee (x 500); the
+    # CSS animation is gone (render.SETTLED_CSS): the div at x 0; on every load
     layouts = [layout_for(_page(MARQUEE, pid=f"m{i}"), RenderSettings(), None)[0]
                for i in range(5)]
     span = [{e.tag: e for e in lay.elements}["span"] for lay in layouts]
@@ -256,6 +256,17 @@ def test_a_marquee_and_an_animation_are_held_at_their_start_on_every_load():
     div = [{e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"] for lay in layouts]
     assert {d.x for d in div} == {0.0}
     assert all(render_layout_same(layouts[0], lay) for lay in layouts[1:])
+
+
+@needs_browser
+def test_a_running_transition_is_snapshotted_at_its_end():
+    # the width changes after a style was computed, under a 10 s transition: held at its start
+    # (the playback rate 0) it was 100 px; ended by the settled style, 300 px, on every load
+    html = ("<html><body><div id=d style='width:100px;height:10px;transition:width 10s'></div>"
+            "<script>getComputedStyle(d).width; d.style.width = '300px';</script></body></html>")
+    for i in range(3):
+        lay, _ = layout_for(_page(html, pid=f"t{i}"), RenderSettings(javascript=True), None)
+        assert {e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"].width == 300.0
 
 
 def render_layout_same(a: Layout, b: Layout) -> bool:

@@ -14,10 +14,10 @@ downloaded, every message has a deadline, and the process is ours to kill. For e
   frames) fails, so nothing leaves the machine and nothing depends on the network;
 * JavaScript is off unless ``render.javascript=true``; the window is ``render.viewport``;
 * each page gets a tab in a browser context of its own, as in a browser that never loaded
-  another page, and its animations are held at their start;
-* after the load event the browser draws one frame, then one
-  ``DOMSnapshot.captureSnapshot`` gives every node's box and computed styles
-  (:data:`evalkit.core.rendered.SNAPSHOT_STYLES`).
+  another page, and its Web Animations (a ``<marquee>``'s scrolling) are held at their start;
+* after the load event CSS transitions and animations are ended (:data:`SETTLED_CSS`), the
+  browser draws one frame, then one ``DOMSnapshot.captureSnapshot`` gives every node's box
+  and computed styles (:data:`evalkit.core.rendered.SNAPSHOT_STYLES`).
 
 Two renders of the same page give the same layout (docs/rendering.md#reproducibility), but
 for the position of an empty box, which nothing reads.
@@ -84,6 +84,18 @@ BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--disable-dev-shm-usage", "--disable-features=HttpsUpgrades",
                 "--remote-debugging-port=0")
 FORMAT = "evalkit.layout"
+#: the style added to every page after its load: a CSS transition or animation starts when
+#: the browser happens to compute a style before the page's last style arrives (a parser
+#: pause), so whether one ran, and where it is, depends on timing (a list 8,040 or 8,000 px
+#: wide on two loads of one aeb page, its ``transition: all 0.3s`` held at its start or never
+#: started). Without them every element has its settled style. An adopted style sheet: no
+#: element is added to the page
+SETTLED_CSS = ("*, *::before, *::after { transition: none !important; "
+               "animation: none !important; }")
+#: adds SETTLED_CSS (DevTools' Runtime.evaluate runs when the page's own scripts are off)
+SETTLE_SCRIPT = ("(() => { const sheet = new CSSStyleSheet(); sheet.replaceSync(%s); "
+                 "document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; })()"
+                 % json.dumps(SETTLED_CSS))
 #: the screenshot that makes the browser draw a frame before the snapshot: one pixel, since
 #: only the frame is wanted
 FRAME_CLIP = {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}
@@ -320,11 +332,11 @@ class Renderer:
 
         Each page is loaded in a tab of a browser context of its own (:meth:`open_tab`), as
         if in a browser that had never loaded anything: nothing of what it loaded before
-        (history, a late request, a refresh) reaches the page. Animations (CSS, Web
-        Animations, and so ``<marquee>``) are held at their start, and one frame is drawn
-        before the snapshot, since a marquee starts on the first frame. With one tab for
-        every page, 12 of 621 L3S-GN1 layouts differed between two renders (marquees at other
-        points of their way, a link's colour); with this, none (docs/rendering.md)."""
+        (history, a late request, a refresh) reaches the page. Web Animations (and so a
+        ``<marquee>``) are held at their start, and one frame is drawn before the snapshot,
+        since a marquee starts on the first frame; CSS transitions and animations are ended
+        (:data:`SETTLED_CSS`). With one tab for every page and nothing of this, 12 of 621
+        L3S-GN1 layouts differed between two renders (docs/rendering.md#reproducibility)."""
         self.ensure()
         deadline = time.monotonic() + settings.timeout
         try:
@@ -414,6 +426,9 @@ class Renderer:
     def _load_and_capture(self, session, target, body, url, deadline) -> dict[str, Any]:
         on_event = self._offline(session, target, body)
         self._navigate(session, url, deadline, on_event)
+        # CSS transitions end and CSS animations go (SETTLED_CSS), whenever they started
+        self.send("Runtime.evaluate", {"expression": SETTLE_SCRIPT}, deadline, session,
+                  on_event)
         # one frame drawn before the snapshot: what starts on the first frame (a marquee's
         # scrolling, held at its start by the playback rate 0) has then always started
         self.send("Page.captureScreenshot", {"format": "jpeg", "quality": 1, "clip": FRAME_CLIP},
