@@ -70,10 +70,6 @@ SEED_SYSTEMS = ["coreex", "econ", "tag_based", "existing1", "existing2", "eniw",
 #: layouts come from the layout cache (every change to the renderer's source renders the
 #: shared pages again: experiments/speed/README.md measures that)
 RENDERED_SYSTEMS = ["vwrapper"]
-#: why their rows are reported, not compared value for value, by the check: two renders of
-#: the same page can differ (docs/rendering.md#reproducibility)
-UNSTABLE_LAYOUTS = ("its layouts vary between two renders of the same page (12 of 621 L3S-GN1 "
-                    "pages: a link's :visited colour, a marquee's position)")
 #: every extractor of the extraction entries
 ALL_EXTRACTORS = OWN_METHODS + SEED_SYSTEMS + RENDERED_SYSTEMS
 PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
@@ -343,9 +339,6 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     old_run = json.loads((committed / "run.json").read_text())
     new_run = json.loads((fresh / "run.json").read_text())
     reasons = comparability(old_run, new_run, constraints)
-    methods = old_run.get("methods") or {}
-    reasons.update({label: UNSTABLE_LAYOUTS for label, info in methods.items()
-                    if info.get("registry") in RENDERED_SYSTEMS and label not in reasons})
     result = compare_summaries(name, _read_summary(committed), _read_summary(fresh), reasons)
     _compare_files(result, name, committed, fresh, reasons)
     if stale:  # the tool no longer makes what is committed: a finding, not a note
