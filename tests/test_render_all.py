@@ -1,5 +1,5 @@
 """Rendering on worker processes (evalkit.harness.render_all) gives the layouts one process
-gives: the same cache entries, byte for byte, whichever worker (and whichever tab history)
+gives: the same cache entries, byte for byte, whichever worker (and whichever pages before)
 made them. Needs Debian's chromium; skips, saying so, where it is not installed."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import Layout, RenderSettings
-from evalkit.harness.render import browser_path, layout_for, renderer
-from evalkit.harness.render_all import memory_by_pages, render_pages
+from evalkit.harness.render import LayoutCache, browser_path, layout_for, renderer
+from evalkit.harness.render_all import compare_caches, memory_by_pages, render_pages
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
@@ -89,3 +89,28 @@ def test_the_memory_line_reads_the_last_sample_at_each_mark_and_the_thirds():
     assert line.endswith("250: 200, 500: 210; mean of the first third of the 6 samples 150, "
                          "of the last third 210")
     assert memory_by_pages([], 10).endswith("not measured (no psutil)")
+
+
+def test_two_caches_are_compared_layout_by_layout(tmp_path):
+    from evalkit.core.rendered import ElementBox
+
+    def lay(width, link_x=5.0):
+        box = dict(visible=True, display="block", font_size=16.0, font_weight=400,
+                   color="rgb(0, 0, 0)", background="", mapped=True)
+        return Layout(url="http://a/", viewport=(800, 600), browser="b", width=width,
+                      height=50.0, elements=(
+                          ElementBox(path="/html[1]/body[1]", tag="body", x=0.0, y=0.0,
+                                     width=width, height=50.0, **box),
+                          ElementBox(path="/html[1]/body[1]/a[1]", tag="a", x=link_x, y=1.0,
+                                     width=0.0, height=0.0, **{**box, "visible": False})))
+
+    a, b = (LayoutCache(tmp_path / r / "layouts") for r in ("a", "b"))
+    for key, la, lb in (("k1", lay(800.0), lay(800.0, link_x=45.0)),  # an empty box moved
+                        ("k2", lay(800.0), lay(810.0)),               # the page is wider
+                        ("k3", lay(800.0), None)):                    # in one cache only
+        a.put(key, la)
+        if lb is not None:
+            b.put(key, lb)
+    assert compare_caches(str(tmp_path / "a"), str(tmp_path / "b")).splitlines() == [
+        f"against {tmp_path / 'b'}: 2 layouts in both caches, 1 differ",
+        "  http://a/: width"]

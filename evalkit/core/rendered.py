@@ -300,4 +300,3 @@ def layout_difference(a: Layout, b: Layout) -> str | None:
             if getattr(x, name) != getattr(y, name):
                 return f"{name} of {x.path}"
     return None
-

@@ -9,9 +9,9 @@ docs/rendering.md#reproducibility).
 This process reads the sets one after the other and hands their pages, one at a time, to
 whichever worker is free (a bounded queue), so the workers stay busy to the last page whatever
 the sizes of the sets. Each worker keeps one browser for all its pages, each page in a browser
-context of its own (:class:`evalkit.harness.render.Renderer`). A layout does not depend on the worker that
-made it: the cache key is the page's and the settings' (tests/test_render_all.py renders the
-same pages serially and on two workers and compares the records).
+context of its own (:class:`evalkit.harness.render.Renderer`). A layout does not depend on the
+worker that made it: the cache key is the page's and the settings' (tests/test_render_all.py
+renders the same pages serially and on two workers and compares the records).
 """
 
 from __future__ import annotations
