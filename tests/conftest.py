@@ -80,3 +80,14 @@ def extract_or_expected(method, page):
         return method.extract(page)
     except getattr(method, "expected_failures", ()):
         return None
+
+
+def hand_box(path: str, x, y, w, h, display: str = "block"):
+    """An element box placed by hand (a test's layout without a browser): its tag from the
+    last step of ``path``, visible when it has an area, the default font and colours."""
+    from evalkit.core.rendered import ElementBox
+
+    return ElementBox(path=path, tag=path.rsplit("/", 1)[-1].split("[")[0], x=x, y=y,
+                      width=w, height=h, visible=bool(w and h), display=display,
+                      font_size=16.0, font_weight=400, color="rgb(0, 0, 0)", background="",
+                      mapped=True)

@@ -9,8 +9,16 @@ import json
 
 import pytest
 
+from conftest import hand_box
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.core.rendered import ElementBox, Layout, RenderSettings, element_path, tree_paths
+from evalkit.core.rendered import (
+    ElementBox,
+    Layout,
+    RenderSettings,
+    element_path,
+    layout_difference,
+    tree_paths,
+)
 from evalkit.core.validate import ParamError
 from evalkit.harness import render
 from evalkit.harness.render import (
@@ -244,7 +252,7 @@ MARQUEE = ("<!DOCTYPE html><html><head><style>body{margin:0;font:16px 'DejaVu Sa
 
 
 @needs_browser
-def test_a_marquee_and_an_animation_are_held_at_their_start_on_every_load():
+def test_a_marquee_waits_at_its_start_and_a_css_animation_is_gone_on_every_load():
     # The marquee starts scrolling on the first frame after the load, so a snapshot taken
     # sooner or later found it unstarted (x 0) or anywhere on its way; the renderer draws one
     # frame and holds it at time 0: the span waits just right of the marquee (x 500); the
@@ -255,7 +263,7 @@ def test_a_marquee_and_an_animation_are_held_at_their_start_on_every_load():
     assert {(s.x, s.y) for s in span} == {(500.0, span[0].y)}
     div = [{e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"] for lay in layouts]
     assert {d.x for d in div} == {0.0}
-    assert all(render_layout_same(layouts[0], lay) for lay in layouts[1:])
+    assert all(layout_difference(layouts[0], lay) is None for lay in layouts[1:])
 
 
 @needs_browser
@@ -269,31 +277,15 @@ def test_a_running_transition_is_snapshotted_at_its_end():
         assert {e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"].width == 300.0
 
 
-def render_layout_same(a: Layout, b: Layout) -> bool:
-    from evalkit.core.rendered import layout_difference
-
-    return layout_difference(a, b) is None
-
-
-def _box(path, x, y, w, h, **kw):
-    return ElementBox(path=path, tag=path.rsplit("/", 1)[-1].split("[")[0], x=x, y=y,
-                      width=w, height=h, visible=bool(w and h), display=kw.get("display",
-                      "block"), font_size=16.0, font_weight=400, color="rgb(0, 0, 0)",
-                      background="", mapped=True)
-
-
 def test_two_layouts_differ_anywhere_but_in_the_position_of_an_empty_box():
-    from evalkit.core.rendered import layout_difference
-
     def lay(link_x, img_w=40.0):
         return Layout(url="http://a/", viewport=(1366, 768), browser="b", width=1366.0,
                       height=100.0, elements=(
-                          _box("/html[1]/body[1]", 0.0, 0.0, 1366.0, 100.0),
+                          hand_box("/html[1]/body[1]", 0.0, 0.0, 1366.0, 100.0),
                           # a link around a floated image: a box of no size, whose x
                           # Chromium gave as 183 or 223 on two loads of one L3S-GN1 page
-                          _box("/html[1]/body[1]/a[1]", link_x, 10.0, 0.0, 0.0,
-                               display="inline"),
-                          _box("/html[1]/body[1]/a[1]/img[1]", 183.0, 10.0, img_w, 60.0)))
+                          hand_box("/html[1]/body[1]/a[1]", link_x, 10.0, 0.0, 0.0, "inline"),
+                          hand_box("/html[1]/body[1]/a[1]/img[1]", 183.0, 10.0, img_w, 60.0)))
 
     assert layout_difference(lay(183.0), lay(223.0)) is None
     assert layout_difference(lay(183.0), lay(183.0, img_w=41.0)) == \

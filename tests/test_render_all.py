@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import hand_box
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import Layout, RenderSettings
 from evalkit.harness.render import LayoutCache, browser_path, layout_for, renderer
@@ -92,17 +93,11 @@ def test_the_memory_line_reads_the_last_sample_at_each_mark_and_the_thirds():
 
 
 def test_two_caches_are_compared_layout_by_layout(tmp_path):
-    from evalkit.core.rendered import ElementBox
-
     def lay(width, link_x=5.0):
-        box = dict(visible=True, display="block", font_size=16.0, font_weight=400,
-                   color="rgb(0, 0, 0)", background="", mapped=True)
         return Layout(url="http://a/", viewport=(800, 600), browser="b", width=width,
                       height=50.0, elements=(
-                          ElementBox(path="/html[1]/body[1]", tag="body", x=0.0, y=0.0,
-                                     width=width, height=50.0, **box),
-                          ElementBox(path="/html[1]/body[1]/a[1]", tag="a", x=link_x, y=1.0,
-                                     width=0.0, height=0.0, **{**box, "visible": False})))
+                          hand_box("/html[1]/body[1]", 0.0, 0.0, width, 50.0),
+                          hand_box("/html[1]/body[1]/a[1]", link_x, 1.0, 0.0, 0.0)))
 
     a, b = (LayoutCache(tmp_path / r / "layouts") for r in ("a", "b"))
     for key, la, lb in (("k1", lay(800.0), lay(800.0, link_x=45.0)),  # an empty box moved

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import hand_box
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.validate import ParamError
@@ -138,13 +139,7 @@ def test_pab_on_vips_blocks_scores_the_leaves_by_their_tags(tmp_path):
 
 
 def test_a_block_of_an_empty_box_is_where_its_content_is_drawn():
-    from evalkit.core.rendered import ElementBox, Layout
-
-    def box(path, x, y, w, h, display="block"):
-        return ElementBox(path=path, tag=path.rsplit("/", 1)[-1].split("[")[0], x=x, y=y,
-                          width=w, height=h, visible=bool(w and h), display=display,
-                          font_size=16.0, font_weight=400, color="rgb(0, 0, 0)",
-                          background="", mapped=True)
+    from evalkit.core.rendered import Layout
 
     page = Page(id="e", dataset="hand", gold=Gold(text=""), raw=(
         b"<html><body><a href=/x><span>one</span> <span>two</span></a>"
@@ -153,11 +148,12 @@ def test_a_block_of_an_empty_box_is_where_its_content_is_drawn():
     # (rendered.ElementBox.empty): its block is the union of its spans, 10..120 x 10..30
     layout = Layout(url="http://a/", viewport=(1000, 600), browser="b", width=1000.0,
                     height=600.0, elements=(
-                        box("/html[1]", 0, 0, 1000, 600), box("/html[1]/body[1]", 0, 0, 1000, 600),
-                        box("/html[1]/body[1]/a[1]", 777, 5, 0, 0, "inline"),
-                        box("/html[1]/body[1]/a[1]/span[1]", 10, 10, 40, 20, "inline"),
-                        box("/html[1]/body[1]/a[1]/span[2]", 60, 12, 60, 18, "inline"),
-                        box("/html[1]/body[1]/div[1]", 0, 100, 1000, 20)))
+                        hand_box("/html[1]", 0, 0, 1000, 600),
+                        hand_box("/html[1]/body[1]", 0, 0, 1000, 600),
+                        hand_box("/html[1]/body[1]/a[1]", 777, 5, 0, 0, "inline"),
+                        hand_box("/html[1]/body[1]/a[1]/span[1]", 10, 10, 40, 20, "inline"),
+                        hand_box("/html[1]/body[1]/a[1]/span[2]", 60, 12, 60, 18, "inline"),
+                        hand_box("/html[1]/body[1]/div[1]", 0, 100, 1000, 20)))
     tree = Vips().segment(page.tree(), layout)
     link = next(b for b in tree.leaves() if b.elements[0].tag == "a")
     assert link.box == (10, 10, 110, 20)
