@@ -146,7 +146,6 @@ class _Extractor:
         self._valid: dict[Any, bool] = {}
         self._kids: dict[Any, list[Any]] = {}
         self._inline: dict[Any, bool] = {}
-        self._extent: dict[Any, float] = {}
         self._union_of: dict[Any, tuple[float, float, float, float]] = {}
 
     def valid(self, el) -> bool:
@@ -168,19 +167,20 @@ class _Extractor:
             self._kids[el] = [c for c in self.kids_of(el) if self.valid(c)]
         return self._kids[el]
 
-    def extent(self, el) -> float:
-        """Area of the union of the element's box and its valid descendants' (a container of
+    def union(self, el) -> tuple[float, float, float, float]:
+        """The union of the element's box and its valid descendants' (a container of
         absolutely placed or floated children may have no height of its own)."""
-        if el not in self._extent:
+        if el not in self._union_of:
             b = self.boxes[el]
             boxes = [(b.x, b.y, b.width, b.height)] if b.area > 0 else []
-            for c in self.valid_kids(el):
-                self.extent(c)
-                boxes.append(self._union_of[c])
+            boxes += [self.union(c) for c in self.valid_kids(el)]
             self._union_of[el] = _union(boxes) if boxes else (b.x, b.y, 0.0, 0.0)
-            u = self._union_of[el]
-            self._extent[el] = u[2] * u[3]
-        return self._extent[el]
+        return self._union_of[el]
+
+    def extent(self, el) -> float:
+        """Area of :meth:`union`."""
+        u = self.union(el)
+        return u[2] * u[3]
 
     def inline_only(self, el, kids=None) -> bool:
         """Every valid descendant of ``el`` is laid out inline (text level); ``kids``, when
@@ -223,11 +223,8 @@ class _Extractor:
         kids = self.valid_kids(el)
         if doc is not None and (doc >= self.pdoc or not kids):
             b = self.boxes[el]
-            if not b.empty:
-                rect = (b.x, b.y, b.width, b.height)
-            else:  # where its content is drawn (see the module's departures)
-                self.extent(el)
-                rect = self._union_of[el]
+            # an empty box: where its content is drawn (see the module's departures)
+            rect = self.union(el) if b.empty else (b.x, b.y, b.width, b.height)
             out.append(VisualBlock([el], rect, doc))
             return
         for c in kids:
