@@ -12,7 +12,7 @@ from conftest import hand_box
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import Layout, RenderSettings
 from evalkit.harness.render import LayoutCache, browser_path, layout_for, renderer
-from evalkit.harness.render_all import compare_caches, memory_by_pages, render_pages
+from evalkit.harness.render_all import compare_caches, main, memory_by_pages, render_pages
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
@@ -109,3 +109,13 @@ def test_two_caches_are_compared_layout_by_layout(tmp_path):
     assert compare_caches(str(tmp_path / "a"), str(tmp_path / "b")).splitlines() == [
         f"against {tmp_path / 'b'}: 2 layouts in both caches, 1 differ",
         "  http://a/: width"]
+
+
+def test_against_a_folder_without_layouts_stops_before_rendering(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--cache", str(tmp_path / "a"), "--against", str(tmp_path / "typo"), "synthetic"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith(f"--against {tmp_path / 'typo'}: no layout cache there "
+                        f"({tmp_path / 'typo' / 'layouts'} does not exist)")
+    assert not (tmp_path / "a").exists()  # nothing was rendered

@@ -183,6 +183,10 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--jobs must be 1 or more")
     if args.against and not args.cache:
         ap.error("--against needs --cache (the layouts to compare)")
+    if args.against and not os.path.isdir(os.path.join(args.against, "layouts")):
+        # before the render, not after it: a mistyped folder would compare nothing
+        ap.error(f"--against {args.against}: no layout cache there "
+                 f"({os.path.join(args.against, 'layouts')} does not exist)")
     settings = RenderSettings()
     t0 = time.perf_counter()
     load0 = os.getloadavg()[0]
