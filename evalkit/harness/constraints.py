@@ -1,15 +1,17 @@
 """The pip constraints file that pins the environment the reference was made in.
 
 ``results/reference/constraints.txt`` lists, as ``name==version``, every installed
-distribution that evalkit's core dependencies and its ``peers`` extra pull in (the
-whole requirement closure, read from the installed metadata): the peers themselves,
-lxml, numpy, pandas, scikit-learn, scipy, datasketch, xxhash, charset-normalizer and
-everything under them (htmldate, courlan, ... for trafilatura). Any of these can move
-a number, so all are pinned. :func:`pins` reads them from the running interpreter and
-the reference tool writes the file each time it regenerates, so the file cannot
-disagree with what made the numbers. ``pip install -c results/reference/constraints.txt``
-reproduces the environment; the development tools (pytest, ruff, ...) stay unpinned
-because they never reach a number.
+distribution that evalkit's core dependencies and its ``dev`` extra pull in (the whole
+requirement closure, read from the installed metadata; ``dev`` names the other extras,
+``evalkit[peers,dask,launchers,render,bench]``, which are followed): the peers, lxml, numpy,
+pandas, scikit-learn, scipy, datasketch, xxhash, charset-normalizer and everything under
+them (htmldate, courlan, ... for trafilatura), the benchmarks' scorers (nltk and its Punkt
+model, jieba), and the test and lint tools. Any of these can move a number or a verdict:
+on a fresh machine nltk, which floated, moved WCEB's sentences (issue 42). So all are
+pinned, and ``tests/test_constraints.py`` fails when one the ``dev`` extra installs is
+missing. :func:`pins` reads them from the running interpreter and the reference tool writes
+the file each time it regenerates, so the file cannot disagree with what made the numbers.
+``pip install -c results/reference/constraints.txt`` reproduces the environment.
 """
 
 from __future__ import annotations
@@ -24,16 +26,28 @@ from packaging.utils import canonicalize_name
 
 __all__ = ["libxml2_version", "pins", "read_constraints", "render", "root_requirements"]
 
-#: the extras of pyproject.toml whose packages can produce numbers (dev/dask/launchers cannot)
-PINNED_EXTRAS = ("peers",)
+#: the extra of pyproject.toml whose closure is pinned: what the README's test command installs
+PINNED_EXTRAS = ("dev",)
 
 
 def root_requirements(pyproject: str | Path) -> list[Requirement]:
-    """evalkit's core dependencies and those of :data:`PINNED_EXTRAS`, from pyproject.toml."""
+    """evalkit's core dependencies and those of :data:`PINNED_EXTRAS`, from pyproject.toml;
+    an extra that names evalkit's own extras (``evalkit[peers,bench]``) brings theirs."""
     project = tomllib.loads(Path(pyproject).read_text(encoding="utf-8"))["project"]
+    extras = project.get("optional-dependencies", {})
     specs = list(project.get("dependencies", []))
-    for extra in PINNED_EXTRAS:
-        specs += project.get("optional-dependencies", {}).get(extra, [])
+    todo, seen = list(PINNED_EXTRAS), set()
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for spec in extras.get(extra, []):
+            req = Requirement(spec)
+            if canonicalize_name(req.name) == canonicalize_name(project["name"]):
+                todo += sorted(req.extras)
+            else:
+                specs.append(spec)
     return [Requirement(s) for s in specs]
 
 

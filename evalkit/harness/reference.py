@@ -220,7 +220,15 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
     from evalkit.harness.constraints import read_constraints
 
     pinned = current_pins()
-    drift = _pin_drift(read_constraints(dest_root / CONSTRAINTS), pinned)
+    old = read_constraints(dest_root / CONSTRAINTS)
+    drift = _pin_drift(old, pinned)
+    # a package pinned for the first time (the pinned closure grew) moved none of the
+    # committed numbers' recorded versions: it is written with a note, not refused
+    added = [line for line in drift if line.endswith(f"not in {CONSTRAINTS}")]
+    drift = [line for line in drift if line not in added]
+    if added and old:
+        print(f"[reference] pinned for the first time: {len(added)} packages "
+              f"({'; '.join(added[:3])}{' ...' if len(added) > 3 else ''})", file=sys.stderr)
     if drift and (dest_root / CONSTRAINTS).is_file() and not all_entries:
         # the constraints file speaks for every committed entry: a subset made with other
         # versions would make it lie about the rest
@@ -315,9 +323,35 @@ def _compare_files(result, name: str, committed: Path, fresh: Path,
         result.files += 1
 
 
+def _not_comparable_entry(name: str, committed: Path, fresh: Path, why: str):
+    """Every row of an entry reported not comparable (``why``), each number file checked for
+    its presence and shape (the same files, the same rows)."""
+    from evalkit.harness.reference_check import Comparison, number_files
+
+    out = Comparison(name, reasons={"(every method)": why})
+    old, new = number_files(committed), number_files(fresh)
+    for rel in sorted(set(old) ^ set(new)):
+        side = "committed, not made by the recomputed run" if rel in old else \
+            "made by the recomputed run, not committed"
+        out.differences.append(f"{name}: {rel} {side}")
+    for rel in sorted(set(old) & set(new)):
+        a, b = _read_csv(committed / rel), _read_csv(fresh / rel)
+        if a.shape != b.shape or list(a.columns) != list(b.columns):
+            out.differences.append(f"{name}: {rel}: committed {a.shape[0]} rows x {a.shape[1]} "
+                                   f"columns, recomputed {b.shape[0]} x {b.shape[1]}")
+        out.not_comparable["(every method)"] = out.not_comparable.get("(every method)", 0) + len(a)
+        out.files += 1
+    return out
+
+
 def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constraints):
     """Recompute one entry from an empty cache under ``work`` and compare it."""
-    from evalkit.harness.reference_check import Comparison, comparability, compare_summaries
+    from evalkit.harness.reference_check import (
+        Comparison,
+        comparability,
+        compare_summaries,
+        scoring_difference,
+    )
 
     committed = ref_root / name
     if not (committed / "summary.csv").is_file():
@@ -338,6 +372,9 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
         return out
     old_run = json.loads((committed / "run.json").read_text())
     new_run = json.loads((fresh / "run.json").read_text())
+    scoring = scoring_difference(old_run, new_run)
+    if scoring:  # the scorer's own inputs moved: nothing of the entry is comparable
+        return _not_comparable_entry(name, committed, fresh, scoring)
     reasons = comparability(old_run, new_run, constraints)
     result = compare_summaries(name, _read_summary(committed), _read_summary(fresh), reasons)
     _compare_files(result, name, committed, fresh, reasons)

