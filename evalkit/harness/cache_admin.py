@@ -238,6 +238,10 @@ def _parser():
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m evalkit.cache``: list, or prune with ``--prune`` (exit 2 on a bad use)."""
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     import sys
 
     args = _parser().parse_args(argv)

@@ -439,6 +439,10 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     ap = argparse.ArgumentParser(prog="python -m evalkit.reference", description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=None,
                     help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")
