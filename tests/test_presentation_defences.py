@@ -33,7 +33,7 @@ PAGE = f"<html><body><nav>Home News</nav><p>{GOLD}</p></body></html>"
 #: clears the screen, paints red, retitles the terminal window
 ESCAPES = "\x1b[2J\x1b[31mRED\x1b]0;owned\x07"
 #: page ids a spreadsheet runs (OWASP's CSV injection examples)
-FORMULAS = ("=HYPERLINK(\"http:\\\\evil\",\"x\")", "+1+cmd", "-2+3+cmd", "@SUM(1+1)")
+FORMULAS = ('=HYPERLINK("http:\\\\evil","x")', "+1+cmd", "-2+3+cmd", "@SUM(1+1)")
 
 
 def _pair(root: Path, stem: str, page: str = PAGE, gold: str = GOLD) -> None:
@@ -51,10 +51,26 @@ def test_escape_sequences_in_file_names_are_escaped_on_the_console(tmp_path):
     (out / f"zz{ESCAPES}.txt").write_text("a stored id that is no page of the run")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "evalkit", "experiment=extraction", f"dataset={data}",
-         "method=stored", f"method.stored.path={out}", "method.stored.format=folder",
-         f"hydra.run.dir={tmp_path / 'run'}", "runner.n_jobs=1", "extraction.n_boot=20"],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=extraction",
+            f"dataset={data}",
+            "method=stored",
+            f"method.stored.path={out}",
+            "method.stored.format=folder",
+            f"hydra.run.dir={tmp_path / 'run'}",
+            "runner.n_jobs=1",
+            "extraction.n_boot=20",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     printed = done.stdout + done.stderr
     assert "\x1b" not in printed and "\x07" not in printed
@@ -63,9 +79,14 @@ def test_escape_sequences_in_file_names_are_escaped_on_the_console(tmp_path):
 
 
 def _run(data: Path, tmp_path: Path) -> Path:
-    overrides = ["experiment=extraction", f"paths.results={tmp_path / 'results'}",
-                 "runner.n_jobs=1", "runner.progress=false", "extraction.n_boot=20",
-                 "method=fulltext"]
+    overrides = [
+        "experiment=extraction",
+        f"paths.results={tmp_path / 'results'}",
+        "runner.n_jobs=1",
+        "runner.progress=false",
+        "extraction.n_boot=20",
+        "method=fulltext",
+    ]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
     with open_dict(cfg):
@@ -115,8 +136,10 @@ def test_p1_htm_beside_p1_html_is_refused_not_paired_with_the_wrong_gold(tmp_pat
     ds = PairsDataset(path=str(tmp_path))
     assert [p.id for p in ds.pages()] == ["p2"]
     reasons = {Path(s.file).name: s.reason for s in ds.skipped}
-    line = ("ambiguous page: p1.htm and p1.html share the stem 'p1' of one gold file; "
-            "rename or remove all but one")
+    line = (
+        "ambiguous page: p1.htm and p1.html share the stem 'p1' of one gold file; "
+        "rename or remove all but one"
+    )
     assert reasons == {"p1.htm": line, "p1.html": line, "p1.txt": "gold file of an ambiguous page"}
     assert ds._count_pages() == 1
     pd.testing.assert_index_equal(pd.Index(["p2"]), pd.Index([p.id for p in ds.pages()]))

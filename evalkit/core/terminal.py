@@ -22,8 +22,7 @@ __all__ = ["SafeStream", "guard_console", "printable"]
 
 #: C0 and C1 controls but newline and tab, DEL, and the Unicode format characters that
 #: reorder or hide text (bidi embeddings, overrides and isolates, marks, zero-width joiners)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069"
-                     "\ufeff]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def _escape(match: re.Match) -> str:

@@ -38,15 +38,20 @@ def neutralise(value):
 
 def restore(value):
     """The text :func:`neutralise` was given (its quote taken off)."""
-    if isinstance(value, str) and value.startswith("'") and len(value) > 1 and (
-            value[1] == "'" or value[1:].startswith(FORMULA_STARTS)):
+    if (
+        isinstance(value, str)
+        and value.startswith("'")
+        and len(value) > 1
+        and (value[1] == "'" or value[1:].startswith(FORMULA_STARTS))
+    ):
         return value[1:]
     return value
 
 
 def _safe(df: pd.DataFrame) -> pd.DataFrame:
-    text = [c for c in df.columns if df[c].dtype == object or isinstance(df[c].dtype,
-                                                                          pd.StringDtype)]
+    text = [
+        c for c in df.columns if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype)
+    ]
     renamed = {c: neutralise(c) for c in df.columns if isinstance(c, str) and neutralise(c) != c}
     if not text and not renamed:
         return df
@@ -58,8 +63,9 @@ def _safe(df: pd.DataFrame) -> pd.DataFrame:
 
 def csv_text(df: pd.DataFrame, header: bool = True, float_format: str | None = None) -> str:
     """``df`` as csv text (no index, ``\\n`` line ends) with every text cell neutralised."""
-    return _safe(df).to_csv(index=False, header=header, float_format=float_format,
-                            lineterminator="\n")
+    return _safe(df).to_csv(
+        index=False, header=header, float_format=float_format, lineterminator="\n"
+    )
 
 
 def restore_frame(df: pd.DataFrame) -> pd.DataFrame:

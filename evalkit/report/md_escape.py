@@ -35,11 +35,12 @@ def md_text(text) -> str:
             out.append(_plain(text[pos:]))
             return "".join(out)
         # a code span: a run of n backticks closed by the next run of exactly n
-        close = next((c for c in _TICKS.finditer(text, m.end())
-                      if len(c.group()) == len(m.group())), None)
+        close = next(
+            (c for c in _TICKS.finditer(text, m.end()) if len(c.group()) == len(m.group())), None
+        )
         if close is None:  # an unmatched run is literal text
-            out.append(_plain(text[pos:m.end()]))
+            out.append(_plain(text[pos : m.end()]))
             pos = m.end()
             continue
-        out.append(_plain(text[pos:m.start()]) + text[m.start():close.end()])
+        out.append(_plain(text[pos : m.start()]) + text[m.start() : close.end()])
         pos = close.end()
