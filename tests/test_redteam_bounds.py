@@ -83,3 +83,35 @@ def test_a_hundred_thousand_workers_is_refused_in_one_line(settings, key):
     assert msg == f"{key}: must be a whole number from 1 to {max_workers()} (4 per CPU of " \
                   "this machine)"
     Runner.from_config({**settings, **{k: max_workers() for k in settings if k != "name"}})
+
+
+# ---- item 15: a thread a method leaves running does not keep evalkit alive -------------
+
+LINGERING = '''
+import threading
+import time
+
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction
+
+
+class Lingers(Extractor):
+    """Starts a thread that is not a daemon and outlives the run."""
+
+    def extract(self, page):
+        threading.Thread(target=time.sleep, args=(3600,), name="lingerer").start()
+        return Extraction(text="x")
+'''
+
+
+def test_a_method_thread_left_running_does_not_keep_evalkit_alive(tmp_path):
+    (tmp_path / "lingers.py").write_text(LINGERING)
+    # main: the run finished, then Python waited an hour for the method's thread
+    done = _cli(tmp_path, "dataset=synthetic", "dataset.synthetic.n_sites=1",
+                "dataset.synthetic.pages_per_site=2", "method=[fulltext]",
+                "method.mine._target_=lingers.Lingers", "runner.page_timeout=0",
+                "runner.n_jobs=1", timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "not waiting for" in done.stderr and "(lingerer)" in done.stderr
+    (run_json,) = (tmp_path / "results").glob("runs/*/*/run.json")
+    assert json.loads(run_json.read_text())["status"] == "complete"
