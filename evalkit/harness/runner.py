@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from evalkit.core.page import Page
-from evalkit.core.validate import ParamError, check_bool, check_int, check_number
+from evalkit.core.validate import (ParamError, check_bool, check_int, check_number,
+                                   check_workers)
 from evalkit.harness.score_cache import cached_scorer
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
 from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
@@ -112,7 +113,7 @@ class Runner:
             raise RunnerError(f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, "
                               f"got {self.on_failure!r}")
         try:
-            check_int("n_jobs", self.n_jobs, low=1)
+            check_workers("n_jobs", self.n_jobs)
             check_bool("progress", self.progress)
             if self.page_timeout is not None:
                 check_number("page_timeout", self.page_timeout, low=0)
