@@ -10,8 +10,14 @@ import pandas as pd
 import pytest
 
 from evalkit.report.plots import prf_figure
-from evalkit.report.style import (CATEGORIES, KNOWN, PALETTE, category_style, method_order,
-                                  method_style)
+from evalkit.report.style import (
+    CATEGORIES,
+    KNOWN,
+    PALETTE,
+    category_style,
+    method_order,
+    method_style,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,11 +118,11 @@ def _configured_sets() -> dict[str, list[str]]:
     for path in [ROOT / "configs" / "config.yaml", *sorted((ROOT / "configs" / "study")
                                                           .glob("*.yaml"))]:
         text = path.read_text()
-        m = re.search(r"^\s*- (?:override /)?method: \[([^\]]*)\]", text, re.M)
+        m = re.search(r"^\s*- (?:override /)?method: \[([^\]]*)\]", text, re.MULTILINE)
         if not m:
             continue
         names = [labels[n.strip()] for n in m.group(1).split(",") if n.strip()]
-        names += re.findall(r"^  ([\w]+@[\w]+):", text, re.M)  # entries a study adds
+        names += re.findall(r"^  ([\w]+@[\w]+):", text, re.MULTILINE)  # entries a study adds
         sets[path.stem] = names
     return sets
 
@@ -164,4 +170,4 @@ def test_each_wcxb_page_type_has_a_colour_of_its_own_in_every_figure(types):
         # a page type is the same colour in every row, and the legend's
         assert [c for c, _ in looks] == legend
     assert legend == [mcolors.to_hex(category_style(t).colour, keep_alpha=True) for t in types]
-    assert len(set(category_style(t).colour for t in CATEGORIES)) == len(CATEGORIES) == 7
+    assert len({category_style(t).colour for t in CATEGORIES}) == len(CATEGORIES) == 7
