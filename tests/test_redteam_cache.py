@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from full_cache_disk import fdopen_for
 
 from evalkit.harness.cache_closure import local_closure
 from evalkit.harness.cache_keys import describe_method
@@ -263,3 +264,68 @@ def test_a_forged_layout_entry_is_a_miss(tmp_path):
     path.write_text(json.dumps(entry))
     fresh = LayoutCache(tmp_path / "layouts")
     assert fresh.get("ab" * 8) is None and fresh.invalid == 1
+
+
+# ---- item 17: a full cache disk is one line naming the cache folder ---------------------
+
+
+def test_a_full_cache_disk_names_the_cache_folder(tmp_path, monkeypatch):
+    from evalkit.core.page import Extraction
+    from evalkit.harness.cache import ExtractionCache
+    from evalkit.harness.cache_seal import cache_seal
+    from evalkit.harness.errors import CacheWriteError
+
+    cache = tmp_path / "cache"
+    cache_seal(cache).secret(create=True)  # the key was made before the disk filled
+    monkeypatch.setattr(os, "fdopen", fdopen_for(cache))
+    with pytest.raises(CacheWriteError) as caught:
+        ExtractionCache(cache).put("ab" * 32, Extraction(text="x", seconds=0.1))
+    assert str(caught.value) == (
+        f"cannot write to the extraction cache {cache} (paths.cache): ENOSPC: No space left "
+        "on device; free space there, set paths.cache to another folder, or runner.cache=false"
+    )
+    assert not list(cache.rglob("*.tmp"))  # the half-written file is gone
+
+
+@pytest.mark.slow
+def test_a_full_cache_disk_during_a_run_is_one_line_naming_the_cache(tmp_path):
+    # on 86dd307: "evalkit: cannot write a file: ENOSPC: ...; <run folder> is incomplete"
+    import subprocess
+
+    from conftest import REPO
+
+    from evalkit.harness.cache_seal import cache_seal
+
+    cache, run = tmp_path / "cache", tmp_path / "run"
+    cache_seal(cache).secret(create=True)  # a cache in use: the disk fills at its entries
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(REPO / "tests")!r})
+        from full_cache_disk import fdopen_for
+        os.fdopen = fdopen_for({str(cache)!r})
+        from evalkit.shell.cli import main
+        sys.argv = ["evalkit", "experiment=extraction", "dataset=synthetic",
+                    "dataset.synthetic.n_sites=1", "dataset.synthetic.pages_per_site=2",
+                    "method=[fulltext]", "runner.n_jobs=1", "runner.progress=false",
+                    "extraction.n_boot=10", "paths.cache={cache}",
+                    "paths.results={tmp_path / "res"}", "hydra.run.dir={run}"]
+        main()
+    """)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in done.stderr
+    assert lines[-1] == (
+        f"evalkit: cannot write to the extraction cache {cache} (paths.cache): ENOSPC: No "
+        "space left on device; free space there, set paths.cache to another folder, or "
+        "runner.cache=false"
+    )
