@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import stat
 import sys
@@ -329,3 +330,31 @@ def test_a_full_cache_disk_during_a_run_is_one_line_naming_the_cache(tmp_path):
         "space left on device; free space there, set paths.cache to another folder, or "
         "runner.cache=false"
     )
+
+
+# ---- item 19: two processes recording the method index at once lose no key -------------
+
+
+def _record_many(root: str, start: int, n: int) -> None:
+    from evalkit.harness.cache_admin import record_run
+
+    for i in range(start, start + n):
+        record_run(root, [("mine", "mine", {}, "f" * 16)], [f"page{i:05d}"])
+
+
+def test_two_processes_writing_the_method_index_lose_no_key(tmp_path):
+    from evalkit.harness.cache_admin import INDEX, entry_keys
+
+    ctx = multiprocessing.get_context("fork")
+    n = 150
+    procs = [ctx.Process(target=_record_many, args=(str(tmp_path), i * n, n)) for i in (0, 1)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    index = json.loads((tmp_path / INDEX / f"{'f' * 16}.json").read_text())
+    # on 86dd307 an update read the file, merged and replaced it unlocked: keys were lost
+    expected = entry_keys("f" * 16, [f"page{i:05d}" for i in range(2 * n)])
+    assert sorted(index["entries"]) == sorted(expected)
+    assert not [p.name for p in (tmp_path / INDEX).iterdir() if p.suffix == ".tmp"]
