@@ -1,6 +1,6 @@
 """Rendering on worker processes (evalkit.harness.render_all) gives the layouts one process
-gives: the same cache entries (but for each cache's MAC), whichever worker (and whichever pages before)
-made them. Needs Debian's chromium; skips, saying so, where it is not installed."""
+gives: the same cache entries (but for each cache's own MAC), whichever worker (and whichever
+pages before) made them. Needs Debian's chromium; skips, saying so, where it is not installed."""
 
 from __future__ import annotations
 
