@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
 from evalkit.core.validate import ParamError, check_choice, check_int
@@ -75,7 +76,7 @@ DEFAULT_MAX_BYTES = 500_000_000
 DATASET = "{dataset}"
 
 
-class StoredFileError(ValueError):
+class StoredFileError(DataFileError):
     """A stored file that cannot be read as its format says; the message names the file."""
 
 
@@ -123,9 +124,9 @@ def _text_value(value: Any, where: str) -> str:
 
 def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
     try:
-        data = json.loads(raw)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StoredFileError(f"{path}: not a JSON document ({exc})") from exc
+        data = loads(raw, path)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
+    except DataFileError as exc:  # cut off, nested too deeply, not text
+        raise StoredFileError(str(exc)) from None
     if isinstance(data, dict) and set(data) <= {"version", "output"} \
             and isinstance(data.get("output"), dict):
         data = data["output"]  # the benchmark's {"version": ..., "output": {...}} wrapper
@@ -175,6 +176,9 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
         where = f"{path}:{number}"
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise StoredFileError(f"{where}: not a JSON object (nested too deeply to read)"
+                                  ) from None
         except ValueError as exc:
             raise StoredFileError(f"{where}: not a JSON object ({exc})") from exc
         if not isinstance(record, dict):

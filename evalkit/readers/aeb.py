@@ -14,13 +14,13 @@ ground truth before any page is read).
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, decode_gold, undecodable
 
@@ -39,13 +39,10 @@ def read_ground_truth(path: Path, max_bytes: int | None = None) -> dict[str, dic
     try:
         raw = read_capped(path, max_bytes, "runner.max_gold_bytes")
     except FileTooLarge as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    try:
-        data = json.loads(decode_gold(raw)[0])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+        raise DataFileError(f"{path}: {exc}") from None
+    data = loads(decode_gold(raw)[0], path)
     if not isinstance(data, dict):
-        raise TypeError(f"{path}: expected a JSON object mapping ids to records")
+        raise DataFileError(f"{path}: expected a JSON object mapping ids to records")
     return data
 
 

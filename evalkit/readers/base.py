@@ -59,14 +59,15 @@ class DatasetMissingError(FileNotFoundError):
 
 def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES):
     """A benchmark's JSON index file (plain or ``.gz``), its size capped before it is read
-    (:func:`read_capped`); ValueError, one line naming the file, when it is not JSON."""
-    import json
+    (:func:`read_capped`); :class:`~evalkit.core.jsonfile.DataFileError`, one line naming
+    the file, when it is not JSON or not a regular file."""
+    from evalkit.core.jsonfile import DataFileError, loads
 
-    raw = read_capped(path, cap, "the JSON file size cap")
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+        raw = read_capped(path, cap, "the JSON file size cap")
+    except FileTooLarge as exc:  # a FIFO named ground-truth.json: never opened
+        raise DataFileError(f"{path}: {exc}") from None
+    return loads(raw, path)
 
 @dataclass
 class Skipped:
