@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped
-from evalkit.core.json_keys import DuplicateKey, loads_unique
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
 from evalkit.core.validate import ParamError, check_choice, check_int
@@ -76,7 +76,7 @@ DEFAULT_MAX_BYTES = 500_000_000
 DATASET = "{dataset}"
 
 
-class StoredFileError(ValueError):
+class StoredFileError(DataFileError):
     """A stored file that cannot be read as its format says; the message names the file."""
 
 
@@ -124,12 +124,9 @@ def _text_value(value: Any, where: str) -> str:
 
 def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
     try:
-        data = loads_unique(raw)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
-    except DuplicateKey as exc:  # json would keep the last one silently
-        raise StoredFileError(f"{path}: {exc.key!r} twice in one JSON object (a page id or "
-                              "field given twice; which one counts?)") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StoredFileError(f"{path}: not a JSON document ({exc})") from exc
+        data = loads(raw, path)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
+    except DataFileError as exc:  # cut off, nested too deeply, not text
+        raise StoredFileError(str(exc)) from None
     if isinstance(data, dict) and set(data) <= {"version", "output"} \
             and isinstance(data.get("output"), dict):
         data = data["output"]  # the benchmark's {"version": ..., "output": {...}} wrapper
@@ -178,9 +175,9 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
             continue
         where = f"{path}:{number}"
         try:
-            record = loads_unique(line)  # a field twice is refused, not the last kept
-        except ValueError as exc:
-            raise StoredFileError(f"{where}: not a JSON object ({exc})") from exc
+            record = loads(line, where)  # a field twice is refused, not the last kept
+        except DataFileError as exc:  # cut off, nested too deeply, a key twice
+            raise StoredFileError(str(exc)) from None
         if not isinstance(record, dict):
             raise StoredFileError(f"{where}: expected a JSON object, got a JSON "
                                   f"{type(record).__name__}")

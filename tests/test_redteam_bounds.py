@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -26,18 +24,36 @@ from evalkit.harness.specs import MethodSpec
 
 
 def _page(pid: str, body: str, gold: str) -> Page:
-    return Page(id=pid, dataset="t", raw=f"<html><body><p>{body}</p></body></html>".encode(),
-                gold=Gold(text=gold))
+    return Page(
+        id=pid,
+        dataset="t",
+        raw=f"<html><body><p>{body}</p></body></html>".encode(),
+        gold=Gold(text=gold),
+    )
 
 
 def _cli(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """``python -m evalkit`` on a tiny synthetic set, results under ``tmp_path``."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-m", "evalkit", "experiment=extraction", "runner.progress=false",
-         "extraction.n_boot=10", f"paths.results={tmp_path / 'results'}",
-         f"paths.cache={tmp_path / 'cache'}", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=extraction",
+            "runner.progress=false",
+            "extraction.n_boot=10",
+            f"paths.results={tmp_path / 'results'}",
+            f"paths.cache={tmp_path / 'cache'}",
+            *args,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 # ---- item 16: any BaseException of a method is that page's failure --------------------
@@ -53,8 +69,12 @@ class Cancelled(Extractor):
 
 
 def _rec(page, method, ext):
-    return {"page_id": page.id, "method": method, "error": ext.error,
-            "n_out": None if ext.error else len(ext.text.split())}
+    return {
+        "page_id": page.id,
+        "method": method,
+        "error": ext.error,
+        "n_out": None if ext.error else len(ext.text.split()),
+    }
 
 
 def test_a_cancelled_error_of_an_in_process_method_is_a_page_failure():
@@ -69,19 +89,24 @@ def test_a_cancelled_error_of_an_in_process_method_is_a_page_failure():
 # ---- item 18: worker counts are bounded at construction --------------------------------
 
 
-@pytest.mark.parametrize(("settings", "key"), [
-    ({"n_jobs": 100_000}, "runner.n_jobs=100000"),
-    ({"name": "dask", "n_workers": 100_000}, "runner.n_workers=100000"),
-    ({"name": "dask", "threads_per_worker": 100_000}, "runner.threads_per_worker=100000"),
-])
+@pytest.mark.parametrize(
+    ("settings", "key"),
+    [
+        ({"n_jobs": 100_000}, "runner.n_jobs=100000"),
+        ({"name": "dask", "n_workers": 100_000}, "runner.n_workers=100000"),
+        ({"name": "dask", "threads_per_worker": 100_000}, "runner.threads_per_worker=100000"),
+    ],
+)
 def test_a_hundred_thousand_workers_is_refused_in_one_line(settings, key):
     from evalkit.core.validate import max_workers
 
     with pytest.raises(RunnerError) as err:
         Runner.from_config(settings)  # main: accepted, and the run started that many
     msg = str(err.value)
-    assert msg == f"{key}: must be a whole number from 1 to {max_workers()} (4 per CPU of " \
-                  "this machine)"
+    assert (
+        msg == f"{key}: must be a whole number from 1 to {max_workers()} (4 per CPU of "
+        "this machine)"
+    )
     Runner.from_config({**settings, **{k: max_workers() for k in settings if k != "name"}})
 
 
@@ -107,11 +132,103 @@ class Lingers(Extractor):
 def test_a_method_thread_left_running_does_not_keep_evalkit_alive(tmp_path):
     (tmp_path / "lingers.py").write_text(LINGERING)
     # main: the run finished, then Python waited an hour for the method's thread
-    done = _cli(tmp_path, "dataset=synthetic", "dataset.synthetic.n_sites=1",
-                "dataset.synthetic.pages_per_site=2", "method=[fulltext]",
-                "method.mine._target_=lingers.Lingers", "runner.page_timeout=0",
-                "runner.n_jobs=1", timeout=240)
+    done = _cli(
+        tmp_path,
+        "dataset=synthetic",
+        "dataset.synthetic.n_sites=1",
+        "dataset.synthetic.pages_per_site=2",
+        "method=[fulltext]",
+        "method.mine._target_=lingers.Lingers",
+        "runner.page_timeout=0",
+        "runner.n_jobs=1",
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr
     assert "not waiting for" in done.stderr and "(lingerer)" in done.stderr
     (run_json,) = (tmp_path / "results").glob("runs/*/*/run.json")
     assert json.loads(run_json.read_text())["status"] == "complete"
+
+
+# ---- item 17: a broken data or stored file is one line naming it, and run.json says so ---
+
+
+def _aeb(folder: Path, truth: str | None = None) -> Path:
+    """A one-page copy of the article-extraction-benchmark layout."""
+    import gzip
+
+    (folder / "html").mkdir(parents=True)
+    (folder / "html" / "p1.html.gz").write_bytes(
+        gzip.compress(b"<html><body><p>The story of the day, told in full.</p></body></html>")
+    )
+    if truth is None:
+        truth = json.dumps(
+            {
+                "p1": {
+                    "articleBody": "The story of the day, told in full.",
+                    "url": "http://news.example/p1",
+                }
+            }
+        )
+    (folder / "ground-truth.json").write_text(truth)
+    return folder
+
+
+def _failed_run(tmp_path: Path, done: subprocess.CompletedProcess, line: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"evalkit: {line}"
+    (run_json,) = (tmp_path / "results").glob("runs/*/*/run.json")
+    assert json.loads(run_json.read_text()) == {"status": "failed", "reason": line}
+
+
+def test_a_truncated_ground_truth_is_one_line_and_a_marked_run_folder(tmp_path):
+    data = _aeb(tmp_path / "aeb", truth='{"p1": {"articleBody": "The story')
+    # main: a JSONDecodeError traceback and a run folder without run.json
+    done = _cli(tmp_path, "dataset=aeb", f"dataset.aeb.path={data}", "method=[fulltext]")
+    _failed_run(
+        tmp_path,
+        done,
+        f"{data / 'ground-truth.json'}: not a JSON document "
+        "(Unterminated string starting at: line 1 column 24 (char 23))",
+    )
+
+
+def test_a_fifo_ground_truth_is_never_opened_and_the_run_folder_is_marked(tmp_path):
+    data = _aeb(tmp_path / "wceb", truth="")
+    (data / "ground-truth.json").unlink()
+    os.mkfifo(data / "ground-truth.json")  # opening it for reading would block forever
+    done = _cli(
+        tmp_path, "dataset=aeb", f"dataset.aeb.path={data}", "method=[fulltext]", timeout=120
+    )
+    _failed_run(
+        tmp_path,
+        done,
+        f"{data / 'ground-truth.json'}: not a regular file (a FIFO, "
+        "device or socket); runner.max_gold_bytes needs its size",
+    )
+
+
+def test_deeply_nested_stored_json_is_one_line_naming_the_file(tmp_path):
+    from baselines.stored import StoredFileError, read_outputs
+
+    deep = tmp_path / "tool.json"
+    deep.write_text('{"p1": {"articleBody": ' + "[" * 100_000 + "]" * 100_000 + "}}")
+    # main: RecursionError, a traceback and a run folder without run.json
+    with pytest.raises(StoredFileError, match="nested too deeply"):
+        read_outputs(deep)
+    lines = tmp_path / "tool.jsonl"
+    lines.write_text('{"id": "p1", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(StoredFileError, match=r"tool.jsonl:1: not a JSON document \(nested"):
+        read_outputs(lines)
+    data = _aeb(tmp_path / "aeb")
+    done = _cli(
+        tmp_path,
+        "dataset=aeb",
+        f"dataset.aeb.path={data}",
+        "method=[stored]",
+        f"method.stored.path={deep}",
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"evalkit: method 'stored': {deep}: not a JSON document (nested too deeply to read)"
+    )

@@ -178,7 +178,7 @@ def test_jsonl_lines_end_at_newline_only(tmp_path):
 def test_bad_json_is_one_line_naming_the_file(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"page_id": "a", "text": "x"}\n{"page_id": "b", "text": \n')
-    with pytest.raises(StoredFileError, match=r"bad.jsonl:2: not a JSON object"):
+    with pytest.raises(StoredFileError, match=r"bad.jsonl:2: not a JSON document"):
         read_outputs(bad)
     broken = tmp_path / "broken.json"
     broken.write_text('{"a": {"articleBody": "x"')

@@ -20,9 +20,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
-__all__ = ["ParamError", "check_bool", "check_choice", "check_int", "check_number",
-           "check_path", "check_share", "check_str_list", "check_workers", "max_workers",
-           "renamed_keys", "show", "WORKERS_PER_CPU"]
+__all__ = [
+    "WORKERS_PER_CPU",
+    "ParamError",
+    "check_bool",
+    "check_choice",
+    "check_int",
+    "check_number",
+    "check_path",
+    "check_share",
+    "check_str_list",
+    "check_workers",
+    "max_workers",
+    "renamed_keys",
+    "show",
+]
 
 
 def show(value: Any) -> str:

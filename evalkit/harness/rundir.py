@@ -26,8 +26,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_interrupted", "prints_only",
-           "propose", "reserve", "unwritable", "write_failure"]
+__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_failed", "mark_interrupted",
+           "one_line", "prints_only", "propose", "reserve", "unwritable", "write_failure"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)
@@ -107,6 +107,34 @@ def mark_interrupted(out: str | os.PathLike, info: dict | None = None,
                        "resume": "run the same command again: finished extractions come "
                                  "from the cache", **(info or {})},
                       indent=2, sort_keys=True) + "\n"
+    with contextlib.suppress(OSError):
+        if Path(out).is_dir():
+            atomic_write_text(path, text)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as the one line a run folder's ``reason`` holds: its type and the first
+    line of its message, at most 500 characters."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")[:500]
+
+
+def mark_failed(out: str | os.PathLike, reason: str, since: float | None = None) -> None:
+    """Mark the run folder ``out`` of a run that ended on an error: run.json gets
+    ``"status": "failed"`` and ``reason`` (one line), so no run folder is left without a
+    marker (the "mark" gate, docs/security.md). A run.json this run wrote (modified at or
+    after ``since``) keeps what it records; any other is replaced. Best effort: a folder that
+    is gone or cannot be written (a full disk) stays as it is."""
+    from evalkit.report.results import atomic_write_text
+
+    path = Path(out) / "run.json"
+    record: dict = {}
+    with contextlib.suppress(OSError, ValueError):
+        if since is not None and path.stat().st_mtime >= since:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            record = old if isinstance(old, dict) else {}
+    record.update(status="failed", reason=" ".join(str(reason).split())[:500])
+    text = json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
     with contextlib.suppress(OSError):
         if Path(out).is_dir():
             atomic_write_text(path, text)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
-from evalkit.core.json_keys import loads_unique
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, decode_gold, undecodable
 
@@ -39,13 +39,10 @@ def read_ground_truth(path: Path, max_bytes: int | None = None) -> dict[str, dic
     try:
         raw = read_capped(path, max_bytes, "runner.max_gold_bytes")
     except FileTooLarge as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    try:
-        data = loads_unique(decode_gold(raw)[0])  # an id twice is refused, not the last kept
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+        raise DataFileError(f"{path}: {exc}") from None
+    data = loads(decode_gold(raw)[0], path)
     if not isinstance(data, dict):
-        raise TypeError(f"{path}: expected a JSON object mapping ids to records")
+        raise DataFileError(f"{path}: expected a JSON object mapping ids to records")
     return data
 
 

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, read_capped
 from evalkit.core.domains import site_of
-from evalkit.core.json_keys import loads_unique
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
@@ -60,12 +60,13 @@ class DatasetMissingError(FileNotFoundError):
 
 def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES):
     """A benchmark's JSON index file (plain or ``.gz``), its size capped before it is read
-    (:func:`read_capped`); ValueError, one line naming the file, when it is not JSON."""
-    raw = read_capped(path, cap, "the JSON file size cap")
+    (:func:`read_capped`); :class:`~evalkit.core.jsonfile.DataFileError`, one line naming
+    the file, when it is not JSON or not a regular file."""
     try:
-        return loads_unique(raw)  # a key twice (a page id) is refused, not the last kept
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a JSON document ({exc})") from exc
+        raw = read_capped(path, cap, "the JSON file size cap")
+    except FileTooLarge as exc:  # a FIFO named ground-truth.json: never opened
+        raise DataFileError(f"{path}: {exc}") from None
+    return loads(raw, path)
 
 @dataclass
 class Skipped:

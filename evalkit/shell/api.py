@@ -24,6 +24,7 @@ import contextlib
 import os
 import re
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -152,9 +153,10 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import run_experiment, runner_from_config
     from evalkit.harness.registry import UnknownNameError
-    from evalkit.harness.rundir import discard
+    from evalkit.harness.rundir import discard, mark_failed, one_line
     from evalkit.harness.errors import RunnerError
 
+    started = time.time()
     register_resolvers()
     names = _options("dataset")
     ds_over, memory, ds_labels = _datasets(dataset, names)
@@ -183,8 +185,14 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     try:
         with _workers_hash_seed():
             run_experiment(cfg, out, datasets=memory, methods=specs, extra=extra)
-    except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError):
-        discard(out)
+    except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
+        discard(out)  # a folder that is not empty stays: marked
+        mark_failed(out, str(exc), since=started)
+        raise
+    except KeyboardInterrupt:
+        raise  # run_experiment marked the folder interrupted
+    except BaseException as exc:  # run.json says the run failed, and why (docs/security.md)
+        mark_failed(out, one_line(exc), since=started)
         raise
     return Result(run_dir=out, hash_seed_note=note)
 

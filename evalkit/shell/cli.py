@@ -97,10 +97,15 @@ def run_folder() -> str | None:
 
 
 def _run(cfg: DictConfig, out: str) -> float | None:
+    """Run the job; every way it can end leaves the run folder marked (the "mark" gate,
+    docs/security.md): complete, interrupted (:func:`stopped`), or ``failed`` with the
+    one-line reason (:func:`evalkit.harness.rundir.mark_failed`), unless a refused run left
+    nothing behind (:func:`evalkit.harness.rundir.discard`)."""
+    from evalkit.core.jsonfile import DataFileError
     from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import run_experiment
     from evalkit.harness.registry import UnknownNameError
-    from evalkit.harness.rundir import discard
+    from evalkit.harness.rundir import discard, mark_failed, one_line, write_failure
     from evalkit.harness.errors import RunnerError
     from evalkit.harness.preflight import FailureShareError
     from evalkit.harness.sweep import objective
@@ -114,15 +119,25 @@ def _run(cfg: DictConfig, out: str) -> float | None:
         sys.exit(1)
     except (UnknownNameError, DatasetMissingError, ConfigError, RunnerError) as exc:
         print(f"evalkit: {exc}", file=sys.stderr)
-        discard(out)
+        discard(out)  # a folder that is not empty stays: marked
+        mark_failed(out, str(exc), since=_STARTED)
+        sys.exit(2)
+    except DataFileError as exc:  # a data or stored file that cannot be read (it is named)
+        print(f"evalkit: {exc}", file=sys.stderr)
+        mark_failed(out, str(exc), since=_STARTED)
         sys.exit(2)
     except OSError as exc:  # a disk that filled, a folder made read-only during the run
-        from evalkit.harness.rundir import write_failure
-
         if exc.errno not in WRITE_ERRNOS:
+            mark_failed(out, one_line(exc), since=_STARTED)
             raise
         print(f"evalkit: {write_failure(exc, out)}", file=sys.stderr)
+        mark_failed(out, write_failure(exc, out), since=_STARTED)
         sys.exit(2)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a defect: its traceback follows, the folder says so
+        mark_failed(out, one_line(exc), since=_STARTED)
+        raise
     print(f"evalkit: results in {out}")
     return objective(cfg, out)  # what an optimising sweeper (Optuna) maximises; None otherwise
 
