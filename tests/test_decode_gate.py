@@ -35,9 +35,10 @@ def test_a_python_codec_in_meta_charset_is_ignored(label):
 
 
 def test_whatwg_labels_map_as_browsers_do():
-    assert [web_codec(x) for x in ("latin1", " ISO-8859-1 ", "gb2312", "x-sjis", "utf-16",
-                                   "iso-2022-kr", "cp037")] == [
-        "cp1252", "cp1252", "gb18030", "cp932", None, None, None]
+    assert [
+        web_codec(x)
+        for x in ("latin1", " ISO-8859-1 ", "gb2312", "x-sjis", "utf-16", "iso-2022-kr", "cp037")
+    ] == ["cp1252", "cp1252", "gb18030", "cp932", None, None, None]
 
 
 def test_a_page_id_twice_in_a_stored_aeb_json_is_refused(tmp_path):
@@ -46,12 +47,17 @@ def test_a_page_id_twice_in_a_stored_aeb_json_is_refused(tmp_path):
     # main: {'p1': 'two'}, silently
     with pytest.raises(StoredFileError) as err:
         read_outputs(path, "aeb")
-    assert str(err.value) == (f"{path}: 'p1' twice in one JSON object (a page id or field "
-                              "given twice; which one counts?)")
+    assert str(err.value) == (
+        f"{path}: 'p1' twice in one JSON object (a page id or field given twice; which one counts?)"
+    )
 
 
-@given(st.binary(max_size=400), st.sampled_from(["cp037", "rot13", "punycode", "utf-7", "utf-8",
-                                                  "latin1", "gbk", "x-user-defined", "\x00"]))
+@given(
+    st.binary(max_size=400),
+    st.sampled_from(
+        ["cp037", "rot13", "punycode", "utf-7", "utf-8", "latin1", "gbk", "x-user-defined", "\x00"]
+    ),
+)
 def test_random_bytes_and_labels_never_raise_nor_leave_the_web_codecs(raw, label):
     for doc in (raw, f'<meta charset="{label}">'.encode() + raw):
         for decode in (decode_html, decode_gold):
@@ -60,8 +66,14 @@ def test_random_bytes_and_labels_never_raise_nor_leave_the_web_codecs(raw, label
             assert codecs.lookup(codec).name in WEB_CODECS
 
 
-@given(st.text(alphabet="的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能",
-               min_size=6, max_size=60), st.sampled_from(["gb18030", "gbk"]))
+@given(
+    st.text(
+        alphabet="的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能",
+        min_size=6,
+        max_size=60,
+    ),
+    st.sampled_from(["gb18030", "gbk"]),
+)
 def test_chinese_text_is_never_cyrillic(text, enc):
     assert decode_gold(text.encode(enc))[2] != "cyrillic"
 
