@@ -35,7 +35,7 @@ def shared():
     return shared_dataset
 
 
-# Hypothesis budgets (docs/testing.md, "Property tests"): `ci`, the default, runs each property
+# Hypothesis budgets: `ci`, the default, runs each property
 # test on few examples, derandomized (the same ones every run); `nightly` runs 50 times as
 # many, drawn afresh each night (.ci/nightly sets HYPOTHESIS_PROFILE=nightly). A test that sets
 # its own max_examples scales it with fuzz.scaled. No example database: nothing is written.

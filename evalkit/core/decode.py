@@ -25,6 +25,7 @@ from evalkit.core.web_encodings import WEB_CODECS, web_codec
 __all__ = [
     "CYRILLIC_CODE_PAGES",
     "GOLD_LEGACY_ENCODING",
+    "MAX_BROKEN_UTF8",
     "MAX_CONTROL_SHARE",
     "MAX_NOT_TEXT_SHARE",
     "WEB_CODECS",
@@ -65,19 +66,34 @@ _BOMS = (
 _SINGLE_BYTE = frozenset({"cp1252", "iso8859-15", "cp1250", "cp1251", "iso8859-2"})
 
 
-def decode_html(raw: bytes) -> tuple[str, str, str]:
-    """Decode page bytes: :func:`decode_bytes` trusting detection; never raises."""
-    return decode_bytes(raw)
-
-
-#: what a gold file is read as when it is neither Unicode nor declared and detection finds
-#: no clearly non-Western reading: every such gold file of the shared sets (335) is Windows-1252
+#: what undeclared bytes that are no Unicode are read as when detection finds no clearly
+#: non-Western reading: every such gold file of the shared sets (335) is Windows-1252, and so
+#: are the four undeclared cleaneval-dev pages (their 0x91-0x97 are quotes and dashes)
 GOLD_LEGACY_ENCODING = "cp1252"
 
 
-def decode_gold(raw: bytes) -> tuple[str, str, str]:
-    """Decode gold or annotation bytes: :func:`decode_bytes` with the Windows-1252 default."""
+def decode_html(raw: bytes) -> tuple[str, str, str]:
+    """Decode page bytes: :func:`decode_bytes` with the Windows-1252 default; never raises."""
     return decode_bytes(raw, legacy=GOLD_LEGACY_ENCODING)
+
+
+def decode_gold(raw: bytes) -> tuple[str, str, str]:
+    """Decode gold or annotation bytes: the same as :func:`decode_html` (one decoder)."""
+    return decode_bytes(raw, legacy=GOLD_LEGACY_ENCODING)
+
+
+#: a UTF-8 text may hold this share of broken sequences (per well-formed non-ASCII character)
+#: and still be read as UTF-8, each broken sequence a U+FFFD (a page cut inside a character)
+MAX_BROKEN_UTF8 = 0.01
+
+
+def _damaged_utf8(raw: bytes) -> str | None:
+    """``raw`` as UTF-8 with replacement when its broken sequences are a few among many
+    well-formed multi-byte characters (:data:`MAX_BROKEN_UTF8`), else None."""
+    text = raw.decode("utf-8", errors="replace")
+    broken = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
+    wide = sum(c > "\x7f" for c in text) - text.count("\ufffd")
+    return text if 0 < broken <= MAX_BROKEN_UTF8 * wide else None
 
 
 def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
@@ -87,7 +103,8 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
     declaration whose label the WHATWG table knows (``xml``, ``meta``;
     :func:`evalkit.core.web_encodings.web_codec`: any other label, ``cp037`` or ``rot13``,
     is ignored); the NUL pattern of UTF-16/32 without a mark (``nul-pattern``); UTF-8
-    (``utf-8``); then the readings of undeclared bytes (:mod:`evalkit.core.detect`): CJK
+    (``utf-8``), or UTF-8 with a few broken sequences among many good ones (``utf-8-damaged``,
+    :data:`MAX_BROKEN_UTF8`); then the readings of undeclared bytes (:mod:`evalkit.core.detect`): CJK
     (``cjk``), Cyrillic (``cyrillic``), statistical detection among the WHATWG encodings
     (charset-normalizer, ``detected``); UTF-8 with replacement (``fallback``). A declared
     charset is only trusted when the bytes decode cleanly with it: pages that declare
@@ -130,6 +147,9 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
         return raw.decode("utf-8"), "utf-8", "utf-8"
     except UnicodeDecodeError:
         pass
+    damaged = _damaged_utf8(raw)
+    if damaged is not None:
+        return damaged, "utf-8", "utf-8-damaged"
     reading = undeclared_reading(raw)
     if reading is not None:
         return reading

@@ -30,8 +30,17 @@ import unicodedata
 
 from evalkit.core.web_encodings import DETECTABLE
 
-__all__ = ["CJK_CODECS", "CJK_OVER_CYRILLIC", "CJK_SHARE", "CYRILLIC_CODE_PAGES", "cjk_reading",
-           "clearly_foreign", "cyrillic_reading", "detected", "undeclared_reading"]
+__all__ = [
+    "CJK_CODECS",
+    "CJK_OVER_CYRILLIC",
+    "CJK_SHARE",
+    "CYRILLIC_CODE_PAGES",
+    "cjk_reading",
+    "clearly_foreign",
+    "cyrillic_reading",
+    "detected",
+    "undeclared_reading",
+]
 
 # ---------------------------------------------------------------- CJK
 
@@ -85,8 +94,13 @@ _KO = _frequent("Korean")
 #: the CJK codecs tried, in order of preference on a tie: each with the test of a common
 #: character of the language it writes (the first level of its standard) and that language's
 #: most frequent characters
-CJK_CODECS = (("gb18030", _chinese_simplified, _ZH), ("big5hkscs", _chinese_traditional, _ZH),
-              ("euc_jp", _japanese, _JA), ("cp932", _japanese, _JA), ("cp949", _korean, _KO))
+CJK_CODECS = (
+    ("gb18030", _chinese_simplified, _ZH),
+    ("big5hkscs", _chinese_traditional, _ZH),
+    ("euc_jp", _japanese, _JA),
+    ("cp932", _japanese, _JA),
+    ("cp949", _korean, _KO),
+)
 
 #: share of a reading's non-ASCII characters (punctuation and symbols aside) that must be
 #: common characters of its language; real text is above 0.95, other bytes far below
@@ -165,9 +179,12 @@ _CYRILLIC_VOWELS = frozenset("аеёиоуыэюяіїєАЕЁИОУЫЭЮЯІЇ
 def _cyrillic_word(word: str) -> bool:
     """Two or more Cyrillic letters, a vowel among them, cased as a word is: lower case after
     the first letter, or all capitals."""
-    return (len(word) >= 2 and all("\u0400" <= c <= "\u04ff" for c in word)
-            and not _CYRILLIC_VOWELS.isdisjoint(word)
-            and (word[1:].islower() or word.isupper()))
+    return (
+        len(word) >= 2
+        and all("\u0400" <= c <= "\u04ff" for c in word)
+        and not _CYRILLIC_VOWELS.isdisjoint(word)
+        and (word[1:].islower() or word.isupper())
+    )
 
 
 def cyrillic_reading(raw: bytes) -> str | None:

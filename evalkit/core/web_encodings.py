@@ -58,11 +58,18 @@ def web_codec(label: bytes | str) -> str | None:
 #: UTF-16/32 (found by a byte-order mark or the NUL pattern), and nothing else
 WEB_CODECS = frozenset(
     {_codec(n) for n in set(LABELS.values()) if n != "replacement"}
-    | {codecs.lookup(n).name for n in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")})
+    | {codecs.lookup(n).name for n in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")}
+)
 
 #: the codecs statistical detection may choose (charset-normalizer's ``cp_isolation``): the
 #: WHATWG encodings less UTF-8 (tried before detection), UTF-16/32 (the NUL pattern) and the
 #: seven-bit ISO-2022-JP, which needs its escape sequences
-DETECTABLE = tuple(sorted(
-    WEB_CODECS - {codecs.lookup(n).name for n in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le",
-                                                  "utf-32-be", "iso2022_jp")}))
+DETECTABLE = tuple(
+    sorted(
+        WEB_CODECS
+        - {
+            codecs.lookup(n).name
+            for n in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "iso2022_jp")
+        }
+    )
+)
