@@ -11,6 +11,8 @@ import selectors
 import socket
 import threading
 import time
+from html import escape
+from urllib.parse import quote
 
 import pytest
 
@@ -71,15 +73,21 @@ class Listener:
                     self.seen.append(f"{self.page}: udp {host}, {len(data)} bytes")
                     continue
                 conn, _ = s.accept()
-                conn.settimeout(1.0)
-                try:
-                    first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
-                    conn.sendall(ANSWER)
-                except OSError:
-                    first = "(nothing sent)"
-                finally:
-                    conn.close()
-                self.seen.append(f"{self.page}: tcp {host} {first!r}")
+                threading.Thread(
+                    target=self._answer, args=(conn, host, self.page), daemon=True
+                ).start()
+
+    def _answer(self, conn: socket.socket, host: str, page: str) -> None:
+        """Read what a connection sends first (a preconnect sends nothing) and answer it."""
+        conn.settimeout(1.0)
+        try:
+            first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
+            conn.sendall(ANSWER)
+        except OSError:
+            first = "(nothing sent)"
+        finally:
+            conn.close()
+        self.seen.append(f"{page}: tcp {host} {first!r}")
 
     def close(self) -> None:
         self._stop.set()
@@ -135,6 +143,13 @@ def _attacks(lis: Listener) -> dict[str, str]:
             f"<meta http-equiv=refresh content='0;url={base}/refresh'><p>stay</p>"
         )
     pages["elements"] = html + "<p>stay</p>"
+    # the same scripts in frames of another origin (a sandboxed frame may get a process of
+    # its own, beyond the page's own request interception), whatever the page's JavaScript
+    frame = escape(f"<script>{js}</script>", quote=True)
+    pages["frames"] = (
+        f'<p>stay</p><iframe sandbox=allow-scripts srcdoc="{frame}"></iframe>'
+        f'<iframe src="data:text/html,{quote(f"<script>{js}</script>")}"></iframe>'
+    )
     # the scripts start everything, click the pinging links, then give it half a second
     # before the load event (a busy wait: the network runs in another process)
     pages["scripts"] = (
