@@ -5,13 +5,12 @@ parameter: :class:`evalkit.core.rendered.RenderSettings`); the page pipeline the
 :func:`layout_for` before handing the page over, and the method finds the
 :class:`~evalkit.core.rendered.Layout` in ``page.layouts`` under :func:`settings_id`.
 
-The browser is Debian's ``chromium`` (:data:`BROWSER_PACKAGE`), started here with its DevTools
-endpoint and driven over one WebSocket with the ``websocket-client`` library: no browser is
-downloaded, every message has a deadline, and the process is ours to kill. For each page:
+The browser process and its DevTools connection are :mod:`evalkit.harness.browser`'s (offline
+switches included). For each page:
 
-* every request goes through ``Fetch``: the page's own URL is answered with the page's HTML
-  (evalkit's decoded text, as UTF-8 bytes), every other request (CSS, images, fonts, scripts,
-  frames) fails, so nothing leaves the machine and nothing depends on the network;
+* every request of the tab, its frames and workers goes through ``Fetch`` (:func:`guard`):
+  the page's own URL is answered with the page's HTML (evalkit's decoded text, as UTF-8
+  bytes), every other request fails (docs/rendering.md#offline-by-construction);
 * JavaScript is off unless ``render.javascript=true``; the window is ``render.viewport``;
 * each page gets a tab in a browser context of its own, as in a browser that never loaded
   another page, and its Web Animations (a ``<marquee>``'s scrolling) are held at their start;
