@@ -5,13 +5,12 @@ parameter: :class:`evalkit.core.rendered.RenderSettings`); the page pipeline the
 :func:`layout_for` before handing the page over, and the method finds the
 :class:`~evalkit.core.rendered.Layout` in ``page.layouts`` under :func:`settings_id`.
 
-The browser is Debian's ``chromium`` (:data:`BROWSER_PACKAGE`), started here with its DevTools
-endpoint and driven over one WebSocket with the ``websocket-client`` library: no browser is
-downloaded, every message has a deadline, and the process is ours to kill. For each page:
+The browser process and its DevTools connection are :mod:`evalkit.harness.browser`'s (offline
+switches included). For each page:
 
-* every request goes through ``Fetch``: the page's own URL is answered with the page's HTML
-  (evalkit's decoded text, as UTF-8 bytes), every other request (CSS, images, fonts, scripts,
-  frames) fails, so nothing leaves the machine and nothing depends on the network;
+* every request of the tab, its frames and workers goes through ``Fetch`` (:func:`guard`):
+  the page's own URL is answered with the page's HTML (evalkit's decoded text, as UTF-8
+  bytes), every other request fails (docs/rendering.md#offline-by-construction);
 * JavaScript is off unless ``render.javascript=true``; the window is ``render.viewport``;
 * each page gets a tab in a browser context of its own, as in a browser that never loaded
   another page, and its Web Animations (a ``<marquee>``'s scrolling) are held at their start;
@@ -40,10 +39,7 @@ import functools
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -60,30 +56,24 @@ from evalkit.core.rendered import (
 from evalkit.harness.cache import write_atomic
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.cache_entry import InvalidEntry, _canonical
-from evalkit.harness import fonts
-from evalkit.harness.children import keep
-from evalkit.harness.fonts import FONTS_PACKAGE, FontsMissing, write_config
+from evalkit.harness import browser, fonts
+from evalkit.harness.browser import (
+    BROWSER_PACKAGE,
+    Browser,
+    RenderError,
+    browser_path,
+    browser_version,
+    missing_browser_line,
+)
+from evalkit.harness.fonts import FONTS_PACKAGE
 from evalkit.harness.fonts import fingerprint as fonts_fingerprint
 
 __all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "RenderError",
-           "Renderer", "browser_path", "fonts_fingerprint", "layout_for", "layout_key",
-           "missing_browser_line", "settings_id"]
+           "Renderer", "browser_path", "browser_version", "fonts_fingerprint", "layout_for",
+           "layout_key", "missing_browser_line", "settings_id"]
 
-#: the Debian package that gives the browser, and where it puts it
-BROWSER_PACKAGE = "chromium"
-BROWSER_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 #: the URL a page without an http(s) URL is loaded under
 FALLBACK_URL = "http://page.evalkit.invalid/"
-#: seconds a browser may take to start and print its DevTools endpoint
-START_SECONDS = 30.0
-#: switches of the headless browser: no sandbox (root in containers), no GPU, no background
-#: traffic, scroll bars hidden (they would take width from the viewport), scale 1
-BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-extensions", "--disable-sync",
-                "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
-                "--force-device-scale-factor=1", "--font-render-hinting=none",
-                "--disable-dev-shm-usage", "--disable-features=HttpsUpgrades",
-                "--remote-debugging-port=0")
 FORMAT = "evalkit.layout"
 #: the style added to every page after its load: a CSS transition or animation starts when
 #: the browser happens to compute a style before the page's last style arrives (a parser
@@ -100,25 +90,21 @@ SETTLE_SCRIPT = ("(() => { const sheet = new CSSStyleSheet(); sheet.replaceSync(
 #: the screenshot that makes the browser draw a frame before the snapshot: one pixel, since
 #: only the frame is wanted
 FRAME_CLIP = {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}
+#: the schemes of requests DevTools' Fetch does not see (a WebSocket's handshake), blocked
+BLOCKED_URLS = ["ws://*", "wss://*"]
 
 
-class RenderError(RuntimeError):
-    """A page the browser could not lay out (timeout, crash, refused page): its reason."""
-
-
-def browser_path() -> str | None:
-    """The browser executable, or None when the package is not installed."""
-    for path in (os.environ.get("EVALKIT_CHROMIUM"), *BROWSER_PATHS):
-        if path and os.access(path, os.X_OK):
-            return path
-    return shutil.which(BROWSER_PACKAGE)
-
-
-def missing_browser_line() -> str:
-    """The one line a method that needs a layout fails with where no browser is installed."""
-    return (f"no headless browser: this method needs a rendered page; install Debian's "
-            f"{BROWSER_PACKAGE} and {FONTS_PACKAGE} (apt-get install -y {BROWSER_PACKAGE} "
-            f"{FONTS_PACKAGE})")
+def guard(javascript: bool) -> list[tuple[str, dict[str, Any]]]:
+    """The DevTools commands that keep one target (the tab, or a frame or worker attached to
+    it) offline: every request paused (and failed, but the page itself), WebSocket
+    handshakes blocked, every frame or worker it starts attached paused (and guarded in
+    turn), and with ``javascript`` false its scripts off, as the page's (a frame of another
+    origin runs in a process of its own, beyond the tab's own setting)."""
+    return [("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+            ("Network.setBlockedURLs", {"urls": BLOCKED_URLS}),
+            ("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
+                                      "flatten": True}),
+            *([] if javascript else [("Emulation.setScriptExecutionDisabled", {"value": True})])]
 
 
 def settings_id(settings: RenderSettings) -> str:
@@ -151,7 +137,7 @@ def _code_digest() -> str:
     """sha256 of the code that turns a snapshot into a layout and drives the browser: an
     edit of either renders again."""
     h = hashlib.sha256()
-    for module in (rendered, fonts, sys.modules[__name__]):
+    for module in (rendered, fonts, browser, sys.modules[__name__]):
         h.update(Path(module.__file__).read_bytes())
     return h.hexdigest()[:16]
 
@@ -206,127 +192,10 @@ class LayoutCache:
         write_atomic(self._path(key), json.dumps(entry, separators=(",", ":")).encode())
 
 
-def _parent_death_hook():
-    """A function for ``preexec_fn``: in the browser's process before it starts, Linux is
-    asked to kill it when the process that started it dies (a page worker killed on a
-    timeout leaves no browser behind). libc is loaded here, in the parent, so the child
-    only calls into C (no import, no lock); None where there is no prctl."""
-    try:
-        import ctypes
-        import signal
-
-        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux: atexit and kill() are all there is
-        return None
-    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-#: prctl(2) option: the signal a process gets when its parent dies
-PR_SET_PDEATHSIG = 1
-
-
-class Renderer:
-    """One headless browser of this process, started on first use, killed and started again
-    after a page fails (:class:`RenderError`)."""
-
-    def __init__(self, executable: str | None = None):
-        self.executable = executable or browser_path()
-        self.proc: subprocess.Popen | None = None
-        self.ws = None
-        self.profile: str | None = None
-        self.version = ""
-        self._id = 0
-        self.restarts = 0
-
-    # -- the browser process -------------------------------------------------------------
-    def start(self) -> None:
-        import websocket  # websocket-client: the one WebSocket the DevTools protocol needs
-
-        if self.executable is None:
-            raise RenderError(missing_browser_line())
-        self.profile = tempfile.mkdtemp(prefix="evalkit-chromium-")
-        try:  # the fonts of every layout: DejaVu only, whatever else is installed (fonts.py)
-            env = {**os.environ, "FONTCONFIG_FILE": str(write_config(self.profile))}
-        except FontsMissing as exc:
-            self.kill()
-            raise RenderError(str(exc)) from None
-        self.proc = subprocess.Popen(
-            [self.executable, *BROWSER_ARGS, f"--user-data-dir={self.profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-            preexec_fn=_parent_death_hook())  # noqa: PLW1509 - a C call only (see there)
-        keep(self.proc.pid)  # this process's browser: no method's child (evalkit.harness.children)
-        deadline = time.monotonic() + START_SECONDS
-        endpoint = None
-        while time.monotonic() < deadline:
-            line = self.proc.stderr.readline().decode("utf-8", "replace")
-            if not line and self.proc.poll() is not None:
-                break
-            if "DevTools listening on " in line:
-                endpoint = line.split("DevTools listening on ", 1)[1].strip()
-                break
-        if endpoint is None:
-            self.kill()
-            raise RenderError(f"{self.executable} did not start (no DevTools endpoint)")
-        self.ws = websocket.create_connection(endpoint, timeout=START_SECONDS,
-                                              enable_multithread=False)
-        self.version = self.send("Browser.getVersion", {},
-                                 time.monotonic() + START_SECONDS)["product"]
-
-    def kill(self) -> None:
-        if self.ws is not None:
-            try:
-                self.ws.close()
-            except Exception:  # noqa: BLE001, S110 - the socket of a dead browser
-                pass
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            if self.proc.stderr is not None:
-                self.proc.stderr.close()
-        if self.profile:
-            shutil.rmtree(self.profile, ignore_errors=True)
-        self.proc = self.ws = self.profile = None
-
-    def ensure(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            if self.proc is not None:  # it died between pages
-                self.restarts += 1
-                self.kill()
-            self.start()
-
-    # -- the DevTools protocol -----------------------------------------------------------
-    def _recv(self, deadline: float) -> dict[str, Any]:
-        import websocket
-
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise RenderError("timeout")
-        self.ws.settimeout(left)
-        try:
-            return json.loads(self.ws.recv())
-        except websocket.WebSocketTimeoutException:
-            raise RenderError("timeout") from None
-        except (websocket.WebSocketException, OSError) as exc:
-            raise RenderError(f"browser connection lost: {type(exc).__name__}") from None
-
-    def send(self, method: str, params: dict[str, Any], deadline: float,
-             session: str | None = None, on_event=None) -> dict[str, Any]:
-        """Send one command and wait for its answer; events meanwhile go to ``on_event``."""
-        self._id += 1
-        mine = self._id
-        msg = {"id": mine, "method": method, "params": params}
-        if session:
-            msg["sessionId"] = session
-        self.ws.send(json.dumps(msg))
-        while True:
-            answer = self._recv(deadline)
-            if answer.get("id") == mine:
-                if "error" in answer:
-                    raise RenderError(f"{method}: {answer['error'].get('message')}")
-                return answer.get("result", {})
-            if on_event is not None and "method" in answer:
-                on_event(answer)
+class Renderer(Browser):
+    """One headless browser of this process (:class:`~evalkit.harness.browser.Browser`) that
+    lays pages out, started on first use, killed and started again after a page fails
+    (:class:`RenderError`)."""
 
     # -- one page ------------------------------------------------------------------------
     def snapshot(self, body: bytes, url: str, settings: RenderSettings) -> dict[str, Any]:
@@ -365,11 +234,13 @@ class Renderer:
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                             deadline)["sessionId"]
         w, h = settings.viewport
+        self._kids: set[str] = set()
+        self._kid_setup = guard(settings.javascript)
         quiet = self._offline(session, target, None)
         for method, params in (
                 ("Page.enable", {}),
                 ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+                *guard(True),
                 ("Animation.enable", {}),
                 ("Animation.setPlaybackRate", {"playbackRate": 0}),
                 ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
@@ -380,23 +251,33 @@ class Renderer:
 
     def _offline(self, session: str, target: str, body: bytes | None):
         """The event handler of one load: the first document request of the tab's own frame
-        is answered with ``body`` (None: nothing is answered), every other request fails,
-        so nothing leaves the machine; ``handler.loads`` gathers the loader ids whose load
-        event has fired."""
+        is answered with ``body`` (None: nothing is answered), every other request of the
+        tab, its frames and its workers fails, so nothing leaves the machine;
+        ``handler.loads`` gathers the loader ids whose load event has fired. A frame or
+        worker with a target of its own (another origin's frame, in a process of its own)
+        is attached paused, gets :func:`guard` and runs only then."""
         state = {"main": body is None}
+        kids = self._kids
 
         def on_event(ev):
-            if ev.get("sessionId") != session:
+            sid = ev.get("sessionId")
+            if sid != session and sid not in kids:
                 return
             name, params = ev["method"], ev.get("params", {})
-            if name == "Fetch.requestPaused":
+            if name == "Target.attachedToTarget":
+                kid = params["sessionId"]
+                kids.add(kid)
+                for method, args in self._kid_setup:
+                    self.post(kid, method, args)
+                self.post(kid, "Runtime.runIfWaitingForDebugger", {})
+            elif name == "Fetch.requestPaused":
                 rid = params["requestId"]
-                own = (params.get("resourceType") == "Document"
+                own = (sid == session and params.get("resourceType") == "Document"
                        and params.get("frameId") == target)
                 if own and not state["main"]:
                     # the navigation to the page (Chrome may have normalised its URL)
                     state["main"] = True
-                    self._reply(session, "Fetch.fulfillRequest", {
+                    self.post(session, "Fetch.fulfillRequest", {
                         "requestId": rid, "responseCode": 200,
                         "responseHeaders": [{"name": "Content-Type",
                                              "value": "text/html; charset=utf-8"}],
@@ -406,7 +287,7 @@ class Renderer:
                     # location change) is aborted, which leaves the page in place: blocked, it
                     # would put an error page in the tab, and a snapshot taken after that came
                     # out empty (tests/test_render.py's meta-refresh test)
-                    self._reply(session, "Fetch.failRequest", {
+                    self.post(sid, "Fetch.failRequest", {
                         "requestId": rid, "errorReason": "Aborted" if own else "BlockedByClient"})
             elif name == "Page.lifecycleEvent" and params.get("name") == "load":
                 on_event.loads.add(params.get("loaderId"))
@@ -422,7 +303,7 @@ class Renderer:
         if loader is None:
             raise RenderError(f"Page.navigate: no document loaded for {url[:80]}")
         while loader not in on_event.loads:
-            ev = self._recv(deadline)
+            ev = self.recv(deadline)
             if "method" in ev:
                 on_event(ev)
 
@@ -438,12 +319,6 @@ class Renderer:
                   deadline, session, on_event)
         return self.send("DOMSnapshot.captureSnapshot",
                          {"computedStyles": list(SNAPSHOT_STYLES)}, deadline, session, on_event)
-
-    def _reply(self, session: str, method: str, params: dict[str, Any]) -> None:
-        # fire and forget: the answer (an id we do not wait for) is skipped by send()
-        self._id += 1
-        self.ws.send(json.dumps({"id": self._id, "method": method, "params": params,
-                                 "sessionId": session}))
 
     def layout(self, page: Page, settings: RenderSettings) -> Layout:
         """The page's :class:`Layout`, its elements mapped onto evalkit's lxml tree."""
@@ -467,29 +342,6 @@ def renderer() -> Renderer:
         _RENDERER = Renderer()
         atexit.register(_RENDERER.kill)
     return _RENDERER
-
-
-def browser_version() -> str:
-    """The browser's version as ``chromium --version`` prints it ('' when none), for cache keys
-    before any browser is started."""
-    path = browser_path()
-    if path is None:
-        return ""
-    return _version_of(path)
-
-
-_VERSIONS: dict[str, str] = {}
-
-
-def _version_of(path: str) -> str:
-    if path not in _VERSIONS:
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, timeout=START_SECONDS,
-                                 check=False).stdout.decode("utf-8", "replace").strip()
-        except (OSError, subprocess.TimeoutExpired):
-            out = ""
-        _VERSIONS[path] = out
-    return _VERSIONS[path]
 
 
 def layout_for(page: Page, settings: RenderSettings,
