@@ -48,7 +48,7 @@ def test_a_page_id_twice_in_a_stored_aeb_json_is_refused(tmp_path):
     with pytest.raises(StoredFileError) as err:
         read_outputs(path, "aeb")
     assert str(err.value) == (
-        f"{path}: 'p1' twice in one JSON object (a page id or field given twice; which one counts?)"
+        f"{path}: key 'p1' twice in one JSON object (a page id or field given twice; which one counts?)"
     )
 
 
