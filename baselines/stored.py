@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped, within
+from evalkit.core.json_keys import DuplicateKey, loads_unique
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
 from evalkit.core.validate import ParamError, check_choice, check_int
@@ -125,7 +126,10 @@ def _text_value(value: Any, where: str) -> str:
 
 def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
     try:
-        data = json.loads(raw)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
+        data = loads_unique(raw)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
+    except DuplicateKey as exc:  # json would keep the last one silently
+        raise StoredFileError(f"{path}: {exc.key!r} twice in one JSON object (a page id or "
+                              "field given twice; which one counts?)") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise StoredFileError(f"{path}: not a JSON document ({exc})") from exc
     if isinstance(data, dict) and set(data) <= {"version", "output"} \
@@ -176,7 +180,7 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
             continue
         where = f"{path}:{number}"
         try:
-            record = json.loads(line)
+            record = loads_unique(line)  # a field twice is refused, not the last kept
         except ValueError as exc:
             raise StoredFileError(f"{where}: not a JSON object ({exc})") from exc
         if not isinstance(record, dict):

@@ -21,7 +21,8 @@ from numbers import Real
 from typing import Any
 
 __all__ = ["ParamError", "check_bool", "check_choice", "check_int", "check_number",
-           "check_path", "check_share", "check_str_list", "renamed_keys", "show"]
+           "check_path", "check_share", "check_str_list", "check_workers", "max_workers",
+           "renamed_keys", "show", "WORKERS_PER_CPU"]
 
 
 def show(value: Any) -> str:
@@ -102,6 +103,26 @@ def check_number(name: str, value: Any, low: float | None = None, high: float | 
         bounds = _bounds(low, high, low_open, high_open)
         raise ParamError(name, value, "must be a number" + (f" {bounds}" if bounds else ""))
     return value
+
+
+#: worker processes (or threads) a run may start, per CPU of the machine: past a few per CPU
+#: they only compete for it, and ``runner.n_jobs=100000`` would start that many Pythons
+WORKERS_PER_CPU = 4
+
+
+def max_workers() -> int:
+    """The most workers a runner setting may ask for: :data:`WORKERS_PER_CPU` times the CPUs
+    (``os.cpu_count()``, at least 1)."""
+    return WORKERS_PER_CPU * (os.cpu_count() or 1)
+
+
+def check_workers(name: str, value: Any) -> Any:
+    """A count of workers: a whole number from 1 to :func:`max_workers`."""
+    high = max_workers()
+    if isinstance(value, int) and not isinstance(value, bool) and value > high:
+        raise ParamError(name, value, f"must be a whole number from 1 to {high} "
+                         f"({WORKERS_PER_CPU} per CPU of this machine)")
+    return check_int(name, value, low=1)
 
 
 def check_share(name: str, value: Any) -> Any:

@@ -22,6 +22,8 @@ from evalkit.core.files import (
 )
 from evalkit.core.page import Extraction
 from evalkit.harness import cache_entry
+from evalkit.harness.cache_seal import cache_seal
+from evalkit.harness.errors import CacheWriteError, cache_write_line
 
 __all__ = ["ENTRY_NAME", "MAX_ENTRY_BYTES", "ExtractionCache", "claim", "invalid_entries_line",
            "read_entry", "sweep_temps", "write_atomic"]
@@ -32,15 +34,17 @@ MAX_ENTRY_BYTES = 512 << 20
 #: the name of an extraction entry or a score record: a sha256 key and its suffix
 ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.(?:json|score)$")
 #: what a cache folder holds at its top: key shards, score records, the method index, the mark
-_TOP = re.compile(r"^(?:[0-9a-f]{2}|scores|methods|\.evalkit[^/]*)$")
+_TOP = re.compile(r"^(?:[0-9a-f]{2}|scores|methods|hmac\.key|\.hmac\.key~[^/]*\.tmp"
+                  r"|\.evalkit[^/]*)$")
 
 
 class ExtractionCache:
     """One JSON entry per key (:mod:`evalkit.harness.cache_entry`) under ``<root>/<key[:2]>/``.
 
     Reading runs no code: an entry is parsed as JSON and checked against its key, its
-    checksum and the shape of an extraction. One that fails (corrupt, truncated, written
-    by another version, crafted) is a miss: :meth:`get` returns None and counts it in
+    checksum, the HMAC under the cache's own key (evalkit.harness.cache_seal) and the shape
+    of an extraction. One that fails (corrupt, truncated, written by another version,
+    forged, copied from another cache) is a miss: :meth:`get` returns None and counts it in
     ``invalid``, and the caller's :meth:`put` replaces it. Writes are atomic (a temporary
     file renamed into place), so a killed run leaves whole entries or none. Files of the
     old pickle cache (``*.pkl``) are never opened.
@@ -52,6 +56,7 @@ class ExtractionCache:
         self.root = Path(root) if root else None
         #: entries found but not valid since this object was made
         self.invalid = 0
+        self._marked = False
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}{self.SUFFIX}"
@@ -67,17 +72,33 @@ class ExtractionCache:
             self.invalid += 1
             return None
         try:
-            return cache_entry.decode(data, key)
+            return cache_entry.decode(data, key, cache_seal(self.root))
         except cache_entry.InvalidEntry:
             self.invalid += 1
             return None
 
     def put(self, key: str, ext: Extraction) -> None:
         """Store ``ext`` under ``key``, replacing whatever is there (TypeError if a field is
-        not JSON data; :func:`evalkit.harness.cache_entry.as_data` first says which)."""
+        not JSON data; :func:`evalkit.harness.cache_entry.as_data` first says which).
+        :class:`~evalkit.harness.errors.CacheWriteError`, one line naming the cache folder,
+        when it cannot be written (a full disk)."""
         if self.root is None:
             return
-        write_atomic(self._path(key), cache_entry.encode(key, ext))
+        if not self._marked:  # a cache this process makes is marked evalkit's at birth
+            self._marked = self.root.is_dir() or _mark_new(self.root)
+        data = cache_entry.encode(key, ext, cache_seal(self.root))
+        try:
+            write_atomic(self._path(key), data)
+        except OSError as exc:
+            raise CacheWriteError(cache_write_line(self.root, exc)) from None
+
+
+def _mark_new(root: Path) -> bool:
+    try:
+        mark_owned(root)
+    except OSError as exc:
+        raise CacheWriteError(cache_write_line(root, exc)) from None
+    return True
 
 
 def write_atomic(path: Path, data: bytes) -> None:

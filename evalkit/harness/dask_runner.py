@@ -29,7 +29,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Self
 
-from evalkit.core.validate import ParamError, check_bool, check_int
+from evalkit.core.validate import ParamError, check_bool, check_int, check_workers
 from evalkit.harness.errors import RunnerError
 
 __all__ = ["DEFAULT_N_WORKERS", "DEFAULT_RETRIES", "DEFAULT_THREADS_PER_WORKER",
@@ -60,8 +60,8 @@ def _check_scheduler(key: str, value: Any) -> None:
 #: the settings of configs/runner/dask.yaml besides the common ones: name -> check
 _DASK_CHECKS = {
     "scheduler": _check_scheduler,
-    "n_workers": lambda k, v: check_int(k, v, low=1),
-    "threads_per_worker": lambda k, v: check_int(k, v, low=1),
+    "n_workers": check_workers,
+    "threads_per_worker": check_workers,
     "processes": check_bool,
     "window_per_worker": lambda k, v: check_int(k, v, low=1),
     "retries": lambda k, v: check_int(k, v, low=0),

@@ -17,10 +17,11 @@ __all__ = ["BUILD_FAILED", "CACHE_INVALID", "METHOD_KEY", "ON_FAILURE", "PAGE_SH
 
 def extract_one(method, page: Page) -> Extraction:
     """Run one method on its own copy of one page (:meth:`Page.copy`: whatever it changes
-    stays with it); an exception, ``SystemExit`` included, becomes ``Extraction.error``,
-    and so does a return value that is not an :class:`Extraction`.
+    stays with it); an exception, any ``BaseException`` (``SystemExit``,
+    ``asyncio.CancelledError``, ``GeneratorExit``) included, becomes ``Extraction.error``, and
+    so does a return value that is not an :class:`Extraction`.
 
-    ``KeyboardInterrupt`` is the user's Ctrl-C and stops the run. A method that ends its
+    ``KeyboardInterrupt`` is the user's Ctrl-C (or SIGTERM) and stops the run. A method that ends its
     process (``os._exit``, a signal) cannot be caught where it runs: in a page worker
     (``runner.page_timeout``, the default) that page is a ``worker died`` failure; in the
     run's own process (``runner.page_timeout=0``) it ends the run (docs/inputs.md).
@@ -39,7 +40,9 @@ def extract_one(method, page: Page) -> Extraction:
         if not isinstance(ext, Extraction):
             raise TypeError(f"{type(method).__qualname__}.extract returned "
                             f"{type(ext).__name__}, not an Extraction")
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing page never stops the run
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a failing page never stops the run
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
         ext = Extraction(error=f"{type(exc).__name__}: {exc}{where}"[:500])

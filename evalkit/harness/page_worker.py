@@ -441,7 +441,9 @@ def serve(recv: Connection, send: Connection) -> None:
                     method = (reg.create(spec.registry, **spec.params) if reg is not None
                               else spec.build())
                     answer.append((None, getattr(method, "scope", "page") == "site"))
-                except Exception as exc:  # noqa: BLE001 - as runner.run_task reports it
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - as runner.run_task reports it
                     method = None
                     answer.append((f"{BUILD_FAILED}{type(exc).__name__}: {exc}", False))
                 methods.append(method)

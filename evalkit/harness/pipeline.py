@@ -52,7 +52,10 @@ class _InProcess:
         for spec in specs:
             try:
                 method, error = spec.build(), None
-            except Exception as exc:  # noqa: BLE001 - e.g. a peer whose package is missing
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - a peer whose package is missing, a
+                # CancelledError: the method's failure, never the run's (as in extract_one)
                 method, error = None, f"{BUILD_FAILED}{type(exc).__name__}: {exc}"
             self.methods.append(method)
             self.build_errors.append(error)

@@ -34,9 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from evalkit.core.page import Page
-from evalkit.core.validate import ParamError, check_bool, check_int, check_number
+from evalkit.core.validate import (ParamError, check_bool, check_int, check_number,
+                                   check_workers)
 from evalkit.harness.score_cache import cached_scorer
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
+from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
                                          DEFAULT_THREADS_PER_WORKER, DEFAULT_WINDOW_PER_WORKER,
                                          DaskBackend, check_dask)
@@ -112,7 +114,7 @@ class Runner:
             raise RunnerError(f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, "
                               f"got {self.on_failure!r}")
         try:
-            check_int("n_jobs", self.n_jobs, low=1)
+            check_workers("n_jobs", self.n_jobs)
             check_bool("progress", self.progress)
             if self.page_timeout is not None:
                 check_number("page_timeout", self.page_timeout, low=0)
@@ -158,10 +160,12 @@ class Runner:
 
     def open(self) -> Self:
         """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot.
-        Removes what killed cache writes left (evalkit.harness.cache.sweep_temps)."""
+        Removes what killed cache writes left (evalkit.harness.cache.sweep_temps); makes the
+        cache's key, or refuses one that cannot be trusted (evalkit.harness.cache_seal)."""
         if self.cache_root and not self._swept:
             self._swept = True
             sweep_temps(self.cache_root)
+            cache_seal(self.cache_root).secret(create=True)  # made or refused before any page
         if self.name == "dask" and self._backend is None:
             self._backend = DaskBackend(**self.dask).open()
         return self

@@ -14,13 +14,13 @@ ground truth before any page is read).
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
+from evalkit.core.json_keys import loads_unique
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, decode_gold, undecodable
 
@@ -43,8 +43,8 @@ def read_ground_truth(path: Path, max_bytes: int | None = None,
     except FileTooLarge as exc:
         raise ValueError(f"{path}: {exc}") from None
     try:
-        data = json.loads(decode_gold(raw)[0])
-    except json.JSONDecodeError as exc:
+        data = loads_unique(decode_gold(raw)[0])  # an id twice is refused, not the last kept
+    except ValueError as exc:
         raise ValueError(f"{path}: not a JSON document ({exc})") from exc
     if not isinstance(data, dict):
         raise TypeError(f"{path}: expected a JSON object mapping ids to records")

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, Refused, inside, read_capped
 from evalkit.core.domains import site_of
+from evalkit.core.json_keys import loads_unique
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
@@ -63,14 +64,12 @@ def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES,
     """A benchmark's JSON index file (plain or ``.gz``) through the read gate
     (:func:`read_capped`: inside ``root``, regular, its size capped before it is read);
     ValueError, one line naming the file, when it is refused or not JSON."""
-    import json
-
     try:
         raw = read_capped(path, cap, "the JSON file size cap", root)
     except Refused as exc:
         raise ValueError(f"{path}: {exc}") from None
     try:
-        return json.loads(raw)
+        return loads_unique(raw)  # a key twice (a page id) is refused, not the last kept
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a JSON document ({exc})") from exc
 

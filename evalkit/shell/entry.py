@@ -41,14 +41,56 @@ def pin_hash_seed(environ: MutableMapping[str, str] | None = None,
 
 
 def run() -> None:
-    """Entry point of the ``evalkit`` console script and of ``python -m evalkit``."""
+    """Entry point of the ``evalkit`` console script and of ``python -m evalkit``.
+
+    The command ends when its work ends: a thread a method left running (not a daemon, with
+    ``runner.page_timeout=0`` the method ran in this process) would keep Python waiting for
+    it forever, after run.json was written. So once the work is over, exit handlers run and
+    streams are flushed, and the process ends without waiting for such threads (one line
+    names them)."""
     pin_hash_seed()
     try:
-        _start()
-    except KeyboardInterrupt:  # outside the run itself: importing, or Hydra's own steps
-        from evalkit.shell.cli import run_folder, stopped
+        try:
+            _start()
+        except KeyboardInterrupt:  # outside the run itself: importing, or Hydra's own steps
+            from evalkit.shell.cli import run_folder, stopped
 
-        stopped(run_folder())
+            stopped(run_folder())
+    except SystemExit as exc:
+        _end(exc)
+        raise
+    _end(None)
+
+
+def _stray_threads() -> list:
+    import threading
+
+    main = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
+
+
+def _end(exc: SystemExit | None) -> None:
+    """End the process now when threads that are not daemons are still alive (see :func:`run`);
+    otherwise return and let Python end as usual."""
+    stray = _stray_threads()
+    if not stray:
+        return
+    names = ", ".join(sorted({t.name for t in stray}))
+    print(f"evalkit: not waiting for {len(stray)} thread(s) a method left running ({names})",
+          file=sys.stderr)
+    code = 0 if exc is None else exc.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    import atexit
+
+    atexit._run_exitfuncs()  # what Python runs at exit (temp files, worker pools), then flush
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code or 0)
 
 
 def _start() -> None:

