@@ -4,6 +4,7 @@ the attack and asserts the defence."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -234,3 +235,41 @@ def test_read_capped_with_a_root_never_returns_a_file_outside(tmp_path, depth, u
     except (Refused, FileNotFoundError):
         return
     assert data == PAGE
+
+
+# item 10: the report rebuilder embeds only figures of the run folder
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link", "not_png"])
+def test_report_rebuild_never_embeds_a_figure_from_outside_the_run(tmp_path, how, capsys):
+    from evalkit.report.__main__ import main
+    from evalkit.report.sections import Figure, Heading
+    from evalkit.report.store import SECTIONS_FILE, dump_sections
+
+    secret = tmp_path / "outside" / "secret.png"
+    secret.parent.mkdir()
+    secret.write_bytes(SECRET)
+    run = tmp_path / "run"
+    (run / "figures").mkdir(parents=True)
+    (run / "figures" / "ok.png").write_bytes(b"\x89PNG fine")
+    path = {
+        "absolute": str(secret),
+        "dotdot": "../outside/secret.png",
+        "link": "figures/leak.png",
+        "not_png": "../outside/secret.txt",
+    }[how]
+    if how == "link":
+        (run / "figures" / "leak.png").symlink_to(secret)
+    if how == "not_png":
+        (tmp_path / "outside" / "secret.txt").write_bytes(SECRET)
+    sections = [
+        Heading("Run"),
+        Figure(path="figures/ok.png", alt="ok"),
+        Figure(path=path, alt="leak"),
+    ]
+    dump_sections(sections, run / SECTIONS_FILE, "t")
+    assert main([str(run)]) == 0
+    page = (run / "report.html").read_text()
+    assert base64.b64encode(SECRET).decode() not in page
+    assert base64.b64encode(b"\x89PNG fine").decode() in page
+    assert "figure refused" in page
