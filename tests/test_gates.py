@@ -8,13 +8,12 @@ import os
 import string
 import time
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.core.capped import Refused, inside, read_capped
-from evalkit.harness.cache_admin import main as cache_main
 from evalkit.harness.cache import sweep_temps
+from evalkit.harness.cache_admin import main as cache_main
 from evalkit.readers.pairs import PairsDataset
 from evalkit.readers.trafilatura_eval import TrafilaturaEvalDataset
 
@@ -108,3 +107,20 @@ def test_read_gate_never_reads_outside_the_root(tmp_path_factory, name):
     except (Refused, OSError):
         return
     assert SECRET.encode() not in data
+
+
+def test_10_the_report_rebuilder_embeds_no_figure_outside_the_run(tmp_path):
+    from evalkit.report.html import render
+    from evalkit.report.sections import Figure
+
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(SECRET.encode())
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "link.png").symlink_to(secret)
+    import base64
+
+    for path in (str(secret), "../secret.png", "link.png"):
+        page = render([Figure(path, "fig", False)], run, title="t")
+        assert base64.b64encode(SECRET.encode()).decode() not in page
+        assert "figure refused" in page or "not embedded" in page

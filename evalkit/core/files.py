@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from evalkit.core.capped import NotRegular, read_regular  # noqa: F401 - the read gate's
+from evalkit.core.capped import NotRegular, read_regular
 
 __all__ = ["OWNED_TAG", "STALE_TEMP_SECONDS", "NotRegular", "WriteRefused", "check_inside",
            "is_owned", "mark_owned", "new_file_mode", "own_temp", "read_regular",
