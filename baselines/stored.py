@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evalkit.core.capped import FileTooLarge, read_capped
+from evalkit.core.capped import FileTooLarge, read_capped, within
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
@@ -98,11 +98,13 @@ def _format_of(path: Path, fmt: str) -> str:
                           "(folder, aeb or jsonl)")
 
 
-def _read_bytes(path: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) -> bytes:
-    """A stored file's bytes (a .gz file decompressed), its size and decompressed size
-    checked against ``max_bytes`` before they are in memory."""
+def _read_bytes(path: Path, max_bytes: int | None = DEFAULT_MAX_BYTES,
+                root: Path | None = None) -> bytes:
+    """A stored file's bytes (a .gz file decompressed) through the read gate
+    (evalkit.core.capped): inside ``root`` (a folder's files), its size and decompressed
+    size checked against ``max_bytes`` before they are in memory."""
     try:
-        return read_capped(path, max_bytes, "method.stored.max_bytes")
+        return read_capped(path, max_bytes, "method.stored.max_bytes", root)
     except FileTooLarge as exc:
         raise StoredFileError(f"{path}: {exc}") from None
     except OSError as exc:
@@ -201,13 +203,15 @@ class _Refused(str):
     string is the one-line error of its page."""
 
 
-def _leaves(file: Path, inside: Path) -> bool:
-    """Whether ``file`` (a link, or under a linked folder) resolves outside ``inside``."""
+def _leaves(file: Path, folder: Path) -> bool:
+    """Whether ``file`` (a link) resolves outside ``folder`` (the read gate's
+    evalkit.core.capped.within) or nowhere (dangling, a loop)."""
     try:
-        target = file.resolve(strict=True)
-    except (OSError, RuntimeError):  # a dangling link or a loop: nothing to read
+        within(file, folder)
+        file.resolve(strict=True)
+    except (FileTooLarge, OSError, RuntimeError):
         return True
-    return not target.is_relative_to(inside)
+    return False
 
 
 def _folder_files(path: Path) -> dict[str, Path | _Refused]:
@@ -217,13 +221,12 @@ def _folder_files(path: Path) -> dict[str, Path | _Refused]:
     ``/proc/self/environ``) is never opened: its page is a failure saying so."""
     if not path.is_dir():
         raise StoredFileError(f"{path}: no such folder")
-    inside = path.resolve()
     out: dict[str, Path | _Refused] = {}
     for file in sorted(path.iterdir()):
         suffix = file.suffix.lower()
         if suffix not in FOLDER_SUFFIXES:
             continue
-        if file.is_symlink() and _leaves(file, inside):
+        if file.is_symlink() and _leaves(file, path):
             key = file.name[:-len(suffix)]
             if key in out:
                 raise StoredFileError(f"{path}: page {key!r} has two files")
@@ -243,7 +246,7 @@ def _folder_files(path: Path) -> dict[str, Path | _Refused]:
 def _folder_text(file: Path | _Refused, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
     if isinstance(file, _Refused):
         raise StoredFileError(str(file))
-    raw = _read_bytes(file, max_bytes)
+    raw = _read_bytes(file, max_bytes, file.parent)  # a link swapped in since the listing
     if file.suffix.lower() != ".html":
         return clean_chars(decode_gold(raw)[0])
     try:
@@ -294,7 +297,7 @@ def _digest(path: Path, fmt: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> 
 def _folder_bytes(file: Path | _Refused, max_bytes: int | None) -> bytes:
     if isinstance(file, _Refused):
         raise StoredFileError(str(file))
-    return _read_bytes(file, max_bytes)
+    return _read_bytes(file, max_bytes, file.parent)
 
 
 #: (file, format, fields) -> (file signature, outputs): a file is parsed once per process,

@@ -204,7 +204,7 @@ def test_a_fifo_ground_truth_is_never_opened_and_the_run_folder_is_marked(tmp_pa
         tmp_path,
         done,
         f"{data / 'ground-truth.json'}: not a regular file (a FIFO, "
-        "device or socket); runner.max_gold_bytes needs its size",
+        "device, socket or folder); runner.max_gold_bytes needs its size",
     )
 
 

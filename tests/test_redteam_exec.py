@@ -415,16 +415,19 @@ def test_16_leftovers_of_killed_cache_writes_are_removed(tmp_path):
     folder = tmp_path / "ab"
     folder.mkdir()
     dead = folder / f".abc.json~{2 ** 22 + 12345}@{_HOST}~x1.tmp"  # no such pid
-    old = folder / "tmpq1w2e3.tmp"  # an untagged one, from before tags
-    fresh = folder / "tmpfresh.tmp"  # maybe a write in progress: kept
+    old = folder / f".abe.json~{os.getpid()}@other-host~x3.tmp"  # stale, another machine's
+    foreign = folder / "tmpq1w2e3.tmp"  # not evalkit's name: never deleted (issue 37, 9)
+    fresh = folder / f".abf.json~{os.getpid()}@other-host~x4.tmp"  # maybe in progress: kept
     live = folder / f".abd.json~{os.getpid()}@{_HOST}~x2.tmp"  # this process's: kept
-    for f in (dead, old, fresh, live):
+    for f in (dead, old, foreign, fresh, live):
         f.write_bytes(b"half")
     past = time.time() - STALE_TEMP_SECONDS - 60
     os.utime(old, (past, past))
+    os.utime(foreign, (past, past))
     with Runner(cache_root=str(tmp_path), progress=False):
         pass
-    assert sorted(p.name for p in folder.iterdir()) == sorted([fresh.name, live.name])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([foreign.name, fresh.name,
+                                                               live.name])
 
 
 def test_16_results_and_cache_files_get_the_umask_mode(tmp_path):

@@ -7,20 +7,35 @@ by evalkit.harness.score_cache.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
-from evalkit.core.files import NotRegular, read_regular, remove_stale_temps, temp_beside
+from evalkit.core.files import (
+    OWNED_TAG,
+    NotRegular,
+    is_owned,
+    mark_owned,
+    own_temp,
+    read_regular,
+    remove_stale_temps,
+    temp_beside,
+)
 from evalkit.core.page import Extraction
 from evalkit.harness import cache_entry
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.errors import CacheWriteError, cache_write_line
 
-__all__ = ["MAX_ENTRY_BYTES", "ExtractionCache", "invalid_entries_line", "read_entry",
-           "sweep_temps", "write_atomic"]
+__all__ = ["ENTRY_NAME", "MAX_ENTRY_BYTES", "ExtractionCache", "claim", "invalid_entries_line",
+           "read_entry", "sweep_temps", "write_atomic"]
 
 #: a cache file larger than this is not read (a miss, counted invalid): the cap on what
 #: one entry may make this process hold
 MAX_ENTRY_BYTES = 512 << 20
+#: the name of an extraction entry or a score record: a sha256 key and its suffix
+ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.(?:json|score)$")
+#: what a cache folder holds at its top: key shards, score records, the method index, the mark
+_TOP = re.compile(r"^(?:[0-9a-f]{2}|scores|methods|hmac\.key|\.hmac\.key~[^/]*\.tmp"
+                  r"|\.evalkit[^/]*)$")
 
 
 class ExtractionCache:
@@ -41,6 +56,7 @@ class ExtractionCache:
         self.root = Path(root) if root else None
         #: entries found but not valid since this object was made
         self.invalid = 0
+        self._marked = False
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}{self.SUFFIX}"
@@ -68,11 +84,21 @@ class ExtractionCache:
         when it cannot be written (a full disk)."""
         if self.root is None:
             return
+        if not self._marked:  # a cache this process makes is marked evalkit's at birth
+            self._marked = self.root.is_dir() or _mark_new(self.root)
         data = cache_entry.encode(key, ext, cache_seal(self.root))
         try:
             write_atomic(self._path(key), data)
         except OSError as exc:
             raise CacheWriteError(cache_write_line(self.root, exc)) from None
+
+
+def _mark_new(root: Path) -> bool:
+    try:
+        mark_owned(root)
+    except OSError as exc:
+        raise CacheWriteError(cache_write_line(root, exc)) from None
+    return True
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -101,16 +127,40 @@ def read_entry(path: Path) -> bytes | None | bool:
         return False
 
 
+def claim(root: str | os.PathLike | None) -> bool:
+    """Whether ``root`` is a cache evalkit may sweep and prune: marked as its own
+    (evalkit.core.files.mark_owned), or an existing folder holding nothing but what a cache
+    holds (key shards, ``scores``, ``methods``, evalkit's temporary files: a cache from before
+    the mark, or an empty folder), which is marked now. A folder holding anything else is
+    never marked: nothing in it is deleted."""
+    if not root or not Path(root).is_dir():
+        return False
+    if is_owned(root):
+        return True
+    try:
+        names = [e.name for e in os.scandir(root)]
+    except OSError:
+        return False
+    if any(not (_TOP.match(n) or own_temp(n) or n == OWNED_TAG) for n in names):
+        return False
+    try:
+        mark_owned(root)
+    except OSError:
+        return False
+    return True
+
+
 def sweep_temps(root: str | os.PathLike | None) -> int:
     """Remove the temporary files of cache writes that were killed (evalkit.core.files
-    .remove_stale_temps) from every entry folder under ``root``; once per run (Runner.open).
+    .remove_stale_temps: evalkit's own names only) from every entry folder under ``root``,
+    once per run (Runner.open), and only in a cache evalkit marked (:func:`claim`).
     Returns how many were removed."""
-    if not root or not Path(root).is_dir():
+    if not claim(root):
         return 0
     folders = [d for d in Path(root).iterdir() if d.is_dir() and not d.is_symlink()]
     folders += [d for f in folders if f.name == "scores" for d in f.iterdir()
                 if d.is_dir() and not d.is_symlink()]
-    return remove_stale_temps(folders)
+    return remove_stale_temps(root, folders)
 
 
 def invalid_entries_line(root: str | os.PathLike, n: int) -> str:

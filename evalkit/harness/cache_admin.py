@@ -14,7 +14,10 @@ it. Each run therefore adds the keys it used to an index, ``<cache>/methods/<met
 key>.json`` (:func:`record_run`): the method's label, registry name and parameters and
 its entry keys. Entries of runs before the index, and score records (``scores/``), show
 as *unattributed*; they are pruned by age and size, not by method. Pruning deletes files
-only: a pruned entry is a miss, re-extracted by the next run that needs it.
+only: a pruned entry is a miss, re-extracted by the next run that needs it. It deletes only
+in a folder marked as an evalkit cache (evalkit.harness.cache.claim) and only files named as
+evalkit names entries (a key and ``.json``/``.score``), never through a link
+(evalkit.core.files.remove_owned): ``--cache`` pointed at another folder deletes nothing.
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.core.files import NotRegular, read_regular, temp_beside
+from evalkit.core.files import OWNED_TAG, NotRegular, read_regular, remove_owned, temp_beside
+from evalkit.harness.cache import ENTRY_NAME, claim
 
 __all__ = ["INDEX", "UNATTRIBUTED", "CacheListing", "Entry", "entry_keys", "listing", "main",
            "prune", "record_run", "size_line"]
@@ -40,6 +45,8 @@ INDEX = "methods"
 UNATTRIBUTED = "(unattributed)"
 MB = 1_000_000
 DAY = 86_400.0
+#: the name of an index file (a method key and ``.json``)
+_INDEX_NAME = re.compile(r"^[\w-][\w.-]*\.json$")
 
 
 @dataclass(frozen=True)
@@ -158,19 +165,27 @@ def _index_entries(path: Path) -> list[str]:
     return [k for k in entries if isinstance(k, str)] if isinstance(entries, list) else []
 
 
+def _entry_file(file: Path) -> bool:
+    return ENTRY_NAME.match(file.name) is not None and not file.is_symlink()
+
+
+def _shard(folder: Path) -> bool:
+    return len(folder.name) == 2 and folder.is_dir() and not folder.is_symlink() \
+        and all(c in "0123456789abcdef" for c in folder.name)
+
+
 def _files(root: Path) -> Iterable[tuple[str, Path]]:
-    """(key, file) of every extraction entry and score record under ``root``."""
+    """(key, file) of every extraction entry and score record under ``root``: files named
+    as evalkit names them, in key shards (``ab/``, ``scores/ab/``), no link followed."""
     for shard in root.iterdir() if root.is_dir() else ():
-        if not shard.is_dir() or shard.name == INDEX:
-            continue
-        if shard.name == "scores":
-            for sub in shard.iterdir():
-                for file in sub.iterdir() if sub.is_dir() else ():
+        if shard.name == "scores" and shard.is_dir() and not shard.is_symlink():
+            for sub in filter(_shard, shard.iterdir()):
+                for file in filter(_entry_file, sub.iterdir()):
                     yield f"scores/{file.stem}", file
-            continue
-        for file in shard.iterdir():
-            if file.suffix == ".json":
-                yield file.stem, file
+        elif _shard(shard):
+            for file in filter(_entry_file, shard.iterdir()):
+                if file.suffix == ".json":
+                    yield file.stem, file
 
 
 def listing(root: str | os.PathLike) -> CacheListing:
@@ -223,12 +238,15 @@ def prune(root: str | os.PathLike, *, older_than_days: float | None = None,
                 left -= entry.size
     freed = sum(found.entries[k].size for k in doomed)
     if not dry_run:
+        if not claim(root):
+            raise PermissionError(f"{root}: not an evalkit cache (it holds files a cache does "
+                                  "not); nothing deleted")
         for key in doomed:
-            found.entries[key].path.unlink(missing_ok=True)
+            remove_owned(found.entries[key].path, root, ENTRY_NAME.match)
         for label, info in found.methods.items():  # an index keeps the keys still there
             if label in names or info["registry"] in names:
                 for path in info["index"]:
-                    path.unlink(missing_ok=True)
+                    remove_owned(path, root, _INDEX_NAME.match)
     return len(doomed), freed
 
 
@@ -292,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evalkit.cache: {root}: no such cache folder", file=sys.stderr)
         return 2
     if args.prune:
+        if not claim(root):
+            print(f"evalkit.cache: {root}: not an evalkit cache (it holds files a cache does "
+                  f"not, and no {OWNED_TAG}); nothing deleted", file=sys.stderr)
+            return 2
         if args.older_than is None and not args.method and args.max_size is None:
             print("evalkit.cache: --prune needs --older-than DAYS, --method NAME or "
                   "--max-size MB", file=sys.stderr)

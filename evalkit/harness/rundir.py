@@ -27,7 +27,8 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_failed", "mark_interrupted",
-           "one_line", "prints_only", "propose", "reserve", "unwritable", "write_failure"]
+           "one_line", "prints_only", "propose", "refused_folders", "reserve", "unwritable",
+           "write_failure"]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)
@@ -177,3 +178,38 @@ def write_failure(exc: OSError, out: str | os.PathLike) -> str:
     read-only meanwhile): the file, the errno, and that the run folder is incomplete."""
     name = exc.filename or "a file"
     return f"cannot write {name}: {_errno(exc)}; {out} is incomplete"
+
+
+def _given(argv: list[str], key: str) -> str | None:
+    """The last value the command line gives ``key`` (``key=``, ``+key=``, ``++key=``)."""
+    found = None
+    for arg in argv:
+        name, eq, value = arg.lstrip("+").partition("=")
+        if eq and name == key:
+            found = value
+    return found
+
+
+def refused_folders(argv: list[str]) -> str | None:
+    """One line refusing a command line that would make Hydra write outside the run folder
+    or over an earlier run, else None; checked before Hydra writes anything (the write
+    gate, docs/security.md). ``hydra.output_subdir`` must be a folder name inside the run
+    folder (relative, no ``..``); ``hydra.run.dir``/``hydra.sweep.dir`` naming a folder
+    that already holds files is refused, never overwritten (without either, every run gets
+    a fresh folder: :func:`reserve`)."""
+    sub = _given(argv, "hydra.output_subdir")
+    if sub is not None and sub.strip("'\"") not in ("null", "None", "~", ""):
+        name = sub.strip("'\"")
+        if os.path.isabs(name) or ".." in Path(name).parts or "\0" in name:
+            return (f"hydra.output_subdir={sub}: must be a folder inside the run folder "
+                    "(relative, no '..'); nothing run")
+    for key in ("hydra.run.dir", "hydra.sweep.dir"):
+        folder = _given(argv, key)
+        if not folder or "${" in folder:
+            continue
+        with contextlib.suppress(OSError):
+            if any(os.scandir(Path(folder).expanduser())):
+                return (f"{key}={folder}: already holds files (an earlier run?); evalkit "
+                        f"never writes over them: name a new or empty folder, or leave {key} "
+                        "unset for a fresh one; nothing run")
+    return None

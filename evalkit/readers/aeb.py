@@ -29,15 +29,17 @@ __all__ = ["AEBDataset", "read_ground_truth"]
 _SUFFIX = ".html.gz"
 
 
-def read_ground_truth(path: Path, max_bytes: int | None = None) -> dict[str, dict]:
+def read_ground_truth(path: Path, max_bytes: int | None = None,
+                      root: Path | None = None) -> dict[str, dict]:
     """The benchmark's ground truth, ``{id: {"articleBody": str, "url": str}}``.
 
     The file is decoded as every gold file is (:func:`evalkit.core.page.decode_gold`), so a
     copy saved as UTF-16 or with a byte-order mark reads the same. ``max_bytes``
-    (``runner.max_gold_bytes``): a larger file is refused before it is read.
+    (``runner.max_gold_bytes``): a larger file is refused before it is read, as is one
+    whose real path is outside ``root`` (the read gate, evalkit.core.capped).
     """
     try:
-        raw = read_capped(path, max_bytes, "runner.max_gold_bytes")
+        raw = read_capped(path, max_bytes, "runner.max_gold_bytes", root)
     except FileTooLarge as exc:
         raise DataFileError(f"{path}: {exc}") from None
     data = loads(decode_gold(raw)[0], path)
@@ -68,7 +70,7 @@ class AEBDataset(Dataset):
 
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
-        truth = read_ground_truth(root / self.ground_truth, self.max_gold_bytes)
+        truth = read_ground_truth(root / self.ground_truth, self.max_gold_bytes, root)
         files = {f.name[:-len(_SUFFIX)]: f for f in sorted((root / self.html_dir).iterdir())
                  if f.is_file() and f.name.endswith(_SUFFIX)}
         for key in sorted(set(truth) - set(files)):

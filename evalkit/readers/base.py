@@ -16,14 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, read_capped
+from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, Refused, inside, read_capped
 from evalkit.core.domains import site_of
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Dataset", "DatasetMissingError", "FileTooLarge", "read_json",
-           "InMemoryDataset", "LazyPages", "Skipped", "group_by_site", "read_capped"]
+           "InMemoryDataset", "LazyPages", "Refused", "Skipped", "group_by_site", "inside",
+           "read_capped"]
 
 
 T = TypeVar("T")
@@ -58,13 +59,15 @@ class DatasetMissingError(FileNotFoundError):
 
 
 
-def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES):
-    """A benchmark's JSON index file (plain or ``.gz``), its size capped before it is read
-    (:func:`read_capped`); :class:`~evalkit.core.jsonfile.DataFileError`, one line naming
-    the file, when it is not JSON or not a regular file."""
+def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES,
+              root: str | os.PathLike | None = None):
+    """A benchmark's JSON index file (plain or ``.gz``) through the read gate
+    (:func:`read_capped`: inside ``root``, regular, its size capped before it is read);
+    :class:`~evalkit.core.jsonfile.DataFileError`, one line naming the file, when it is
+    refused (a FIFO named ground-truth.json is never opened) or not JSON."""
     try:
-        raw = read_capped(path, cap, "the JSON file size cap")
-    except FileTooLarge as exc:  # a FIFO named ground-truth.json: never opened
+        raw = read_capped(path, cap, "the JSON file size cap", root)
+    except Refused as exc:
         raise DataFileError(f"{path}: {exc}") from None
     return loads(raw, path)
 
@@ -94,13 +97,19 @@ class Dataset:
     max_page_bytes: int | None = DEFAULT_MAX_FILE_BYTES
     max_gold_bytes: int | None = DEFAULT_MAX_FILE_BYTES
 
+    def data_root(self) -> Path | None:
+        """The folder the user named (``path``): every file read from the set lies inside it
+        (the read gate, :func:`read_capped`); None for a reader without one."""
+        return Path(self.path).expanduser() if self.path is not None else None
+
     def read_page_file(self, path) -> bytes:
-        """A page file's bytes under ``runner.max_page_bytes`` (:func:`read_capped`)."""
-        return read_capped(path, self.max_page_bytes, "runner.max_page_bytes")
+        """A page file's bytes through the read gate: inside :meth:`data_root`, regular,
+        under ``runner.max_page_bytes`` (:func:`read_capped`)."""
+        return read_capped(path, self.max_page_bytes, "runner.max_page_bytes", self.data_root())
 
     def read_gold_file(self, path) -> bytes:
-        """A gold file's bytes under ``runner.max_gold_bytes`` (:func:`read_capped`)."""
-        return read_capped(path, self.max_gold_bytes, "runner.max_gold_bytes")
+        """A gold file's bytes through the read gate, under ``runner.max_gold_bytes``."""
+        return read_capped(path, self.max_gold_bytes, "runner.max_gold_bytes", self.data_root())
 
     def __init__(self, path: str | None = None, limit: int | None = None):
         # checked on construction, before any page is read (a folder's existence: root())

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, FileTooLarge, group_by_site
+from evalkit.readers.base import DEFAULT_MAX_FILE_BYTES, Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import CONTENT, Annotation, Gold, Page, PageError, undecodable
@@ -41,10 +41,12 @@ __all__ = ["L3SGN1Dataset", "read_url_mapping"]
 _UUID_LINE = re.compile(r"^<urn:uuid:([0-9a-fA-F-]+)>\s+(\S.*)$")
 
 
-def read_url_mapping(path: Path) -> dict[str, str]:
-    """uuid -> URL from ``url-mapping.txt`` (``<urn:uuid:...>`` TAB url per line)."""
+def read_url_mapping(path: Path, root: Path | None = None) -> dict[str, str]:
+    """uuid -> URL from ``url-mapping.txt`` (``<urn:uuid:...>`` TAB url per line), read
+    through the read gate (inside ``root``, regular, capped: evalkit.core.capped)."""
     mapping: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    raw = read_capped(path, DEFAULT_MAX_FILE_BYTES, "the index file size cap", root)
+    for line in raw.decode("utf-8", errors="replace").splitlines():
         m = _UUID_LINE.match(line.strip())
         if m:
             mapping[m.group(1).lower()] = m.group(2).strip()
@@ -73,7 +75,11 @@ class L3SGN1Dataset(Dataset):
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         mapping_file = root / "url-mapping.txt"
-        urls = read_url_mapping(mapping_file) if mapping_file.is_file() else {}
+        try:
+            urls = read_url_mapping(mapping_file, root) if mapping_file.is_file() else {}
+        except FileTooLarge as exc:
+            self.skip(mapping_file, str(exc))
+            urls = {}
         if not urls:
             self.skip(mapping_file, "no url-mapping.txt: pages have no URL")
         classes = tuple(self.content_classes)

@@ -26,14 +26,15 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError
-from evalkit.readers.base import Dataset, group_by_site, read_json
+from evalkit.readers.base import Dataset, Refused, group_by_site, inside, read_json
 
 __all__ = ["TrafilaturaEvalDataset", "read_evaldata"]
 
 
-def read_evaldata(path: Path) -> dict[str, dict]:
-    """``evaldata.json`` (plain or gzipped), checked: URL -> file, with, without."""
-    data = read_json(path)
+def read_evaldata(path: Path, root: Path | None = None) -> dict[str, dict]:
+    """``evaldata.json`` (plain or gzipped, inside ``root``), checked: URL -> file, with,
+    without."""
+    data = read_json(path, root=root)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object mapping URLs to documents")
     for url, item in data.items():
@@ -63,23 +64,30 @@ class TrafilaturaEvalDataset(Dataset):
         return {k: getattr(self, k) for k in param_names(type(self))}
 
     def _find(self, root: Path, file: str) -> Path | None:
+        """The page file ``file`` names in one of the folders; a name that is absolute or
+        climbs out (``..``) is :class:`Refused` (data names files inside its folder only)."""
         for folder in self.folders:
-            for cand in (root / folder / file, root / folder / f"{file}.gz"):
+            for name in (file, f"{file}.gz"):
+                cand = inside(root / folder, name, "file name in evaldata")
                 if cand.is_file():
                     return cand
         return None
 
     def _count_pages(self) -> int:
-        return len(read_evaldata(self.root() / self.evaldata))
+        return len(read_evaldata(self.root() / self.evaldata, self.root()))
 
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
-        data = read_evaldata(root / self.evaldata)
+        data = read_evaldata(root / self.evaldata, root)
         by_file = {item["file"]: url for url, item in data.items()}
         for file in group_by_site(sorted(by_file), lambda f: url_site(by_file[f])):
             url = by_file[file]
             item = data[url]
-            where = self._find(root, file)
+            try:
+                where = self._find(root, file)
+            except Refused as exc:
+                self.skip(root / self.evaldata, str(exc))
+                continue
             if where is None:
                 self.skip(root / self.folders[0] / file,
                           f"page file not found in {', '.join(self.folders)}")

@@ -149,7 +149,7 @@ class WcebDataset(Dataset):
                     site=host_of(url), gold=Gold(text=gold, extra={"wceb_case": case}))
 
     def _scrapinghub(self, root: Path) -> Iterator[Page]:
-        truth = read_json(root / "ground-truth.json")
+        truth = read_json(root / "ground-truth.json", self.max_gold_bytes, root)
         files = _pair(root / "html", ".html")
         # by site before any page is read (docs/sites.md)
         order = group_by_site(files, lambda k: url_site((truth.get(k) or {}).get("url")))

@@ -84,7 +84,7 @@ class WCXBDataset(Dataset):
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         meta_file = root / self.metadata
-        meta = read_json(meta_file).get("files", {}) if meta_file.is_file() else {}
+        meta = read_json(meta_file, root=root).get("files", {}) if meta_file.is_file() else {}
         if not meta:
             self.skip(meta_file, "no metadata.json: pages have no domain or SPA flag")
         gt_files, html_files = self._files(root)
@@ -96,7 +96,7 @@ class WCXBDataset(Dataset):
                 self.skip(html_files[key], "no ground-truth file for this page")
                 continue
             try:
-                records[key] = read_json(gt_files[key])
+                records[key] = read_json(gt_files[key], self.max_gold_bytes, root)
             except (ValueError, OSError, EOFError, zlib.error) as exc:
                 self.skip(gt_files[key], f"unreadable ground truth ({exc})")
 

@@ -26,6 +26,7 @@ import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
 
+from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, Refused, inside, read_capped
 from evalkit.report.cells import as_cell
 from evalkit.report.html_assets import TEMPLATE
 from evalkit.report.results import readable
@@ -36,6 +37,8 @@ __all__ = ["SVG_MAX_BYTES", "inline", "pack", "render", "render_table"]
 #: a figure whose SVG is larger than this is embedded gzip-compressed (unpacked by the
 #: page's script), to keep report.html small
 SVG_MAX_BYTES = 300_000
+#: a figure file larger than this is not embedded (the read gate's cap)
+FIGURE_MAX_BYTES = DEFAULT_MAX_FILE_BYTES
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -78,21 +81,32 @@ def render_table(frame: pd.DataFrame) -> str:
 def _figure(run_dir: Path, path: str, alt: str) -> str:
     """The figure embedded: its SVG beside the PNG when there is one, else the PNG. An SVG
     over :data:`SVG_MAX_BYTES` (a dense matrix: about 0.9 MB for 25 methods) is embedded
-    gzip-compressed, an eighth of its size, and unpacked by the page's script."""
-    png = run_dir / path
-    svg = png.with_suffix(".svg")
-    alt_text = html.escape(alt)
-    if svg.exists():
-        data = svg.read_bytes()
-        if len(data) > SVG_MAX_BYTES:
-            packed = base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode()
-            return f'<img class="fig" alt="{alt_text}" data-svg-gz="{packed}">'
-        return (f'<img class="fig" alt="{alt_text}" '
-                f'src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">')
-    if png.exists():
-        return (f'<img class="fig" alt="{alt_text}" '
-                f'src="data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()}">')
-    return f'<p class="muted">[figure {html.escape(path)} not found]</p>'
+    gzip-compressed, an eighth of its size, and unpacked by the page's script. Both are read
+    through the read gate (evalkit.core.capped): ``path`` comes from report_sections.json, so
+    it must be a ``.png`` name inside the run folder (no absolute path, no ``..``, no link
+    leading out); anything else is shown as refused, never embedded."""
+    try:
+        if not isinstance(path, str) or not path.lower().endswith(".png"):
+            raise Refused(f"figure path {path!r}: not a .png name; not read")
+        png = inside(run_dir, path, "figure path")
+        svg = png.with_suffix(".svg")
+        alt_text = html.escape(alt)
+        if svg.exists():
+            data = read_capped(svg, FIGURE_MAX_BYTES, "the figure size cap", run_dir)
+            if len(data) > SVG_MAX_BYTES:
+                packed = base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode()
+                return f'<img class="fig" alt="{alt_text}" data-svg-gz="{packed}">'
+            return (f'<img class="fig" alt="{alt_text}" '
+                    f'src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">')
+        if png.exists():
+            data = read_capped(png, FIGURE_MAX_BYTES, "the figure size cap", run_dir)
+            return (f'<img class="fig" alt="{alt_text}" '
+                    f'src="data:image/png;base64,{base64.b64encode(data).decode()}">')
+    except Refused as exc:
+        return f'<p class="muted">[figure refused: {html.escape(str(exc))}]</p>'
+    except OSError:
+        pass
+    return f'<p class="muted">[figure {html.escape(str(path))} not found]</p>'
 
 
 def _section(section: Section, run_dir: Path) -> str:

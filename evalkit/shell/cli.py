@@ -193,6 +193,10 @@ def main() -> None:
         warn_renamed(old, new)
     sys.argv[1:] = argv  # what Hydra reads
     msg = check_overrides(argv)
+    if not msg and not prints_only(argv):
+        from evalkit.harness.rundir import refused_folders
+
+        msg = refused_folders(argv)  # Hydra's files outside the run, or over an earlier run
     if msg:
         print(msg, file=sys.stderr)
         sys.exit(2)
