@@ -68,7 +68,7 @@ class Jaccard(Detector):
         """Exact Jaccard similarity of two fingerprints."""
         for sig in (a, b):
             if not isinstance(sig, frozenset):
-                raise ValueError(
+                raise TypeError(
                     f"Jaccard compares feature sets from Jaccard.fingerprint, got {type(sig).__name__}"
                 )
         return jaccard(a, b)

@@ -99,7 +99,7 @@ class MinHash(Detector):
 
     def _check(self, sig: Any) -> None:
         if not isinstance(sig, datasketch.MinHash):
-            raise ValueError(
+            raise TypeError(
                 f"MinHash compares datasketch.MinHash signatures, got {type(sig).__name__}"
             )
         if sig.num_perm != self.num_perm or sig.seed != self.seed:

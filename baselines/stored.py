@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped
+from evalkit.core.json_keys import loads_unique
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
@@ -175,7 +176,7 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
             continue
         where = f"{path}:{number}"
         try:
-            record = json.loads(line)
+            record = loads_unique(line)  # a field twice is refused, not the last kept
         except RecursionError:
             raise StoredFileError(f"{where}: not a JSON object (nested too deeply to read)"
                                   ) from None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from evalkit.core.layout import default_shared_data
 
@@ -31,6 +33,23 @@ def shared_root() -> Path:
 def shared():
     """Callable fixture: ``shared("l3s-gn1")`` -> Path, or skip when absent."""
     return shared_dataset
+
+
+# Hypothesis budgets (docs/testing.md, "Property tests"): `ci`, the default, runs each property
+# test on few examples, derandomized (the same ones every run); `nightly` runs 50 times as
+# many, drawn afresh each night (.ci/nightly sets HYPOTHESIS_PROFILE=nightly). A test that sets
+# its own max_examples scales it with fuzz.scaled. No example database: nothing is written.
+settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None)
+settings.register_profile("nightly", max_examples=50 * 100, derandomize=False, database=None,
+                          deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items):
+    """Every Hypothesis test is a `property` test (`-m property` selects them all)."""
+    for item in items:
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
 
 
 def pytest_addoption(parser):

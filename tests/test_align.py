@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,7 +81,7 @@ def test_punctuation_differences_do_not_break_a_match():
     assert align(units, "No agreement on Kosovo’s future status.") == [True]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"),
                                                                  max_size=30))
 def test_align_words_is_an_exact_lcs(a, b):
@@ -99,7 +100,7 @@ def _checkpointed(a, b):
         align_mod._CHECKPOINT, align_mod._RAPIDFUZZ_MAX_CELLS = old
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=scaled(500), deadline=None)
 @given(st.lists(st.sampled_from("abcd"), max_size=40), st.lists(st.sampled_from("abcde"),
                                                                  max_size=40))
 def test_rapidfuzz_and_python_tracebacks_pick_the_same_lcs(a, b):
@@ -127,7 +128,7 @@ def test_norm_words_keeps_letters_and_digits_only():
     assert norm_words("Ki-moon's  ÉTÉ x_y 42 -- » café") == ["kimoons", "été", "xy", "42", "café"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
 def test_norm_words_on_ascii_is_the_per_token_rule(text):
     # the ASCII path deletes characters from the whole text; the rule is per token
@@ -136,7 +137,7 @@ def test_norm_words_on_ascii_is_the_per_token_rule(text):
     assert norm_words(text + " é") == expect + ["é"]  # the per-token path
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from("aZé ΣσςİΑ'_-.»\u0301\u2028\u3000\n\t7٣"), max_size=30))
 def test_norm_words_is_the_per_token_rule(text):
     # the whole text is lower-cased at once and its tokens memoised; the rule is per token
@@ -184,7 +185,7 @@ def _kept_by_definition(units, text, min_share=0.5):
     return align_mod._fill_wordless(np.array(kept, bool), np.array(decided, bool))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "C", "c.", "—", "d"]), max_size=5),
                 min_size=1, max_size=8),
        st.lists(st.sampled_from(["a", "A", "b", "c", "x", "d!", "|"]), max_size=25))

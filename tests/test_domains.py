@@ -60,6 +60,7 @@ def test_url_host_reads_the_netloc_as_urlsplit_does(url):
 
 
 def test_url_host_matches_urlsplit_on_generated_urls():
+    from fuzz import scaled  # beside the tests
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ def test_url_host_matches_urlsplit_on_generated_urls():
                              "@", "u:p@", "[", "]", "%", ".", " ", "\t", "ü", "Host.COM",
                              "80", "x.co.uk", "\x7f", "\x01"])
 
-    @settings(max_examples=2000, derandomize=True, deadline=None)
+    @settings(max_examples=scaled(2000), deadline=None)
     @given(st.lists(parts, max_size=8).map("".join))
     def check(url):
         assert url_host(url) == _url_host_by_urlsplit(url)

@@ -165,3 +165,53 @@ def test_every_committed_reference_tex_compiles_within_its_line(tmp_path):
     widths, log = compile_tables([p.read_text() for p in paths], tmp_path)
     assert all(w <= lw + 0.01 for w, lw in widths)
     assert "Overfull \\hbox" not in log
+
+
+def _comparison(n_rows: int = 13) -> pd.DataFrame:
+    """A benchmark study's comparison table (evalkit.experiments.benchmarks.comparison): too
+    wide for one table, its evalkit/published columns in pairs."""
+    rows = []
+    for k in range(n_rows):
+        row = {"tool (published row)": f"tool_{k} 1.0.{k} (standard)", "method": f"tool_{k}",
+               "version": f"1.0.{k} installed / 1.0.{k} published"}
+        for m in ("precision", "recall", "accuracy", "f_score"):
+            row[f"{m} evalkit"] = f"{0.5 + k / 100:.3f}"
+            row[f"{m} published"] = f"{0.6 + k / 100:.3f}"
+        row["agreement"] = "differs by up to 0.100 at the published version"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_each_evalkit_published_pair_stays_in_one_table_under_its_name():
+    tex = to_latex(_comparison(), "comparison")
+    tables = tex.split("\\end{table")[:-1]
+    assert len(tables) >= 2  # too wide for one: split, but never inside a pair
+    for m in ("precision", "recall", "accuracy", "f\\_score"):
+        holding = [t for t in tables if "{" + m + "}" in t]
+        assert len(holding) == 1, m
+        assert "\\multicolumn{2}{c}{" + m + "}" in holding[0]
+    for t in tables:  # every table with a pair heads its two columns evalkit, published
+        if "\\multicolumn" in t:
+            assert "& evalkit & published" in t and "\\cmidrule(lr)" in t
+
+
+def test_a_head_never_leaves_a_short_part_of_a_name_on_a_line():
+    df = pd.DataFrame({"method": ["m"], "f_score": ["0.500"], "unit_f1_micro_words": ["0.4"]})
+    tex = to_latex(df)
+    assert "f\\_\\\\" not in tex and "f\\_score" in tex  # no "f_" over "score"
+    assert "\\\\f1" not in tex.replace("\\\\f1\\_", "")  # "f1" never alone on a line
+
+
+def test_a_value_that_rounds_to_zero_has_no_sign():
+    cells = [Cell(-0.0004, signed=True), Cell(0.0004, signed=True), Cell(-0.0001, -0.0003, 0.2)]
+    assert [str(c) for c in cells] == ["0.000", "0.000", "0.000 [0.000, 0.200]"]
+    tex = to_latex(pd.DataFrame({"method": ["a", "b", "c"], "diff": cells}))
+    assert "$-$0.000" not in tex and "$+$0.000" not in tex
+    assert str(Cell(-0.0006, signed=True)) == "-0.001"  # a real difference keeps its sign
+
+
+@needs_latex
+def test_a_comparison_table_with_pairs_compiles_within_its_line(tmp_path):
+    widths, log = compile_tables([to_latex(_comparison(), "comparison")], tmp_path)
+    assert len(widths) >= 2 and all(w <= lw + 0.01 for w, lw in widths), widths
+    assert "Overfull \\hbox" not in log

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -411,7 +412,7 @@ def test_text_metrics_with_a_prepared_gold_by_hand():
     assert metrics.text_metrics("the cat", gold)["kaur_tn"] == 2.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.lists(st.sampled_from("abcde"), max_size=25), st.lists(st.sampled_from("abcdef"),
                                                                  max_size=25),
        st.lists(st.sampled_from("abcdefg"), max_size=30), st.integers(1, 4))
@@ -450,7 +451,7 @@ def test_shingles_of_a_gold_with_too_many_words_for_integer_keys():
     assert rec["rouge2_precision"] == 7 / 14
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab_7é東 \t\n.-'\u3000\u00a0\u2028"), max_size=40))
 def test_shingle_tokens_from_the_white_space_split_are_the_texts(text):
     # text_metrics reads the benchmark's \w+ runs off the white-space tokens (memoised):

@@ -9,6 +9,7 @@ from itertools import chain
 
 import pandas as pd
 import pytest
+from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Indel
@@ -71,7 +72,7 @@ def _lsum_hits_by_definition(gold_sents, pred_sents):
 _sents = st.lists(st.lists(st.sampled_from("abcd"), max_size=9), max_size=5)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(_sents, _sents)
 def test_rouge_lsum_union_equals_the_table_and_traceback_definition(gold, pred):
     tp, fp, fn = M.rouge_lsum_counts(pred, gold)
@@ -79,7 +80,7 @@ def test_rouge_lsum_union_equals_the_table_and_traceback_definition(gold, pred):
     assert (tp + fp, tp + fn) == (sum(map(len, pred)), sum(map(len, gold)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3),
        st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3))
 def test_rouge_lsum_long_sentences_equal_the_definition(gold, pred):

@@ -112,7 +112,7 @@ def test_matrix_mirrors_the_pairs_and_marks_holm_significance():
         {"method_a": "B", "method_b": "C", "diff": -0.1234, "p_holm": 0.2}])
     table, diff, p = pairwise_matrix(rows, alpha=0.05)
     assert table.to_dict("records") == [
-        {"method": "A", "A": "-", "B": "+0.250*", "C": "+0.000"},
+        {"method": "A", "A": "-", "B": "+0.250*", "C": "0.000"},  # a zero has no sign
         {"method": "B", "A": "-0.250*", "B": "-", "C": "-0.123"},
-        {"method": "C", "A": "-0.000", "B": "+0.123", "C": "-"}]
+        {"method": "C", "A": "0.000", "B": "+0.123", "C": "-"}]
     assert diff[1, 0] == -0.25 and math.isnan(diff[2, 2]) and p[2, 1] == 0.2

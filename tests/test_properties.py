@@ -1,7 +1,8 @@
 """Property-based tests: decoding, parsing, units, metrics and every own method on generated input.
 
-Hypothesis runs derandomized (the same examples every run) with no example database, so a
-failure reproduces and CI stays deterministic.
+Under the ``ci`` profile (tests/conftest.py) Hypothesis runs derandomized (the same examples
+every run) with no example database, so a failure reproduces and CI stays deterministic; the
+``nightly`` profile draws 50 times as many afresh.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import pytest
 from html_strategies import HTML, SENTENCES, TEXT  # beside the tests
 from hydra import compose, initialize_config_dir
+from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +29,7 @@ from evalkit.core.visible import visible_text
 
 register_resolvers()
 
-DETERMINISTIC = settings(derandomize=True, database=None, deadline=None, max_examples=100)
+DETERMINISTIC = settings(database=None, deadline=None, max_examples=scaled(100))
 
 # ---------------------------------------------------------------- decoding and parsing
 

@@ -17,6 +17,7 @@ import lxml.etree
 import lxml.html
 import pytest
 from html_strategies import HTML  # beside the tests
+from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -197,7 +198,7 @@ def test_scan_finds_what_the_xpaths_find(shared):
         ("input", "Q"), ("div", "search"), ("input", "SEARCH"), ("input", "keywords")]
 
 
-@settings(derandomize=True, database=None, deadline=None, max_examples=60)
+@settings(database=None, deadline=None, max_examples=scaled(60))
 @given(HTML, st.randoms(use_true_random=False))
 def test_every_shortcut_holds_on_generated_html(html, rng):
     # the same checks as on the real pages above, on pages no site would write (3,000

@@ -89,7 +89,8 @@ def test_a_score_record_that_cannot_be_written_stops_the_run(tmp_path, monkeypat
     monkeypatch.setattr(score_cache, "write_atomic", full_disk)
     scorer = score_cache.ScoreCache(_score, tmp_path, "a test's scorer")
     # main: every page was recorded "scoring failed: OSError ...", exit 0
-    with pytest.raises(ScoreWriteError, match="cannot write score records under .*"
+    with pytest.raises(ScoreWriteError, match=rf"cannot write to the extraction cache "
+                                              rf"{tmp_path} \(paths.cache\): ENOSPC: "
                                               "No space left on device"):
         run_task([_page("a", "one", "one")], FULLTEXT, None, scorer, "empty")
 

@@ -122,7 +122,7 @@ def test_dataset_folder_on_the_command_line(tmp_path):
                           f"dataset={folder}", "method=fulltext", "runner.n_jobs=1",
                           "runner.progress=false", "extraction.n_boot=20",
                           f"hydra.run.dir={tmp_path}/run", f"paths.cache={tmp_path}/cache"],
-                         env=env, capture_output=True, text=True, timeout=HANG, cwd=tmp_path)
+                         env=env, check=False, capture_output=True, text=True, timeout=HANG, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     summary = pd.read_csv(tmp_path / "run" / "summary.csv")
     assert set(summary["dataset"]) == {"my_pages"}
@@ -134,7 +134,7 @@ def test_help_examples_run_what_they_say():
     text = (Path(CONFIG_DIR) / "hydra" / "default.yaml").read_text()
     examples = re.findall(r"^\s+evalkit ([^#\n]*?)\s+# (.*)$", text, flags=re.MULTILINE)
     assert len(examples) == 5
-    said = dict((args.strip(), what) for args, what in examples)
+    said = {args.strip(): what for args, what in examples}
     first = "experiment=extraction dataset=aeb method=proposed"
     assert said[first] == "one method scored on aeb"
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):

@@ -76,7 +76,7 @@ def test_an_interrupt_is_one_line_and_marks_the_run(tmp_path, moment, sig, n_job
     proc = _start(run_dir, cache, n_jobs)
     _wait_for(moment, run_dir, proc)
     os.killpg(proc.pid, sig)  # the whole group, as Ctrl-C in a terminal does
-    out, err = proc.communicate(timeout=HANG)
+    _out, err = proc.communicate(timeout=HANG)
     assert proc.returncode == 130, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith(LAST_LINE.format(run_dir)), err
@@ -106,7 +106,7 @@ def test_an_interrupt_before_the_run_folder_is_one_line_and_writes_nothing(tmp_p
         time.sleep(0.01)
     assert not run_dir.exists()
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=HANG)
+    _out, err = proc.communicate(timeout=HANG)
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert proc.returncode == 130 and lines == [
         "evalkit: interrupted before the run started; nothing was written."], err

@@ -39,7 +39,7 @@ def _evalkit(args, cwd, block=True, extra_path=()):
             "import sys; from evalkit.shell.entry import run; sys.argv=['evalkit', "
             "*sys.argv[1:]]; run()")
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=HANG)
+                          check=False, capture_output=True, text=True, timeout=HANG)
 
 
 def _lines(text):
@@ -51,8 +51,8 @@ def test_a_missing_peer_stops_the_study_in_one_line(tmp_path):
                    tmp_path)
     out = _lines(res.stdout + res.stderr)
     assert res.returncode == 2, res.stderr
-    assert out == ["evalkit: method 'trafilatura': trafilatura is not installed: pip install "
-                   '"evalkit[peers]" (or runner.skip_unavailable=true to run without it)']
+    assert out == [("evalkit: method 'trafilatura': trafilatura is not installed: pip install "
+                   '"evalkit[peers]" (or runner.skip_unavailable=true to run without it)')]
     assert not list(tmp_path.rglob("run.json"))  # no run folder
     assert not (tmp_path / "res" / "runs").exists()
 
@@ -93,9 +93,9 @@ def test_a_bad_constructor_value_of_ones_own_method_stops_before_any_page(tmp_pa
     assert res.returncode == 2, res.stdout + res.stderr
     # 'abc' * 10 is a string; slicing a list with it raises TypeError on the test page
     assert _lines(res.stderr) == [
-        "evalkit: method 'mine' fails on a small test page before the run: TypeError: "
+        ("evalkit: method 'mine' fails on a small test page before the run: TypeError: "
         "slice indices must be integers or None or have an __index__ method (its "
-        "parameters: n='abc')"]
+        "parameters: n='abc')")]
     assert not list(tmp_path.rglob("run.json"))
 
 
@@ -135,8 +135,8 @@ def test_failure_shares_count_each_page_once():
     failures = [{"dataset": "aeb", "page": p, "method": "m", "error": f"ValueError: {p}"}
                 for p in ("a", "b", "a")]  # page a recorded by two parts
     pages = {("aeb", "m"): 4}
-    assert failure_lines(failures, pages) == ["  m on aeb: 2 of 4 pages failed; first: "
-                                              "ValueError: a"]
+    assert failure_lines(failures, pages) == [("  m on aeb: 2 of 4 pages failed; first: "
+                                              "ValueError: a")]
     assert over_share(failures, pages, 0.5) == []  # 2 of 4 is not more than half
     assert over_share(failures, {("aeb", "m"): 3}, 0.5)[0].startswith(
         "method 'm' failed on 2 of 3 pages of aeb")

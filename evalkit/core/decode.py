@@ -1,14 +1,16 @@
 """Decoding of a page's (and a gold file's) bytes, and the characters a parser refuses.
 
 Decoding never raises: it tries, in order, a byte-order mark, an HTTP-equiv or
-``<meta charset>`` declaration, an XML declaration, the NUL pattern of UTF-16/32
-without a mark, UTF-8, then statistical detection (charset-normalizer), and
-finally UTF-8 with replacement. Gold files go through the same function
+``<meta charset>`` declaration, an XML declaration (a label of the WHATWG table only:
+:mod:`evalkit.core.web_encodings`), the NUL pattern of UTF-16/32 without a mark, UTF-8,
+then the readings of undeclared bytes (:mod:`evalkit.core.detect`: CJK, Cyrillic,
+charset-normalizer among the WHATWG encodings), and finally UTF-8 with replacement. This is
+the one decoder of page and gold bytes: every reader goes through it. Gold files go through the same function
 (:func:`decode_gold`). ``Page.encoding`` and ``Page.encoding_source`` record
 what was decided, so a strange score can be traced back to a decoding choice.
 :func:`clean_chars` removes what lxml refuses, and :func:`sniff_not_html` names bytes that
 are not a web page at all (docs/inputs.md). Part of the data contract
-(:mod:`evalkit.core.page`); everything here is core and imports nothing of evalkit.
+(:mod:`evalkit.core.page`); everything here is core.
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ from __future__ import annotations
 import codecs
 import json
 import re
-import unicodedata
+
+from evalkit.core.detect import CYRILLIC_CODE_PAGES, clearly_foreign, detected, undeclared_reading
+from evalkit.core.web_encodings import WEB_CODECS, web_codec
 
 __all__ = [
     "CYRILLIC_CODE_PAGES",
     "GOLD_LEGACY_ENCODING",
     "MAX_CONTROL_SHARE",
     "MAX_NOT_TEXT_SHARE",
+    "WEB_CODECS",
     "clean_chars",
     "decode_bytes",
     "decode_gold",
@@ -55,21 +60,9 @@ _BOMS = (
 )
 
 
-# Declared labels that browsers map to a superset encoding (WHATWG Encoding).
-_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252",
-            "us-ascii": "cp1252", "x-sjis": "shift_jis", "gb2312": "gb18030", "gbk": "gb18030"}
-
-
-_SINGLE_BYTE = frozenset({"cp1252", "latin-1", "iso8859-15", "cp1250", "cp1251", "iso8859-2"})
-
-
-def _lookup(label: bytes | str) -> str | None:
-    name = label.decode("ascii", "ignore") if isinstance(label, bytes) else label
-    name = _ALIASES.get(name.strip().lower(), name.strip().lower())
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
+#: declared encodings that every byte string "decodes" in: their declaration proves nothing
+#: about bytes that are valid UTF-8
+_SINGLE_BYTE = frozenset({"cp1252", "iso8859-15", "cp1250", "cp1251", "iso8859-2"})
 
 
 def decode_html(raw: bytes) -> tuple[str, str, str]:
@@ -88,18 +81,22 @@ def decode_gold(raw: bytes) -> tuple[str, str, str]:
 
 
 def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
-    """Decode page or gold bytes; returns ``(text, encoding, how)`` and never raises.
+    """Decode page or gold bytes; returns ``(text, codec, how)`` and never raises.
 
     In order: a byte-order mark (UTF-8/16/32, ``bom``); an XML or ``<meta>``
-    declaration (``xml``, ``meta``); the NUL pattern of UTF-16/32 without a mark
-    (``nul-pattern``); UTF-8 (``utf-8``); statistical detection (charset-normalizer,
-    ``detected``); UTF-8 with replacement (``fallback``). A declared charset is only
-    trusted when the bytes decode cleanly with it: pages that declare latin-1 but are
-    UTF-8 are common (``utf-8-over-declared``).
+    declaration whose label the WHATWG table knows (``xml``, ``meta``;
+    :func:`evalkit.core.web_encodings.web_codec`: any other label, ``cp037`` or ``rot13``,
+    is ignored); the NUL pattern of UTF-16/32 without a mark (``nul-pattern``); UTF-8
+    (``utf-8``); then the readings of undeclared bytes (:mod:`evalkit.core.detect`): CJK
+    (``cjk``), Cyrillic (``cyrillic``), statistical detection among the WHATWG encodings
+    (charset-normalizer, ``detected``); UTF-8 with replacement (``fallback``). A declared
+    charset is only trusted when the bytes decode cleanly with it: pages that declare
+    latin-1 but are UTF-8 are common (``utf-8-over-declared``). The codec is always one of
+    :data:`evalkit.core.web_encodings.WEB_CODECS`.
 
     ``legacy`` names the encoding to use instead of detection's when its reading is not
-    clearly foreign (:func:`_clearly_foreign`) and the bytes decode with it (``legacy``);
-    bytes detection finds no reading for at all stay with the fallback.
+    clearly foreign (:func:`evalkit.core.detect.clearly_foreign`) and the bytes decode with
+    it (``legacy``); bytes detection finds no reading for at all stay with the fallback.
     charset-normalizer cannot tell single-byte code pages apart on text that is mostly
     ASCII: it reads the Windows-1252 gold files of the shared sets as cp1250, cp775,
     cp852, even Big5 or cp949 (a lone ``’`` before an ASCII letter is one Big5 character).
@@ -112,21 +109,20 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
     head = raw[:_SNIFF_BYTES]
     for how, rx in (("xml", _XML_DECL), ("meta", _META_CHARSET)):
         m = rx.search(head)
-        if m:
-            enc = _lookup(m.group(1))
-            if enc in _SINGLE_BYTE and not raw.isascii():
-                # every byte string "decodes" as cp1252, so a legacy declaration proves
-                # nothing; bytes that are valid UTF-8 are UTF-8 (31 L3S-GN1 pages)
-                try:
-                    return raw.decode("utf-8"), "utf-8", "utf-8-over-declared"
-                except UnicodeDecodeError:
-                    pass
-            # utf-16 declared inside an ASCII-compatible head is a lie browsers ignore
-            if enc and not enc.startswith("utf-16") and not enc.startswith("utf-32"):
-                try:
-                    return raw.decode(enc), enc, how
-                except UnicodeDecodeError:
-                    pass
+        enc = web_codec(m.group(1)) if m else None
+        if enc is None:
+            continue
+        if enc in _SINGLE_BYTE and not raw.isascii():
+            # every byte string "decodes" as cp1252, so a legacy declaration proves
+            # nothing; bytes that are valid UTF-8 are UTF-8 (31 L3S-GN1 pages)
+            try:
+                return raw.decode("utf-8"), "utf-8", "utf-8-over-declared"
+            except UnicodeDecodeError:
+                pass
+        try:
+            return raw.decode(enc), enc, how
+        except UnicodeDecodeError:
+            pass
     wide = _wide_unicode(raw)
     if wide is not None:
         return raw.decode(wide), wide, "nul-pattern"
@@ -134,81 +130,18 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
         return raw.decode("utf-8"), "utf-8", "utf-8"
     except UnicodeDecodeError:
         pass
-    cyrillic = _cyrillic_reading(raw)
-    if cyrillic is not None:
-        return raw.decode(cyrillic), cyrillic, "cyrillic"
-    try:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(raw[:200_000]).best()
-    except Exception:  # noqa: BLE001 - detection is best-effort; fall through to replacement
-        best = None
-    if legacy is not None and best is not None and not _clearly_foreign(raw, best.encoding):
+    reading = undeclared_reading(raw)
+    if reading is not None:
+        return reading
+    best = detected(raw)
+    if legacy is not None and best is not None and not clearly_foreign(raw, best):
         try:
             return raw.decode(legacy), legacy, "legacy"
         except UnicodeDecodeError:
             pass
-    if best is not None and best.encoding:
-        return raw.decode(best.encoding, errors="replace"), best.encoding, "detected"
+    if best is not None:
+        return raw.decode(best, errors="replace"), best, "detected"
     return raw.decode("utf-8", errors="replace"), "utf-8", "fallback"
-
-
-#: the Cyrillic code pages :func:`_cyrillic_reading` tries, in order of preference on a tie
-CYRILLIC_CODE_PAGES = ("cp1251", "koi8-r", "cp866", "iso8859-5", "mac_cyrillic")
-#: share of a reading's non-ASCII characters that must be letters, and of those letters that
-#: must stand in words of Cyrillic letters only, for the reading to count as Cyrillic text
-_CYRILLIC_SHARE = 0.9
-#: the most frequent letters of Russian text (about 60 % of its letters)
-_COMMON_CYRILLIC = frozenset("оеаинтсрвлкмдпу")
-_LETTER_RUN = re.compile(r"[^\W\d_]+")
-
-
-#: Cyrillic vowels: a word of Cyrillic letters without one is not a word (``ЧЧЧ`` is how cp866
-#: reads three cp1252 dashes)
-_CYRILLIC_VOWELS = frozenset("аеёиоуыэюяіїєАЕЁИОУЫЭЮЯІЇЄ")
-
-
-def _cyrillic_word(word: str) -> bool:
-    return (len(word) >= 2 and all("\u0400" <= c <= "\u04ff" for c in word)
-            and not _CYRILLIC_VOWELS.isdisjoint(word))
-
-
-def _cyrillic_reading(raw: bytes) -> str | None:
-    """The Cyrillic code page (:data:`CYRILLIC_CODE_PAGES`) that reads ``raw`` as Russian-like
-    text, or None when none reads it as Cyrillic words.
-
-    Statistical detection has too little to go on in a short text: charset-normalizer reads
-    a one-line cp1251 gold as cp1125 or mac_cyrillic and a koi8-r one as Shift-JIS, and
-    every byte string decodes as cp1252. Here a reading counts as Cyrillic when at least
-    90 % of its non-ASCII characters are letters and at least 90 % of those stand in words
-    of two or more Cyrillic letters only, a vowel among them (Western text with accents read as Cyrillic gives
-    single letters inside Latin words, ``cafй``). The code pages order the same 32 letters
-    differently and swap the cases (cp1251 and koi8-r), so among the Cyrillic readings the
-    one wins whose words are cased as text is (lower case after a word's first letter) and
-    that uses Russian's most frequent letters most. A text only in capitals cannot be told
-    apart by its case; the letter frequencies decide it then.
-    """
-    if raw.isascii():
-        return None
-    best, best_score = None, None
-    for enc in CYRILLIC_CODE_PAGES:
-        try:
-            text = raw.decode(enc)
-        except UnicodeDecodeError:
-            continue
-        wide = [c for c in text if c > "\x7f"]
-        letters = sum(c.isalpha() for c in wide)
-        if letters < _CYRILLIC_SHARE * len(wide):
-            continue
-        words = [w for w in _LETTER_RUN.findall(text) if _cyrillic_word(w)]
-        if sum(map(len, words)) < _CYRILLIC_SHARE * letters:
-            continue
-        cased = sum(c.islower() for w in words for c in w[1:])
-        common = sum(c.lower() in _COMMON_CYRILLIC for w in words for c in w)
-        score = (cased + common, common)
-        if best_score is None or score > best_score:
-            best, best_score = enc, score
-    return None if best is None else codecs.lookup(best).name
 
 
 def _wide_unicode(raw: bytes) -> str | None:
@@ -246,36 +179,6 @@ def _wide_unicode(raw: bytes) -> str | None:
             continue
         return enc
     return None
-
-
-_HIGH_BYTES = bytes(range(128, 256))
-
-
-def _clearly_foreign(raw: bytes, encoding: str | None) -> bool:
-    """Whether detection's ``encoding`` reads ``raw`` as text that is clearly not Western.
-
-    The reading must decode strictly and most of its non-ASCII letters must be outside
-    the Latin script (Cyrillic, Greek, CJK, ...). A single-byte reading must also make
-    foreign letters the majority of all letters: one ``é`` read as an Arabic letter is not
-    Urdu. A multi-byte reading must show multi-byte characters: on average at least 1.25
-    non-ASCII bytes per non-ASCII character (Western text misread as Big5 pairs each lone
-    high byte with the ASCII letter after it: 1.0; Shift-JIS mixed with English: 1.5).
-    """
-    if not encoding:
-        return False
-    try:
-        text = raw.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return False
-    wide = [c for c in text if c > "\x7f"]
-    letters = [c for c in wide if c.isalpha()]
-    foreign = sum(not unicodedata.name(c, "LATIN").startswith("LATIN") for c in letters)
-    if foreign * 2 <= len(letters):
-        return False
-    if len(raw) - (len(text) - len(wide)) == len(wide):  # one byte per character
-        return foreign * 2 > sum(c.isalpha() for c in text)
-    high = len(raw) - len(raw.translate(None, _HIGH_BYTES))
-    return high >= 1.25 * len(wide)
 
 
 #: a decoded gold text with more than this share of U+FFFD and control characters among

@@ -8,9 +8,10 @@ file, never a traceback: the run stops with that line and its run folder is mark
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
+
+from evalkit.core.json_keys import DuplicateKey, loads_unique
 
 __all__ = ["DataFileError", "loads"]
 
@@ -22,9 +23,15 @@ class DataFileError(ValueError):
 def loads(raw: bytes | str, where: str | os.PathLike) -> Any:
     """``json.loads(raw)``; anything that is not a JSON document is :class:`DataFileError`
     ``"<where>: not a JSON document (...)"``. Nesting too deep for the reader (``[`` a
-    hundred thousand times: ``RecursionError``) is said so."""
+    hundred thousand times: ``RecursionError``) is said so, and so is a key twice in one
+    object (:func:`~evalkit.core.json_keys.loads_unique`: which one would count?)."""
     try:
-        return json.loads(raw)
+        return loads_unique(raw)
+    except DuplicateKey as exc:
+        raise DataFileError(
+            f"{os.fspath(where)}: {exc.key!r} twice in one JSON object (a page id or field "
+            "given twice; which one counts?)"
+        ) from None
     except RecursionError:
         raise DataFileError(
             f"{os.fspath(where)}: not a JSON document (nested too deeply to read)"

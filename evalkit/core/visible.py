@@ -26,9 +26,8 @@ def drop_invisible(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """Remove invisible elements (keeping their tails) and comments, in place."""
     for el in list(root.iter()):
         tag = el.tag if isinstance(el.tag, str) else None
-        if tag is None or tag.lower() in INVISIBLE_TAGS:
-            if el.getparent() is not None:
-                el.drop_tree()
+        if (tag is None or tag.lower() in INVISIBLE_TAGS) and el.getparent() is not None:
+            el.drop_tree()
     return root
 
 

@@ -302,6 +302,7 @@ def accuracy_figure(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[
     import matplotlib.pyplot as plt
 
     from evalkit.report.plots import save
+    from evalkit.report.style import method_style
 
     methods = [m for m, st in status.items() if not st.startswith("unavailable")]
     cases = draws[["case", "n_test"]].drop_duplicates("case").sort_values("case")
@@ -315,8 +316,9 @@ def accuracy_figure(summary: pd.DataFrame, draws: pd.DataFrame, status: Mapping[
         err = np.vstack([np.clip(vals - [r["ci_low"] for r in rows], 0, None),
                          np.clip(np.array([r["ci_high"] for r in rows]) - vals, 0, None)])
         lows.append(np.nanmin(vals - err[0]))
-        ax.errorbar(x + (j - (len(methods) - 1) / 2) * width, vals, yerr=err, marker="o",
-                    markersize=4, capsize=2, linewidth=1, label=method)
+        look = method_style(method)  # the method's colour, marker and line in every figure
+        ax.errorbar(x + (j - (len(methods) - 1) / 2) * width, vals, yerr=err, markersize=4,
+                    capsize=2, linewidth=1, label=method, **look.line())
     for (method, cfg), marker in zip((paper or {}).get("rows", {}).items(), "xs^v+"):
         acc = np.asarray(cfg.get("accuracy") or [], float)[:len(x)] / 100
         ax.plot(x[:len(acc)], acc, linestyle="--", color="0.4", marker=marker, linewidth=1,

@@ -21,6 +21,7 @@ from evalkit.experiments.readings_grid import (
 )
 from evalkit.proposed.scoring import READING_CHOICES
 from evalkit.harness.summary import shingle_rows, summary_row
+from evalkit.report.csv_safe import csv_text
 from evalkit.report.sections import Bullets, Figure, Heading, Section, Table, Text
 from evalkit.report.tables import format_cell, write_table
 
@@ -169,7 +170,7 @@ def _write_gz(df: pd.DataFrame, path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
                                                 filename="") as gz:
-        gz.write(df.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+        gz.write(csv_text(df).encode("utf-8"))
 
 
 def _pct(x: float) -> str:

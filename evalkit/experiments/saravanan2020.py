@@ -384,6 +384,7 @@ def _paper(count, n) -> dict:
 def _figure(shares, methods, counts, paper, mapping, stem, title):
     """Grouped bars like Figs. 7-9: page counts on x, one bar per method, CI bars, paper markers."""
     from evalkit.report.plots import plt, save
+    from evalkit.report.style import method_style
 
     fig, ax = plt.subplots(figsize=(max(6.4, 1.6 * len(counts) * len(methods) / 2 + 2), 4.4))
     x = np.arange(len(counts))
@@ -395,7 +396,9 @@ def _figure(shares, methods, counts, paper, mapping, stem, title):
         hi = np.array([100 * shares[(m, n)][2] for n in counts])
         err = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
         pos = x + (j - (len(methods) - 1) / 2) * width
-        ax.bar(pos, vals, width, yerr=np.nan_to_num(err), capsize=3, label=m)
+        look = method_style(m)  # the method's colour and hatch in every figure
+        ax.bar(pos, vals, width, yerr=np.nan_to_num(err), capsize=3, label=m, color=look.colour,
+               hatch=look.hatch, edgecolor="0.25", linewidth=0.3)
         prow = mapping.get(_short(m))
         pv = [100 * paper.get(n, {}).get(prow, np.nan) / n if prow else np.nan for n in counts]
         if not np.all(np.isnan(pv)):

@@ -12,6 +12,8 @@ from pathlib import Path
 from evalkit.core.files import NotRegular, read_regular, remove_stale_temps, temp_beside
 from evalkit.core.page import Extraction
 from evalkit.harness import cache_entry
+from evalkit.harness.cache_seal import cache_seal
+from evalkit.harness.errors import CacheWriteError, cache_write_line
 
 __all__ = ["MAX_ENTRY_BYTES", "ExtractionCache", "invalid_entries_line", "read_entry",
            "sweep_temps", "write_atomic"]
@@ -25,8 +27,9 @@ class ExtractionCache:
     """One JSON entry per key (:mod:`evalkit.harness.cache_entry`) under ``<root>/<key[:2]>/``.
 
     Reading runs no code: an entry is parsed as JSON and checked against its key, its
-    checksum and the shape of an extraction. One that fails (corrupt, truncated, written
-    by another version, crafted) is a miss: :meth:`get` returns None and counts it in
+    checksum, the HMAC under the cache's own key (evalkit.harness.cache_seal) and the shape
+    of an extraction. One that fails (corrupt, truncated, written by another version,
+    forged, copied from another cache) is a miss: :meth:`get` returns None and counts it in
     ``invalid``, and the caller's :meth:`put` replaces it. Writes are atomic (a temporary
     file renamed into place), so a killed run leaves whole entries or none. Files of the
     old pickle cache (``*.pkl``) are never opened.
@@ -53,17 +56,23 @@ class ExtractionCache:
             self.invalid += 1
             return None
         try:
-            return cache_entry.decode(data, key)
+            return cache_entry.decode(data, key, cache_seal(self.root))
         except cache_entry.InvalidEntry:
             self.invalid += 1
             return None
 
     def put(self, key: str, ext: Extraction) -> None:
         """Store ``ext`` under ``key``, replacing whatever is there (TypeError if a field is
-        not JSON data; :func:`evalkit.harness.cache_entry.as_data` first says which)."""
+        not JSON data; :func:`evalkit.harness.cache_entry.as_data` first says which).
+        :class:`~evalkit.harness.errors.CacheWriteError`, one line naming the cache folder,
+        when it cannot be written (a full disk)."""
         if self.root is None:
             return
-        write_atomic(self._path(key), cache_entry.encode(key, ext))
+        data = cache_entry.encode(key, ext, cache_seal(self.root))
+        try:
+            write_atomic(self._path(key), data)
+        except OSError as exc:
+            raise CacheWriteError(cache_write_line(self.root, exc)) from None
 
 
 def write_atomic(path: Path, data: bytes) -> None:

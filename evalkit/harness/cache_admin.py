@@ -19,6 +19,7 @@ only: a pruned entry is a miss, re-extracted by the next run that needs it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evalkit.core.files import NotRegular, read_regular, temp_beside
 
 __all__ = ["INDEX", "UNATTRIBUTED", "CacheListing", "Entry", "entry_keys", "listing", "main",
            "prune", "record_run", "size_line"]
@@ -95,8 +98,10 @@ def entry_keys(method_key: str, page_keys: Iterable[str]) -> list[str]:
 def record_run(root: str | os.PathLike | None, methods: Iterable[tuple[str, str, Any, str]],
                page_keys: Iterable[str]) -> None:
     """Add this run's entries to the index: ``methods`` are (label, registry, params, method
-    key) of the cached methods, ``page_keys`` the run's pages. Best effort: an index that
-    cannot be written leaves the cache as it was."""
+    key) of the cached methods, ``page_keys`` the run's pages. Each update reads, merges and
+    replaces its file under a lock on ``<cache>/methods/.lock`` (:func:`fcntl.flock`), so two
+    runs recording at once both keep their keys (issue 37, item 19). Best effort: an index
+    that cannot be written leaves the cache as it was."""
     if not root:
         return
     pkeys = sorted(set(page_keys))
@@ -104,16 +109,53 @@ def record_run(root: str | os.PathLike | None, methods: Iterable[tuple[str, str,
     for label, registry, params, mkey in methods:
         path = folder / f"{mkey}.json"
         try:
-            old = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-            keys = set(old.get("entries", [])) | set(entry_keys(mkey, pkeys))
-            data = {"label": label, "registry": registry, "params": params,
-                    "entries": sorted(keys)}
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, default=str), encoding="utf-8")
-            os.replace(tmp, path)
-        except (OSError, ValueError):
+            with _index_lock(folder):
+                keys = set(_index_entries(path)) | set(entry_keys(mkey, pkeys))
+                data = {"label": label, "registry": registry, "params": params,
+                        "entries": sorted(keys)}
+                fd, tmp = temp_beside(path)
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                        fh.write(json.dumps(data, default=str))
+                    os.replace(tmp, path)
+                finally:
+                    Path(tmp).unlink(missing_ok=True)
+        except OSError:
             continue
+
+
+#: the lock file of the index folder (never pruned, listed or read)
+INDEX_LOCK = ".lock"
+#: an index file larger than this is not read (it is rewritten from this run's keys)
+MAX_INDEX_BYTES = 256 << 20
+
+
+@contextlib.contextmanager
+def _index_lock(folder: Path):
+    """Hold the index folder's lock (exclusive; released when the file is closed, and by the
+    system when the process dies)."""
+    import fcntl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(folder / INDEX_LOCK, flags, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _index_entries(path: Path) -> list[str]:
+    """The entry keys an index file lists; [] when there is none or it is not an index."""
+    try:
+        data = json.loads(read_regular(path, MAX_INDEX_BYTES))
+    except FileNotFoundError:
+        return []
+    except (NotRegular, ValueError, RecursionError):
+        return []  # damaged: replaced by this run's keys
+    entries = data.get("entries") if isinstance(data, dict) else None
+    return [k for k in entries if isinstance(k, str)] if isinstance(entries, list) else []
 
 
 def _files(root: Path) -> Iterable[tuple[str, Path]]:
@@ -238,6 +280,10 @@ def _parser():
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m evalkit.cache``: list, or prune with ``--prune`` (exit 2 on a bad use)."""
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     import sys
 
     args = _parser().parse_args(argv)

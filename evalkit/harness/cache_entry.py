@@ -18,7 +18,10 @@ byte), or a payload of the wrong shape (a block record with an unknown field or 
 field of the wrong type among them). The cache treats that as a miss.
 
 The checksum is the sha256 of the payload serialised canonically (sorted keys, no
-spaces, ASCII escapes), so it does not depend on how the file itself is laid out.
+spaces, ASCII escapes), so it does not depend on how the file itself is laid out. The
+cache's entries also carry ``"mac"``, the HMAC of (format, key, checksum) under the cache's
+own key (evalkit.harness.cache_seal): a checksum anyone can recompute, the MAC only a holder
+of the key.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from evalkit.core.block import BLOCK_FIELDS, Block
 from evalkit.core.page import Extraction
+from evalkit.harness.cache_seal import Seal
 
 __all__ = ["FORMAT", "VERSION", "InvalidEntry", "as_data", "decode", "digest", "encode"]
 
@@ -212,17 +216,21 @@ def digest(ext: Extraction) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def encode(key: str, ext: Extraction) -> bytes:
-    """The bytes of the entry for ``ext`` under ``key``; TypeError if a field is not JSON
-    data (:func:`as_data` says which)."""
+def encode(key: str, ext: Extraction, seal: Seal | None = None) -> bytes:
+    """The bytes of the entry for ``ext`` under ``key``, with ``seal``'s MAC (the cache's
+    key, evalkit.harness.cache_seal) when given; TypeError if a field is not JSON data
+    (:func:`as_data` says which)."""
     plain = as_data(ext)
     if plain.error != ext.error:
         raise TypeError(plain.error)
     payload = {"text": plain.text, "kept_units": plain.kept_units,
                "blocks": [b.to_dict() for b in plain.blocks],
                "info": plain.info, "error": plain.error, "seconds": plain.seconds}
-    entry = {"format": FORMAT, "version": VERSION, "key": key,
-             "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
+    checksum = hashlib.sha256(_canonical(payload)).hexdigest()
+    entry = {"format": FORMAT, "version": VERSION, "key": key, "sha256": checksum,
+             "payload": payload}
+    if seal is not None:
+        entry["mac"] = seal.sign(FORMAT, key, checksum)
     # readable text in the file (a page in Greek stays Greek); a lone surrogate survives
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
         "utf-8", "surrogatepass")
@@ -263,9 +271,10 @@ def _check_payload(payload: Any) -> Extraction:
                       seconds=seconds)
 
 
-def decode(data: bytes, key: str) -> Extraction:
+def decode(data: bytes, key: str, seal: Seal | None = None) -> Extraction:
     """The extraction an entry's bytes hold for ``key``; :class:`InvalidEntry` if they are
-    not a valid entry for that key."""
+    not a valid entry for that key, or (given a ``seal``: the cache always gives its own)
+    carry no MAC of that seal's key."""
     try:
         entry = json.loads(data.decode("utf-8", "surrogatepass"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -283,4 +292,6 @@ def decode(data: bytes, key: str) -> Extraction:
         raise InvalidEntry("payload cannot be serialised") from None
     if entry.get("sha256") != digest:
         raise InvalidEntry("checksum does not match the payload")
+    if seal is not None and not seal.verify(FORMAT, key, digest, entry.get("mac")):
+        raise InvalidEntry("not signed with this cache's key (forged, foreign or older)")
     return _check_payload(payload)

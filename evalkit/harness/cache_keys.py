@@ -53,6 +53,7 @@ from evalkit import __version__
 
 from evalkit.core.layout import layout
 from evalkit.core.page import NORMALISATION_VERSION, Page, lxml_versions
+from evalkit.harness.cache_closure import LocalClosure, local_closure
 from evalkit.harness.identity import CallableIdentity, callable_identity, unwrap
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "library_of",
     "lxml_versions",
     "method_key",
+    "outside_closure",
     "outside_source",
     "page_key",
     "source_tree",
@@ -347,6 +349,19 @@ def outside_source(code: Any) -> str | None:
         return None
 
 
+def outside_closure(code: Any) -> LocalClosure | None:
+    """The user's modules the file of ``code`` imports, by content
+    (evalkit.harness.cache_closure): read where the spec is made, with :func:`outside_source`.
+    None for code in the project's packages, or with no file (a notebook cell)."""
+    module_name = getattr(code, "__module__", None) or ""
+    if module_name and source_tree().is_project(module_name):
+        return None
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    if file and Path(file).suffix == ".py" and Path(file).is_file():
+        return local_closure(module_name, file)
+    return None
+
+
 def _code_of(method: Any) -> Any:
     """The class or function whose source is a built method's code (under a
     ``functools.partial``: the function it wraps)."""
@@ -442,7 +457,14 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
             elif spec.source is not None:
                 outside[module or "?"] = hashlib.sha256(
                     spec.source.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-                for name in _text_imports(spec.source):
+                names = _text_imports(spec.source)
+                closure = getattr(spec, "closure", None)
+                if closure is not None and closure.why:
+                    uncached = f"{closure.why}; it is extracted afresh on every run"
+                elif closure is not None:  # the user's modules it imports (issue 37)
+                    outside.update((f"local:{m}", d) for m, d in closure.digests)
+                    names |= set(closure.imports)
+                for name in sorted(names):
                     if tree.is_project(name):
                         roots.append(name)
                     elif name.partition(".")[0] not in sys.stdlib_module_names:
@@ -471,7 +493,8 @@ _FACTS: dict[str, tuple[MethodFacts, str | None]] = {}
 def _memo(spec) -> tuple[MethodFacts, str | None]:
     parts = [spec.kind, spec.registry, spec.params]
     if getattr(spec, "origin", "registry") != "registry":  # two lambdas share a name
-        parts += [spec.origin, spec.label, spec.source, getattr(spec, "identity", None)]
+        parts += [spec.origin, spec.label, spec.source, getattr(spec, "identity", None),
+                  getattr(spec, "closure", None)]
     sid = json.dumps(parts, sort_keys=True, default=str)
     if sid not in _FACTS:
         facts = describe_method(spec)

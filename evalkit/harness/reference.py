@@ -40,6 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.harness.config import project_root
+from evalkit.report.csv_safe import restore_frame
 from evalkit.report.progress import steps
 
 __all__ = [
@@ -291,12 +292,13 @@ def _numbers_only(overrides: list[str]) -> list[str]:
 
 
 def _read_summary(folder: Path) -> pd.DataFrame:
-    # as text: the comparison is of what was written, not of re-parsed floats
-    return pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False)
+    # as text: the comparison is of what was written, not of re-parsed floats; a text cell's
+    # formula quote (evalkit.report.csv_safe) is how it is written, not what it holds
+    return restore_frame(pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False))
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return restore_frame(pd.read_csv(path, dtype=str, keep_default_na=False))
 
 
 def _compare_files(result, name: str, committed: Path, fresh: Path,
@@ -439,6 +441,10 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     ap = argparse.ArgumentParser(prog="python -m evalkit.reference", description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=None,
                     help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")

@@ -58,6 +58,7 @@ from evalkit.core.rendered import (
     layout_from_snapshot,
 )
 from evalkit.harness.cache import write_atomic
+from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.cache_entry import InvalidEntry, _canonical
 from evalkit.harness import fonts
 from evalkit.harness.children import keep
@@ -157,8 +158,8 @@ def _code_digest() -> str:
 
 class LayoutCache:
     """Layouts as checksummed JSON entries under ``root`` (the extraction cache's scheme:
-    :func:`evalkit.harness.cache.write_atomic`, canonical sha256 of the payload); an entry
-    that does not validate is a miss and counted in ``invalid``."""
+    :func:`evalkit.harness.cache.write_atomic`, canonical sha256 of the payload, its HMAC
+    under the key of the cache ``root`` is in); an entry that does not validate is a miss, counted in ``invalid``."""
 
     def __init__(self, root: str | os.PathLike | None):
         self.root = Path(root) if root else None
@@ -179,9 +180,10 @@ class LayoutCache:
             return None
         try:
             entry = json.loads(data)
+            digest = hashlib.sha256(_canonical(entry["payload"])).hexdigest()
             if (entry.get("format") != FORMAT or entry.get("key") != key
-                    or hashlib.sha256(_canonical(entry["payload"])).hexdigest()
-                    != entry.get("sha256")):
+                    or digest != entry.get("sha256")
+                    or not cache_seal(self.root.parent).verify(FORMAT, key, digest, entry.get("mac"))):
                 raise InvalidEntry("not this key's layout")
             return Layout.from_dict(entry["payload"])
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -198,8 +200,9 @@ class LayoutCache:
         if self.root is None:
             return
         payload = layout.to_dict()
-        entry = {"format": FORMAT, "key": key,
-                 "sha256": hashlib.sha256(_canonical(payload)).hexdigest(), "payload": payload}
+        digest = hashlib.sha256(_canonical(payload)).hexdigest()
+        entry = {"format": FORMAT, "key": key, "sha256": digest, "payload": payload,
+                 "mac": cache_seal(self.root.parent).sign(FORMAT, key, digest)}
         write_atomic(self._path(key), json.dumps(entry, separators=(",", ":")).encode())
 
 

@@ -166,6 +166,10 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
 
 def main(argv: list[str] | None = None) -> None:
     """The command of the module docstring."""
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     import argparse
     import statistics
     import sys

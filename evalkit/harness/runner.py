@@ -38,6 +38,7 @@ from evalkit.core.validate import (ParamError, check_bool, check_int, check_numb
                                    check_workers)
 from evalkit.harness.score_cache import cached_scorer
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
+from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
                                          DEFAULT_THREADS_PER_WORKER, DEFAULT_WINDOW_PER_WORKER,
                                          DaskBackend, check_dask)
@@ -159,10 +160,12 @@ class Runner:
 
     def open(self) -> Self:
         """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot.
-        Removes what killed cache writes left (evalkit.harness.cache.sweep_temps)."""
+        Removes what killed cache writes left (evalkit.harness.cache.sweep_temps); makes the
+        cache's key, or refuses one that cannot be trusted (evalkit.harness.cache_seal)."""
         if self.cache_root and not self._swept:
             self._swept = True
             sweep_temps(self.cache_root)
+            cache_seal(self.cache_root).secret(create=True)  # made or refused before any page
         if self.name == "dask" and self._backend is None:
             self._backend = DaskBackend(**self.dask).open()
         return self

@@ -21,6 +21,8 @@ from typing import Any
 from evalkit.core.page import Extraction, Page
 from evalkit.harness import cache_entry
 from evalkit.harness.cache import read_entry, write_atomic
+from evalkit.harness.cache_seal import cache_seal
+from evalkit.harness.errors import RunnerError, cache_write_line
 from evalkit.harness.score_limits import ScoreWriteError
 from evalkit.harness.cache_keys import _runtime, distribution_versions, page_key, source_tree
 
@@ -64,10 +66,11 @@ class ScoreCache:
     ``<root>/scores/``: a record is read back for the same scorer key, page key, method label
     and extraction digest, so a warm re-run re-scores nothing and parses no page.
 
-    Entries are JSON files ``<key>.score`` (``{"format", "version", "key", "sha256",
+    Entries are JSON files ``<key>.score`` (``{"format", "version", "key", "sha256", "mac",
     "record"}``), checked like
     extraction entries: a record that is not a flat object of JSON scalars, or whose
-    checksum or key does not match, is a miss (counted in ``invalid``) and is rescored
+    checksum, key or HMAC (the cache's own key, evalkit.harness.cache_seal) does not match,
+    is a miss (counted in ``invalid``) and is rescored
     and rewritten. Records with a value that is not a JSON scalar are not cached.
     """
 
@@ -77,6 +80,7 @@ class ScoreCache:
     def __init__(self, score: Callable, root: str | os.PathLike, key: str):
         self.score = score
         self.root = Path(root) / SCORES_DIR
+        self.seal = cache_seal(root)  # records carry its HMAC: a forged one is a miss
         self.key = key
         self.invalid = 0
         self._page: Page | None = None
@@ -97,7 +101,10 @@ class ScoreCache:
         if key is None:
             return self.score(page, label, ext)
         path = self.root / key[:2] / f"{key}{self.SUFFIX}"
-        rec = self._read(path, key)
+        try:
+            rec = self._read(path, key)
+        except RunnerError as exc:  # a key file that cannot be trusted: one line, not a
+            raise ScoreWriteError(str(exc)) from None  # scoring failure on every page
         if rec is not None:
             return rec
         rec = self.score(page, label, ext)
@@ -117,7 +124,8 @@ class ScoreCache:
             ok = (entry.get("format") == SCORE_FORMAT and entry.get("version") == SCORE_VERSION
                   and entry.get("key") == key and isinstance(rec, dict)
                   and all(isinstance(v, _SCALARS) for v in rec.values())
-                  and entry.get("sha256") == _record_digest(rec))
+                  and entry.get("sha256") == _record_digest(rec)
+                  and self.seal.verify(SCORE_FORMAT, key, entry["sha256"], entry.get("mac")))
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError):
             ok = False
         if not ok:
@@ -128,15 +136,18 @@ class ScoreCache:
     def _write(self, path: Path, key: str, rec: dict[str, Any]) -> None:
         if not isinstance(rec, dict) or not all(isinstance(v, _SCALARS) for v in rec.values()):
             return
-        entry = {"format": SCORE_FORMAT, "version": SCORE_VERSION, "key": key,
-                 "sha256": _record_digest(rec), "record": rec}
-        data = json.dumps(entry, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
+        digest = _record_digest(rec)
         try:
+            entry = {"format": SCORE_FORMAT, "version": SCORE_VERSION, "key": key,
+                     "sha256": digest, "mac": self.seal.sign(SCORE_FORMAT, key, digest),
+                     "record": rec}
+            data = json.dumps(entry, ensure_ascii=False, allow_nan=True).encode(
+                "utf-8", "surrogatepass")
             write_atomic(path, data)
         except OSError as exc:  # a full or read-only disk: every page would fail alike
-            raise ScoreWriteError(f"cannot write score records under {self.root}: "
-                                  f"{exc.strerror or exc} (free space or set runner.cache=false)"
-                                  ) from None
+            raise ScoreWriteError(cache_write_line(self.root.parent, exc)) from None
+        except RunnerError as exc:  # the key could not be made or trusted: the same
+            raise ScoreWriteError(str(exc)) from None
 
 
 def _scored_page_key(page: Page) -> str:

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.core.method import Detector, Extractor, FunctionExtractor, function_name
-from evalkit.harness.cache_keys import function_identity, method_key, outside_source
+from evalkit.harness.cache_closure import LocalClosure
+from evalkit.harness.cache_keys import (
+    function_identity,
+    method_key,
+    outside_closure,
+    outside_source,
+)
 from evalkit.harness.identity import CallableIdentity, unwrap
 from evalkit.harness.registry import DETECTORS, METHODS, instantiate
 
@@ -54,6 +60,8 @@ class MethodSpec:
     obj: Any = field(default=None, repr=False)
     source: str | None = field(default=None, repr=False)
     identity: CallableIdentity | None = field(default=None, repr=False)
+    #: the user's modules ``source`` imports, by content (evalkit.harness.cache_closure)
+    closure: LocalClosure | None = field(default=None, repr=False)
 
     @classmethod
     def from_target(cls, label: str, target: str, params: dict[str, Any] | None = None,
@@ -63,6 +71,7 @@ class MethodSpec:
         found = locate(target)
         return cls(label=label, registry=target, params=dict(params or {}), kind=kind,
                    origin="target", source=outside_source(unwrap(found)),
+                   closure=outside_closure(unwrap(found)),
                    identity=function_identity(found) if _is_function(found) else None)
 
     @classmethod
@@ -72,6 +81,7 @@ class MethodSpec:
         code = unwrap(obj) if isinstance(obj, type) or _is_function(obj) else type(obj)
         return cls(label=label, registry=function_name(code), params=dict(params or {}),
                    kind=kind, origin="object", obj=obj, source=outside_source(code),
+                   closure=outside_closure(code),
                    identity=function_identity(obj) if _is_function(obj) else None)
 
     def build(self):

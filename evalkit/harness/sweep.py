@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from evalkit.report.md_escape import md_text
 from evalkit.report.results import read_summary, write_csv
 from evalkit.report.tables import format_cell, to_latex, to_markdown
 
@@ -235,7 +236,7 @@ def aggregate(sweep_dir: str | Path, metric: str | None = None,
                + (f"; fixed: {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else "")
                + (f"; jobs without results: {', '.join(missing)}" if missing else ""))
     paths = [write_csv(table, root / f"{TABLE_STEM}.csv"),
-             atomic_write_text(root / f"{TABLE_STEM}.md", f"**{caption}**\n\n" + to_markdown(shown)),
+             atomic_write_text(root / f"{TABLE_STEM}.md", f"**{md_text(caption)}**\n\n" + to_markdown(shown)),
              atomic_write_text(root / f"{TABLE_STEM}.tex", to_latex(shown, caption))]
     paths += plot_sweep(table, params, metric, root / PLOT_STEM,
                         title=f"{_metric_name(metric)} against "
@@ -264,6 +265,10 @@ def objective(cfg, out_dir: str | Path) -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     parser = argparse.ArgumentParser(prog="python -m evalkit.harness.sweep", description=(
         "Aggregate a sweep folder (evalkit -m ...) into sweep_table.{csv,md,tex} and "
         "sweep_plot.{png,svg}."))

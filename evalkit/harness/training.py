@@ -73,7 +73,8 @@ def train_specs(specs: list[MethodSpec], cache_root: str | None,
         model["dataset"] = ds.name
         out.append(MethodSpec(label=spec.label, registry=spec.registry,
                               params={**spec.params, "model": model}, kind=spec.kind,
-                              origin=spec.origin, obj=spec.obj, source=spec.source))
+                              origin=spec.origin, obj=spec.obj, source=spec.source,
+                              closure=spec.closure))
     return out
 
 

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, FileTooLarge, read_capped
 from evalkit.core.domains import site_of
+from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
@@ -61,8 +62,6 @@ def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES)
     """A benchmark's JSON index file (plain or ``.gz``), its size capped before it is read
     (:func:`read_capped`); :class:`~evalkit.core.jsonfile.DataFileError`, one line naming
     the file, when it is not JSON or not a regular file."""
-    from evalkit.core.jsonfile import DataFileError, loads
-
     try:
         raw = read_capped(path, cap, "the JSON file size cap")
     except FileTooLarge as exc:  # a FIFO named ground-truth.json: never opened

@@ -446,6 +446,10 @@ def _positive(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     parser = argparse.ArgumentParser(prog="python -m evalkit.readers.download",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME",

@@ -32,13 +32,16 @@ site pattern, the gold files' URL lines, before any page is read.
 
 A page whose gold text is empty is kept (CleanEval marks index pages with no
 article that way) unless ``keep_empty_gold`` is false; a page without a gold
-file, a gold file without a page and an empty page are skipped with the reason.
+file, a gold file without a page and an empty page are skipped with the reason. Two page
+files of one stem (``p1.htm`` beside ``p1.html``) are both skipped, each with one line naming
+the two: which of them the gold ``p1.txt`` describes cannot be told from the names.
 """
 
 from __future__ import annotations
 
 import html as html_lib
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,7 +56,8 @@ __all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold
            "gold_url"]
 
 GOLD_FORMATS = ("text", "cleaneval", "html")
-#: page file suffixes, in order of preference when one stem has several
+#: page file suffixes; a stem with two page files (``p1.htm`` and ``p1.html``) is ambiguous:
+#: both are skipped with the reason, never one of them paired with the gold by chance
 HTML_SUFFIXES = (".html", ".htm")
 GOLD_SUFFIX = ".txt"
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -161,8 +165,9 @@ class PairsDataset(Dataset):
         root = self.root()
         html_root, gold_root = root / self.html_dir, root / self.gold_dir
         golds = {f.stem for f in gold_root.iterdir() if f.suffix.lower() == GOLD_SUFFIX}
-        return len({f.stem for f in html_root.iterdir()
-                    if f.suffix.lower() in HTML_SUFFIXES and f.stem in golds})
+        stems = Counter(f.stem for f in html_root.iterdir()
+                        if f.suffix.lower() in HTML_SUFFIXES and f.stem in golds)
+        return sum(1 for n in stems.values() if n == 1)  # an ambiguous stem is no page
 
     def _pairs(self, root: Path) -> Iterator[tuple[Path, Path | None]]:
         """(page file, gold file or None) in sorted stem order; orphan gold files are skipped."""
@@ -171,7 +176,7 @@ class PairsDataset(Dataset):
             if not folder.is_dir():
                 raise DatasetMissingError(
                     f"dataset {self.name!r}: folder {folder} does not exist; {self.fetch_hint}")
-        pages: dict[str, Path] = {}
+        found: dict[str, list[Path]] = {}
         for file in sorted(html_root.iterdir()):
             if not file.is_file():
                 continue
@@ -179,14 +184,23 @@ class PairsDataset(Dataset):
                 continue  # pages and gold in one folder: a gold file is not a stray file
             if file.suffix.lower() not in HTML_SUFFIXES:
                 self.skip(file, f"not a page file (expected {'/'.join(HTML_SUFFIXES)})")
-            elif file.stem in pages:
-                self.skip(file, f"a second page file for stem {file.stem!r}")
             else:
-                pages[file.stem] = file
+                found.setdefault(file.stem, []).append(file)
+        pages: dict[str, Path] = {}
+        for stem, files in found.items():
+            if len(files) == 1:
+                pages[stem] = files[0]
+                continue
+            # p1.htm beside p1.html: which one the gold p1.txt describes is not ours to guess
+            names = " and ".join(f.name for f in files)
+            for file in files:
+                self.skip(file, f"ambiguous page: {names} share the stem {stem!r} of one gold "
+                                f"file; rename or remove all but one")
         golds = {f.stem: f for f in sorted(gold_root.iterdir())
                  if f.is_file() and f.suffix.lower() == GOLD_SUFFIX}
         for stem in sorted(set(golds) - set(pages)):
-            self.skip(golds[stem], "gold file without a page")
+            self.skip(golds[stem], "gold file of an ambiguous page" if stem in found
+                      else "gold file without a page")
         for stem in sorted(pages):
             yield pages[stem], golds.get(stem)
 

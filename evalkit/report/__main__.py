@@ -30,6 +30,10 @@ def _pages(value: str) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     parser = argparse.ArgumentParser(prog="python -m evalkit.report",
                                      description="Rebuild report.html of a run folder.")
     parser.add_argument("run_dir", type=Path)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalkit.report.csv_safe import restore_frame
+
 from evalkit.report.html import pack, render
 from evalkit.report.pages import KEPT_FILE, choose_pages, page_records
 from evalkit.report.results import atomic_write_text
@@ -32,8 +34,8 @@ def _per_page(run_dir: Path) -> pd.DataFrame | None:
     path = run_dir / "per_page.csv"
     if not path.exists():
         return None
-    df = pd.read_csv(path, usecols=lambda c: c in _PER_PAGE_COLUMNS, dtype={"page_id": str},
-                     low_memory=False)
+    df = restore_frame(pd.read_csv(path, usecols=lambda c: c in _PER_PAGE_COLUMNS,
+                                   dtype={"page_id": str}, low_memory=False))
     if "experiment" in df:
         df = df[df["experiment"] == "extraction"]
     if not {"dataset", "page_id", "method"} <= set(df.columns):

@@ -24,6 +24,12 @@ EMPTY = "-"
 _NUMBER = re.compile(r"^[-+]?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$")
 
 
+def _unsigned_zero(text: str) -> str:
+    """``-0.000`` and ``+0.000`` (a value that rounds to zero) as ``0.000``: a sign on a
+    printed zero says a direction the number does not have."""
+    return text[1:] if text[:1] in "+-" and not text.strip("+-0.") else text
+
+
 def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x)) or bool(pd.isna(x))
 
@@ -32,7 +38,8 @@ def _nan(x) -> bool:
 class Cell:
     """A number of a table: ``value`` with an optional interval ``[low, high]``.
 
-    ``digits`` decimals; ``signed`` writes ``+`` before positive values (differences);
+    ``digits`` decimals; ``signed`` writes ``+`` before positive values (differences); a
+    value that rounds to zero is written without a sign (``0.000``, never ``-0.000``);
     ``mark`` follows the value (``*``: significant). A NaN value shows as ``-``.
     """
 
@@ -54,13 +61,15 @@ class Cell:
     def number(self, x: float | None = None) -> str:
         """``x`` (the value by default) with the cell's decimals and sign rule."""
         x = self.value if x is None else x
-        return f"{x:+.{self.digits}f}" if self.signed else f"{x:.{self.digits}f}"
+        text = f"{x:+.{self.digits}f}" if self.signed else f"{x:.{self.digits}f}"
+        return _unsigned_zero(text)
 
     def interval(self) -> str:
         """``[0.162, 0.255]``, or '' without an interval."""
         if not self.has_interval:
             return ""
-        return f"[{self.low:.{self.digits}f}, {self.high:.{self.digits}f}]"
+        low, high = (_unsigned_zero(f"{x:.{self.digits}f}") for x in (self.low, self.high))
+        return f"[{low}, {high}]"
 
     def head(self) -> str:
         """The value and its mark without the interval: ``0.208``, ``+0.012*``."""

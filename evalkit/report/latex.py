@@ -3,7 +3,11 @@
 A table is laid out for a two-column ``article`` (10 pt): as a ``table`` when its estimated
 width fits ``\\columnwidth``, else as a ``table*`` when it fits ``\\textwidth``; a table too
 wide even for that shows its values in one table and its intervals in a second, and what still
-does not fit is split by columns into parts that each repeat the row labels. Every table uses
+does not fit is split by columns into parts that each repeat the row labels; two columns that
+pair a value with the figure it is compared with (``precision evalkit`` and ``precision
+published``, or ``ours`` and ``paper``) stay side by side in one part, under their shared name
+(:data:`PAIR_SIDES`). A head breaks at spaces and underscores, never leaving a part of a name
+shorter than three characters on a line (no ``f_`` over ``score``). Every table uses
 booktabs rules, fixed decimals aligned right, math-mode symbols (``$\\geq$``, ``$-$``) and escaped
 names. Widths are estimated from Computer Modern's glyph widths at ``\\footnotesize``
 (measured with pdflatex); each tabular is also measured by TeX when compiled, written to the
@@ -156,10 +160,36 @@ def _breakable(text: str) -> str:
     return " ".join(cut(w) for w in text.split(" "))
 
 
+#: a part of a name shorter than this is never a line of a head of its own (no ``f_`` over
+#: ``score``): it stays with the part after it (or, at the end, before it)
+_MIN_PART = 3
+
+
+def _name_parts(word: str) -> list[str]:
+    """``word`` cut after each underscore, parts shorter than :data:`_MIN_PART` kept with a
+    neighbour: ``unit_f1_micro`` -> ``unit_``, ``f1_micro``; ``f_score`` stays whole."""
+    parts = [p + "_" for p in word.split("_")[:-1]] + [word.split("_")[-1]]
+    out: list[str] = []
+    carry = ""
+    for part in parts:
+        part = carry + part
+        carry = ""
+        if len(part.rstrip("_")) < _MIN_PART:
+            carry = part
+        else:
+            out.append(part)
+    if carry:
+        if out:
+            out[-1] += carry
+        else:
+            out.append(carry)
+    return [p for p in out if p]
+
+
 def _head_lines(head: str, width: float) -> list[str]:
-    """``head`` broken at underscores and spaces into lines no wider than ``width`` (or its
-    longest word)."""
-    words = [w for w in head.replace("_", "_ ").split(" ") if w]
+    """``head`` broken at spaces and underscores into lines no wider than ``width`` (or its
+    longest word), never leaving a part of a name shorter than :data:`_MIN_PART` alone."""
+    words = [part for w in head.split(" ") if w for part in _name_parts(w)]
     lines: list[str] = []
     for word in words:
         if lines and _width(lines[-1] + word) <= width:
@@ -182,35 +212,82 @@ def _head(col: _Column, view: str, rotate: bool) -> tuple[str, float]:
             + r"\end{tabular}", width)
 
 
-def _col_width(col: _Column, view: str, rotate: bool) -> float:
+def _col_width(col: _Column, view: str, rotate: bool, head: str | None = None) -> float:
     body = min(col.body_width(view), MAX_TEXT_PT) if not col.numeric else col.body_width(view)
+    if head is not None:  # one side of a pair: its head is the side word alone
+        return max(body, _width(head)) + 2 * TABCOLSEP_PT
     return max(body, _head(col, view, rotate)[1]) + 2 * TABCOLSEP_PT
 
 
-def _fits(first: _Column, cols: list[_Column], view: str, rotate: bool, budget: float) -> bool:
-    return sum(_col_width(c, view, rotate) for c in [first, *cols]) <= budget
+#: the last word of the heads of two columns that belong together: a value and the figure
+#: it is compared with (``precision evalkit`` beside ``precision published``)
+PAIR_SIDES = ("evalkit", "published", "ours", "paper")
 
 
-def _chunks(first, cols, view, rotate) -> list[list[_Column]]:
-    """``cols`` in order, in as few groups as fit ``\\textwidth`` beside the row labels."""
-    out: list[list[_Column]] = [[]]
-    for col in cols:
-        if out[-1] and not _fits(first, out[-1] + [col], view, rotate, TEXT_WIDTH_PT):
-            out.append([])
-        out[-1].append(col)
+@dataclass
+class _Group:
+    """One column, or a pair of columns that share a head but its last word (``precision
+    evalkit``, ``precision published``): a pair is never split between two tables, and is
+    headed by its shared name over its two side words (``\\cmidrule`` under the name)."""
+
+    cols: list[_Column]
+    stem: str = ""
+    sides: tuple[str, ...] = ()
+
+    def width(self, view: str, rotate: bool) -> float:
+        if not self.sides:
+            return _col_width(self.cols[0], view, rotate)
+        sides = sum(_col_width(c, view, rotate, side) for c, side in zip(self.cols, self.sides))
+        return max(sides, _width(self.stem) + 2 * TABCOLSEP_PT)
+
+
+def _split_head(head: str) -> tuple[str, str] | None:
+    stem, _, side = head.rpartition(" ")
+    return (stem, side) if stem and side in PAIR_SIDES else None
+
+
+def _groups(cols: list[_Column]) -> list[_Group]:
+    """``cols`` with each evalkit/published (ours/paper) pair of neighbours as one group."""
+    out: list[_Group] = []
+    i = 0
+    while i < len(cols):
+        a = _split_head(cols[i].head)
+        b = _split_head(cols[i + 1].head) if i + 1 < len(cols) else None
+        if a and b and a[0] == b[0] and a[1] != b[1]:
+            out.append(_Group(cols[i:i + 2], a[0], (a[1], b[1])))
+            i += 2
+        else:
+            out.append(_Group([cols[i]]))
+            i += 1
     return out
 
 
-def _plan(first: _Column, cols: list[_Column]) -> list[tuple[list[_Column], str, bool, str]]:
-    """The tables to write: (columns, view, rotated heads, caption suffix)."""
+def _fits(first: _Column, groups: list[_Group], view: str, rotate: bool,
+          budget: float) -> bool:
+    return (_col_width(first, view, rotate)
+            + sum(g.width(view, rotate) for g in groups)) <= budget
+
+
+def _chunks(first, groups, view, rotate) -> list[list[_Group]]:
+    """``groups`` in order, in as few tables as fit ``\\textwidth`` beside the row labels."""
+    out: list[list[_Group]] = [[]]
+    for group in groups:
+        if out[-1] and not _fits(first, out[-1] + [group], view, rotate, TEXT_WIDTH_PT):
+            out.append([])
+        out[-1].append(group)
+    return out
+
+
+def _plan(first: _Column, groups: list[_Group]) -> list[tuple[list[_Group], str, bool, str]]:
+    """The tables to write: (column groups, view, rotated heads, caption suffix)."""
     for budget in (COLUMN_WIDTH_PT, TEXT_WIDTH_PT):
-        if _fits(first, cols, "full", False, budget):
-            return [(cols, "full", False, "")]
-    with_ci = [c for c in cols if c.has_interval]
+        if _fits(first, groups, "full", False, budget):
+            return [(groups, "full", False, "")]
+    with_ci = [g for g in groups if any(c.has_interval for c in g.cols)]
     view = "value" if with_ci else "full"
-    rotate = not _fits(first, cols, view, False, TEXT_WIDTH_PT) and _fits(
-        first, cols, view, True, TEXT_WIDTH_PT)
-    parts = _chunks(first, cols, view, rotate)
+    rotate = not _fits(first, groups, view, False, TEXT_WIDTH_PT) and _fits(
+        first, groups, view, True, TEXT_WIDTH_PT)
+    parts = _chunks(first, groups, view, rotate)
     plan = [(part, view, rotate, f" (part {i + 1} of {len(parts)})" if len(parts) > 1 else "")
             for i, part in enumerate(parts)]
     if with_ci:
@@ -230,15 +307,36 @@ def _spec(col: _Column) -> str:
     return "l"
 
 
-def _render(first: _Column, cols: list[_Column], view: str, rotate: bool, caption: str) -> str:
-    widths = sum(_col_width(c, view, rotate) for c in [first, *cols])
+def _heads(first: _Column, groups: list[_Group], view: str, rotate: bool) -> list[str]:
+    """The head rows: with a pair, its name over its side words (a ``\\cmidrule`` between);
+    every other head in the last row."""
+    cols = [c for g in groups for c in g.cols]
+    if not any(g.sides for g in groups):
+        heads = [_head(first, "full", False)[0]] + [_head(c, view, rotate)[0] for c in cols]
+        return [" & ".join(heads) + r" \\"]
+    top, rules, bottom, at = [""], [], [_head(first, "full", False)[0]], 2
+    for g in groups:
+        if g.sides:
+            top.append(r"\multicolumn{2}{c}{" + tex_text(g.stem) + "}")
+            rules.append(rf"\cmidrule(lr){{{at}-{at + 1}}}")
+            bottom += [tex_text(side) for side in g.sides]
+        else:
+            top.append("")
+            bottom.append(_head(g.cols[0], view, rotate)[0])
+        at += len(g.cols)
+    return [" & ".join(top) + r" \\" + " " + "".join(rules), " & ".join(bottom) + r" \\"]
+
+
+def _render(first: _Column, groups: list[_Group], view: str, rotate: bool,
+            caption: str) -> str:
+    widths = _col_width(first, view, rotate) + sum(g.width(view, rotate) for g in groups)
     env = "table" if widths <= COLUMN_WIDTH_PT else "table*"
-    heads = [_head(first, "full", False)[0]] + [_head(c, view, rotate)[0] for c in cols]
+    cols = [c for g in groups for c in g.cols]
     out = [rf"\begin{{{env}}}[t]", r"\centering", r"\footnotesize",
            rf"\setlength{{\tabcolsep}}{{{TABCOLSEP_PT:g}pt}}",
            r"\sbox0{%",
            r"\begin{tabular}{" + "".join(_spec(c) for c in [first, *cols]) + "}",
-           r"\toprule", " & ".join(heads) + r" \\", r"\midrule"]
+           r"\toprule", *_heads(first, groups, view, rotate), r"\midrule"]
     rows = zip(first.cells("full"), *(c.cells(view) for c in cols))
     out += [" & ".join(row) + r" \\" for row in rows]
     out += [r"\bottomrule", r"\end{tabular}}%",
@@ -258,10 +356,10 @@ def to_latex(df: pd.DataFrame, caption: str = "") -> str:
     columns = [_column(c, df[c].tolist()) for c in df.columns]
     if not columns:
         return ""
-    first, cols = columns[0], columns[1:]
+    first, groups = columns[0], _groups(columns[1:])
     caption_tex = tex_text(caption) if caption else ""
     parts = []
-    for part, view, rotate, suffix in _plan(first, cols):
+    for part, view, rotate, suffix in _plan(first, groups):
         text = (caption_tex + tex_text(suffix)) if caption_tex else tex_text(suffix.strip(" ;"))
         parts.append(_render(first, part, view, rotate, text))
     return "\n".join(parts)

@@ -20,6 +20,8 @@ import os
 
 import pandas as pd
 
+from evalkit.report.csv_safe import restore_frame
+
 __all__ = ["BOOL_COLUMNS", "PER_PAGE_DTYPES", "TEXT_COLUMNS", "read_per_page"]
 
 #: the text columns of per_page.csv (ids, names, errors, labels)
@@ -35,7 +37,7 @@ def read_per_page(path: str | os.PathLike) -> pd.DataFrame:
     """``per_page.csv`` with :data:`PER_PAGE_DTYPES` (no mixed-type warning); any other column
     of true/false cells with gaps (a method's ``info_*`` flag) is a nullable ``boolean`` too,
     not an object column of True, False and NaN."""
-    frame = pd.read_csv(path, dtype=PER_PAGE_DTYPES, low_memory=False)
+    frame = restore_frame(pd.read_csv(path, dtype=PER_PAGE_DTYPES, low_memory=False))
     for column in frame.columns:
         if frame[column].dtype == object and _all_bool(frame[column]):
             frame[column] = frame[column].astype("boolean")

@@ -249,13 +249,22 @@ COLUMN_INCHES = 3.3
 #: the font size of the figures' text in points: readable at one column width
 FONT_PT = 7
 #: how the bars of one method tell its metrics apart: the shade (alpha) by metric, in the same
-#: order top to bottom in every group, the last metric solid (hatches would make each SVG
-#: about 1.5 MB, too much for report.html)
+#: order top to bottom in every group, the last metric solid; page types, and any bars past
+#: four (shades then cannot be told apart), are categories, each in its own colour
+#: (evalkit.report.style.category_style), a hatch past eleven
 _METRIC_ALPHAS = (0.3, 0.6, 0.45, 0.75)
 
 
 def _metric_look(j: int, n: int) -> tuple[float, str]:
     return (1.0, "") if j == n - 1 else (_METRIC_ALPHAS[j % len(_METRIC_ALPHAS)], "")
+
+
+def _by_category(labels: tuple[str, ...]) -> bool:
+    """Whether the bars of a group are coloured by their own category, not by shade: when they
+    are categories (page types: evalkit.report.style.CATEGORIES) or more than four."""
+    from evalkit.report.style import CATEGORIES
+
+    return len(labels) > len(_METRIC_ALPHAS) or all(label in CATEGORIES for label in labels)
 
 
 def prf_figure(summary: pd.DataFrame, dataset: str,
@@ -268,9 +277,10 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
     Horizontal bars, one column wide: a row of bars per method, in the method's own colour
     (evalkit.report.style), best last metric first (``order="score"``, the default when
     ``methods`` is not given; ``"config"`` keeps the given order); each bar carries its
-    interval, and a metric is told apart by its shade and hatch (legend above).
+    interval, and a metric is told apart by its shade (legend above); past four metrics (page
+    types) each is a category in its own colour (evalkit.report.style.category_style).
     """
-    from evalkit.report.style import default_order, method_order, method_style
+    from evalkit.report.style import category_style, default_order, method_order, method_style
 
     df = summary[(summary["dataset"] == dataset) & summary["metric"].isin(metrics)]
     order = order or (default_order() if methods is None else "config")
@@ -280,7 +290,7 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
     fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.9 + n * (0.1 * k + 0.08)),
                            layout="constrained")
     y = np.arange(n)[::-1].astype(float)  # the first method at the top
-    colours = [method_style(m).colour for m in methods]
+    by_category = _by_category(tuple(labels))
     has_ci = False
     for j, metric in enumerate(metrics):
         rows = df[df["metric"] == metric].drop_duplicates("method").set_index("method")
@@ -288,10 +298,17 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
         vals = rows["value"].to_numpy(dtype=float)
         err = np.vstack([np.clip(vals - rows["ci_low"].to_numpy(dtype=float), 0, None),
                          np.clip(rows["ci_high"].to_numpy(dtype=float) - vals, 0, None)])
-        alpha, hatch = _metric_look(j, k)
         pos = y + ((k - 1) / 2 - j) * height
-        ax.barh(pos, np.nan_to_num(vals), height, color=colours, alpha=alpha, hatch=hatch,
-                edgecolor="0.25", linewidth=0.3)
+        if by_category:  # a page type in its own colour whichever method the row is
+            look = category_style(labels[j])
+            ax.barh(pos, np.nan_to_num(vals), height, color=look.colour, hatch=look.hatch,
+                    edgecolor="0.25", linewidth=0.3)
+        else:  # the method's colour, the metric's shade; a second round's hatch
+            alpha = _metric_look(j, k)[0]
+            for i, m in enumerate(methods):
+                look = method_style(m)
+                ax.barh(pos[i], np.nan_to_num(vals[i]), height, color=look.colour, alpha=alpha,
+                        hatch=look.hatch, edgecolor="0.25", linewidth=0.3)
         if np.isfinite(err).any():  # a mean with its interval; a pooled figure has none
             ax.errorbar(np.nan_to_num(vals), pos, xerr=np.nan_to_num(err), fmt="none",
                         ecolor="black", elinewidth=0.6, capsize=1.5, capthick=0.6)
@@ -306,11 +323,17 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
     ax.set_ylabel(xlabel, fontsize=FONT_PT)
     ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1",
                  fontsize=FONT_PT + 1)
-    handles = [matplotlib.patches.Patch(facecolor="0.45", alpha=_metric_look(j, k)[0],
-                                        hatch=_metric_look(j, k)[1], edgecolor="0.25",
-                                        label=label) for j, label in enumerate(labels)]
+    if by_category:
+        handles = [matplotlib.patches.Patch(facecolor=category_style(label).colour,
+                                            hatch=category_style(label).hatch, edgecolor="0.25",
+                                            label=label) for label in labels]
+    else:
+        handles = [matplotlib.patches.Patch(facecolor="0.45", alpha=_metric_look(j, k)[0],
+                                            edgecolor="0.25", label=label)
+                   for j, label in enumerate(labels)]
     long = max(len(str(label)) for label in labels) > 12
-    fig.legend(handles=handles, loc="outside upper center", ncol=1 if long else k,
+    ncol = 1 if long else (k if k <= 4 else -(-k // 2))
+    fig.legend(handles=handles, loc="outside upper center", ncol=ncol,
                fontsize=FONT_PT - 0.5, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     return fig

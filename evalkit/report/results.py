@@ -31,6 +31,7 @@ import pandas as pd
 from evalkit import __version__
 from evalkit.core.files import temp_beside
 from evalkit.core.page import lxml_versions
+from evalkit.report.csv_safe import csv_text, restore_frame
 
 __all__ = [
     "CORE_PACKAGES",
@@ -102,8 +103,9 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 
 
 def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Atomic CSV with a fixed float format, so identical runs give identical bytes."""
-    return atomic_write_text(path, df.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
+    """Atomic CSV with a fixed float format, so identical runs give identical bytes; text
+    cells that a spreadsheet would read as formulas are quoted (evalkit.report.csv_safe)."""
+    return atomic_write_text(path, csv_text(df, float_format="%.6g"))
 
 
 #: records read back or written per step by RecordSpill and write_frames_csv: bounds memory
@@ -243,12 +245,10 @@ def write_frames_csv(frames: list[pd.DataFrame | RecordSpill], path: str | os.Pa
                 if part.empty:
                     continue
                 part = _as(part.reindex(columns=columns), dtypes)
-                fh.write(readable(part.to_csv(index=False, header=header, float_format="%.6g",
-                                              lineterminator="\n")))
+                fh.write(readable(csv_text(part, header=header, float_format="%.6g")))
                 header = False
         if header:  # no rows at all: the header alone, as to_csv writes it
-            fh.write(readable(pd.DataFrame(columns=columns).to_csv(index=False,
-                                                                   lineterminator="\n")))
+            fh.write(readable(csv_text(pd.DataFrame(columns=columns))))
     os.replace(tmp, path)
     return path
 
@@ -329,7 +329,7 @@ def read_summary(path: str | os.PathLike) -> pd.DataFrame:
     path = Path(path)
     if path.is_dir():
         path = path / "summary.csv"
-    df = pd.read_csv(path)
+    df = restore_frame(pd.read_csv(path))
     missing = [c for c in SUMMARY_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: not an evalkit summary (missing columns {missing})")

@@ -14,6 +14,7 @@ import pandas as pd
 from evalkit.report.cells import Cell, numeric_frame
 from evalkit.report.filenames import with_ext
 from evalkit.report.latex import to_latex
+from evalkit.report.md_escape import md_text
 from evalkit.report.results import atomic_write_text, write_csv
 
 __all__ = [
@@ -88,10 +89,12 @@ def cross_table(summary: pd.DataFrame, metric: str, experiment: str | None = Non
 
 
 def to_markdown(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
+    """A markdown table of ``df``'s cells as text, their HTML shown, not run
+    (evalkit.report.md_escape)."""
+    cols = [md_text(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for _, row in df.iterrows():
-        lines.append("| " + " | ".join(str(v) for v in row.tolist()) + " |")
+        lines.append("| " + " | ".join(md_text(v) for v in row.tolist()) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -100,7 +103,7 @@ def write_table(df: pd.DataFrame, stem: str | os.PathLike, caption: str = "") ->
     ``stem.md`` and ``stem.tex`` (formatted cells; evalkit.report.latex); returns the paths."""
     stem = Path(stem)  # a dot in the name is part of it (v1.0): appended, never with_suffix
     paths = [write_csv(numeric_frame(df), with_ext(stem, ".csv"))]
-    md = (f"**{caption}**\n\n" if caption else "") + to_markdown(df)
+    md = (f"**{md_text(caption)}**\n\n" if caption else "") + to_markdown(df)
     paths.append(atomic_write_text(with_ext(stem, ".md"), md))
     paths.append(atomic_write_text(with_ext(stem, ".tex"), to_latex(df, caption)))
     return paths

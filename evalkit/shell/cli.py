@@ -176,6 +176,10 @@ def _terminate_as_interrupt() -> None:
 
 
 def main() -> None:
+    from evalkit.core.terminal import guard_console
+
+    guard_console()  # data's control characters are shown, never obeyed
+
     from evalkit.harness.rundir import prints_only
 
     register_resolvers(make_folders=not prints_only(sys.argv[1:]))

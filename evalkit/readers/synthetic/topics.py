@@ -16,93 +16,93 @@ import re
 # Per topic: countable nouns, regular verbs (inflected by rule), adjectives, roles
 # and organisations. Only regular verbs and plurals, so the rules stay simple.
 _VOCAB = {
-    "sports": dict(
-        N="match season team league player goal title injury contract stadium tournament final "
+    "sports": {
+        "N": "match season team league player goal title injury contract stadium tournament final "
           "squad transfer trophy championship victory defeat referee medal race record club "
           "fan game coach striker defender keeper point".split(),
-        V="defeat train score sign injure celebrate qualify dominate announce replace release "
+        "V": "defeat train score sign injure celebrate qualify dominate announce replace release "
           "suspend host clinch extend".split(),
-        A="decisive unbeaten young experienced dramatic late defensive attacking crucial "
+        "A": "decisive unbeaten young experienced dramatic late defensive attacking crucial "
           "disappointing impressive physical narrow historic".split(),
-        R="coach manager captain striker goalkeeper analyst midfielder".split(),
-        O=["the Premier League", "FIFA", "the Olympic committee", "the national team",
-           "City Rovers", "the players' union", "United"]),
-    "politics": dict(
-        N="election vote minister parliament bill policy campaign party senator reform budget "
+        "R": "coach manager captain striker goalkeeper analyst midfielder".split(),
+        "O": ["the Premier League", "FIFA", "the Olympic committee", "the national team",
+           "City Rovers", "the players' union", "United"]},
+    "politics": {
+        "N": "election vote minister parliament bill policy campaign party senator reform budget "
           "tax law coalition candidate debate poll majority government committee amendment "
           "ballot voter mayor treaty lawmaker district region".split(),
-        V="approve propose reject debate support criticize announce delay pass block review "
+        "V": "approve propose reject debate support criticize announce delay pass block review "
           "negotiate elect accuse challenge".split(),
-        A="controversial conservative liberal federal political electoral unpopular bipartisan "
+        "A": "controversial conservative liberal federal political electoral unpopular bipartisan "
           "constitutional local national public fragile".split(),
-        R="senator minister official lawmaker governor mayor adviser".split(),
-        O=["the Senate", "the Labour Party", "the electoral commission", "the Supreme Court",
-           "the finance ministry", "the opposition", "the city council"]),
-    "technology": dict(
-        N="smartphone app user device chip network startup algorithm update server platform "
+        "R": "senator minister official lawmaker governor mayor adviser".split(),
+        "O": ["the Senate", "the Labour Party", "the electoral commission", "the Supreme Court",
+           "the finance ministry", "the opposition", "the city council"]},
+    "technology": {
+        "N": "smartphone app user device chip network startup algorithm update server platform "
           "developer cloud battery screen browser robot feature engineer laptop processor "
           "hacker version password camera sensor tablet".split(),
-        V="launch release develop install upgrade encrypt design test deploy download "
+        "V": "launch release develop install upgrade encrypt design test deploy download "
           "integrate connect update".split(),
-        A="digital wireless open mobile faster secure artificial encrypted online powerful "
+        "A": "digital wireless open mobile faster secure artificial encrypted online powerful "
           "cheaper smart experimental".split(),
-        R="engineer developer researcher founder analyst designer".split(),
-        O=["Google", "Apple", "Microsoft", "Samsung", "a Berlin startup",
-           "the open source community", "Intel"]),
-    "health": dict(
-        N="patient doctor hospital vaccine disease treatment study symptom nurse clinic virus "
+        "R": "engineer developer researcher founder analyst designer".split(),
+        "O": ["Google", "Apple", "Microsoft", "Samsung", "a Berlin startup",
+           "the open source community", "Intel"]},
+    "health": {
+        "N": "patient doctor hospital vaccine disease treatment study symptom nurse clinic virus "
           "infection drug therapy cancer surgery trial researcher diagnosis risk dose outbreak "
           "pharmacy allergy vitamin injury".split(),
-        V="treat diagnose prescribe recommend test infect vaccinate monitor reduce prevent "
+        "V": "treat diagnose prescribe recommend test infect vaccinate monitor reduce prevent "
           "improve cure recover screen".split(),
-        A="chronic medical clinical healthy severe mild mental early contagious elderly "
+        "A": "chronic medical clinical healthy severe mild mental early contagious elderly "
           "preventive effective".split(),
-        R="doctor nurse surgeon researcher epidemiologist pharmacist".split(),
-        O=["the World Health Organization", "the health ministry", "the university hospital",
-           "the national institute", "a team of doctors", "the medical council"]),
-    "business": dict(
-        N="company market share investor profit bank price stock economy loss deal merger "
+        "R": "doctor nurse surgeon researcher epidemiologist pharmacist".split(),
+        "O": ["the World Health Organization", "the health ministry", "the university hospital",
+           "the national institute", "a team of doctors", "the medical council"]},
+    "business": {
+        "N": "company market share investor profit bank price stock economy loss deal merger "
           "customer supplier quarter retailer factory shareholder dividend export salary "
           "contract brand startup sale wage".split(),
-        V="invest acquire report raise merge announce expect export reduce borrow hire "
+        "V": "invest acquire report raise merge announce expect export reduce borrow hire "
           "restructure list trade value".split(),
-        A="quarterly annual global financial economic volatile profitable struggling strong "
+        "A": "quarterly annual global financial economic volatile profitable struggling strong "
           "weak fiscal cautious".split(),
-        R="economist analyst executive investor banker trader".split(),
-        O=["the central bank", "Wall Street", "the stock exchange", "the IMF",
-           "the chamber of commerce", "a hedge fund"]),
-    "travel": dict(
-        N="hotel flight beach airport tourist passenger island resort museum tour destination "
+        "R": "economist analyst executive investor banker trader".split(),
+        "O": ["the central bank", "Wall Street", "the stock exchange", "the IMF",
+           "the chamber of commerce", "a hedge fund"]},
+    "travel": {
+        "N": "hotel flight beach airport tourist passenger island resort museum tour destination "
           "guide cruise holiday passport visa ticket village mountain trail restaurant "
           "festival route coast ferry traveler".split(),
-        V="visit explore book delay board arrive land recommend discover reopen welcome "
+        "V": "visit explore book delay board arrive land recommend discover reopen welcome "
           "reserve renovate".split(),
-        A="scenic crowded remote sunny historic popular cheap luxurious quiet tropical coastal "
+        "A": "scenic crowded remote sunny historic popular cheap luxurious quiet tropical coastal "
           "famous affordable".split(),
-        R="guide pilot traveler hotelier blogger agent".split(),
-        O=["the tourism board", "the national airline", "the airport authority", "UNESCO",
-           "a budget airline", "the cruise operator"]),
-    "science": dict(
-        N="scientist experiment planet telescope species discovery theory laboratory galaxy "
+        "R": "guide pilot traveler hotelier blogger agent".split(),
+        "O": ["the tourism board", "the national airline", "the airport authority", "UNESCO",
+           "a budget airline", "the cruise operator"]},
+    "science": {
+        "N": "scientist experiment planet telescope species discovery theory laboratory galaxy "
           "fossil molecule gene cell orbit sample ocean satellite physicist spacecraft particle "
           "temperature mission astronomer dinosaur volcano asteroid".split(),
-        V="discover observe measure detect analyze publish confirm launch explore predict "
+        "V": "discover observe measure detect analyze publish confirm launch explore predict "
           "identify examine simulate".split(),
-        A="ancient distant microscopic genetic rare unexpected chemical solar frozen remarkable "
+        "A": "ancient distant microscopic genetic rare unexpected chemical solar frozen remarkable "
           "theoretical".split(),
-        R="scientist physicist astronomer biologist geologist chemist".split(),
-        O=["NASA", "the European Space Agency", "a team at Oxford", "the Max Planck Institute",
-           "the national observatory", "a research consortium"]),
-    "food": dict(
-        N="recipe chef restaurant dish flavor ingredient kitchen menu dessert vegetable soup "
+        "R": "scientist physicist astronomer biologist geologist chemist".split(),
+        "O": ["NASA", "the European Space Agency", "a team at Oxford", "the Max Planck Institute",
+           "the national observatory", "a research consortium"]},
+    "food": {
+        "N": "recipe chef restaurant dish flavor ingredient kitchen menu dessert vegetable soup "
           "salad oven spice meal farmer market diner bakery cake sandwich bottle cookbook "
           "potato onion".split(),
-        V="cook bake roast serve taste season prepare grill mix order combine slice".split(),
-        A="fresh spicy crispy sweet savory delicious seasonal homemade organic traditional "
+        "V": "cook bake roast serve taste season prepare grill mix order combine slice".split(),
+        "A": "fresh spicy crispy sweet savory delicious seasonal homemade organic traditional "
           "rich simple".split(),
-        R="chef baker critic farmer owner sommelier".split(),
-        O=["the Michelin Guide", "the farmers' market", "a Parisian bistro",
-           "the food festival", "a family bakery"]),
+        "R": "chef baker critic farmer owner sommelier".split(),
+        "O": ["the Michelin Guide", "the farmers' market", "a Parisian bistro",
+           "the food festival", "a family bakery"]},
 }
 TOPICS = tuple(_VOCAB)
 
