@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import subprocess
 import sys
@@ -232,3 +233,35 @@ def test_deeply_nested_stored_json_is_one_line_naming_the_file(tmp_path):
     assert done.stderr.strip().splitlines()[-1] == (
         f"evalkit: method 'stored': {deep}: not a JSON document (nested too deeply to read)"
     )
+
+
+# ---- item 3: a page whose own side of scoring fails still counts under on_failure=empty ---
+
+
+def test_a_page_whose_gold_cannot_be_scored_counts_as_empty_for_every_method():
+    import pandas as pd
+
+    from evalkit.harness.pipeline import run_task
+    from evalkit.harness.scoring import score_extraction
+    from evalkit.harness.summary import failure_rows, scored
+
+    long_gold = " ".join(f"w{i}" for i in range(31))  # over runner.max_score_words=30
+    pages = [_page(f"p{i}", "the story of the day", "the story of the day") for i in range(3)]
+    pages.append(_page("long", "w0 w1 w2", long_gold))
+    specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("html_text", "html_text")]
+    recs = run_task(pages, specs, None, score_extraction, "empty", max_score_words=30)
+    df = pd.DataFrame(recs)
+    for method, rows in df.groupby("method"):
+        # main: n_pages 3 (the long page had no scores) while failures counted 1 of 4
+        assert len(scored(rows, "shingle_f1")) == 4, method
+        long = rows.set_index("page_id").loc["long"]
+        assert long["error"] == "too long to score: 31 gold words > runner.max_score_words"
+        assert long["shingle_f1"] == 0.0 and long["shingle_recall"] == 0.0
+        assert math.isnan(long["n_words_gold"]) and long["n_bytes"] == len(pages[3].raw)
+        assert rows["shingle_f1"].mean() == pytest.approx(0.75)
+    assert [(r["method"], r["value"], r["n_pages"]) for r in failure_rows(df, "t")] == [
+        ("fulltext", 1, 4), ("html_text", 1, 4)]
+    # under drop the page has no scores, as before
+    drop = pd.DataFrame(run_task(pages, specs, None, score_extraction, "drop",
+                                 max_score_words=30))
+    assert drop.set_index("page_id").loc["long", "shingle_f1"].isna().all()

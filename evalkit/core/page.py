@@ -20,6 +20,7 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
+from evalkit.core.attrcap import cap_attributes
 from evalkit.core.block import Block
 from evalkit.core.decode import (
     _XML_DECL_TEXT,
@@ -281,29 +282,12 @@ def prepare_html(html: str) -> str:
     characters, and closes a ``<title>`` that never ends. Peer libraries get
     the same repaired text, so comparisons with them stay fair.
     """
-    return _cap_attributes(
+    # attributes past attrcap.MAX_ATTRIBUTES cut, in one pass that reads quotes, comments
+    # and raw text as libxml2's tokenizer does
+    return cap_attributes(
         _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")))
 
 
-#: attributes of one start tag past this many are dropped before parsing: libxml2 checks each
-#: attribute against every earlier one of its tag (40,000 attributes: 10 s; 10^6: hours)
-MAX_ATTRIBUTES = 1000
-# a start tag this long or longer may hold more than MAX_ATTRIBUTES attributes (each is at
-# least two characters: a space and a name); shorter tags are never looked at
-_LONG_TAG = re.compile(r"<([a-zA-Z][\w:-]*)([^<>]{%d,})>" % (2 * MAX_ATTRIBUTES))
-_ATTRIBUTE = re.compile(r"""\s*[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?|\s*/""")
-
-
-def _cap_attributes(html: str) -> str:
-    """Keep the first :data:`MAX_ATTRIBUTES` attributes of each start tag (linear: each
-    ``<`` is scanned to the next ``<`` or ``>`` at most)."""
-    def cap(m: re.Match) -> str:
-        attrs = _ATTRIBUTE.findall(m.group(2))
-        if len(attrs) <= MAX_ATTRIBUTES:
-            return m.group(0)
-        return f"<{m.group(1)}{''.join(attrs[:MAX_ATTRIBUTES])}>"
-
-    return _LONG_TAG.sub(cap, html) if len(html) > 2 * MAX_ATTRIBUTES else html
 
 
 

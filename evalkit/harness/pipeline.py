@@ -10,6 +10,7 @@ Either way every task gets fresh method instances and the records are the same, 
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +37,7 @@ from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
 from evalkit.harness.score_limits import (
     TOO_LONG_OUTPUT,
     ScoreWriteError,
+    empty_record,
     score_within,
     too_long_to_score,
 )
@@ -263,7 +265,8 @@ class PagePipeline:
         over ``runner.max_score_words`` words is a failure, and scoring one (page, method)
         runs under ``runner.page_timeout``. A scoring failure counts like a method's: under
         ``on_failure=empty`` the record is scored as an empty extraction and keeps the error;
-        a failure of the page's own side (its gold or units) is the same for every method.
+        a failure of the page's own side (its gold or units) is the same for every method, and
+        under ``empty`` each method's record is that of an empty output (issue 37 item 3).
         """
         page, task = state.page, state.task
         page_error = too_long_to_score(page, None, self.max_score_words)
@@ -288,6 +291,9 @@ class PagePipeline:
                 if failed is not None and rec is None:
                     # the page's own side failed (its gold, its units): so for every method
                     page_error = page_error or failed
+            if (rec is None and page_error is not None and not never_scored
+                    and self.on_failure == "empty"):
+                rec = self._empty(page, spec.label, ext)  # counted, as an empty output
             if rec is None:
                 rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label}
             if error is not None or page_error is not None:
@@ -303,6 +309,17 @@ class PagePipeline:
                 rec[METHOD_KEY] = self.method_keys[j]
             task.records.append(rec)
         task.finished += 1
+
+    def _empty(self, page: Page, label: str, ext: Extraction) -> dict[str, Any] | None:
+        """:func:`~evalkit.harness.score_limits.empty_record` in the scoring time limit; None
+        when even that fails (the scorer's own defect: the page keeps only its error)."""
+        try:
+            return score_within(self.page_timeout, functools.partial(empty_record, self.score),
+                                page, label, ext)
+        except ScoreWriteError:
+            raise
+        except Exception:  # noqa: BLE001 - as in _score
+            return None
 
     def _score(self, page: Page, label: str, ext: Extraction, timeout: float | None):
         """(record or None, error or None): ``self.score`` within ``timeout`` seconds (None or

@@ -16,6 +16,9 @@ minutes and gigabytes. :class:`evalkit.harness.pipeline.PagePipeline` therefore
   not scored again for its other methods) (:func:`score_within`; the timer is a ``SIGALRM`` interval timer, so
   it works where the scoring runs in a process's main thread: in process and in the local
   runner's workers; a Dask worker's threads score without it and rely on the word limit);
+* scores a method's record on a page whose own side failed (its gold too long, its gold or
+  units unscorable) as an empty extraction under ``runner.on_failure=empty``, so the page
+  counts against every method instead of leaving their means (:func:`empty_record`);
 * stops the run with one line when a score record cannot be written
   (:class:`ScoreWriteError`, e.g. a full disk), instead of a ``scoring failed`` per page.
 """
@@ -27,11 +30,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from evalkit.core.page import Extraction, Page
+from evalkit.core.page import Extraction, Gold, Page
 from evalkit.harness.errors import RunnerError
 
 __all__ = ["DEFAULT_MAX_SCORE_WORDS", "TOO_LONG", "TOO_LONG_OUTPUT", "ScoreWriteError",
-           "ScoringTimeout", "score_within", "too_long_to_score"]
+           "ScoringTimeout", "empty_record", "score_within", "too_long_to_score"]
 
 #: the default of ``runner.max_score_words``: 4.6 times the most words of any page's units
 #: in the shared sets (21,586, cleaneval-dev page 33), and at about a second per quadratic
@@ -83,3 +86,29 @@ def score_within(timeout: float | None, score: Callable[..., dict[str, Any]],
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+#: a stand-in page's gold: one word, so an empty output scores what it scores on any page
+_STAND_IN = Gold(text="x")
+#: record columns counted from the gold or the page (not the output's score): unknown
+_GOLD_COUNTS = ("n_words_gold", "complexity")
+
+
+def empty_record(score: Callable[[Page, str, Extraction], dict[str, Any]], page: Page,
+                 label: str, ext: Extraction) -> dict[str, Any]:
+    """The record of an empty extraction of ``page`` by ``label``, when ``page``'s own side
+    cannot be scored: ``score`` run on a stand-in page of one gold word (what an empty output
+    scores: recall and F1 0, precision undefined), then the columns the real page's gold
+    would give (its word counts, confusion counts) set to NaN. Issue 37 item 3: without it,
+    under ``on_failure=empty`` such a page left every method's means."""
+    import math
+
+    stand_in = Page(id=page.id, dataset=page.dataset, raw=b"<p>x</p>", gold=_STAND_IN,
+                    url=page.url, site=page.site)
+    rec = score(stand_in, label, Extraction(seconds=ext.seconds))
+    for key in list(rec):
+        if key in _GOLD_COUNTS or key.endswith(("_tp", "_fp", "_fn", "_tn")):
+            rec[key] = math.nan
+    if "n_bytes" in rec:
+        rec["n_bytes"] = len(page.raw)
+    return rec
