@@ -65,3 +65,26 @@ def test_an_empty_named_run_folder_and_a_plain_output_subdir_still_run(tmp_path)
     res = _evalkit(tmp_path, f"hydra.run.dir={run}", "hydra.output_subdir=meta")
     assert res.returncode == 0, res.stderr[-2000:]
     assert (run / "meta" / "config.yaml").is_file() and (run / "run.json").is_file()
+
+
+def test_the_api_refuses_a_run_dir_holding_an_earlier_run(tmp_path):
+    import evalkit
+    from evalkit.harness.config import ConfigError
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("earlier")
+    with pytest.raises(ConfigError, match="already holds files"):
+        evalkit.evaluate(
+            dataset="synthetic",
+            methods=["fulltext"],
+            **{
+                "hydra.run.dir": str(run),
+                "paths.cache": str(tmp_path / "c"),
+                "runner.progress": False,
+                "runner.n_jobs": 1,
+            },
+        )
+    assert (run / "run.json").read_text() == "earlier" and sorted(run.iterdir()) == [
+        run / "run.json"
+    ]

@@ -186,7 +186,7 @@ def _given(argv: list[str], key: str) -> str | None:
     for arg in argv:
         name, eq, value = arg.lstrip("+").partition("=")
         if eq and name == key:
-            found = value
+            found = value.strip("'\"")  # a quoted value (the API quotes strings)
     return found
 
 

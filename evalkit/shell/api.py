@@ -252,7 +252,9 @@ def _checked(argv: list[str]) -> list[str]:
     argv, moved = upgrade_overrides(argv)  # the command's own two steps, as it calls them
     for old, new in moved:
         warn_renamed(old, new)
-    msg = check_overrides(argv)
+    from evalkit.harness.rundir import refused_folders
+
+    msg = check_overrides(argv) or refused_folders(argv)  # never over an earlier run
     if msg:
         raise ConfigError(msg.removeprefix(f"{_PROG}: "))
     return argv
