@@ -110,7 +110,7 @@ CASES = [
     (["detector.modified_simhash.stemmer=snowball"], "detector.modified_simhash.stemmer=snowball"),
     (["method=stored"], "method.stored.path=null"),
     (["method=stored", "method.stored.path=/nonexistent/out.json"], "method.stored.path"),
-    (["method=stored", "method.stored.path=/tmp", "method.stored.format=csv"],
+    (["method=stored", "method.stored.path={empty}", "method.stored.format=csv"],
      "method.stored.format=csv"),
     # -- the experiment sections (configs/experiment/*.yaml) and the seed
     (["extraction.n_boot=0"], "extraction.n_boot=0"),
@@ -147,6 +147,9 @@ def _ids(case):
 def test_bad_value_is_one_line_naming_the_key(overrides, key, tmp_path, monkeypatch, capsys):
     results = tmp_path / "results"
     results.mkdir()
+    empty = tmp_path / "empty"  # a folder of its own: /tmp may hold other programs' .json
+    empty.mkdir()
+    overrides = [o.replace("{empty}", str(empty)) for o in overrides]
     argv = ["evalkit", *BASE, f"paths.results={results}", *overrides]
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as stop:
