@@ -1,0 +1,64 @@
+"""The benchmark studies as first-class runs (issue 38): honest verdicts on a subset, a result
+table on the console, readers that meet the pre-flight, a run of only skipped methods, WCEB's
+marks and warnings. Real runs on the shared sets, limited to a few pages."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.experiments import run_experiment
+from evalkit.experiments.benchmarks import comparison, pages_note
+from evalkit.harness.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
+from tests.conftest import shared_dataset
+
+register_resolvers()
+
+
+def _compose(overrides):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def _run(tmp_path, overrides, name="run"):
+    cfg = _compose(
+        [*overrides, "runner.progress=false", "runner.n_jobs=1", f"paths.cache={tmp_path}/cache"]
+    )
+    return run_experiment(cfg, tmp_path / name)
+
+
+def test_a_published_figure_is_never_said_to_differ_on_a_subset():
+    pub = [{"row": "G", "method": "g", "package": "pandas", "version": pd.__version__, "f1": 0.81}]
+    note = pages_note(50, 990)
+    assert note == "subset of 50 of 990 pages: not comparable"
+    assert pages_note(990, 990) == "" and pages_note(24, None, limited=True) == (
+        "subset of 24 pages (a limited run): not comparable"
+    )
+    full = comparison({"g": {"f1": 0.864}}, pub, ["f1"], 0.01)
+    part = comparison({"g": {"f1": 0.864}}, pub, ["f1"], 0.01, note)
+    assert full["agreement"][0] == "differs by up to 0.054 at the published version"
+    assert part["agreement"][0] == "subset of 50 of 990 pages: not comparable"
+    old = [{**pub[0], "version": "0.1"}]
+    assert comparison({"g": {"f1": 0.864}}, old, ["f1"], 0.01, note)["agreement"][0] == (
+        f"subset of 50 of 990 pages: not comparable ({pd.__version__} installed, "
+        "published with 0.1)"
+    )
+
+
+def test_a_limited_trafilatura_eval_run_says_subset_not_differs(tmp_path, capsys):
+    shared_dataset("trafilatura-eval")
+    pytest.importorskip("goose3")
+    out = _run(
+        tmp_path, ["study=trafilatura_eval", "dataset.trafilatura_eval.limit=12", "method=[goose3]"]
+    )
+    table = pd.read_csv(out / "tables" / "trafilatura_eval_published_trafilatura_eval.csv")
+    row = table[table["method"] == "goose3"].iloc[0]
+    # goose3 3.1.22 is the published version: on 12 of 990 documents the old verdict was
+    # "differs by up to 0.0xx at the published version"
+    assert row["agreement"] == "subset of 12 of 990 pages: not comparable"
+    assert not any("differs by" in f.read_text() for f in (out / "tables").iterdir())
