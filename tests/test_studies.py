@@ -62,3 +62,100 @@ def test_a_limited_trafilatura_eval_run_says_subset_not_differs(tmp_path, capsys
     # "differs by up to 0.0xx at the published version"
     assert row["agreement"] == "subset of 12 of 990 pages: not comparable"
     assert not any("differs by" in f.read_text() for f in (out / "tables").iterdir())
+
+
+def _block(monkeypatch, package):
+    """Make every import of ``package`` fail in this process, as on a machine without it."""
+    for name in [m for m in sys.modules if m.split(".")[0] == package] or [package]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, package, None)
+
+
+WCEB_SMALL = [
+    "study=wceb",
+    *[
+        f"dataset.wceb_{s}.limit=2"
+        for s in ("scrapinghub", "readability", "l3s_gn1", "cleanportaleval")
+    ],
+]
+
+
+def test_a_readers_missing_package_stops_the_run_before_any_page(tmp_path, monkeypatch):
+    from evalkit.harness.config import ConfigError
+    from evalkit.shell.overrides import check_overrides
+
+    shared_dataset("wceb")
+    _block(monkeypatch, "resiliparse")
+    line = (
+        "datasets 'wceb_scrapinghub', 'wceb_readability', 'wceb_l3s_gn1', "
+        "'wceb_cleanportaleval': their reader needs resiliparse, which is not installed: "
+        'pip install "evalkit[peers]"'
+    )
+    # the command's check, before Hydra makes a run folder
+    assert check_overrides([*WCEB_SMALL, f"paths.results={tmp_path}/res"]) == f"evalkit: {line}"
+    # the run itself (the Python API's path): the same line, nothing written, no traceback
+    with pytest.raises(ConfigError) as err:
+        _run(tmp_path, WCEB_SMALL)
+    assert str(err.value) == line
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_wceb_study_without_resiliparse_is_one_line_exit_2_and_no_folder(tmp_path):
+    from tests.test_tell_preflight import _evalkit, _lines
+
+    shared_dataset("wceb")
+    res = _evalkit(
+        [
+            *WCEB_SMALL[:1],
+            "dataset=wceb_l3s_gn1",
+            "runner.progress=false",
+            f"hydra.run.dir={tmp_path}/run",
+        ],
+        tmp_path,
+    )
+    assert res.returncode == 2, res.stderr
+    assert _lines(res.stdout + res.stderr) == [
+        (
+            "evalkit: dataset 'wceb_l3s_gn1': its reader needs resiliparse, which is not "
+            'installed: pip install "evalkit[peers]"'
+        )
+    ]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_whose_every_method_is_skipped_stops_saying_so(tmp_path, monkeypatch):
+    from evalkit.harness.config import ConfigError
+
+    _block(monkeypatch, "trafilatura")
+    _block(monkeypatch, "goose3")
+    with pytest.raises(ConfigError) as err:
+        _run(
+            tmp_path,
+            [
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.limit=2",
+                "method=[trafilatura,goose3]",
+                "runner.skip_unavailable=true",
+            ],
+        )
+    assert str(err.value) == (
+        "no method can run here, and runner.skip_unavailable=true would leave nothing to run: "
+        "'trafilatura' (trafilatura is not installed), 'goose3' (goose3 is not installed): "
+        'pip install "evalkit[peers]"'
+    )
+    assert not (tmp_path / "run").exists()
+    # one method left: the run goes on without the other, as before
+    out = _run(
+        tmp_path,
+        [
+            "experiment=extraction",
+            "dataset=synthetic",
+            "dataset.synthetic.limit=2",
+            "method=[fulltext,goose3]",
+            "runner.skip_unavailable=true",
+            "extraction.n_boot=10",
+        ],
+        name="one",
+    )
+    assert list(json.loads((out / "run.json").read_text())["skipped_methods"]) == ["goose3"]
