@@ -159,3 +159,17 @@ def test_a_run_whose_every_method_is_skipped_stops_saying_so(tmp_path, monkeypat
         name="one",
     )
     assert list(json.loads((out / "run.json").read_text())["skipped_methods"]) == ["goose3"]
+
+
+def test_the_wceb_reader_counts_its_pages_for_the_progress_bar():
+    from evalkit.readers.wceb import WcebDataset
+
+    sets = {
+        "scrapinghub": ("scrapinghub-aeb", 181),
+        "readability": ("readability", 116),
+        "l3s-gn1": ("l3s-gn1", 621),
+        "cleanportaleval": ("cleanportaleval", 71),
+    }
+    for name, (folder, n) in sets.items():
+        assert WcebDataset(str(shared_dataset(folder)), set=name).page_count() == n, name
+    assert WcebDataset(str(shared_dataset("l3s-gn1")), set="l3s-gn1", limit=5).page_count() == 5

@@ -141,6 +141,15 @@ class WcebDataset(Dataset):
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
 
+    def _count_pages(self) -> int:
+        """The page files of the set, from names alone (the total of the progress bar)."""
+        root = self.root()
+        if self.set == "scrapinghub":
+            return len(_pair(root / "html", ".html"))
+        html_dir, gold_dir, suffix = (("original", "annotated", ".html") if self.set == "l3s-gn1"
+                                      else ("input", "GoldStandard", ".txt"))
+        return len(set(_pair(root / html_dir, ".html")) & set(_pair(root / gold_dir, suffix)))
+
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         _resiliparse()  # missing: one line before any page
