@@ -18,11 +18,11 @@ Summary rows: per data set and method ``traf_precision``, ``traf_recall``, ``tra
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
+from evalkit.experiments.studies import headline, show
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.snippets import PREFIX, SnippetCounts, micro_scores
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -66,6 +66,11 @@ def run(ctx: Context) -> pd.DataFrame | None:
                f"{source}")
         write_table(table, ctx.out / "tables" / f"trafilatura_eval_published_{label}",
                     caption=cap)
+        show(ctx, headline(summary, per_page, PREFIX, {"f_score": "F-score", "precision": "P",
+                                                       "recall": "R", "accuracy": "accuracy"},
+                           table),
+             f"{label} ({n} documents): trafilatura's segment metric (micro), sorted by F-score",
+             (f"  {subset}",) if subset else ())
         from evalkit.report.plots import bar_prf
 
         stem = f"figures/trafilatura_eval_{label}"

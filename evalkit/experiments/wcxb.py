@@ -18,11 +18,11 @@ Summary rows (``summary.csv``): per data set and method, ``wcxb_f1``, ``wcxb_pre
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
+from evalkit.experiments.studies import headline, show
 from evalkit.harness.summary import summary_row
 from evalkit.readers.wcxb import PAGE_TYPES
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -103,6 +103,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
         cap = (f"WCXB on {label} ({n} pages): evalkit's mean per-page "
                f"F1 / P / R under WCXB's metric beside {source}")
         write_table(table, ctx.out / "tables" / f"wcxb_published_{label}", caption=cap)
+        show(ctx, headline(summary, per_page, "wcxb_", {"f1": "F1", "precision": "P",
+                                                       "recall": "R"}, table),
+             f"{label} ({n} pages): WCXB's mean per-page F1, sorted by F1",
+             (f"  {subset}",) if subset else ())
         types = page_type_table(summary, per_page, published.get("page_types") or {})
         tcap = (f"WCXB F1 per page type on {label}: evalkit's runs, then "
                 f"{(published.get('page_types') or {}).get('source', 'the README')}"
