@@ -75,3 +75,55 @@ def test_a_long_method_name_is_cut_to_fit_the_width():
     frame = pd.DataFrame({"method": ["m" * 150], "F1": ["0.500"]})
     lines = text_table(frame, "t").splitlines()
     assert len(lines[2]) <= WIDTH and "~" in lines[2]
+
+
+def _wceb_sets():
+    from evalkit.experiments.wceb import F1
+
+    rows = [
+        summary_row(s, t, F1, 0.5 + i / 10, n_pages=3)
+        for i, s in enumerate(["a", "b", "c", "d"])
+        for t in ("trafilatura", "inscriptis")
+        if not (t == "inscriptis" and s == "d")
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_wceb_marks_a_tool_aggregated_over_fewer_sets():
+    from evalkit.experiments.wceb import FEWER, MEAN, _aggregate_table
+
+    agg = pd.DataFrame(
+        [
+            summary_row("micro", t, MEAN, v, n_pages=9)
+            for t, v in (("trafilatura", 0.7), ("inscriptis", 0.8))
+        ]
+    )
+    table = _aggregate_table(agg, _wceb_sets())
+    sets = dict(zip(table["tool"], table["sets"]))
+    assert sets == {"inscriptis": f"3{FEWER}", "trafilatura": "4"}
+
+
+def test_wceb_says_expected_id_mismatches_in_one_line_and_warns_of_all_empty_outputs(capsys):
+    from types import SimpleNamespace
+
+    from evalkit.experiments.wceb import _tell_set
+
+    miss = "MissingOutput: no stored output for page 'x'"
+    per_page = pd.DataFrame(
+        {
+            "page_id": ["x", "x", "y", "y"],
+            "method": ["go_domdistiller", "goose3"] * 2,
+            "error": [miss, miss, None, None],
+            "n_words_out": [0, 0, 0, 12],
+        }
+    )
+    failures = [
+        {"dataset": "l3s", "page": "x", "method": m, "error": miss}
+        for m in ("go_domdistiller", "goose3")
+    ]
+    ctx = SimpleNamespace(failures=list(failures), dataset_info={})
+    _tell_set(ctx, per_page, "l3s")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "1 page(s) have no stored output of any of the 2 tools" in err[0]
+    assert "all 1 stored outputs of go_domdistiller are empty" in err[1]
+    assert ctx.failures == [] and ctx.dataset_info["l3s"]["without_stored_output"] == ["x"]
