@@ -261,7 +261,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
     write_table(table, ctx.out / "tables" / "wceb_aggregates", caption=acap)
     heads = ["tool", "sets", "micro mean", "macro mean", "macro median"]
     fewer = (f"  {FEWER} over fewer sets than the others: not ranked like for like",)
-    show(ctx, table[[c for c in heads if c in table]].astype(str),
+    show(ctx, table[[c for c in heads if c in table]].map(
+             lambda v: ("-" if math.isnan(v) else f"{v:.3f}") if isinstance(v, float) else str(v)),
          f"WCEB ROUGE-LSum F1 over {len(pages)} set(s), sorted by micro mean",
          fewer if table["sets"].str.endswith(FEWER).any() else ())
     from evalkit.report.plots import bar_prf
