@@ -41,6 +41,7 @@ from evalkit.harness.preflight import (
     Settings,
     Unavailable,
     check_methods,
+    check_readers,
     failure_lines,
     over_share,
     trial_run,
@@ -279,6 +280,7 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
             raise ConfigError(f"two data sets are named {label!r}")
         ds.name = label
         built[label] = ds
+    check_readers(built)  # a reader's optional package (resiliparse): one line, before any page
     if runner.cache_root:
         for spec in specs:  # a method whose code cannot be read: said once, never cached
             why = method_facts(spec).uncached

@@ -3,8 +3,11 @@
 Each study runs methods on a benchmark's own pages, scores every (page, method) under the
 benchmark's own metric with :func:`bench_score` (records cached like every score), and puts
 the published figure beside evalkit's. A published figure is compared only when the tool's
-installed version is the one it was published with: otherwise the row says "not
-comparable: X installed, published with Y" (:func:`version_note`) instead of a difference.
+installed version is the one it was published with, and only on the pages it was published
+over: otherwise the row says "not comparable: X installed, published with Y"
+(:func:`version_note`) or "subset of N of M pages: not comparable" (:func:`pages_note`; a
+limited run) instead of a difference. Where a benchmark published per-page numbers (WCEB's
+CSVs) its study compares on the pages both sides scored instead (evalkit.experiments.wceb).
 docs/benchmarks.md describes the studies.
 """
 
@@ -23,7 +26,7 @@ from evalkit.metrics import snippets as traf
 from evalkit.metrics import wceb_rouge, wcxb
 
 __all__ = ["BENCHMARKS", "bench_score", "by_method", "comparison", "installed_version",
-           "scored_sets", "version_note"]
+           "pages_note", "scored_sets", "version_note"]
 
 #: the benchmarks :func:`bench_score` knows
 BENCHMARKS = ("wcxb", "trafilatura_eval", "wceb")
@@ -85,16 +88,32 @@ def version_note(package: str | None, published: str | None) -> str:
     return ""
 
 
+def pages_note(n: int, published: int | None, limited: bool = False) -> str:
+    """"" when a run's ``n`` pages are the ``published`` figure's page count, else why its
+    numbers cannot be compared with it. ``published`` None (not stated): only a ``limited``
+    run (``dataset.X.limit``) is called a subset."""
+    if published is None:
+        return f"subset of {n} pages (a limited run): not comparable" if limited else ""
+    if n < int(published):
+        return f"subset of {n} of {int(published)} pages: not comparable"
+    if n > int(published):
+        return f"{n} pages, published over {int(published)}: not comparable"
+    return ""
+
+
 def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics: list[str],
-               tolerance: float) -> pd.DataFrame:
+               tolerance: float, pages: str = "") -> pd.DataFrame:
     """One row per published row: evalkit's value beside the published one per metric, the
-    difference when the versions agree, else the version note; ``ours``: method -> metric ->
-    value. A published row whose method was not run says so."""
+    difference when the versions and the pages agree, else why not (``pages``: the run's
+    :func:`pages_note`, then the version note); ``ours``: method -> metric -> value. A
+    published row whose method was not run says so."""
     rows = []
     for pub in published:
         method = pub.get("method")
         got = ours.get(method) if method else None
         note = version_note(pub.get("package"), pub.get("version")) if got else ""
+        if got and pages:  # never "differs" on other pages than the published figure's
+            note = pages + (f" ({note.removeprefix('not comparable: ')})" if note else "")
         row = {"tool (published row)": pub["row"], "method": method or "-",
                "version": f"{installed_version(pub.get('package')) or '-'} installed / "
                           f"{pub.get('version') or '?'} published"}

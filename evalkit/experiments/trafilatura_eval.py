@@ -7,7 +7,9 @@ segments that a right extraction must contain (``with``) or must not (``without`
 normalised, substring look-up; a tool that raised finds nothing), summed over all documents
 (micro) into precision, recall, accuracy and F-score. The published row of each tool evalkit
 runs stands beside evalkit's, with the version it was made with; a row whose installed version
-differs says "not comparable" instead of a difference (:func:`~evalkit.experiments.benchmarks.comparison`).
+differs says "not comparable" instead of a difference, and so does every row of a run on fewer
+documents than the published 990 ("subset of N of 990 pages: not comparable": the benchmark
+published no per-document numbers to compare on; :func:`~evalkit.experiments.benchmarks.comparison`).
 
 Summary rows: per data set and method ``traf_precision``, ``traf_recall``, ``traf_accuracy``,
 ``traf_f_score`` and the summed counts ``traf_tp`` ... ``traf_tn``. Table
@@ -16,11 +18,11 @@ Summary rows: per data set and method ``traf_precision``, ``traf_recall``, ``tra
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.experiments.benchmarks import by_method, comparison, scored_sets
+from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
+from evalkit.experiments.studies import headline, show
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.snippets import PREFIX, SnippetCounts, micro_scores
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -55,14 +57,20 @@ def run(ctx: Context) -> pd.DataFrame | None:
     for label, per_page, summary in scored_sets(ctx, "trafilatura_eval", summary_rows):
         out.append(summary)
         ours = by_method(summary, PREFIX)
-        table = comparison(ours, published.get("rows") or [], list(SCORES), tolerance)
-        source = published.get("source", "trafilatura's evaluation.rst")
         n = per_page["page_id"].nunique()
+        subset = pages_note(n, published.get("pages"), ctx.datasets[label].limit is not None)
+        table = comparison(ours, published.get("rows") or [], list(SCORES), tolerance, subset)
+        source = published.get("source", "trafilatura's evaluation.rst")
         cap = (f"trafilatura's evaluation on {label} ({n} documents): evalkit's micro "
                f"precision / recall / accuracy / F-score of the with/without segments beside "
                f"{source}")
         write_table(table, ctx.out / "tables" / f"trafilatura_eval_published_{label}",
                     caption=cap)
+        show(ctx, headline(summary, per_page, PREFIX, {"f_score": "F-score", "precision": "P",
+                                                       "recall": "R", "accuracy": "accuracy"},
+                           table),
+             f"{label} ({n} documents): trafilatura's segment metric (micro), sorted by F-score",
+             (f"  {subset}",) if subset else ())
         from evalkit.report.plots import bar_prf
 
         stem = f"figures/trafilatura_eval_{label}"

@@ -6,7 +6,8 @@ it (:mod:`evalkit.metrics.wcxb`: lower-cased ``\\w+`` bag of words, the mean of 
 F1, P and R over all pages; snippet shares), and the README's published F1/P/R of each tool
 evalkit also runs is shown beside evalkit's (``wcxb.published``, from the study config), with
 the version each was made with: WCXB's README names no versions, so every row is "not
-comparable" unless the config gives one. The per-page-type table puts each method's F1 per
+comparable" unless the config gives one; a run on fewer pages than the published 1,497 says
+"subset of N of 1497 pages: not comparable" (WCXB published no per-page numbers). The per-page-type table puts each method's F1 per
 type beside the README's per-type columns (Trafilatura, Readability).
 
 Summary rows (``summary.csv``): per data set and method, ``wcxb_f1``, ``wcxb_precision``,
@@ -17,11 +18,11 @@ Summary rows (``summary.csv``): per data set and method, ``wcxb_f1``, ``wcxb_pre
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.experiments.benchmarks import by_method, comparison, scored_sets
+from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
+from evalkit.experiments.studies import headline, show
 from evalkit.harness.summary import summary_row
 from evalkit.readers.wcxb import PAGE_TYPES
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -94,15 +95,23 @@ def run(ctx: Context) -> pd.DataFrame | None:
     for label, per_page, summary in scored_sets(ctx, "wcxb", summary_rows):
         out.append(summary)
         ours = by_method(summary, "wcxb_")
+        n = per_page["page_id"].nunique()
+        subset = pages_note(n, published.get("pages"), ctx.datasets[label].limit is not None)
         table = comparison(ours, published.get("rows") or [], ["f1", "precision", "recall"],
-                           tolerance)
+                           tolerance, subset)
         source = published.get("source", "WCXB README")
-        cap = (f"WCXB on {label} ({per_page['page_id'].nunique()} pages): evalkit's mean per-page "
+        cap = (f"WCXB on {label} ({n} pages): evalkit's mean per-page "
                f"F1 / P / R under WCXB's metric beside {source}")
         write_table(table, ctx.out / "tables" / f"wcxb_published_{label}", caption=cap)
+        show(ctx, headline(summary, per_page, "wcxb_", {"f1": "F1", "precision": "P",
+                                                       "recall": "R"}, table),
+             f"{label} ({n} pages): WCXB's mean per-page F1, sorted by F1",
+             (f"  {subset}",) if subset else ())
         types = page_type_table(summary, per_page, published.get("page_types") or {})
         tcap = (f"WCXB F1 per page type on {label}: evalkit's runs, then "
-                f"{(published.get('page_types') or {}).get('source', 'the README')}")
+                f"{(published.get('page_types') or {}).get('source', 'the README')}"
+                + (f" ({subset.removesuffix(': not comparable')}: the published columns are "
+                   f"over all pages)" if subset else ""))
         write_table(types, ctx.out / "tables" / f"wcxb_page_types_{label}", caption=tcap)
         fig = _figure(ctx, summary, label)
         snip = summary[summary["metric"].isin(["wcxb_with", "wcxb_without"])].pivot(

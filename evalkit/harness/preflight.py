@@ -9,7 +9,11 @@ pip install "evalkit[peers]"``), before a run folder is made; with
 the console, in the report's head and under every table. A method given as a dotted path
 or a Python object (code evalkit has not checked) also extracts one small built-in page
 first, so a bad constructor value (``method.mine.n=abc``) stops the run there instead of
-failing every page.
+failing every page. A reader meets the same check: the modules of optional packages it
+declares (``Dataset.requires``: the wceb reader's resiliparse) are looked up before any page,
+and a missing one stops the run in one line (:func:`check_readers`). A run whose every method
+was dropped by ``runner.skip_unavailable`` stops too (:func:`check_methods`): it would run
+every page doing nothing.
 
 After the last page, :func:`failure_lines` lists the failures of every method with its
 first error, and :func:`over_share` names the methods whose failures exceed
@@ -30,8 +34,8 @@ from evalkit.harness.config import ConfigError
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["DEFAULT_MAX_FAILURE_SHARE", "TELL_KEYS", "FailureShareError", "Settings",
-           "Unavailable", "check_methods", "failure_lines", "over_share", "preflight_specs",
-           "skipped_note", "trial_run", "unavailable"]
+           "Unavailable", "check_methods", "check_readers", "failure_lines", "over_share",
+           "preflight_specs", "reader_unavailable", "skipped_note", "trial_run", "unavailable"]
 
 #: the share of a data set's pages a method may fail on before the command exits non-zero
 DEFAULT_MAX_FAILURE_SHARE = 0.5
@@ -143,13 +147,49 @@ def unavailable(spec: MethodSpec) -> Unavailable | None:
     return Unavailable(spec.label, f"{package} is not installed", fix)
 
 
+def reader_unavailable(label: str, dataset: Any) -> Unavailable | None:
+    """Why data set ``label``'s reader cannot read pages here (a module it declares in
+    ``requires`` is missing), else None; ``label`` of the result is the data set's."""
+    missing = [m for m in getattr(dataset, "requires", ()) if not _importable(m)]
+    if not missing:
+        return None
+    package = missing[0].split(".")[0]
+    fix = getattr(dataset, "install_hint", "") or GENERIC_FIX.format(package=package)
+    return Unavailable(label, f"its reader needs {package}, which is not installed", fix)
+
+
+def check_readers(datasets: dict[str, Any]) -> None:
+    """A ConfigError, one line, when a data set's reader cannot read pages here: every such
+    data set named with the cause and the fix (e.g. ``datasets 'wceb_scrapinghub',
+    'wceb_readability': their reader needs resiliparse, which is not installed: pip install
+    "evalkit[peers]"``). No setting skips them: a run without its data has nothing to say."""
+    gone = [u for u in (reader_unavailable(k, ds) for k, ds in datasets.items()) if u]
+    if not gone:
+        return
+    if len(gone) == 1:
+        raise ConfigError(f"dataset {gone[0].label!r}: {gone[0].cause}: {gone[0].fix}")
+    causes = list(dict.fromkeys((u.cause, u.fix) for u in gone))
+    if len(causes) == 1:
+        cause = causes[0][0].replace("its reader needs", "their reader needs")
+        raise ConfigError(f"datasets {', '.join(repr(u.label) for u in gone)}: {cause}: "
+                          f"{causes[0][1]}")
+    raise ConfigError("; ".join(f"dataset {u.label!r}: {u.cause}: {u.fix}" for u in gone))
+
+
 def check_methods(specs: list[MethodSpec], settings: Settings) -> tuple[list[MethodSpec],
                                                                          list[Unavailable]]:
     """The specs that can run here and the ones dropped (``runner.skip_unavailable``).
 
     Without ``skip_unavailable`` a method that cannot run is a ConfigError: one line
-    naming every such method, the cause and the fix."""
+    naming every such method, the cause and the fix. With it, a ConfigError too when no
+    method is left (the run would read every page and score nothing)."""
     gone = [u for u in (unavailable(s) for s in specs) if u is not None]
+    if gone and len(gone) == len(specs) and settings.skip_unavailable:
+        fixes = list(dict.fromkeys(u.fix for u in gone))
+        raise ConfigError("no method can run here, and runner.skip_unavailable=true would "
+                          "leave nothing to run: "
+                          + ", ".join(f"{u.label!r} ({u.cause})" for u in gone)
+                          + f": {' and '.join(fixes)}")
     if gone and not settings.skip_unavailable:
         if len(gone) == 1:
             raise ConfigError(f"{gone[0].line()} (or runner.skip_unavailable=true to run "

@@ -96,6 +96,11 @@ class Dataset:
     #: from ``runner.max_page_bytes`` and ``runner.max_gold_bytes`` (None: no cap)
     max_page_bytes: int | None = DEFAULT_MAX_FILE_BYTES
     max_gold_bytes: int | None = DEFAULT_MAX_FILE_BYTES
+    #: modules of optional packages the reader imports when it reads pages (the wceb reader:
+    #: resiliparse), looked up before any page as a method's are (evalkit.harness.preflight)
+    requires: tuple[str, ...] = ()
+    #: how to install them, quoted when one is missing (else ``pip install <package>``)
+    install_hint: str = ""
 
     def data_root(self) -> Path | None:
         """The folder the user named (``path``): every file read from the set lies inside it

@@ -26,7 +26,8 @@ pages by id under ``method=stored`` as they are. ``set`` names the shared set:
   shared copy does not have: a gold may differ (no per-page scores were published for it).
 
 Files may be plain or gzipped (``<name>.gz``); the id is always of the uncompressed bytes.
-Resiliparse (extra ``peers``) converts the HTML gold; without it the reader raises one line.
+Resiliparse (extra ``peers``) converts the HTML gold: the reader declares it (``requires``), so a
+run without it stops before any page with one line (evalkit.harness.preflight.check_readers).
 Departure: the shared ``readability`` copy holds Mozilla's 2023 revision of the ``qq`` gold
 where WCEB used an older one, and 8 of the 621 L3S-GN1 originals have other bytes than WCEB's
 copy, so their ids pair with no stored output (docs/benchmarks.md).
@@ -127,6 +128,8 @@ class WcebDataset(Dataset):
     """One shared set with WCEB's page ids and gold (module docstring)."""
 
     fetch_hint = "see datasets/README.md (the shared sets scrapinghub-aeb, readability, l3s-gn1, cleanportaleval)"
+    requires = ("resiliparse.parse.encoding", "resiliparse.parse.html")
+    install_hint = 'pip install "evalkit[peers]"'
 
     def __init__(self, path: str | None = None, limit: int | None = None,
                  set: str = "scrapinghub", name: str | None = None):  # noqa: A002 - WCEB's word
@@ -137,6 +140,15 @@ class WcebDataset(Dataset):
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
+
+    def _count_pages(self) -> int:
+        """The page files of the set, from names alone (the total of the progress bar)."""
+        root = self.root()
+        if self.set == "scrapinghub":
+            return len(_pair(root / "html", ".html"))
+        html_dir, gold_dir, suffix = (("original", "annotated", ".html") if self.set == "l3s-gn1"
+                                      else ("input", "GoldStandard", ".txt"))
+        return len(set(_pair(root / html_dir, ".html")) & set(_pair(root / gold_dir, suffix)))
 
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()

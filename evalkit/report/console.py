@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["HEADLINE", "WIDTH", "console_table"]
+__all__ = ["HEADLINE", "WIDTH", "console_table", "text_table"]
 
 #: the widest line the table prints
 WIDTH = 100
@@ -73,9 +73,38 @@ def console_table(summary: pd.DataFrame, dataset: str, ci: str = "95% bootstrap 
     pages = int(rows["n_pages"].max()) if len(rows) else 0
     head = f"{dataset} ({pages} pages): {title} with its {ci}, sorted by F1"
     lines = [_cut(head, width),
-             f"  {'method':<{name_w}}  {'F1 [interval]':<{_F1_W}}  {'P':>{_NUM_W}}  "
-             f"{'R':>{_NUM_W}}  {'failures':>{_FAIL_W}}"]
+             (f"  {'method':<{name_w}}  {'F1 [interval]':<{_F1_W}}  {'P':>{_NUM_W}}  "
+              f"{'R':>{_NUM_W}}  {'failures':>{_FAIL_W}}")]
     for _, method, f1, p, r, fail in facts:
         lines.append(f"  {_cut(method, name_w):<{name_w}}  {f1:<{_F1_W}}  {p:>{_NUM_W}}  "
                      f"{r:>{_NUM_W}}  {fail:>{_FAIL_W}}")
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _numeric(cell: str) -> bool:
+    return cell.lstrip("+-").replace(".", "", 1).replace("/", "", 1).isdigit() or cell == "-"
+
+
+def text_table(frame: pd.DataFrame, title: str, notes: tuple[str, ...] = (),
+               width: int = WIDTH) -> str:
+    """Any small table (a benchmark study's headline numbers, evalkit.experiments.studies) as
+    :func:`console_table` prints one: a title line, a head, one row per line (numbers right,
+    words left), the first column cut with ``~`` so lines fit ``width``; then ``notes``."""
+    if frame.empty:
+        return ""
+    cells = frame.astype(str)
+    cols = list(cells.columns)
+    widths = {c: max(len(str(c)), *(len(v) for v in cells[c])) for c in cols}
+    rest = sum(widths[c] + 2 for c in cols[1:]) + 2
+    widths[cols[0]] = max(6, min(widths[cols[0]], width - rest))
+    right = {c: c != cols[0] and all(_numeric(v) for v in cells[c]) for c in cols}
+
+    def line(values) -> str:
+        out = [f"{_cut(v, widths[c]):>{widths[c]}}" if right[c] else
+               f"{_cut(v, widths[c]):<{widths[c]}}" for c, v in zip(cols, values)]
+        return ("  " + "  ".join(out)).rstrip()
+
+    lines = [_cut(title, width), line([str(c) for c in cols])]
+    lines += [line(row) for row in cells.itertuples(index=False)]
+    lines += [_cut(n, width) for n in notes]
+    return "\n".join(lines)

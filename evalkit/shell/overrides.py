@@ -483,7 +483,7 @@ def _check_objects(cfg: DictConfig) -> str | None:
     from evalkit.experiments.checks import check_sections
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.errors import RunnerError
-    from evalkit.harness.preflight import preflight_specs
+    from evalkit.harness.preflight import check_readers, preflight_specs
 
     try:
         check_sections(cfg)
@@ -492,7 +492,7 @@ def _check_objects(cfg: DictConfig) -> str | None:
         specs += method_specs(cfg.get("detector") or {}, kind="detector")
         check_specs(specs, build_targets=False)  # a _target_'s code runs only in the run
         runner_from_config(cfg)  # a Dask client is not started here: only its settings
-        build_datasets(cfg)
+        check_readers(build_datasets(cfg))  # a reader's optional package, as a method's
     except (ConfigError, UnknownNameError, RunnerError, DatasetMissingError) as exc:
         return f"{_PROG}: {_one_line(exc)}"
     except Exception:  # noqa: BLE001 - anything else is the run's to report, as before
