@@ -12,8 +12,11 @@ list kept by hand (tests/test_wheel.py checks that every file reaches the wheel)
 from setuptools import find_packages, setup
 
 #: repository folder -> its package inside evalkit
-MAPPED = {"baselines": "evalkit.baselines", "configs": "evalkit.configs",
-          "datasets": "evalkit.datasets"}
+MAPPED = {
+    "baselines": "evalkit.baselines",
+    "configs": "evalkit.configs",
+    "datasets": "evalkit.datasets",
+}
 
 packages = find_packages(include=["evalkit", "evalkit.*"])
 packages += [f"evalkit.{name}" for name in find_packages(include=["baselines", "baselines.*"])]
@@ -22,8 +25,9 @@ packages += ["evalkit.configs", "evalkit.datasets"]
 setup(
     packages=packages,
     package_dir={package: folder for folder, package in MAPPED.items()},
-    package_data={"evalkit.configs": ["*.yaml", "**/*.yaml"],
-                  "evalkit.datasets": ["manifest.json", "templates/**/*.yaml",
-                                       "templates/**/*.md"]},
+    package_data={
+        "evalkit.configs": ["*.yaml", "**/*.yaml"],
+        "evalkit.datasets": ["manifest.json", "templates/**/*.yaml", "templates/**/*.md"],
+    },
     include_package_data=False,  # exactly what is listed here: no docs, no results
 )

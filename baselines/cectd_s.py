@@ -74,8 +74,14 @@ class CECTDS(Extractor):
 
     name = "cectd_s"
 
-    def __init__(self, sigma: float = DEFAULT_SIGMA, radius: int | None = None,
-                 scope: str = "siblings", use: str = "select", density: str = "ctd"):
+    def __init__(
+        self,
+        sigma: float = DEFAULT_SIGMA,
+        radius: int | None = None,
+        scope: str = "siblings",
+        use: str = "select",
+        density: str = "ctd",
+    ):
         self.sigma = sigma
         self.radius = radius
         self.scope = scope
@@ -90,8 +96,10 @@ class CECTDS(Extractor):
         try:
             root = page.tree(plain=True)
         except PageError as exc:  # nothing to extract from an empty document
-            return Extraction(text="", info={"n_nodes": 0, "threshold": None,
-                                             "content_root": None, "skipped": exc.reason})
+            return Extraction(
+                text="",
+                info={"n_nodes": 0, "threshold": None, "content_root": None, "skipped": exc.reason},
+            )
         clean_tree(root)
         body = root.find(".//body")
         if body is None:  # a frameset page, or a fragment lxml gave no body
@@ -99,10 +107,14 @@ class CECTDS(Extractor):
         stats = dom_stats(body)
         weights = gaussian_weights(self.sigma, self.radius)
         marks, content_root, threshold, smoothed = select_smoothed(
-            stats, self.density, weights, self.scope, self.use)
-        return Extraction(text=kept_text(stats, marks), info={
-            "n_nodes": len(stats.nodes),
-            "threshold": threshold,
-            "content_root": root.getroottree().getpath(stats.nodes[content_root]),
-            "max_smoothed_density": smoothed[content_root],
-        })
+            stats, self.density, weights, self.scope, self.use
+        )
+        return Extraction(
+            text=kept_text(stats, marks),
+            info={
+                "n_nodes": len(stats.nodes),
+                "threshold": threshold,
+                "content_root": root.getroottree().getpath(stats.nodes[content_root]),
+                "max_smoothed_density": smoothed[content_root],
+            },
+        )

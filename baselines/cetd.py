@@ -129,8 +129,10 @@ class CETD(Extractor):
         try:
             root = page.tree(plain=True)  # no lxml.html helpers needed: cheaper element visits
         except PageError as exc:  # nothing to extract from an empty document
-            return Extraction(text="", info={"n_nodes": 0, "threshold": None,
-                                             "content_root": None, "skipped": exc.reason})
+            return Extraction(
+                text="",
+                info={"n_nodes": 0, "threshold": None, "content_root": None, "skipped": exc.reason},
+            )
         clean_tree(root)
         body = root.find(".//body")
         if body is None:  # a frameset page, or a fragment lxml gave no body
@@ -141,9 +143,12 @@ class CETD(Extractor):
         sums, best = sums_and_best(stats, dens, kind)
         marks, content_root, threshold = select_content(stats, dens, sums, best)
         text = kept_text(stats, marks)
-        return Extraction(text=text, info={
-            "n_nodes": len(stats.nodes),
-            "threshold": threshold,
-            "content_root": root.getroottree().getpath(stats.nodes[content_root]),
-            "max_density_sum": sums[content_root],
-        })
+        return Extraction(
+            text=text,
+            info={
+                "n_nodes": len(stats.nodes),
+                "threshold": threshold,
+                "content_root": root.getroottree().getpath(stats.nodes[content_root]),
+                "max_density_sum": sums[content_root],
+            },
+        )

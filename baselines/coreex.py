@@ -94,8 +94,6 @@ class NodeCounts:
         self.own, self.own_links, self.text, self.links = own, own_links, text, links
 
 
-
-
 def _n_words(text: str | None) -> int:
     return len(words(text)) if text else 0
 
@@ -154,12 +152,14 @@ def set_members(counts: NodeCounts, i: int, threshold: float) -> list[int]:
     """The children of element i in its set S: text, and a text-to-link ratio above
     ``threshold``."""
     text, links = counts.text, counts.links
-    return [c for c in counts.children[i]
-            if text[c] > 0 and (text[c] - links[c]) / text[c] > threshold]
+    return [
+        c for c in counts.children[i] if text[c] > 0 and (text[c] - links[c]) / text[c] > threshold
+    ]
 
 
-def node_scores(counts: NodeCounts, threshold: float, weight_ratio: float,
-                weight_text: float) -> list[float | None]:
+def node_scores(
+    counts: NodeCounts, threshold: float, weight_ratio: float, weight_text: float
+) -> list[float | None]:
     """Every element's score (None where its set holds no word)."""
     page_text = counts.text[0] if counts.text else 0
     out: list[float | None] = []
@@ -170,8 +170,9 @@ def node_scores(counts: NodeCounts, threshold: float, weight_ratio: float,
         if set_text <= 0 or page_text <= 0:
             out.append(None)
             continue
-        out.append(weight_ratio * (set_text - set_links) / set_text
-                   + weight_text * set_text / page_text)
+        out.append(
+            weight_ratio * (set_text - set_links) / set_text + weight_text * set_text / page_text
+        )
     return out
 
 
@@ -199,9 +200,13 @@ class CoreEx(Extractor):
 
     name = "coreex"
 
-    def __init__(self, weight_ratio: float = DEFAULT_WEIGHT_RATIO,
-                 weight_text: float = DEFAULT_WEIGHT_TEXT,
-                 threshold: float = DEFAULT_THRESHOLD, link_words: str = "words"):
+    def __init__(
+        self,
+        weight_ratio: float = DEFAULT_WEIGHT_RATIO,
+        weight_text: float = DEFAULT_WEIGHT_TEXT,
+        threshold: float = DEFAULT_THRESHOLD,
+        link_words: str = "words",
+    ):
         self.weight_ratio = weight_ratio
         self.weight_text = weight_text
         self.threshold = threshold
@@ -218,8 +223,9 @@ class CoreEx(Extractor):
         try:
             root = page.tree(plain=True)  # plain lxml elements: cheaper visits
         except PageError as exc:
-            return Extraction(text="", info={"n_nodes": 0, "content_node": None,
-                                             "skipped": exc.reason})
+            return Extraction(
+                text="", info={"n_nodes": 0, "content_node": None, "skipped": exc.reason}
+            )
         clean_tree(root)
         body = root.find(".//body")
         if body is None:
@@ -233,10 +239,13 @@ class CoreEx(Extractor):
         members = set(set_members(counts, best, self.threshold))
         dropped = {counts.nodes[c] for c in counts.children[best] if c not in members}
         text = element_text(counts.nodes[best], skip=dropped.__contains__ if dropped else None)
-        return Extraction(text=text, info={
-            **info,
-            "content_node": root.getroottree().getpath(counts.nodes[best]),
-            "score": scores[best],
-            "set_size": len(members),
-            "n_children": len(counts.children[best]),
-        })
+        return Extraction(
+            text=text,
+            info={
+                **info,
+                "content_node": root.getroottree().getpath(counts.nodes[best]),
+                "score": scores[best],
+                "set_size": len(members),
+                "n_children": len(counts.children[best]),
+            },
+        )

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from evalkit.core.density import (
     DENSITIES,
-    check_smoothing,
     DomStats,
+    check_smoothing,
     clean_tree,
     dom_stats,
     gaussian_weights,
@@ -102,9 +102,13 @@ def _ad_match(el, patterns: tuple[str, ...], attributes: tuple[str, ...]) -> boo
     return False
 
 
-def noise_divs(stats: DomStats, patterns: tuple[str, ...], link_share: float,
-               tags: tuple[str, ...] = NOISE_TAGS,
-               attributes: tuple[str, ...] = PATTERN_ATTRIBUTES) -> tuple[list[int], list[int]]:
+def noise_divs(
+    stats: DomStats,
+    patterns: tuple[str, ...],
+    link_share: float,
+    tags: tuple[str, ...] = NOISE_TAGS,
+    attributes: tuple[str, ...] = PATTERN_ATTRIBUTES,
+) -> tuple[list[int], list[int]]:
     """``(advertisement, hyperlink)``: the outermost matching elements, in document order.
 
     An element inside one already matched is not listed (its subtree goes with it).
@@ -144,10 +148,19 @@ class ECECTDS(Extractor):
 
     name = "ecectd_s"
 
-    def __init__(self, sigma: float = 1.0, radius: int | None = None, scope: str = "siblings",
-                 use: str = "select", density: str = "ctd", ad_patterns=AD_PATTERNS,
-                 link_share: float = DEFAULT_LINK_SHARE, stage: str = "after",
-                 noise_tags=NOISE_TAGS, pattern_attributes=PATTERN_ATTRIBUTES):
+    def __init__(
+        self,
+        sigma: float = 1.0,
+        radius: int | None = None,
+        scope: str = "siblings",
+        use: str = "select",
+        density: str = "ctd",
+        ad_patterns=AD_PATTERNS,
+        link_share: float = DEFAULT_LINK_SHARE,
+        stage: str = "after",
+        noise_tags=NOISE_TAGS,
+        pattern_attributes=PATTERN_ATTRIBUTES,
+    ):
         self.sigma = sigma
         self.radius = radius
         self.scope = scope
@@ -172,8 +185,10 @@ class ECECTDS(Extractor):
         try:
             root = page.tree(plain=True)
         except PageError as exc:  # nothing to extract from an empty document
-            return Extraction(text="", info={"n_nodes": 0, "threshold": None,
-                                             "content_root": None, "skipped": exc.reason})
+            return Extraction(
+                text="",
+                info={"n_nodes": 0, "threshold": None, "content_root": None, "skipped": exc.reason},
+            )
         clean_tree(root)
         body = root.find(".//body")
         if body is None:  # a frameset page, or a fragment lxml gave no body
@@ -191,16 +206,20 @@ class ECECTDS(Extractor):
             stats = dom_stats(body)
         weights = gaussian_weights(self.sigma, self.radius)
         marks, content_root, threshold, smoothed = select_smoothed(
-            stats, self.density, weights, self.scope, self.use)
+            stats, self.density, weights, self.scope, self.use
+        )
         if self.stage == "after":
             for i in ads + links:
                 end = i + stats.tags[i] + 1
                 marks[i:end] = [0] * (end - i)
-        return Extraction(text=kept_text(stats, marks), info={
-            "n_nodes": len(stats.nodes),
-            "threshold": threshold,
-            "content_root": root.getroottree().getpath(stats.nodes[content_root]),
-            "max_smoothed_density": smoothed[content_root],
-            "n_ad_divs": len(ads),
-            "n_link_divs": len(links),
-        })
+        return Extraction(
+            text=kept_text(stats, marks),
+            info={
+                "n_nodes": len(stats.nodes),
+                "threshold": threshold,
+                "content_root": root.getroottree().getpath(stats.nodes[content_root]),
+                "max_smoothed_density": smoothed[content_root],
+                "n_ad_divs": len(ads),
+                "n_link_divs": len(links),
+            },
+        )

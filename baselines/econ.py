@@ -80,8 +80,6 @@ class MarkCounts:
         self.marks, self.snippet, self.snippet_marks = marks, snippet, snippet_marks
 
 
-
-
 def count_marks(text: str | None, table: dict) -> int:
     """Marks of ``text``: its length less the length with every mark deleted."""
     if not text:
@@ -136,8 +134,9 @@ def snippet_node(counts: MarkCounts, min_snippet_marks: int) -> int | None:
     return counts.snippet
 
 
-def backtrack(counts: MarkCounts, start: int, min_new_marks: int,
-              noise_marks: int) -> tuple[int, list[int], list[int]]:
+def backtrack(
+    counts: MarkCounts, start: int, min_new_marks: int, noise_marks: int
+) -> tuple[int, list[int], list[int]]:
     """Walk up from ``start``: returns ``(summary node, path walked, noise children)``.
 
     The walk takes the parent while it holds at least ``min_new_marks`` marks more than
@@ -169,10 +168,13 @@ class ECON(Extractor):
 
     name = "econ"
 
-    def __init__(self, punctuation: str = DEFAULT_PUNCTUATION,
-                 min_snippet_marks: int = DEFAULT_MIN_SNIPPET_MARKS,
-                 min_new_marks: int = DEFAULT_MIN_NEW_MARKS,
-                 noise_marks: int = DEFAULT_NOISE_MARKS):
+    def __init__(
+        self,
+        punctuation: str = DEFAULT_PUNCTUATION,
+        min_snippet_marks: int = DEFAULT_MIN_SNIPPET_MARKS,
+        min_new_marks: int = DEFAULT_MIN_NEW_MARKS,
+        noise_marks: int = DEFAULT_NOISE_MARKS,
+    ):
         self.punctuation = punctuation
         self.min_snippet_marks = min_snippet_marks
         self.min_new_marks = min_new_marks
@@ -190,8 +192,9 @@ class ECON(Extractor):
         try:
             root = page.tree(plain=True)  # plain lxml elements: cheaper visits
         except PageError as exc:
-            return Extraction(text="", info={"n_nodes": 0, "summary_node": None,
-                                             "skipped": exc.reason})
+            return Extraction(
+                text="", info={"n_nodes": 0, "summary_node": None, "skipped": exc.reason}
+            )
         clean_tree(root)
         body = root.find(".//body")
         if body is None:
@@ -205,12 +208,15 @@ class ECON(Extractor):
         dropped = {counts.nodes[c] for c in noise}
         text = element_text(counts.nodes[summary], skip=dropped.__contains__ if dropped else None)
         path_of = root.getroottree().getpath
-        return Extraction(text=text, info={
-            **info,
-            "snippet_node": path_of(counts.nodes[start]),
-            "snippet_marks": counts.snippet_marks,
-            "summary_node": path_of(counts.nodes[summary]),
-            "summary_marks": counts.marks[summary],
-            "n_backtracked": len(path) - 1,
-            "n_noise": len(noise),
-        })
+        return Extraction(
+            text=text,
+            info={
+                **info,
+                "snippet_node": path_of(counts.nodes[start]),
+                "snippet_marks": counts.snippet_marks,
+                "summary_node": path_of(counts.nodes[summary]),
+                "summary_marks": counts.marks[summary],
+                "n_backtracked": len(path) - 1,
+                "n_noise": len(noise),
+            },
+        )

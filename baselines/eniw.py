@@ -143,8 +143,9 @@ class ENIW(Extractor):
 
     name = "eniw"
 
-    def __init__(self, unrelated_tags=UNRELATED_TAGS, include_title: bool = True,
-                 noisy_blocks: str = "text"):
+    def __init__(
+        self, unrelated_tags=UNRELATED_TAGS, include_title: bool = True, noisy_blocks: str = "text"
+    ):
         self.unrelated_tags = unrelated_tags
         self.include_title = include_title
         self.noisy_blocks = noisy_blocks
@@ -159,8 +160,17 @@ class ENIW(Extractor):
         try:
             root = page.tree()
         except PageError as exc:  # nothing to extract from an empty document
-            return Extraction(text="", info={"n_blocks": 0, "n_informative": 0, "n_noisy": 0,
-                                             "n_merged": 0, "n_empty": 0, "skipped": exc.reason})
+            return Extraction(
+                text="",
+                info={
+                    "n_blocks": 0,
+                    "n_informative": 0,
+                    "n_noisy": 0,
+                    "n_merged": 0,
+                    "n_empty": 0,
+                    "skipped": exc.reason,
+                },
+            )
         # comments are no tags and hold no visible text
         for c in list(root.iter(lxml.etree.Comment, lxml.etree.ProcessingInstruction)):
             if c.getparent() is not None:
@@ -178,7 +188,13 @@ class ENIW(Extractor):
         text = element_text(body if body is not None else root)
         if text:
             lines.append(text)
-        return Extraction(text="\n".join(lines), info={
-            "n_blocks": n_informative + n_noisy, "n_informative": n_informative,
-            "n_noisy": n_noisy, "n_merged": 0, "n_empty": n_empty,
-        })
+        return Extraction(
+            text="\n".join(lines),
+            info={
+                "n_blocks": n_informative + n_noisy,
+                "n_informative": n_informative,
+                "n_noisy": n_noisy,
+                "n_merged": 0,
+                "n_empty": n_empty,
+            },
+        )

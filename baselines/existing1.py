@@ -83,11 +83,20 @@ class Existing1(Extractor):
 
     name = "existing1"
 
-    def __init__(self, block_tags: list[str] | tuple[str, ...] = BLOCK_TAGS,
-                 bits: int = DEFAULT_BITS, k: int = DEFAULT_K, redundancy: str = "block",
-                 title_relevancy: str = "coverage", w_kr: float = 1.0, w_lp: float = 1.0,
-                 w_tr: float = 1.0, threshold: str | float = "mean",
-                 stoplist: str = "english", stemmer: str = "porter"):
+    def __init__(
+        self,
+        block_tags: list[str] | tuple[str, ...] = BLOCK_TAGS,
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        redundancy: str = "block",
+        title_relevancy: str = "coverage",
+        w_kr: float = 1.0,
+        w_lp: float = 1.0,
+        w_tr: float = 1.0,
+        threshold: str | float = "mean",
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.block_tags = block_tags
         self.bits = bits
         self.k = k
@@ -110,7 +119,16 @@ class Existing1(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         return extract_sketched(
-            page, self._weights, bits=self.bits, k=self.k, redundancy=self.redundancy,
-            title_relevancy=self.title_relevancy, weights=(self.w_kr, self.w_lp, self.w_tr),
-            threshold=self.threshold, enhanced=False, stoplist=self.stoplist,
-            stemmer=self.stemmer, block_tags=tuple(self.block_tags))
+            page,
+            self._weights,
+            bits=self.bits,
+            k=self.k,
+            redundancy=self.redundancy,
+            title_relevancy=self.title_relevancy,
+            weights=(self.w_kr, self.w_lp, self.w_tr),
+            threshold=self.threshold,
+            enhanced=False,
+            stoplist=self.stoplist,
+            stemmer=self.stemmer,
+            block_tags=tuple(self.block_tags),
+        )

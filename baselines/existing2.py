@@ -76,12 +76,22 @@ class Existing2(Extractor):
 
     name = "existing2"
 
-    def __init__(self, block_tags: list[str] | tuple[str, ...] = BLOCK_TAGS,
-                 bits: int = DEFAULT_BITS, k: int = DEFAULT_K, shingle: int = 1,
-                 sketching: str = "enhanced", redundancy: str = "block",
-                 title_relevancy: str = "coverage", w_kr: float = 1.0, w_lp: float = 1.0,
-                 w_tr: float = 1.0, threshold: str | float = "mean",
-                 stoplist: str = "english", stemmer: str = "porter"):
+    def __init__(
+        self,
+        block_tags: list[str] | tuple[str, ...] = BLOCK_TAGS,
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        shingle: int = 1,
+        sketching: str = "enhanced",
+        redundancy: str = "block",
+        title_relevancy: str = "coverage",
+        w_kr: float = 1.0,
+        w_lp: float = 1.0,
+        w_tr: float = 1.0,
+        threshold: str | float = "mean",
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.block_tags = block_tags
         self.bits = bits
         self.k = k
@@ -110,7 +120,16 @@ class Existing2(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         return extract_sketched(
-            page, self._weights, bits=self.bits, k=self.k, redundancy=self.redundancy,
-            title_relevancy=self.title_relevancy, weights=(self.w_kr, self.w_lp, self.w_tr),
-            threshold=self.threshold, enhanced=self.sketching == "enhanced",
-            stoplist=self.stoplist, stemmer=self.stemmer, block_tags=tuple(self.block_tags))
+            page,
+            self._weights,
+            bits=self.bits,
+            k=self.k,
+            redundancy=self.redundancy,
+            title_relevancy=self.title_relevancy,
+            weights=(self.w_kr, self.w_lp, self.w_tr),
+            threshold=self.threshold,
+            enhanced=self.sketching == "enhanced",
+            stoplist=self.stoplist,
+            stemmer=self.stemmer,
+            block_tags=tuple(self.block_tags),
+        )

@@ -63,9 +63,14 @@ class Hybridhash(Detector):
 
     name = "hybridhash"
 
-    def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
-                 shingle: int = DEFAULT_SHINGLE, stoplist: str = "english",
-                 stemmer: str = "porter"):
+    def __init__(
+        self,
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        shingle: int = DEFAULT_SHINGLE,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.bits = bits
         self.k = k
         self.shingle = shingle
@@ -82,8 +87,9 @@ class Hybridhash(Detector):
 
     def fingerprint(self, text: str) -> int | None:
         """The block's hybrid hash, or None when it has no terms."""
-        return hybrid_fingerprint(binary_vector(text, self.shingle, self.stoplist, self.stemmer),
-                                  self.bits)
+        return hybrid_fingerprint(
+            binary_vector(text, self.shingle, self.stoplist, self.stemmer), self.bits
+        )
 
     def distance(self, a: Any, b: Any) -> int:
         """Hamming distance of two fingerprints of this detector's width."""

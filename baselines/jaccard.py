@@ -30,6 +30,7 @@ from evalkit.core.validate import check_choice, check_int, check_share
 
 __all__ = ["DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "Jaccard", "features", "jaccard"]
 
+
 class Jaccard(Detector):
     """Near duplicates by exact Jaccard similarity of feature sets.
 
@@ -45,8 +46,13 @@ class Jaccard(Detector):
 
     name = "jaccard"
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD, shingle: int = DEFAULT_SHINGLE,
-                 stoplist: str = "english", stemmer: str = "porter"):
+    def __init__(
+        self,
+        threshold: float = DEFAULT_THRESHOLD,
+        shingle: int = DEFAULT_SHINGLE,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.threshold = threshold
         self.shingle = shingle
         self.stoplist = stoplist

@@ -142,15 +142,18 @@ class JustextStyle(Extractor):
 
     name = "justext_style"
 
-    def __init__(self, length_low: int = DEFAULT_LENGTH_LOW,
-                 length_high: int = DEFAULT_LENGTH_HIGH,
-                 stopwords_low: float = DEFAULT_STOPWORDS_LOW,
-                 stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
-                 max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
-                 max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
-                 no_headings: bool = False,
-                 stoplist: str = DEFAULT_STOPLIST,
-                 heading_pass_bug_compatible: bool = False):
+    def __init__(
+        self,
+        length_low: int = DEFAULT_LENGTH_LOW,
+        length_high: int = DEFAULT_LENGTH_HIGH,
+        stopwords_low: float = DEFAULT_STOPWORDS_LOW,
+        stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
+        max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
+        max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
+        no_headings: bool = False,
+        stoplist: str = DEFAULT_STOPLIST,
+        heading_pass_bug_compatible: bool = False,
+    ):
         self.length_low = length_low
         self.length_high = length_high
         self.stopwords_low = stopwords_low
@@ -183,13 +186,22 @@ class JustextStyle(Extractor):
         paras = make_paragraphs(root)
         stop = stopwords(self.stoplist)
         densities = [p.stopword_density(stop) for p in paras]
-        classify_context_free(paras, stop, length_low=self.length_low,
-                              length_high=self.length_high, stopwords_low=self.stopwords_low,
-                              stopwords_high=self.stopwords_high,
-                              max_link_density=self.max_link_density,
-                              no_headings=self.no_headings, densities=densities)
-        revise(paras, max_heading_distance=self.max_heading_distance,
-               heading_pass_bug_compatible=self.heading_pass_bug_compatible)
+        classify_context_free(
+            paras,
+            stop,
+            length_low=self.length_low,
+            length_high=self.length_high,
+            stopwords_low=self.stopwords_low,
+            stopwords_high=self.stopwords_high,
+            max_link_density=self.max_link_density,
+            no_headings=self.no_headings,
+            densities=densities,
+        )
+        revise(
+            paras,
+            max_heading_distance=self.max_heading_distance,
+            heading_pass_bug_compatible=self.heading_pass_bug_compatible,
+        )
         return paras, densities
 
     def extract(self, page: Page) -> Extraction:
@@ -201,13 +213,23 @@ class JustextStyle(Extractor):
             chars = len(text)
             # a paragraph's text is whitespace-normalised and never empty: its words are
             # its spaces plus one, and its preview its first characters
-            append(Block(i, "#paragraph", text=text[:PREVIEW_CHARS], words=text.count(" ") + 1,
-                         kept=cls == GOOD, scores={
-                             "chars": chars,
-                             # Paragraph.link_density, written out
-                             "link_density": round(p.link_chars / chars if chars else 0.0, 4),
-                             "stopword_density": round(density, 4)},
-                         attrs={"cf_class": p.cf_class, "class": cls, "heading": p.heading}))
+            append(
+                Block(
+                    i,
+                    "#paragraph",
+                    text=text[:PREVIEW_CHARS],
+                    words=text.count(" ") + 1,
+                    kept=cls == GOOD,
+                    scores={
+                        "chars": chars,
+                        # Paragraph.link_density, written out
+                        "link_density": round(p.link_chars / chars if chars else 0.0, 4),
+                        "stopword_density": round(density, 4),
+                    },
+                    attrs={"cf_class": p.cf_class, "class": cls, "heading": p.heading},
+                )
+            )
         good = [p.text for p in paras if p.cls == GOOD]
-        return Extraction(text="\n".join(good), blocks=blocks,
-                          info={"paragraphs": len(paras), "good": len(good)})
+        return Extraction(
+            text="\n".join(good), blocks=blocks, info={"paragraphs": len(paras), "good": len(good)}
+        )

@@ -60,9 +60,15 @@ class MinHash(Detector):
 
     name = "minhash"
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD, num_perm: int = DEFAULT_NUM_PERM,
-                 seed: int = DEFAULT_SEED, shingle: int = DEFAULT_SHINGLE,
-                 stoplist: str = "english", stemmer: str = "porter"):
+    def __init__(
+        self,
+        threshold: float = DEFAULT_THRESHOLD,
+        num_perm: int = DEFAULT_NUM_PERM,
+        seed: int = DEFAULT_SEED,
+        shingle: int = DEFAULT_SHINGLE,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.threshold = threshold
         self.num_perm = num_perm
         self.seed = seed

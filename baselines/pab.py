@@ -87,8 +87,18 @@ __all__ = [
 
 #: Table 3.1 of Kabir et al. (2015); ``img`` only counts with alt text
 TAG_PRIORITY = {
-    "h1": 1.0, "h2": 0.9, "h3": 0.8, "h4": 0.7, "h5": 0.6, "h6": 0.5,
-    "b": 0.4, "strong": 0.4, "img": 0.3, "a": 0.2, "i": 0.2, "p": 0.1,
+    "h1": 1.0,
+    "h2": 0.9,
+    "h3": 0.8,
+    "h4": 0.7,
+    "h5": 0.6,
+    "h6": 0.5,
+    "b": 0.4,
+    "strong": 0.4,
+    "img": 0.3,
+    "a": 0.2,
+    "i": 0.2,
+    "p": 0.1,
 }
 #: "medium level" tags: they start blocks but add nothing to a priority
 MEDIUM_TAGS = frozenset({"table", "ul", "ol"})
@@ -102,6 +112,7 @@ TITLE_PRIORITY = 1.0
 SEGMENTERS = ("tags", "vips")
 #: a block with a larger share of outer links is noise (§3.1.2)
 DEFAULT_MAX_OUTER_LINK_SHARE = 0.5
+
 
 def _tag(el) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
@@ -118,10 +129,15 @@ def tag_priority(el: lxml.html.HtmlElement) -> float:
 # what split_blocks needs to know of a tag, as bits: block-level (a line break),
 # invisible, may start a block (an img only with alt text), has a priority
 _BLOCK, _INVISIBLE, _STARTS, _PRIORITY = 1, 2, 4, 8
-_FLAGS = {tag: (_BLOCK * (tag in BLOCK_TAGS) | _INVISIBLE * (tag in INVISIBLE_TAGS)
-                | _STARTS * (tag in MEDIUM_TAGS or tag in TAG_PRIORITY)
-                | _PRIORITY * (tag in TAG_PRIORITY))
-          for tag in BLOCK_TAGS | INVISIBLE_TAGS | MEDIUM_TAGS | frozenset(TAG_PRIORITY)}
+_FLAGS = {
+    tag: (
+        _BLOCK * (tag in BLOCK_TAGS)
+        | _INVISIBLE * (tag in INVISIBLE_TAGS)
+        | _STARTS * (tag in MEDIUM_TAGS or tag in TAG_PRIORITY)
+        | _PRIORITY * (tag in TAG_PRIORITY)
+    )
+    for tag in BLOCK_TAGS | INVISIBLE_TAGS | MEDIUM_TAGS | frozenset(TAG_PRIORITY)
+}
 
 
 def _starts_block(el) -> bool:
@@ -142,8 +158,11 @@ def page_host(url: str | None, root: lxml.html.HtmlElement | None = None) -> str
     host = url_host(url)
     if host or root is None:
         return host
-    for xpath in ("//base/@href", "//link[@rel='canonical']/@href",
-                  "//meta[@property='og:url']/@content"):
+    for xpath in (
+        "//base/@href",
+        "//link[@rel='canonical']/@href",
+        "//meta[@property='og:url']/@content",
+    ):
         for value in root.xpath(xpath):
             host = url_host(str(value))
             if host:
@@ -263,8 +282,11 @@ def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[
                     elif not tag:
                         walker.skip_subtree()
                     continue
-                if f & _STARTS and node is not body and \
-                        (tag != "img" or (node.get("alt") or "").strip()):  # _starts_block
+                if (
+                    f & _STARTS
+                    and node is not body
+                    and (tag != "img" or (node.get("alt") or "").strip())
+                ):  # _starts_block
                     block = len(blocks)
                     blocks.append(node)
                     spans.append([len(parts), -1])
@@ -326,19 +348,31 @@ def split_blocks(body: lxml.html.HtmlElement, host: str | None = None) -> tuple[
             share, n_links = outer_link_share(el, host)
             out.append(Block(el, element_text(el), block_priority(el), share, n_links))
             continue
-        out.append(Block(el, join_lines(parts[span[0]:span[1]]), round(sums[i], 10),
-                         n_outer / n_links if n_links else 0.0, n_links))
-        outside.extend(parts[start:span[0]])
+        out.append(
+            Block(
+                el,
+                join_lines(parts[span[0] : span[1]]),
+                round(sums[i], 10),
+                n_outer / n_links if n_links else 0.0,
+                n_links,
+            )
+        )
+        outside.extend(parts[start : span[0]])
         start = span[1]
     outside.extend(parts[start:])
     return out, join_lines(outside)
 
 
-def _record(index: int, tag: str, priority: float, share: float, n_links: int,
-            reason: str | None = None) -> BlockRecord:
+def _record(
+    index: int, tag: str, priority: float, share: float, n_links: int, reason: str | None = None
+) -> BlockRecord:
     """A block's record before its text and fate are known (see :class:`PAB`)."""
-    return BlockRecord(index=index, tag=tag, reason=reason, scores={
-        "priority": priority, "outer_link_share": share, "n_links": n_links})
+    return BlockRecord(
+        index=index,
+        tag=tag,
+        reason=reason,
+        scores={"priority": priority, "outer_link_share": share, "n_links": n_links},
+    )
 
 
 class PAB(Extractor):
@@ -365,9 +399,14 @@ class PAB(Extractor):
 
     name = "pab"
 
-    def __init__(self, max_outer_link_share: float = DEFAULT_MAX_OUTER_LINK_SHARE,
-                 merge_duplicates: bool = True, segmenter: str = "tags",
-                 render: dict | None = None, pdoc: int = DEFAULT_PDOC):
+    def __init__(
+        self,
+        max_outer_link_share: float = DEFAULT_MAX_OUTER_LINK_SHARE,
+        merge_duplicates: bool = True,
+        segmenter: str = "tags",
+        render: dict | None = None,
+        pdoc: int = DEFAULT_PDOC,
+    ):
         self.max_outer_link_share = max_outer_link_share
         self.merge_duplicates = merge_duplicates
         self.segmenter = segmenter
@@ -399,25 +438,44 @@ class PAB(Extractor):
         subtree's text, tag priorities (itself included) and links."""
         layout = page.layouts.get(self.settings_.key())
         if layout is None:
-            raise RuntimeError("no rendered layout for this page (segmenter=vips: the harness "
-                               "renders pages for methods that need one)")
+            raise RuntimeError(
+                "no rendered layout for this page (segmenter=vips: the harness "
+                "renders pages for methods that need one)"
+            )
         tree = self.vips_.segment(root, layout)
         out = []
         for leaf in tree.leaves() if tree is not None else []:
             el = leaf.elements[0]
             share, n_links = outer_link_share(el, host)
-            out.append(Block(element=el, text=element_text(el), priority=block_priority(el),
-                             outer_link_share=share, n_links=n_links))
+            out.append(
+                Block(
+                    element=el,
+                    text=element_text(el),
+                    priority=block_priority(el),
+                    outer_link_share=share,
+                    n_links=n_links,
+                )
+            )
         return out
 
     def extract(self, page: Page) -> Extraction:
         try:
             root = page.tree()
         except PageError as exc:
-            return Extraction(text="", info={"n_blocks": 0, "n_informative": 0, "n_noisy": 0,
-                                             "n_merged": 0, "skipped": exc.reason})
+            return Extraction(
+                text="",
+                info={
+                    "n_blocks": 0,
+                    "n_informative": 0,
+                    "n_noisy": 0,
+                    "n_merged": 0,
+                    "skipped": exc.reason,
+                },
+            )
         host = page_host(page.url, root)
-        for el in list(root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction)):
+        for el in list(
+            root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction)
+        ):
             if el.getparent() is not None:  # contents go, the text after the element stays
                 el.drop_tree()
 
@@ -440,8 +498,16 @@ class PAB(Extractor):
             priority, reason = blk.priority, None
             if blk.outer_link_share > self.max_outer_link_share:
                 priority, reason = 0.0, "outer_links"
-            records.append(_record(len(records), _tag(blk.element), priority,
-                                   blk.outer_link_share, blk.n_links, reason))
+            records.append(
+                _record(
+                    len(records),
+                    _tag(blk.element),
+                    priority,
+                    blk.outer_link_share,
+                    blk.n_links,
+                    reason,
+                )
+            )
             texts.append(blk.text)
 
         if residual:  # text outside every block: one block without any tag of the table
@@ -468,7 +534,13 @@ class PAB(Extractor):
                 seen.setdefault(key, rec.index)
                 out.append(text)
         n_informative = sum(1 for r in records if r.scores["priority"] > 0)
-        return Extraction(text="\n".join(out), blocks=records, info={
-            "n_blocks": len(records), "n_informative": n_informative,
-            "n_noisy": len(records) - n_informative, "n_merged": n_merged,
-        })
+        return Extraction(
+            text="\n".join(out),
+            blocks=records,
+            info={
+                "n_blocks": len(records),
+                "n_informative": n_informative,
+                "n_noisy": len(records) - n_informative,
+                "n_merged": n_merged,
+            },
+        )

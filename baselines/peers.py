@@ -69,8 +69,10 @@ class PeerUnavailable(RuntimeError):
         self.peer = peer
         self.package = package
         why = f" ({detail})" if detail else ""
-        super().__init__(f"peer method {peer!r} needs the package {package!r}, which is not "
-                         f"available{why}; install it with `{INSTALL_HINT}`")
+        super().__init__(
+            f"peer method {peer!r} needs the package {package!r}, which is not "
+            f"available{why}; install it with `{INSTALL_HINT}`"
+        )
 
 
 def _html_for_library(page: Page) -> str:
@@ -100,8 +102,9 @@ class Peer(Extractor):
         try:
             return importlib.import_module(self.module)
         except ImportError as exc:
-            raise PeerUnavailable(self.name, self.package, f"import {self.module} failed: {exc}") \
-                from exc
+            raise PeerUnavailable(
+                self.name, self.package, f"import {self.module} failed: {exc}"
+            ) from exc
 
     def runtime_modules(self) -> list[str]:
         return [self.module]  # imported by name in _import
@@ -133,10 +136,15 @@ class Trafilatura(Peer):
         self.include_tables = include_tables
 
     def _run(self, lib, page):
-        return lib.extract(_html_for_library(page), url=page.url,
-                           include_comments=self.include_comments,
-                           include_tables=self.include_tables,
-                           favor_precision=False, favor_recall=False, output_format="txt")
+        return lib.extract(
+            _html_for_library(page),
+            url=page.url,
+            include_comments=self.include_comments,
+            include_tables=self.include_tables,
+            favor_precision=False,
+            favor_recall=False,
+            output_format="txt",
+        )
 
 
 class Justext(Peer):
@@ -150,10 +158,17 @@ class Justext(Peer):
     package = "justext"
     module = "justext"
 
-    def __init__(self, language: str = "English", length_low: int = 70, length_high: int = 200,
-                 stopwords_low: float = 0.30, stopwords_high: float = 0.32,
-                 max_link_density: float = 0.2, max_heading_distance: int = 200,
-                 no_headings: bool = False):
+    def __init__(
+        self,
+        language: str = "English",
+        length_low: int = 70,
+        length_high: int = 200,
+        stopwords_low: float = 0.30,
+        stopwords_high: float = 0.32,
+        max_link_density: float = 0.2,
+        max_heading_distance: int = 200,
+        no_headings: bool = False,
+    ):
         self.language = language
         self.length_low = length_low
         self.length_high = length_high
@@ -168,17 +183,23 @@ class Justext(Peer):
         if self.language != ALL_LANGUAGES:
             return lib.get_stoplist(self.language)
         if self._union is None:  # about 12,000 words from 100 lists: read once per object
-            self._union = frozenset().union(*(lib.get_stoplist(name)
-                                              for name in sorted(lib.get_stoplists())))
+            self._union = frozenset().union(
+                *(lib.get_stoplist(name) for name in sorted(lib.get_stoplists()))
+            )
         return self._union
 
     def _run(self, lib, page):
         paragraphs = lib.justext(
-            _html_for_library(page), self._stoplist(lib),
-            length_low=self.length_low, length_high=self.length_high,
-            stopwords_low=self.stopwords_low, stopwords_high=self.stopwords_high,
+            _html_for_library(page),
+            self._stoplist(lib),
+            length_low=self.length_low,
+            length_high=self.length_high,
+            stopwords_low=self.stopwords_low,
+            stopwords_high=self.stopwords_high,
             max_link_density=self.max_link_density,
-            max_heading_distance=self.max_heading_distance, no_headings=self.no_headings)
+            max_heading_distance=self.max_heading_distance,
+            no_headings=self.no_headings,
+        )
         return "\n".join(p.text for p in paragraphs if not p.is_boilerplate)
 
 
@@ -247,8 +268,10 @@ class HtmlText(Peer):
 
 
 #: registry name -> peer class (mirrors evalkit.harness.registry.METHODS)
-PEERS: dict[str, type[Peer]] = {cls.name: cls for cls in (
-    Trafilatura, Justext, ReadabilityLxml, Resiliparse, Boilerpy3, Goose3, HtmlText)}
+PEERS: dict[str, type[Peer]] = {
+    cls.name: cls
+    for cls in (Trafilatura, Justext, ReadabilityLxml, Resiliparse, Boilerpy3, Goose3, HtmlText)
+}
 
 
 def available(name: str) -> tuple[bool, str]:

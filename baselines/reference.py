@@ -12,7 +12,7 @@ from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page
 from evalkit.core.visible import visible_text
 
-__all__ = ["FullText", "Empty", "GoldText"]
+__all__ = ["Empty", "FullText", "GoldText"]
 
 
 class FullText(Extractor):

@@ -133,8 +133,9 @@ def clean(page: Page, stoplist: str, **thresholds) -> tuple[list[Paragraph], str
     root = page.tree(plain=True)
     title = " ".join(" ".join(el.itertext()) for el in root.iter("title"))
     paras = make_paragraphs(preprocess(root))
-    revision = {k: thresholds.pop(k) for k in ("max_heading_distance",
-                                               "heading_pass_bug_compatible")}
+    revision = {
+        k: thresholds.pop(k) for k in ("max_heading_distance", "heading_pass_bug_compatible")
+    }
     classify_context_free(paras, stopwords(stoplist), **thresholds)
     revise(paras, **revision)
     return paras, title
@@ -156,8 +157,9 @@ def cosine(a: Counter, b: Counter) -> float:
     return dot / norm
 
 
-def remove_duplicates(vectors: list[Counter], threshold: float = DEFAULT_DUPLICATE_THRESHOLD
-                      ) -> list[tuple[int, float] | None]:
+def remove_duplicates(
+    vectors: list[Counter], threshold: float = DEFAULT_DUPLICATE_THRESHOLD
+) -> list[tuple[int, float] | None]:
     """Stage 3: for each block, ``(index of the earlier kept block it duplicates, cosine)``
     or None. A block duplicates the first earlier kept block with cosine (Eq. 2,
     :func:`cosine`) >= ``threshold``. Dot products run over an index of the kept blocks'
@@ -203,9 +205,12 @@ def keyword_frequency(vector: Counter, n_words: int, top_k: int = DEFAULT_TOP_K)
     return sum(f for _, f in vector.most_common(top_k)) / n_words
 
 
-def position_feature(block_keywords: int, page_keywords: int,
-                     threshold: float = DEFAULT_POSITION_THRESHOLD,
-                     rule: str = "at_least") -> tuple[int, float]:
+def position_feature(
+    block_keywords: int,
+    page_keywords: int,
+    threshold: float = DEFAULT_POSITION_THRESHOLD,
+    rule: str = "at_least",
+) -> tuple[int, float]:
     """Eq. 6: ``(PF_s, T)`` with ``T`` = the block's keywords / the page's keywords;
     ``PF_s = 1`` when ``T >= threshold`` (``rule="at_least"``, the prose) or
     ``T <= threshold`` (``"at_most"``, the printed formula), else 0."""
@@ -214,8 +219,14 @@ def position_feature(block_keywords: int, page_keywords: int,
     return int(hit), ratio
 
 
-def sub_block_weight(tk: float, kf: float, pfs: float, alpha: float = DEFAULT_ALPHA,
-                     beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA) -> float:
+def sub_block_weight(
+    tk: float,
+    kf: float,
+    pfs: float,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    gamma: float = DEFAULT_GAMMA,
+) -> float:
     """Eq. 3: ``B_W' = alpha * T_k + beta * K_f + gamma * PF_s``."""
     return alpha * tk + beta * kf + gamma * pfs
 
@@ -248,25 +259,28 @@ class SanAye(Extractor):
 
     name = "san_aye"
 
-    def __init__(self, length_low: int = DEFAULT_LENGTH_LOW,
-                 length_high: int = DEFAULT_LENGTH_HIGH,
-                 stopwords_low: float = DEFAULT_STOPWORDS_LOW,
-                 stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
-                 max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
-                 max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
-                 no_headings: bool = False,
-                 stoplist: str = DEFAULT_STOPLIST,
-                 heading_pass_bug_compatible: bool = False,
-                 duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD,
-                 top_k: int = DEFAULT_TOP_K,
-                 keyword_total: str = "page",
-                 position_threshold: float = DEFAULT_POSITION_THRESHOLD,
-                 position_rule: str = "at_least",
-                 alpha: float = DEFAULT_ALPHA,
-                 beta: float = DEFAULT_BETA,
-                 gamma: float = DEFAULT_GAMMA,
-                 main_block: str = "run",
-                 select: str = "best_main_block"):
+    def __init__(
+        self,
+        length_low: int = DEFAULT_LENGTH_LOW,
+        length_high: int = DEFAULT_LENGTH_HIGH,
+        stopwords_low: float = DEFAULT_STOPWORDS_LOW,
+        stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
+        max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
+        max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
+        no_headings: bool = False,
+        stoplist: str = DEFAULT_STOPLIST,
+        heading_pass_bug_compatible: bool = False,
+        duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD,
+        top_k: int = DEFAULT_TOP_K,
+        keyword_total: str = "page",
+        position_threshold: float = DEFAULT_POSITION_THRESHOLD,
+        position_rule: str = "at_least",
+        alpha: float = DEFAULT_ALPHA,
+        beta: float = DEFAULT_BETA,
+        gamma: float = DEFAULT_GAMMA,
+        main_block: str = "run",
+        select: str = "best_main_block",
+    ):
         self.length_low = length_low
         self.length_high = length_high
         self.stopwords_low = stopwords_low
@@ -290,8 +304,9 @@ class SanAye(Extractor):
 
     def _validate(self) -> None:
         check_cleaning(self)
-        check_number("duplicate_threshold", self.duplicate_threshold, low=0.0, high=1.0,
-                     low_open=True)
+        check_number(
+            "duplicate_threshold", self.duplicate_threshold, low=0.0, high=1.0, low_open=True
+        )
         check_int("top_k", self.top_k, low=1)
         check_choice("keyword_total", self.keyword_total, KEYWORD_TOTALS)
         check_share("position_threshold", self.position_threshold)
@@ -310,18 +325,28 @@ class SanAye(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         stoplist = self.stoplist
-        paras, title = clean(page, stoplist, length_low=self.length_low,
-                             length_high=self.length_high, stopwords_low=self.stopwords_low,
-                             stopwords_high=self.stopwords_high,
-                             max_link_density=self.max_link_density, no_headings=self.no_headings,
-                             max_heading_distance=self.max_heading_distance,
-                             heading_pass_bug_compatible=self.heading_pass_bug_compatible)
+        paras, title = clean(
+            page,
+            stoplist,
+            length_low=self.length_low,
+            length_high=self.length_high,
+            stopwords_low=self.stopwords_low,
+            stopwords_high=self.stopwords_high,
+            max_link_density=self.max_link_density,
+            no_headings=self.no_headings,
+            max_heading_distance=self.max_heading_distance,
+            heading_pass_bug_compatible=self.heading_pass_bug_compatible,
+        )
         good = [i for i, p in enumerate(paras) if p.cls == GOOD]
         # every paragraph's keywords at once: the good ones' vectors and Eq. 6's page total
         keywords = terms_many([p.text for p in paras], stoplist=stoplist, stemmer="none")
         vectors = {i: Counter(keywords[i]) for i in good}
-        dups = {i: None if d is None else (good[d[0]], d[1]) for i, d in
-                zip(good, remove_duplicates([vectors[i] for i in good], self.duplicate_threshold))}
+        dups = {
+            i: None if d is None else (good[d[0]], d[1])
+            for i, d in zip(
+                good, remove_duplicates([vectors[i] for i in good], self.duplicate_threshold)
+            )
+        }
         kept = [i for i in good if dups[i] is None]
         # Eq. 4-6 need the page's totals
         counted = paras if self.keyword_total == "page" else [paras[i] for i in good]
@@ -333,10 +358,16 @@ class SanAye(Extractor):
             vec = vectors[i]
             tk = title_relevancy(vec, title_keywords)
             kf = keyword_frequency(vec, n_words, self.top_k)
-            pfs, ratio = position_feature(sum(vec.values()), page_keywords,
-                                          self.position_threshold, self.position_rule)
-            parts[i] = (tk, kf, pfs, ratio,
-                        sub_block_weight(tk, kf, pfs, self.alpha, self.beta, self.gamma))
+            pfs, ratio = position_feature(
+                sum(vec.values()), page_keywords, self.position_threshold, self.position_rule
+            )
+            parts[i] = (
+                tk,
+                kf,
+                pfs,
+                ratio,
+                sub_block_weight(tk, kf, pfs, self.alpha, self.beta, self.gamma),
+            )
         # Eq. 7 over the runs of noiseless paragraphs; duplicates stay in their run, unweighted
         is_good = [p.cls == GOOD for p in paras]
         runs = main_blocks(is_good)
@@ -346,13 +377,23 @@ class SanAye(Extractor):
             run_of.update((i, r) for i in run)
         best = max(range(len(runs)), key=lambda r: (run_weight[r], -r)) if runs else None
         chosen = {i for i in kept if self.select == "all" or run_of[i] == best}
-        blocks = [self._block(i, p, dups.get(i), parts.get(i), run_of, run_weight, chosen)
-                  for i, p in enumerate(paras)]
+        blocks = [
+            self._block(i, p, dups.get(i), parts.get(i), run_of, run_weight, chosen)
+            for i, p in enumerate(paras)
+        ]
         out = [paras[i].text for i in sorted(chosen)]
-        return Extraction(text="\n".join(out), blocks=blocks, info={
-            "paragraphs": len(paras), "noiseless": len(good), "duplicates": len(good) - len(kept),
-            "main_blocks": len(runs), "kept": len(out),
-            "best_main_block": -1 if best is None else best})
+        return Extraction(
+            text="\n".join(out),
+            blocks=blocks,
+            info={
+                "paragraphs": len(paras),
+                "noiseless": len(good),
+                "duplicates": len(good) - len(kept),
+                "main_blocks": len(runs),
+                "kept": len(out),
+                "best_main_block": -1 if best is None else best,
+            },
+        )
 
     @staticmethod
     def _block(i, p, dup, part, run_of, run_weight, chosen) -> Block:
@@ -368,11 +409,24 @@ class SanAye(Extractor):
             stage, rule = "importance", "main_block"
         if part is not None:
             tk, kf, pfs, ratio, weight = part
-            scores.update(tk=round(tk, 4), kf=round(kf, 4), pfs=pfs, t_ratio=round(ratio, 4),
-                          weight=round(weight, 4))
+            scores.update(
+                tk=round(tk, 4),
+                kf=round(kf, 4),
+                pfs=pfs,
+                t_ratio=round(ratio, 4),
+                weight=round(weight, 4),
+            )
         if i in run_of:
             scores.update(main_block=run_of[i], main_weight=round(run_weight[run_of[i]], 4))
-        return Block(i, "#paragraph", text=text[:PREVIEW_CHARS], words=text.count(" ") + 1,
-                     kept=i in chosen, stage=stage, rule=rule,
-                     duplicate_of=None if dup is None else dup[0], scores=scores,
-                     attrs={"cf_class": p.cf_class, "class": p.cls})
+        return Block(
+            i,
+            "#paragraph",
+            text=text[:PREVIEW_CHARS],
+            words=text.count(" ") + 1,
+            kept=i in chosen,
+            stage=stage,
+            rule=rule,
+            duplicate_of=None if dup is None else dup[0],
+            scores=scores,
+            attrs={"cf_class": p.cf_class, "class": p.cls},
+        )

@@ -56,8 +56,13 @@ class Simhash(Detector):
 
     name = "simhash"
 
-    def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
-                 stoplist: str = "english", stemmer: str = "porter"):
+    def __init__(
+        self,
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+    ):
         self.bits = bits
         self.k = k
         self.stoplist = stoplist

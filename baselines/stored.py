@@ -53,8 +53,18 @@ from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_g
 from evalkit.core.validate import ParamError, check_choice, check_int
 from evalkit.core.visible import visible_text
 
-__all__ = ["DEFAULT_MAX_BYTES", "FOLDER_SUFFIXES", "FORMATS", "GOLD_FIELDS", "ID_FIELDS", "TEXT_FIELDS", "MissingOutput",
-           "Stored", "StoredFileError", "read_outputs"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FOLDER_SUFFIXES",
+    "FORMATS",
+    "GOLD_FIELDS",
+    "ID_FIELDS",
+    "TEXT_FIELDS",
+    "MissingOutput",
+    "Stored",
+    "StoredFileError",
+    "read_outputs",
+]
 
 FORMATS = ("auto", "folder", "aeb", "jsonl")
 #: id fields a JSON line may use, in the order they are looked for (Bevendorff et al.:
@@ -94,12 +104,14 @@ def _format_of(path: Path, fmt: str) -> str:
         return "jsonl"
     if name.endswith(".json"):
         return "aeb"
-    raise StoredFileError(f"{path}: cannot tell the format from the name; set format "
-                          "(folder, aeb or jsonl)")
+    raise StoredFileError(
+        f"{path}: cannot tell the format from the name; set format (folder, aeb or jsonl)"
+    )
 
 
-def _read_bytes(path: Path, max_bytes: int | None = DEFAULT_MAX_BYTES,
-                root: Path | None = None) -> bytes:
+def _read_bytes(
+    path: Path, max_bytes: int | None = DEFAULT_MAX_BYTES, root: Path | None = None
+) -> bytes:
     """A stored file's bytes (a .gz file decompressed) through the read gate
     (evalkit.core.capped): inside ``root`` (a folder's files), its size and decompressed
     size checked against ``max_bytes`` before they are in memory."""
@@ -119,8 +131,7 @@ def _text_value(value: Any, where: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise StoredFileError(f"{where}: the text is a JSON {type(value).__name__}, "
-                              "not a string")
+        raise StoredFileError(f"{where}: the text is a JSON {type(value).__name__}, not a string")
     return value
 
 
@@ -129,42 +140,51 @@ def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
         data = loads(raw, path)  # json detects UTF-8/16/32 and a UTF-8 byte-order mark
     except DataFileError as exc:  # cut off, nested too deeply, not text
         raise StoredFileError(str(exc)) from None
-    if isinstance(data, dict) and set(data) <= {"version", "output"} \
-            and isinstance(data.get("output"), dict):
+    if (
+        isinstance(data, dict)
+        and set(data) <= {"version", "output"}
+        and isinstance(data.get("output"), dict)
+    ):
         data = data["output"]  # the benchmark's {"version": ..., "output": {...}} wrapper
     if not isinstance(data, dict):
-        raise StoredFileError(f"{path}: expected a JSON object mapping page ids to "
-                              '{"articleBody": ...}')
+        raise StoredFileError(
+            f'{path}: expected a JSON object mapping page ids to {{"articleBody": ...}}'
+        )
     field = text_field or "articleBody"
     out = {}
     for key, item in data.items():
         if isinstance(item, dict):
             item = item.get(field)
         elif item is not None and not isinstance(item, str):
-            raise StoredFileError(f"{path}: page {key!r}: expected an object with "
-                                  f"{field!r}, got a JSON {type(item).__name__}")
+            raise StoredFileError(
+                f"{path}: page {key!r}: expected an object with "
+                f"{field!r}, got a JSON {type(item).__name__}"
+            )
         out[key] = _text_value(item, f"{path}: page {key!r}")
     return out
 
 
-def _pick(record: dict, given: str | None, names: tuple[str, ...], what: str,
-          where: str) -> Any:
+def _pick(record: dict, given: str | None, names: tuple[str, ...], what: str, where: str) -> Any:
     if given is not None:
         if given not in record:
             raise StoredFileError(f"{where}: no {what} field {given!r}")
         return record[given]
     found = [n for n in names if n in record]
     if not found:
-        raise StoredFileError(f"{where}: no {what} field (looked for {', '.join(names)}; "
-                              f"set {what}_field)")
+        raise StoredFileError(
+            f"{where}: no {what} field (looked for {', '.join(names)}; set {what}_field)"
+        )
     if len(found) > 1:
-        raise StoredFileError(f"{where}: {len(found)} {what} fields ({', '.join(found)}); "
-                              f"set {what}_field to say which one")
+        raise StoredFileError(
+            f"{where}: {len(found)} {what} fields ({', '.join(found)}); "
+            f"set {what}_field to say which one"
+        )
     return record[found[0]]
 
 
-def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
-                text_field: str | None) -> dict[str, str]:
+def _read_jsonl(
+    path: Path, raw: bytes, id_field: str | None, text_field: str | None
+) -> dict[str, str]:
     try:
         # lines end at \n only: str.splitlines also cuts at U+2028, \x1c and others, which
         # JSON allows raw inside a string (WCEB's l3s-gn1 outputs hold U+2028)
@@ -181,16 +201,19 @@ def _read_jsonl(path: Path, raw: bytes, id_field: str | None,
         except DataFileError as exc:  # cut off, nested too deeply, a key twice
             raise StoredFileError(str(exc)) from None
         if not isinstance(record, dict):
-            raise StoredFileError(f"{where}: expected a JSON object, got a JSON "
-                                  f"{type(record).__name__}")
+            raise StoredFileError(
+                f"{where}: expected a JSON object, got a JSON {type(record).__name__}"
+            )
         key = _pick(record, id_field, ID_FIELDS, "id", where)
         if not isinstance(key, (str, int)) or isinstance(key, bool):
             raise StoredFileError(f"{where}: the page id is a JSON {type(key).__name__}")
         key = str(key)
         gold = [f for f in GOLD_FIELDS if f in record]
         if gold and text_field is None:
-            raise StoredFileError(f"{where}: the line holds gold too ({', '.join(gold)}); set "
-                                  "text_field to the tool's field")
+            raise StoredFileError(
+                f"{where}: the line holds gold too ({', '.join(gold)}); set "
+                "text_field to the tool's field"
+            )
         text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
         if out.get(key, text) != text:
             raise StoredFileError(f"{where}: page {key!r} again, with another text")
@@ -227,18 +250,21 @@ def _folder_files(path: Path) -> dict[str, Path | _Refused]:
         if suffix not in FOLDER_SUFFIXES:
             continue
         if file.is_symlink() and _leaves(file, path):
-            key = file.name[:-len(suffix)]
+            key = file.name[: -len(suffix)]
             if key in out:
                 raise StoredFileError(f"{path}: page {key!r} has two files")
-            out[key] = _Refused(f"{file}: a symbolic link leading out of the stored folder "
-                                f"{path}; not read")
+            out[key] = _Refused(
+                f"{file}: a symbolic link leading out of the stored folder {path}; not read"
+            )
             continue
         if not file.is_file():
             continue
-        key = file.name[:-len(suffix)]
+        key = file.name[: -len(suffix)]
         if key in out:
-            raise StoredFileError(f"{path}: page {key!r} has two files, "
-                                  f"{getattr(out[key], 'name', 'a link')} and {file.name}")
+            raise StoredFileError(
+                f"{path}: page {key!r} has two files, "
+                f"{getattr(out[key], 'name', 'a link')} and {file.name}"
+            )
         out[key] = file
     return out
 
@@ -257,9 +283,13 @@ def _folder_text(file: Path | _Refused, max_bytes: int | None = DEFAULT_MAX_BYTE
         raise
 
 
-def read_outputs(path: str | os.PathLike, fmt: str = "auto", id_field: str | None = None,
-                 text_field: str | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[str, str]:
+def read_outputs(
+    path: str | os.PathLike,
+    fmt: str = "auto",
+    id_field: str | None = None,
+    text_field: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> dict[str, str]:
     """``{page id: text}`` of one stored file or folder (HTML reduced to visible text).
 
     Raises :class:`StoredFileError` naming the file (and line) for anything unreadable, a
@@ -316,8 +346,13 @@ def _listed(path: Path) -> dict[str, Path]:
     return hit[1]
 
 
-def _loaded(path: Path, fmt: str, id_field: str | None,
-            text_field: str | None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[str, str]:
+def _loaded(
+    path: Path,
+    fmt: str,
+    id_field: str | None,
+    text_field: str | None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> dict[str, str]:
     st = path.stat()
     key, sig = (str(path), fmt, id_field, text_field, max_bytes), (st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
@@ -368,9 +403,14 @@ class Stored(Extractor):
 
     name = "stored"
 
-    def __init__(self, path: str | Mapping[str, str] | None = None, format: str = "auto",
-                 id_field: str | None = None, text_field: str | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES):
+    def __init__(
+        self,
+        path: str | Mapping[str, str] | None = None,
+        format: str = "auto",
+        id_field: str | None = None,
+        text_field: str | None = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
+    ):
         self.path = path
         self.format = format
         self.id_field = id_field
@@ -382,8 +422,10 @@ class Stored(Extractor):
     def _path_for(self, dataset: str) -> Path:
         if isinstance(self.path, Mapping):
             if dataset not in self.path:
-                raise MissingOutput(f"no stored outputs for data set {dataset!r} (path "
-                                    f"names {', '.join(map(str, self.path))})")
+                raise MissingOutput(
+                    f"no stored outputs for data set {dataset!r} (path "
+                    f"names {', '.join(map(str, self.path))})"
+                )
             return _absolute(self.path[dataset])
         return _absolute(str(self.path).replace(DATASET, dataset))
 
@@ -427,8 +469,12 @@ class Stored(Extractor):
         for file in files:
             stem = _stem(file)
             if stem in rows:
-                raise ParamError("path", path, f"two files are named {stem!r} "
-                                 f"({rows[stem]['path']} and {file}): each row needs its own name")
+                raise ParamError(
+                    "path",
+                    path,
+                    f"two files are named {stem!r} "
+                    f"({rows[stem]['path']} and {file}): each row needs its own name",
+                )
             rows[stem] = {**params, "path": str(_absolute(file))}
         return rows
 
@@ -437,8 +483,10 @@ class Stored(Extractor):
     def _validate(self) -> None:
         check_choice("format", self.format, FORMATS)
         check_int("max_bytes", self.max_bytes, low=1, allow_none=True)
-        want = ("a file or folder of stored outputs, a path holding {dataset}, or a mapping "
-                "data set -> path")
+        want = (
+            "a file or folder of stored outputs, a path holding {dataset}, or a mapping "
+            "data set -> path"
+        )
         if isinstance(self.path, Mapping):
             if not self.path or not all(isinstance(p, str) for p in self.path.values()):
                 raise ParamError("path", self.path, f"must be {want}")
@@ -456,8 +504,9 @@ class Stored(Extractor):
             if _format_of(file, self.format) == "folder":
                 _folder_files(file)  # its files are read page by page; a bad one fails its page
             else:
-                read_outputs(file, self.format, self.id_field, self.text_field,
-                             self.max_bytes)  # names the file
+                read_outputs(
+                    file, self.format, self.id_field, self.text_field, self.max_bytes
+                )  # names the file
 
     def resolved_params(self) -> dict[str, Any]:
         """The parameters plus each readable stored file's format and sha256: the cache key
@@ -465,8 +514,10 @@ class Stored(Extractor):
         files = {}
         for file in self.files():
             if file.exists():
-                files[str(file)] = {"format": _format_of(file, self.format),
-                                    "sha256": _digest(file, self.format, self.max_bytes)}
+                files[str(file)] = {
+                    "format": _format_of(file, self.format),
+                    "sha256": _digest(file, self.format, self.max_bytes),
+                }
         return {**self.get_params(), "files": files}
 
     def extract(self, page: Page) -> Extraction:
@@ -491,6 +542,10 @@ class Stored(Extractor):
         if not unknown:
             return {}
         shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
-        return {"file": str(path), "n_unknown_ids": len(unknown), "unknown_ids": unknown,
-                "warning": f"{len(unknown)} of {len(stored)} stored ids in {path} are no page "
-                           f"of {dataset} in this run ({shown}); listed in run.json"}
+        return {
+            "file": str(path),
+            "n_unknown_ids": len(unknown),
+            "unknown_ids": unknown,
+            "warning": f"{len(unknown)} of {len(stored)} stored ids in {path} are no page "
+            f"of {dataset} in this run ({shown}); listed in run.json",
+        }

@@ -84,10 +84,25 @@ __all__ = [
 #: elements whose background attribute or background-image style marks them as decoration
 BACKGROUND_TAGS = ("td", "tr", "table", "div", "body")
 #: hosts of popular ad providers (subdomains match too); our list, the paper names none
-AD_HOSTS = ("doubleclick.net", "googlesyndication.com", "googleadservices.com",
-            "adservice.google.com", "amazon-adsystem.com", "adnxs.com", "advertising.com",
-            "criteo.com", "criteo.net", "taboola.com", "outbrain.com", "pubmatic.com",
-            "rubiconproject.com", "openx.net", "adform.net", "media.net", "zedo.com")
+AD_HOSTS = (
+    "doubleclick.net",
+    "googlesyndication.com",
+    "googleadservices.com",
+    "adservice.google.com",
+    "amazon-adsystem.com",
+    "adnxs.com",
+    "advertising.com",
+    "criteo.com",
+    "criteo.net",
+    "taboola.com",
+    "outbrain.com",
+    "pubmatic.com",
+    "rubiconproject.com",
+    "openx.net",
+    "adform.net",
+    "media.net",
+    "zedo.com",
+)
 #: the seed paper's advertisement keywords (matched case-insensitively)
 AD_KEYWORDS = ("ad", "ads", "adsbygoogle", "banner", "adsense")
 #: how a keyword is found in an id or class value
@@ -110,8 +125,16 @@ BLOCK_TAGS = ("div", "td")
 #: what a utility link or search form removes: its innermost block, or itself
 UTILITY_SCOPES = ("block", "link")
 #: the rules in the order they run
-RULES = ("background", "offsite_image", "ad_host", "ad_keyword", "iab_size", "plugin",
-         "utility_link", "structural")
+RULES = (
+    "background",
+    "offsite_image",
+    "ad_host",
+    "ad_keyword",
+    "iab_size",
+    "plugin",
+    "utility_link",
+    "structural",
+)
 #: removed with their contents before the rules (comments too)
 REMOVED_TAGS = frozenset({"script", "style", "noscript"})
 
@@ -198,7 +221,9 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
     plugin_tags = frozenset(settings["plugin_tags"])
     social = frozenset(h.lower() for h in settings["social_hosts"])
     utility = frozenset(w.lower() for w in settings["utility_words"])
-    blocks = frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
+    blocks = (
+        frozenset(settings["block_tags"]) if settings["utility_scope"] == "block" else frozenset()
+    )
     structural = frozenset(settings["structural_tags"])
     search_names = frozenset(n.lower() for n in settings["search_names"])
     special = size_tags | plugin_tags | structural | {"a", "form"}  # tags later rules name
@@ -211,8 +236,11 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
 
     def marked(value: str) -> bool:
         low = value.lower()
-        hit = seen[value] = (keyword_re is not None and any(c in low for c in cores)
-                             and keyword_re.search(value) is not None)
+        hit = seen[value] = (
+            keyword_re is not None
+            and any(c in low for c in cores)
+            and keyword_re.search(value) is not None
+        )
         return hit
 
     def keyword_hit(get) -> bool:
@@ -254,7 +282,8 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
         if tag in bg_tags:  # the first rule, tested here so that a plain div takes the fast path
             style = get("style")
             if get("background") is not None or (
-                    style and "background" in style.lower() and _BG_STYLE.search(style)):
+                style and "background" in style.lower() and _BG_STYLE.search(style)
+            ):
                 append((el, "background"))
                 continue
         src, href = get("src"), get("href")
@@ -279,8 +308,13 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
                     append((el, "ad_keyword"))
             continue
         link = href or src
-        if (tag == "img" and page_domain and src and url_host(src)
-              and registrable_domain(url_host(src)) != page_domain):
+        if (
+            tag == "img"
+            and page_domain
+            and src
+            and url_host(src)
+            and registrable_domain(url_host(src)) != page_domain
+        ):
             append((el, "offsite_image"))
         elif link and ad_hosts and on_host(link, ad_hosts):
             append((el, "ad_host"))
@@ -290,9 +324,13 @@ def find_noise(body, settings: dict, page_url: str | None) -> list[tuple[object,
             append((el, "iab_size"))
         elif tag in plugin_tags and (tag != "iframe" or src):
             append((el, "plugin"))
-        elif ((tag == "a" and ((href and social and on_host(href, social))
-                               or (utility_re is not None and utility_link(el))))
-              or (tag == "form" and _is_search_form(el, search_names))):
+        elif (
+            tag == "a"
+            and (
+                (href and social and on_host(href, social))
+                or (utility_re is not None and utility_link(el))
+            )
+        ) or (tag == "form" and _is_search_form(el, search_names)):
             append((_innermost_block(el, blocks, body), "utility_link"))
         elif tag in structural:
             append((el, "structural"))
@@ -308,16 +346,19 @@ def _text_stylesheet():
     invisible = "|".join(sorted(INVISIBLE_TAGS))
     lines = "|".join(sorted(LINE_TAGS))
     newline = "<xsl:text>&#10;</xsl:text>"
-    return lxml.etree.XSLT(lxml.etree.XML(
-        '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
-        '<xsl:output method="text" encoding="UTF-8"/>'
-        '<xsl:template match="/"><xsl:choose>'
-        '<xsl:when test="/*[1]//body"><xsl:apply-templates select="(/*[1]//body)[1]"/></xsl:when>'
-        '<xsl:otherwise><xsl:apply-templates select="/*[1]"/></xsl:otherwise>'
-        '</xsl:choose></xsl:template>'
-        f'<xsl:template match="{invisible}|comment()|processing-instruction()"/>'
-        f'<xsl:template match="{lines}">{newline}<xsl:apply-templates/>{newline}</xsl:template>'
-        '</xsl:stylesheet>'))
+    return lxml.etree.XSLT(
+        lxml.etree.XML(
+            '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+            '<xsl:output method="text" encoding="UTF-8"/>'
+            '<xsl:template match="/"><xsl:choose>'
+            '<xsl:when test="/*[1]//body"><xsl:apply-templates select="(/*[1]//body)[1]"/></xsl:when>'
+            '<xsl:otherwise><xsl:apply-templates select="/*[1]"/></xsl:otherwise>'
+            "</xsl:choose></xsl:template>"
+            f'<xsl:template match="{invisible}|comment()|processing-instruction()"/>'
+            f'<xsl:template match="{lines}">{newline}<xsl:apply-templates/>{newline}</xsl:template>'
+            "</xsl:stylesheet>"
+        )
+    )
 
 
 def body_text(root) -> str:
@@ -329,12 +370,17 @@ def body_text(root) -> str:
 
 def _check_sizes(value) -> None:
     ok = isinstance(value, (list, tuple)) and all(
-        isinstance(s, (list, tuple)) and len(s) == 2
+        isinstance(s, (list, tuple))
+        and len(s) == 2
         and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in s)
-        for s in value)
+        for s in value
+    )
     if not ok:
-        raise ParamError("iab_sizes", value, "must be a list of [width, height] pairs of "
-                                             "whole numbers > 0, e.g. [[468,60]]")
+        raise ParamError(
+            "iab_sizes",
+            value,
+            "must be a list of [width, height] pairs of whole numbers > 0, e.g. [[468,60]]",
+        )
 
 
 class TagBased(Extractor):
@@ -345,11 +391,22 @@ class TagBased(Extractor):
 
     name = "tag_based"
 
-    def __init__(self, background_tags=BACKGROUND_TAGS, ad_hosts=AD_HOSTS,
-                 ad_keywords=AD_KEYWORDS, keyword_match: str = "token", iab_sizes=IAB_SIZES,
-                 size_tags=SIZE_TAGS, plugin_tags=PLUGIN_TAGS, social_hosts=SOCIAL_HOSTS,
-                 utility_words=UTILITY_WORDS, search_names=SEARCH_NAMES, block_tags=BLOCK_TAGS,
-                 utility_scope: str = "block", structural_tags=()):
+    def __init__(
+        self,
+        background_tags=BACKGROUND_TAGS,
+        ad_hosts=AD_HOSTS,
+        ad_keywords=AD_KEYWORDS,
+        keyword_match: str = "token",
+        iab_sizes=IAB_SIZES,
+        size_tags=SIZE_TAGS,
+        plugin_tags=PLUGIN_TAGS,
+        social_hosts=SOCIAL_HOSTS,
+        utility_words=UTILITY_WORDS,
+        search_names=SEARCH_NAMES,
+        block_tags=BLOCK_TAGS,
+        utility_scope: str = "block",
+        structural_tags=(),
+    ):
         self.background_tags = background_tags
         self.ad_hosts = ad_hosts
         self.ad_keywords = ad_keywords
@@ -366,9 +423,18 @@ class TagBased(Extractor):
         self._validate()
 
     def _validate(self) -> None:
-        for name in ("background_tags", "ad_hosts", "ad_keywords", "size_tags", "plugin_tags",
-                     "social_hosts", "utility_words", "search_names", "block_tags",
-                     "structural_tags"):
+        for name in (
+            "background_tags",
+            "ad_hosts",
+            "ad_keywords",
+            "size_tags",
+            "plugin_tags",
+            "social_hosts",
+            "utility_words",
+            "search_names",
+            "block_tags",
+            "structural_tags",
+        ):
             check_str_list(name, getattr(self, name), allow_empty=True)
         check_choice("keyword_match", self.keyword_match, KEYWORD_MATCH)
         check_choice("utility_scope", self.utility_scope, UTILITY_SCOPES)
@@ -379,8 +445,9 @@ class TagBased(Extractor):
             root = page.tree(plain=True)  # plain lxml elements: cheaper visits
         except PageError as exc:
             return Extraction(text="", info={"n_removed": 0, "skipped": exc.reason})
-        doomed = list(root.iter(*REMOVED_TAGS, lxml.etree.Comment,
-                                lxml.etree.ProcessingInstruction))
+        doomed = list(
+            root.iter(*REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction)
+        )
         for el in doomed:
             if el.getparent() is not None:
                 drop_tree(el)
@@ -392,13 +459,24 @@ class TagBased(Extractor):
         for el, rule in found:
             counts[rule] += 1
         if any(el is body for el, _ in found):  # the body itself is noise: nothing is left
-            return Extraction(text="", info={"n_removed": len(found), "body_removed": True,
-                                             **{f"n_{r}": k for r, k in counts.items()}})
+            return Extraction(
+                text="",
+                info={
+                    "n_removed": len(found),
+                    "body_removed": True,
+                    **{f"n_{r}": k for r, k in counts.items()},
+                },
+            )
         for el, _ in found:
             # an element inside one removed before is gone with it (its parent chain
             # no longer reaches the body); removing it again would be harmless but wasted
             if el.getparent() is not None:
                 drop_tree(el)
-        return Extraction(text=body_text(root), info={
-            "n_removed": len(found), "body_removed": False,
-            **{f"n_{r}": k for r, k in counts.items()}})
+        return Extraction(
+            text=body_text(root),
+            info={
+                "n_removed": len(found),
+                "body_removed": False,
+                **{f"n_{r}": k for r, k in counts.items()},
+            },
+        )

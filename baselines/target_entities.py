@@ -95,11 +95,32 @@ __all__ = [
 DEFAULT_TEMPLATES = DEFAULT_FOLDER
 #: removed from a container before its text is taken ("images, image captions, ad or other
 #: similar contents"; forms and media carry no news text)
-CLEAN_TAGS = ("img", "picture", "figure", "figcaption", "video", "audio", "form", "button",
-              "select", "textarea", "input", "aside")
+CLEAN_TAGS = (
+    "img",
+    "picture",
+    "figure",
+    "figcaption",
+    "video",
+    "audio",
+    "form",
+    "button",
+    "select",
+    "textarea",
+    "input",
+    "aside",
+)
 #: class or id words that mark an advertisement component
-AD_WORDS = ("ad", "ads", "advert", "advertisement", "adsense", "sponsor", "sponsored", "promo",
-            "banner")
+AD_WORDS = (
+    "ad",
+    "ads",
+    "advert",
+    "advertisement",
+    "adsense",
+    "sponsor",
+    "sponsored",
+    "promo",
+    "banner",
+)
 CONTAINERS = ("element", "stage_parent")
 PARTIALS = ("none", "best")
 FALLBACKS = ("failure", "empty")
@@ -150,37 +171,43 @@ def match_components(root, template: Template) -> list[Match]:
     _, position = dom_components(root)
     rows = []
     for role in template.entities:
-        for alt, (entity, xpath) in enumerate(zip(template.entities[role],
-                                                  template.xpaths[role])):
+        for alt, (entity, xpath) in enumerate(zip(template.entities[role], template.xpaths[role])):
             for el in root.xpath(xpath):
                 rows.append(Match(role, alt, entity, position[id(el)], el))
     rows.sort(key=lambda m: (m.position, ROLES.index(m.role), m.alternative))
     return rows
 
 
-def anchor_combination(template: Template, rows: list[Match], partial: str = "none"
-                       ) -> dict[str, int] | None:
+def anchor_combination(
+    template: Template, rows: list[Match], partial: str = "none"
+) -> dict[str, int] | None:
     """Steps 2 and 8-11: ``{role: alternative}`` of the first combination (in the order of
     preference) whose every entity matched; None when none does. ``partial="best"``: else
     the combination with the most matched roles among those whose body matched."""
     matched = {(m.role, m.alternative) for m in rows}
     roles = list(template.entities)
-    combos = [dict(zip(roles, c)) for c in
-              itertools.product(*(range(len(template.entities[r])) for r in roles))]
+    combos = [
+        dict(zip(roles, c))
+        for c in itertools.product(*(range(len(template.entities[r])) for r in roles))
+    ]
     for combo in combos:
         if all((r, a) in matched for r, a in combo.items()):
             return combo
     if partial == "best":
-        scored = [(sum((r, a) in matched for r, a in c.items()), -i, c)
-                  for i, c in enumerate(combos) if ("body", c["body"]) in matched]
+        scored = [
+            (sum((r, a) in matched for r, a in c.items()), -i, c)
+            for i, c in enumerate(combos)
+            if ("body", c["body"]) in matched
+        ]
         if scored:
             best = max(scored, key=lambda s: s[:2])[2]
             return {r: a for r, a in best.items() if (r, a) in matched}
     return None
 
 
-def containers(rows: list[Match], combo: dict[str, int], container: str = "element"
-               ) -> list[tuple[str, object]]:
+def containers(
+    rows: list[Match], combo: dict[str, int], container: str = "element"
+) -> list[tuple[str, object]]:
     """Steps 12-13: ``(role, element)`` of the anchored combination, roles in the order
     title, description, body and components in document order; ``container="stage_parent"``
     lifts each component to its parent. A component inside another container is dropped."""
@@ -236,9 +263,14 @@ class TargetEntities(Extractor):
     #: no template for the page's site: a failure scored empty (the dissertation has no fallback)
     expected_failures = (NoTemplateMatch,)
 
-    def __init__(self, templates: str | None = None, container: str = "element",
-                 partial: str = "none", fallback: str = "failure",
-                 clean_tags: tuple[str, ...] | list[str] = CLEAN_TAGS):
+    def __init__(
+        self,
+        templates: str | None = None,
+        container: str = "element",
+        partial: str = "none",
+        fallback: str = "failure",
+        clean_tags: tuple[str, ...] | list[str] = CLEAN_TAGS,
+    ):
         self.templates = templates
         self.container = container
         self.partial = partial
@@ -252,8 +284,9 @@ class TargetEntities(Extractor):
         return resolve_folder(self.templates)
 
     def _validate(self) -> None:
-        if self.templates is not None and (not isinstance(self.templates, str)
-                                           or not self.templates):
+        if self.templates is not None and (
+            not isinstance(self.templates, str) or not self.templates
+        ):
             raise ParamError("templates", self.templates, "must be a folder of template files")
         check_choice("container", self.container, CONTAINERS)
         check_choice("partial", self.partial, PARTIALS)
@@ -262,8 +295,11 @@ class TargetEntities(Extractor):
 
     def resolved_params(self) -> dict:
         # the templates are data the output depends on: their bytes key the cache
-        return {**self.get_params(), "clean_tags": list(self.clean_tags),
-                "templates_sha256": templates_digest(self.folder())}
+        return {
+            **self.get_params(),
+            "clean_tags": list(self.clean_tags),
+            "templates_sha256": templates_digest(self.folder()),
+        }
 
     def template_for(self, page: Page, root=None) -> Template | None:
         """The template of the page's data set and site, or None."""
@@ -279,25 +315,43 @@ class TargetEntities(Extractor):
         site = page_site(page, root)
         template = self._loaded.get((page.dataset, site))
         if template is None:
-            return self._miss(f"no template for site {site!r} of {page.dataset!r}",
-                              {"template": None, "split": None})
-        info = {"template": f"{template.dataset}/{template.site}",
-                "split": template.split_of(page.id)}
+            return self._miss(
+                f"no template for site {site!r} of {page.dataset!r}",
+                {"template": None, "split": None},
+            )
+        info = {
+            "template": f"{template.dataset}/{template.site}",
+            "split": template.split_of(page.id),
+        }
         rows = match_components(root, template)
         combo = anchor_combination(template, rows, self.partial)
         if combo is None:
-            return self._miss(f"template {info['template']}: no combination of its entities "
-                              "matches the page", info)
+            return self._miss(
+                f"template {info['template']}: no combination of its entities matches the page",
+                info,
+            )
         parts, blocks = [], []
         for i, (role, el) in enumerate(containers(rows, combo, self.container)):
             text = container_text(el, self.clean_tags)
             if text:
                 parts.append(text)
-            blocks.append(Block(i, el.tag, text=text[:PREVIEW_CHARS], words=len(text.split()),
-                                kept=bool(text), attrs={"role": role,
-                                                        "entity": template.entities[role][
-                                                            combo[role]]}))
-        return Extraction(text="\n".join(parts), blocks=blocks, info={
-            **info, "matched": True, "combination": {r: template.entities[r][a]
-                                                     for r, a in combo.items()},
-            "mca_rows": len(rows)})
+            blocks.append(
+                Block(
+                    i,
+                    el.tag,
+                    text=text[:PREVIEW_CHARS],
+                    words=len(text.split()),
+                    kept=bool(text),
+                    attrs={"role": role, "entity": template.entities[role][combo[role]]},
+                )
+            )
+        return Extraction(
+            text="\n".join(parts),
+            blocks=blocks,
+            info={
+                **info,
+                "matched": True,
+                "combination": {r: template.entities[r][a] for r, a in combo.items()},
+                "mca_rows": len(rows),
+            },
+        )

@@ -55,13 +55,29 @@ from evalkit.core.visible import element_text, join_lines
 __all__ = ["DEFAULT_TRAIN", "FEATURES", "NotReady", "VWrapper", "block_features", "site_fold"]
 
 #: the features of a block, in the order of the model's weights
-FEATURES = ("left", "top", "centre_offset", "width", "height", "area_share", "font_ratio",
-            "bold_share", "link_share", "log_words", "word_share", "word_density",
-            "punctuation", "doc", "depth")
+FEATURES = (
+    "left",
+    "top",
+    "centre_offset",
+    "width",
+    "height",
+    "area_share",
+    "font_ratio",
+    "bold_share",
+    "link_share",
+    "log_words",
+    "word_share",
+    "word_density",
+    "punctuation",
+    "doc",
+    "depth",
+)
 #: the training set: a labelled data set (a reader's settings), pages sampled, folds by site
-DEFAULT_TRAIN = {"dataset": {"_name_": "l3s_gn1", "path": None,
-                             "content_classes": ["sel1", "sel2"]},
-                 "pages": 120, "folds": 5}
+DEFAULT_TRAIN = {
+    "dataset": {"_name_": "l3s_gn1", "path": None, "content_classes": ["sel1", "sel2"]},
+    "pages": 120,
+    "folds": 5,
+}
 SELECT = ("best",)
 BOLD_WEIGHT = 600  # a computed font-weight from this up is bold
 LINK_TAGS = frozenset({"a", "button", "select"})
@@ -126,21 +142,26 @@ def block_features(tree, boxes, width: float, height: float) -> list[tuple[Any, 
         stats = [leaf_stats[id(leaf)] for leaf in node.leaves()]
         n = sum(s["words"] for s in stats)
         x, y, w, h = node.box
-        f = {"left": x / width, "top": y / height,
-             "centre_offset": abs(x + w / 2 - width / 2) / width,
-             "width": w / width, "height": h / height,
-             "area_share": (w * h) / (width * height),
-             "font_ratio": (sum(s["size"] for s in stats) / n / page_size) if n else 0.0,
-             "bold_share": sum(s["bold"] for s in stats) / n if n else 0.0,
-             "link_share": sum(s["link"] for s in stats) / n if n else 0.0,
-             "log_words": math.log1p(n), "word_share": n / page_words,
-             "word_density": 1000.0 * n / max(w * h, 1.0),
-             "punctuation": sum(s["punct"] for s in stats) / n if n else 0.0,
-             "doc": node.doc / 10.0, "depth": float(depth)}
+        f = {
+            "left": x / width,
+            "top": y / height,
+            "centre_offset": abs(x + w / 2 - width / 2) / width,
+            "width": w / width,
+            "height": h / height,
+            "area_share": (w * h) / (width * height),
+            "font_ratio": (sum(s["size"] for s in stats) / n / page_size) if n else 0.0,
+            "bold_share": sum(s["bold"] for s in stats) / n if n else 0.0,
+            "link_share": sum(s["link"] for s in stats) / n if n else 0.0,
+            "log_words": math.log1p(n),
+            "word_share": n / page_words,
+            "word_density": 1000.0 * n / max(w * h, 1.0),
+            "punctuation": sum(s["punct"] for s in stats) / n if n else 0.0,
+            "doc": node.doc / 10.0,
+            "depth": float(depth),
+        }
         out.append((node, [f[k] for k in FEATURES]))
         stack.extend((c, depth + 1) for c in reversed(node.children))
     return out
-
 
 
 def node_text(node) -> str:
@@ -163,9 +184,16 @@ class VWrapper(Extractor):
     needs_layout: ClassVar[bool] = True
     trained_on_pages: ClassVar[bool] = True
 
-    def __init__(self, render: dict | None = None, train: dict | None = None,
-                 model: dict | None = None, pdoc: int = DEFAULT_PDOC, c: float = 1.0,
-                 select: str = "best", seed: int = 0):
+    def __init__(
+        self,
+        render: dict | None = None,
+        train: dict | None = None,
+        model: dict | None = None,
+        pdoc: int = DEFAULT_PDOC,
+        c: float = 1.0,
+        select: str = "best",
+        seed: int = 0,
+    ):
         self.render = render
         self.train = train
         self.model = model
@@ -180,22 +208,31 @@ class VWrapper(Extractor):
         train = {**DEFAULT_TRAIN, **(self.train or {})}
         unknown = sorted(set(train) - set(DEFAULT_TRAIN))
         if unknown:
-            raise ParamError(f"train.{unknown[0]}", train[unknown[0]],
-                             "unknown key (dataset, pages, folds)")
+            raise ParamError(
+                f"train.{unknown[0]}", train[unknown[0]], "unknown key (dataset, pages, folds)"
+            )
         check_int("train.pages", train["pages"], low=2)
         check_int("train.folds", train["folds"], low=2)
         if not isinstance(train["dataset"], dict) or "_name_" not in train["dataset"]:
-            raise ParamError("train.dataset", train["dataset"],
-                             "must be a data set's settings with its reader's _name_")
+            raise ParamError(
+                "train.dataset",
+                train["dataset"],
+                "must be a data set's settings with its reader's _name_",
+            )
         self.train_ = train
         check_number("c", self.c, low=0, low_open=True)
         check_choice("select", self.select, SELECT)
         check_int("seed", self.seed)
         self.vips_ = Vips(pdoc=self.pdoc)
-        if self.model is not None and (not isinstance(self.model, dict)
-                                       or len(self.model.get("models", [])) != train["folds"]):
-            raise ParamError("model", "...", f"must hold {train['folds']} fitted models "
-                             "(made by the harness before the run, evalkit.harness.training)")
+        if self.model is not None and (
+            not isinstance(self.model, dict) or len(self.model.get("models", [])) != train["folds"]
+        ):
+            raise ParamError(
+                "model",
+                "...",
+                f"must hold {train['folds']} fitted models "
+                "(made by the harness before the run, evalkit.harness.training)",
+            )
 
     # -- training ------------------------------------------------------------------------
     def candidates(self, page: Page, layout) -> list[tuple[Any, list[float]]]:
@@ -204,8 +241,9 @@ class VWrapper(Extractor):
         tree = self.vips_.segment(root, layout)
         if tree is None:
             return []
-        return block_features(tree, layout.resolve(root), max(layout.width, 1.0),
-                              max(layout.height, 1.0))
+        return block_features(
+            tree, layout.resolve(root), max(layout.width, 1.0), max(layout.height, 1.0)
+        )
 
     def fit_model(self, pairs: list[tuple[Page, Any]]) -> dict[str, Any]:
         """The ``model`` parameter: one logistic regression per fold, fitted on the
@@ -231,24 +269,39 @@ class VWrapper(Extractor):
                 raise ValueError(f"fold {k}: too few labelled training pages outside it")
             mean, scale = x.mean(axis=0), x.std(axis=0)
             scale[scale == 0] = 1.0
-            clf = LogisticRegression(C=self.c, class_weight="balanced", max_iter=2000,
-                                     random_state=self.seed).fit((x - mean) / scale, y)
-            models.append({"mean": mean.tolist(), "scale": scale.tolist(),
-                           "coef": clf.coef_[0].tolist(),
-                           "intercept": float(clf.intercept_[0]),
-                           "n_rows": len(y)})
-        return {"features": list(FEATURES), "folds": folds, "seed": self.seed,
-                "models": models, "pages": len(pairs)}
+            clf = LogisticRegression(
+                C=self.c, class_weight="balanced", max_iter=2000, random_state=self.seed
+            ).fit((x - mean) / scale, y)
+            models.append(
+                {
+                    "mean": mean.tolist(),
+                    "scale": scale.tolist(),
+                    "coef": clf.coef_[0].tolist(),
+                    "intercept": float(clf.intercept_[0]),
+                    "n_rows": len(y),
+                }
+            )
+        return {
+            "features": list(FEATURES),
+            "folds": folds,
+            "seed": self.seed,
+            "models": models,
+            "pages": len(pairs),
+        }
 
     # -- extraction ----------------------------------------------------------------------
     def extract(self, page: Page) -> Extraction:
         if self.model is None:
-            raise NotReady("vwrapper has no fitted model: it runs through the harness, "
-                               "which fits it before the run (evalkit.harness.training)")
+            raise NotReady(
+                "vwrapper has no fitted model: it runs through the harness, "
+                "which fits it before the run (evalkit.harness.training)"
+            )
         layout = page.layouts.get(self.settings_.key())
         if layout is None:
-            raise NotReady("no rendered layout for this page (the harness renders pages "
-                               "for methods that need one)")
+            raise NotReady(
+                "no rendered layout for this page (the harness renders pages "
+                "for methods that need one)"
+            )
         cands = self.candidates(page, layout)
         if not cands:
             return Extraction(text="", info={"n_blocks": 0})
@@ -257,5 +310,6 @@ class VWrapper(Extractor):
         score = ((x - np.array(m["mean"])) / np.array(m["scale"])) @ np.array(m["coef"])
         best = int(np.argmax(score))  # the first on ties: document order, outer before inner
         node = cands[best][0]
-        return Extraction(text=node_text(node),
-                          info={"n_blocks": len(cands), "n_unmapped": layout.n_unmapped})
+        return Extraction(
+            text=node_text(node), info={"n_blocks": len(cands), "n_unmapped": layout.n_unmapped}
+        )

@@ -4,5 +4,5 @@ Users' own methods import from here; code inside evalkit imports the core module
 (the floors contract forbids the lower floors to import this alias).
 """
 
-from evalkit.core.page import *  # noqa: F401,F403
+from evalkit.core.page import *
 from evalkit.core.page import __all__  # noqa: F401

@@ -1,6 +1,6 @@
 """``python -m evalkit.reference``: the command of :mod:`evalkit.harness.reference` (docs/reference.md)."""
 
-from evalkit.harness.reference import *  # noqa: F401,F403
+from evalkit.harness.reference import *
 from evalkit.harness.reference import __all__, main  # noqa: F401
 
 if __name__ == "__main__":

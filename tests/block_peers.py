@@ -20,8 +20,15 @@ import importlib.abc
 import sys
 
 #: the top-level modules of the peers extra (pyproject.toml [project.optional-dependencies])
-PEER_MODULES = ("trafilatura", "justext", "readability", "resiliparse", "boilerpy3", "goose3",
-                "html_text")
+PEER_MODULES = (
+    "trafilatura",
+    "justext",
+    "readability",
+    "resiliparse",
+    "boilerpy3",
+    "goose3",
+    "html_text",
+)
 
 
 class BlockPeers(importlib.abc.MetaPathFinder):
@@ -48,4 +55,3 @@ def run_evalkit() -> None:
     install()
     sys.argv = ["evalkit", *sys.argv[1:]]
     run()
-

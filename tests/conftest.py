@@ -40,8 +40,14 @@ def shared():
 # many, drawn afresh each night (.ci/nightly sets HYPOTHESIS_PROFILE=nightly). A test that sets
 # its own max_examples scales it with fuzz.scaled. No example database: nothing is written.
 settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None)
-settings.register_profile("nightly", max_examples=50 * 100, derandomize=False, database=None,
-                          deadline=None, print_blob=True)
+settings.register_profile(
+    "nightly",
+    max_examples=50 * 100,
+    derandomize=False,
+    database=None,
+    deadline=None,
+    print_blob=True,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -53,9 +59,13 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite tests/golden_outputs.json from the current code "
-                          "(tests/test_golden_outputs.py)")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden_outputs.json from the current code "
+        "(tests/test_golden_outputs.py)",
+    )
 
 
 def own_methods() -> dict[str, tuple[str, str, dict]]:
@@ -83,8 +93,11 @@ def without_interpolations(value):
     """A config body without Hydra interpolations (``render: ${render}``): they name the run's
     settings, which a bare constructor takes as its defaults."""
     if isinstance(value, dict):
-        return {k: without_interpolations(v) for k, v in value.items()
-                if not (isinstance(v, str) and v.startswith("${") and v.endswith("}"))}
+        return {
+            k: without_interpolations(v)
+            for k, v in value.items()
+            if not (isinstance(v, str) and v.startswith("${") and v.endswith("}"))
+        }
     return value
 
 
@@ -106,7 +119,18 @@ def hand_box(path: str, x, y, w, h, display: str = "block"):
     last step of ``path``, visible when it has an area, the default font and colours."""
     from evalkit.core.rendered import ElementBox
 
-    return ElementBox(path=path, tag=path.rsplit("/", 1)[-1].split("[")[0], x=x, y=y,
-                      width=w, height=h, visible=bool(w and h), display=display,
-                      font_size=16.0, font_weight=400, color="rgb(0, 0, 0)", background="",
-                      mapped=True)
+    return ElementBox(
+        path=path,
+        tag=path.rsplit("/", 1)[-1].split("[")[0],
+        x=x,
+        y=y,
+        width=w,
+        height=h,
+        visible=bool(w and h),
+        display=display,
+        font_size=16.0,
+        font_weight=400,
+        color="rgb(0, 0, 0)",
+        background="",
+        mapped=True,
+    )

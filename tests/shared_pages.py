@@ -17,16 +17,25 @@ from evalkit.harness.config import CONFIG_DIR, build_datasets, register_resolver
 register_resolvers()
 
 #: the shared sets (config name -> folder under the shared data) and the synthetic set
-SETS = {"aeb": "scrapinghub-aeb", "l3s_gn1": "l3s-gn1", "cleaneval_dev": "cleaneval-dev",
-        "cleanportaleval": "cleanportaleval", "readability": "readability", "chaos": "chaos",
-        "big5_2017": "big5-2017", "synthetic": None}
+SETS = {
+    "aeb": "scrapinghub-aeb",
+    "l3s_gn1": "l3s-gn1",
+    "cleaneval_dev": "cleaneval-dev",
+    "cleanportaleval": "cleanportaleval",
+    "readability": "readability",
+    "chaos": "chaos",
+    "big5_2017": "big5-2017",
+    "synthetic": None,
+}
 
 
 def dataset(label: str, shared_root: Path):
     """The reader of ``label`` with the shipped config (paths under ``shared_root``)."""
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            f"dataset={label}", f"paths.shared_data={shared_root}", "method=[fulltext]"])
+        cfg = compose(
+            config_name="config",
+            overrides=[f"dataset={label}", f"paths.shared_data={shared_root}", "method=[fulltext]"],
+        )
     (ds,) = build_datasets(cfg).values()
     return ds
 
@@ -35,4 +44,3 @@ def shared_set_pages(name: str) -> Iterator[Page]:
     """Pages of the shared set ``name``, or skip saying which folder is missing."""
     folder = shared_dataset(SETS[name])  # skips when absent
     yield from dataset(name, folder.parent).pages()
-

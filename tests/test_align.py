@@ -15,8 +15,10 @@ from evalkit.core.page import CONTENT, NOISE, Annotation, Gold, Page, Unit
 
 
 def _units(*texts):
-    return [Unit(index=i, text=t, n_words=len(t.split()), n_link_words=0, path="/x")
-            for i, t in enumerate(texts)]
+    return [
+        Unit(index=i, text=t, n_words=len(t.split()), n_link_words=0, path="/x")
+        for i, t in enumerate(texts)
+    ]
 
 
 def _lcs_length(a, b):
@@ -82,8 +84,9 @@ def test_punctuation_differences_do_not_break_a_match():
 
 
 @settings(max_examples=scaled(300), deadline=None)
-@given(st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"),
-                                                                 max_size=30))
+@given(
+    st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=30)
+)
 def test_align_words_is_an_exact_lcs(a, b):
     hits = align_words(a, b)
     assert sum(hits) == _lcs_length(a, b)
@@ -101,8 +104,9 @@ def _checkpointed(a, b):
 
 
 @settings(max_examples=scaled(500), deadline=None)
-@given(st.lists(st.sampled_from("abcd"), max_size=40), st.lists(st.sampled_from("abcde"),
-                                                                 max_size=40))
+@given(
+    st.lists(st.sampled_from("abcd"), max_size=40), st.lists(st.sampled_from("abcde"), max_size=40)
+)
 def test_rapidfuzz_and_python_tracebacks_pick_the_same_lcs(a, b):
     # with repeated words many LCSs exist; the units' decisions depend on which one is
     # taken, so the compiled path must take the same as the checkpointed one
@@ -151,8 +155,7 @@ def test_norm_words_is_the_per_token_rule(text):
 def test_norm_words_of_greek_and_turkish_capitals():
     # a word-final capital sigma lowers to ς (U+03C2), a lone one to σ; İ lowers to i and a
     # combining dot, which is no letter and goes
-    assert norm_words("ΟΔΟΣ ΟΔΟΣ. Σ İstanbul") == ["οδο\u03c2", "οδο\u03c2", "\u03c3",
-                                                   "istanbul"]
+    assert norm_words("ΟΔΟΣ ΟΔΟΣ. Σ İstanbul") == ["οδο\u03c2", "οδο\u03c2", "\u03c3", "istanbul"]
 
 
 def test_unit_words_of_units_holding_line_breaks():
@@ -169,8 +172,13 @@ def test_unit_words_prepared_once_give_the_same_decisions():
     assert words.ids == [0, 1, 2, 3, 4, 5, 0] and words.lengths.tolist() == [2, 0, 2, 0, 3]
     for text in ("alpha beta gamma delta", "footer words alpha", "", "delta alpha beta"):
         assert align_mod.align_units(words, text) == align(units, text)
-    assert align_mod.align_units(words, "alpha beta gamma delta") == [True, True, True,
-                                                                       False, False]
+    assert align_mod.align_units(words, "alpha beta gamma delta") == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
 
 
 def _kept_by_definition(units, text, min_share=0.5):
@@ -179,23 +187,29 @@ def _kept_by_definition(units, text, min_share=0.5):
     hits = _checkpointed([w for ws in per_unit for w in ws], norm_words(text))
     kept, decided, at = [], [], 0
     for ws in per_unit:
-        kept.append(sum(hits[at:at + len(ws)]) > min_share * len(ws))
+        kept.append(sum(hits[at : at + len(ws)]) > min_share * len(ws))
         decided.append(bool(ws))
         at += len(ws)
     return align_mod._fill_wordless(np.array(kept, bool), np.array(decided, bool))
 
 
 @settings(max_examples=scaled(300), deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["a", "b", "C", "c.", "—", "d"]), max_size=5),
-                min_size=1, max_size=8),
-       st.lists(st.sampled_from(["a", "A", "b", "c", "x", "d!", "|"]), max_size=25))
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["a", "b", "C", "c.", "—", "d"]), max_size=5),
+        min_size=1,
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(["a", "A", "b", "c", "x", "d!", "|"]), max_size=25),
+)
 def test_align_units_matches_the_python_traceback(unit_texts, text_words):
     # align_units hands rapidfuzz the words as characters; the choice of LCS must be the
     # Python traceback's (the module docstring's), repeated words included
     units = _units(*(" ".join(ws) for ws in unit_texts))
     text = " ".join(text_words)
     assert align_mod.align_units(align_mod.unit_words(units), text) == _kept_by_definition(
-        units, text)
+        units, text
+    )
 
 
 def test_align_units_with_more_words_than_the_surrogates_start_at():
@@ -220,18 +234,25 @@ def test_long_pages_align():
 
 
 def _page(html, gold_text, annotation=None):
-    return Page(id="p", dataset="t", raw=html.encode(),
-                gold=Gold(text=gold_text, annotation=annotation))
+    return Page(
+        id="p", dataset="t", raw=html.encode(), gold=Gold(text=gold_text, annotation=annotation)
+    )
 
 
 def test_gold_units_aligned_from_text_and_projection():
-    html = ("<html><head><title>T</title></head><body><div>Menu <a href='/'>Home</a></div>"
-            "<p>The article text is here.</p><p>More text follows.</p><div>Copyright</div>"
-            "</body></html>")
+    html = (
+        "<html><head><title>T</title></head><body><div>Menu <a href='/'>Home</a></div>"
+        "<p>The article text is here.</p><p>More text follows.</p><div>Copyright</div>"
+        "</body></html>"
+    )
     page = _page(html, "The article text is here.\n\nMore text follows.")
     units = gold_units(page)
-    assert [u.text for u in units] == ["Menu Home", "The article text is here.",
-                                       "More text follows.", "Copyright"]
+    assert [u.text for u in units] == [
+        "Menu Home",
+        "The article text is here.",
+        "More text follows.",
+        "Copyright",
+    ]
     assert [u.label for u in units] == [NOISE, CONTENT, CONTENT, NOISE]
     assert page.gold.unit_source == "aligned" and page.gold.units is units
     assert project(page, "Menu Home The article text") == [True, True, False, False]
@@ -239,24 +260,31 @@ def test_gold_units_aligned_from_text_and_projection():
 
 
 def test_gold_units_from_l3s_spans():
-    annotated = (b"<html><body><div><span class='x-nc-sel0'>Top menu</span>"
-                 b"<h1><span class='x-nc-sel1'>Big headline</span></h1>"
-                 b"<p><span class='x-nc-sel2'>Body <a href='#'>with link</a> text</span></p>"
-                 b"<label class='x-nc-invisible'>hidden label</label>tail stays"
-                 b"<p><span class='x-nc-sel5'>A comment</span></p></div></body></html>")
+    annotated = (
+        b"<html><body><div><span class='x-nc-sel0'>Top menu</span>"
+        b"<h1><span class='x-nc-sel1'>Big headline</span></h1>"
+        b"<p><span class='x-nc-sel2'>Body <a href='#'>with link</a> text</span></p>"
+        b"<label class='x-nc-invisible'>hidden label</label>tail stays"
+        b"<p><span class='x-nc-sel5'>A comment</span></p></div></body></html>"
+    )
     page = _page("<html><body>whatever</body></html>", "ignored", Annotation(annotated))
     units = gold_units(page)
     assert [(u.text, u.label, u.fine) for u in units] == [
-        ("Top menu", NOISE, "sel0"), ("Big headline", CONTENT, "sel1"),
-        ("Body with link text", CONTENT, "sel2"), ("tail stays", NOISE, None),
-        ("A comment", NOISE, "sel5")]
+        ("Top menu", NOISE, "sel0"),
+        ("Big headline", CONTENT, "sel1"),
+        ("Body with link text", CONTENT, "sel2"),
+        ("tail stays", NOISE, None),
+        ("A comment", NOISE, "sel5"),
+    ]
     assert page.gold.unit_source == "spans"
     page2 = _page("<html><body>x</body></html>", "", Annotation(annotated))
-    assert [u.label for u in gold_units(page2, content_classes=("sel1", "sel2", "sel5"))][-1] \
-        == CONTENT
+    assert [u.label for u in gold_units(page2, content_classes=("sel1", "sel2", "sel5"))][
+        -1
+    ] == CONTENT
     # by default the classes the reader used for the gold text
-    page3 = _page("<html><body>x</body></html>", "",
-                  Annotation(annotated, content_classes=("sel5",)))
+    page3 = _page(
+        "<html><body>x</body></html>", "", Annotation(annotated, content_classes=("sel5",))
+    )
     assert [u.label for u in gold_units(page3)] == [NOISE, NOISE, NOISE, NOISE, CONTENT]
 
 

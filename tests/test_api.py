@@ -19,10 +19,10 @@ import pytest
 from conftest import REPO, SHARED, shared_dataset
 
 import evalkit
-from evalkit.shell.api import Result, evaluate, to_overrides
-from evalkit.harness.config import ConfigError
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction
+from evalkit.harness.config import ConfigError
+from evalkit.shell.api import Result, evaluate, to_overrides
 
 GOLD = "alpha beta gamma delta epsilon"
 PAGES = [
@@ -54,8 +54,13 @@ class Paragraphs(Extractor):
 
 def _quick(tmp_path, **over) -> dict:
     """Settings of a small, fast run whose folder is under tmp_path."""
-    return {"paths.results": str(tmp_path / "results"), "runner.n_jobs": 1,
-            "runner.progress": False, "extraction.n_boot": 20, **over}
+    return {
+        "paths.results": str(tmp_path / "results"),
+        "runner.n_jobs": 1,
+        "runner.progress": False,
+        "extraction.n_boot": 20,
+        **over,
+    }
 
 
 def _row(frame: pd.DataFrame, method: str, **where) -> pd.Series:
@@ -87,8 +92,16 @@ def test_a_function_is_scored_on_per_page_rows(tmp_path):
     assert _row(s, "all_text", metric="shingle_f1")["value"] == pytest.approx(1.5 / 1.75)
     assert _row(s, "all_text", metric="word_f1")["value"] == pytest.approx((10 / 12 + 1) / 2)
     assert _row(s, "all_text", metric="shingle_f1")["n_pages"] == 2
-    assert list(s.columns) == ["experiment", "dataset", "method", "metric", "value", "ci_low",
-                               "ci_high", "n_pages"]
+    assert list(s.columns) == [
+        "experiment",
+        "dataset",
+        "method",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_pages",
+    ]
     assert "all_text" in r.report() and r.report_path.is_file()
     figures = r.plot()
     assert list(figures) == ["memory"]
@@ -96,8 +109,11 @@ def test_a_function_is_scored_on_per_page_rows(tmp_path):
 
 
 def test_an_extractor_object_and_class_run_beside_a_configured_method(tmp_path):
-    r = evaluate(dataset={"hand": PAGES},
-                 methods=["fulltext", Paragraphs, Paragraphs(tag="div")], **_quick(tmp_path))
+    r = evaluate(
+        dataset={"hand": PAGES},
+        methods=["fulltext", Paragraphs, Paragraphs(tag="div")],
+        **_quick(tmp_path),
+    )
     s = r.summary
     assert list(dict.fromkeys(s["method"])) == ["fulltext", "paras", "paras_2"]
     assert set(s["dataset"]) == {"hand"}
@@ -136,18 +152,41 @@ def test_bad_input_is_one_clear_error(tmp_path):
 
 def test_overrides_are_the_command_lines_key_value_pairs():
     assert to_overrides({"runner": {"n_jobs": 1}, "dataset.aeb.limit": 20}) == [
-        "runner.n_jobs=1", "dataset.aeb.limit=20"]
-    assert to_overrides({"runner": "dask", "paths.results": "/tmp/a b", "seed": None,
-                         "method": ["cetd", "pab"], "x": "1", "y": True}) == [
-        "runner=dask", "paths.results='/tmp/a b'", "seed=null", "method=[cetd,pab]",
-        "x='1'", "y=true"]
+        "runner.n_jobs=1",
+        "dataset.aeb.limit=20",
+    ]
+    assert to_overrides(
+        {
+            "runner": "dask",
+            "paths.results": "/tmp/a b",
+            "seed": None,
+            "method": ["cetd", "pab"],
+            "x": "1",
+            "y": True,
+        }
+    ) == [
+        "runner=dask",
+        "paths.results='/tmp/a b'",
+        "seed=null",
+        "method=[cetd,pab]",
+        "x='1'",
+        "y=true",
+    ]
 
 
 def test_evaluate_is_loaded_on_first_use_only():
-    code = ("import sys, evalkit; assert 'evalkit.shell.api' not in sys.modules; "
-            "evalkit.evaluate; assert 'evalkit.shell.api' in sys.modules; print('ok')")
-    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    code = (
+        "import sys, evalkit; assert 'evalkit.shell.api' not in sys.modules; "
+        "evalkit.evaluate; assert 'evalkit.shell.api' in sys.modules; print('ok')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     assert done.stdout.strip() == "ok", done.stderr
     assert evalkit.evaluate is evaluate
 
@@ -161,8 +200,16 @@ def _script(tmp_path, body: str, env_seed: str | None) -> subprocess.CompletedPr
         env["PYTHONHASHSEED"] = env_seed
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, "-"], check=False, input=textwrap.dedent(body),
-                          cwd=work, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-"],
+        check=False,
+        input=textwrap.dedent(body),
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_a_function_typed_at_a_prompt_runs_in_two_workers(tmp_path):
@@ -178,7 +225,7 @@ def test_a_function_typed_at_a_prompt_runs_in_two_workers(tmp_path):
             return " ".join(lxml.html.fromstring(html).text_content().split())
         for n in (2, 1):
             r = evalkit.evaluate(dataset=pages, methods=[words], runner={{"n_jobs": n}},
-                                 paths={{"results": {str(tmp_path / 'results')!r}}},
+                                 paths={{"results": {str(tmp_path / "results")!r}}},
                                  **{{"extraction.n_boot": 20}})
             s = r.summary
             f1 = s[(s.method == "words") & (s.metric == "shingle_f1")].value.iloc[0]
@@ -196,15 +243,23 @@ def test_a_function_typed_at_a_prompt_runs_in_two_workers(tmp_path):
     # same code, so its two pages come from the cache the first script's n_jobs=2 run filled
     done = _script(tmp_path, body.replace("(2, 1)", "(1,)"), env_seed="0")
     assert [ln for ln in done.stdout.split("\n") if ln[:2] == "1 "] == [
-        f"1 {round(1.5 / 1.75, 6)} True [True, True]"]
+        f"1 {round(1.5 / 1.75, 6)} True [True, True]"
+    ]
     assert "string-hash seed" not in done.stderr
 
 
 def _cli_run(args: list[str], tmp_path: Path) -> Path:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PYTHONHASHSEED", None)  # the command pins it itself
-    done = subprocess.run([sys.executable, "-m", "evalkit", *args], check=False,
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     return Path(re.search(r"evalkit: results in (\S+)", done.stdout).group(1))
 
@@ -213,12 +268,25 @@ def _cli_run(args: list[str], tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_evaluate_gives_the_commands_summary(tmp_path):
     shared_dataset("scrapinghub-aeb")
-    common = {"paths.shared_data": str(SHARED), "dataset.aeb.limit": 20, "runner.cache": False,
-              "runner.progress": False}
-    cli = _cli_run(["experiment=extraction", "dataset=aeb", "method=[cetd]",
-                    f"paths.results={tmp_path / 'cli'}", *to_overrides(common)], tmp_path)
-    api = evaluate(dataset="aeb", methods=["cetd"], **common,
-                   **{"paths.results": str(tmp_path / "api")})
+    common = {
+        "paths.shared_data": str(SHARED),
+        "dataset.aeb.limit": 20,
+        "runner.cache": False,
+        "runner.progress": False,
+    }
+    cli = _cli_run(
+        [
+            "experiment=extraction",
+            "dataset=aeb",
+            "method=[cetd]",
+            f"paths.results={tmp_path / 'cli'}",
+            *to_overrides(common),
+        ],
+        tmp_path,
+    )
+    api = evaluate(
+        dataset="aeb", methods=["cetd"], **common, **{"paths.results": str(tmp_path / "api")}
+    )
     assert api.same_as_cli
     cli_summary = pd.read_csv(cli / "summary.csv")
     assert len(cli_summary) > 10

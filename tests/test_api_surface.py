@@ -16,8 +16,11 @@ TEXT = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
 
 def _rows(section: str) -> list[list[str]]:
     body = TEXT.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return [[c.strip() for c in line.strip("|").split("|")] for line in body.splitlines()
-            if line.startswith("| `")]
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in body.splitlines()
+        if line.startswith("| `")
+    ]
 
 
 def test_the_api_names_import():

@@ -13,10 +13,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from evalkit.core import gold_audit as G
-from evalkit.harness.config import CONFIG_DIR, ConfigError, register_resolvers
+from evalkit.core.fingerprint import hamming
 from evalkit.experiments import EXPERIMENTS, Context, run_experiment
 from evalkit.experiments import audit as A
-from evalkit.core.fingerprint import hamming
+from evalkit.harness.config import CONFIG_DIR, ConfigError, register_resolvers
 
 
 def _compose(overrides):
@@ -35,6 +35,7 @@ def test_registered_and_configured():
 
 
 # ------------------------------------------------------------------ the checks by hand
+
 
 def test_coverage_worked_by_hand():
     # gold tokens a b c d e, visible a b c d x: 4 of 5 words; gold 4-shingles (a b c d),
@@ -55,7 +56,7 @@ def test_artefacts_fire_on_markup_the_page_does_not_show():
     gold = "<p>First paragraph.</p>\n<h>Heading\nTom &amp; Jerry, caf\u00c3\u00a9 \ufffd"
     assert G.artefacts(gold, "First paragraph. Heading Tom & Jerry, caf\u00e9") == {
         "annotation_marker": 2,  # <p> and <h>
-        "html_tag": 1,           # </p>
+        "html_tag": 1,  # </p>
         "entity": 1,
         "mojibake": 1,
         "replacement_char": 1,
@@ -74,10 +75,10 @@ def test_artefacts_do_not_fire_on_text():
 def test_truncated_and_shortest():
     assert G.shortest({"a": 120, "b": None, "c": 80}) == ("c", 80)
     assert G.shortest({"a": None}) == (None, None)
-    assert G.truncated(39, 80, 0.5, 50)        # 39 < 40
-    assert not G.truncated(40, 80, 0.5, 50)    # 40 is not < 40
-    assert not G.truncated(10, 49, 0.5, 50)    # the shortest output is too short to judge
-    assert not G.truncated(0, 80, 0.5, 50)     # empty gold is its own flag
+    assert G.truncated(39, 80, 0.5, 50)  # 39 < 40
+    assert not G.truncated(40, 80, 0.5, 50)  # 40 is not < 40
+    assert not G.truncated(10, 49, 0.5, 50)  # the shortest output is too short to judge
+    assert not G.truncated(0, 80, 0.5, 50)  # empty gold is its own flag
     assert not G.truncated(10, None, 0.5, 50)  # every method failed
 
 
@@ -85,12 +86,17 @@ def test_near_pairs_equal_brute_force():
     rng = random.Random(3)
     base = [rng.getrandbits(64) for _ in range(60)]
     # copies with 0-5 bits flipped, so pairs exist on both sides of k
-    fps = base + [b ^ sum(1 << rng.randrange(64) for _ in range(rng.randint(0, 5)))
-                  for b in base[:40]] + [None]
+    fps = (
+        base
+        + [b ^ sum(1 << rng.randrange(64) for _ in range(rng.randint(0, 5))) for b in base[:40]]
+        + [None]
+    )
     for k in (0, 3, 6):
-        brute = sorted((i, j) for i, j in itertools.combinations(range(len(fps)), 2)
-                       if fps[i] is not None and fps[j] is not None
-                       and hamming(fps[i], fps[j]) <= k)
+        brute = sorted(
+            (i, j)
+            for i, j in itertools.combinations(range(len(fps)), 2)
+            if fps[i] is not None and fps[j] is not None and hamming(fps[i], fps[j]) <= k
+        )
         assert G.near_pairs(fps, k) == brute
         assert brute
     assert G.near_pairs([0, 0b111, 0b1111], 3) == [(0, 1), (1, 2)]
@@ -109,6 +115,7 @@ def test_text_simhash_and_exact_key():
 
 
 # ------------------------------------------------------------------ hand-made pages
+
 
 def _words(prefix: str, n: int, start: int = 0) -> str:
     """n distinct words (alpha0 alpha1 ...): pages made of different prefixes share no word,
@@ -145,9 +152,17 @@ def hand_set(tmp_path) -> Path:
 
 
 def test_hand_made_pages_each_flag_fires_once(hand_set, tmp_path):
-    cfg = _compose(["experiment=audit", "dataset=chaos", f"dataset.chaos.path={hand_set}",
-                    "dataset.chaos.category_pattern=null", "method=[fulltext]",
-                    "runner.progress=false", f"paths.cache={tmp_path / 'cache'}"])
+    cfg = _compose(
+        [
+            "experiment=audit",
+            "dataset=chaos",
+            f"dataset.chaos.path={hand_set}",
+            "dataset.chaos.category_pattern=null",
+            "method=[fulltext]",
+            "runner.progress=false",
+            f"paths.cache={tmp_path / 'cache'}",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     audit = pd.read_csv(out / "audit.csv", dtype={"page_id": str}).set_index("page_id")
     flags = audit["flags"].fillna("").to_dict()
@@ -179,17 +194,31 @@ def test_hand_made_pages_each_flag_fires_once(hand_set, tmp_path):
     assert "- **truncated**: 1 page, e.g. `e_short` gold 20 words, shortest fulltext 182" in report
     assert (out / "tables" / "audit_summary.md").is_file()
     flagged = pd.read_csv(out / "tables" / "audit_flagged.csv", dtype={"page_id": str})
-    assert flagged["page_id"].tolist() == ["b_copy", "c_elsewhere", "d_tagged", "e_short",
-                                           "f_empty.html"]
+    assert flagged["page_id"].tolist() == [
+        "b_copy",
+        "c_elsewhere",
+        "d_tagged",
+        "e_short",
+        "f_empty.html",
+    ]
 
 
 def test_no_flag_when_the_thresholds_say_so(hand_set, tmp_path):
     # the same pages with every check loosened: only the unreadable file and the copy
     # (identical bytes are a duplicate at any simhash distance) stay flagged
-    cfg = _compose(["experiment=audit", "dataset=chaos", f"dataset.chaos.path={hand_set}",
-                    "dataset.chaos.category_pattern=null", "method=[fulltext]",
-                    "audit.coverage_min=0.0", "audit.truncated_fraction=0.1",
-                    "runner.progress=false", "runner.cache=false"])
+    cfg = _compose(
+        [
+            "experiment=audit",
+            "dataset=chaos",
+            f"dataset.chaos.path={hand_set}",
+            "dataset.chaos.category_pattern=null",
+            "method=[fulltext]",
+            "audit.coverage_min=0.0",
+            "audit.truncated_fraction=0.1",
+            "runner.progress=false",
+            "runner.cache=false",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     audit = pd.read_csv(out / "audit.csv", dtype={"page_id": str}).set_index("page_id")
     assert not audit["not_in_page"].any()
@@ -199,12 +228,20 @@ def test_no_flag_when_the_thresholds_say_so(hand_set, tmp_path):
 
 # ------------------------------------------------------------------ a real set
 
+
 @pytest.mark.shared
 def test_real_set_cleaneval_dev(shared, tmp_path):
     path = shared("cleaneval-dev")  # skips, naming the folder, when the shared data is absent
-    cfg = _compose(["experiment=audit", "dataset=cleaneval_dev",
-                    f"dataset.cleaneval_dev.path={path}", "method=[cetd]",
-                    "runner.progress=false", f"paths.cache={tmp_path / 'cache'}"])
+    cfg = _compose(
+        [
+            "experiment=audit",
+            "dataset=cleaneval_dev",
+            f"dataset.cleaneval_dev.path={path}",
+            "method=[cetd]",
+            "runner.progress=false",
+            f"paths.cache={tmp_path / 'cache'}",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     audit = pd.read_csv(out / "audit.csv", dtype={"page_id": str}).set_index("page_id")
     assert len(audit) == 58
@@ -220,7 +257,6 @@ def test_real_set_cleaneval_dev(shared, tmp_path):
 
 def test_no_method_is_one_clear_line(tmp_path):
     # (the command line cannot empty cfg.method; the API and a composed config can)
-    ctx = Context(cfg=_compose(["experiment=audit"]), out=tmp_path, datasets={}, specs=[],
-                  seed=0)
+    ctx = Context(cfg=_compose(["experiment=audit"]), out=tmp_path, datasets={}, specs=[], seed=0)
     with pytest.raises(ConfigError, match=r"experiment audit needs at least one method"):
         A.run(ctx)

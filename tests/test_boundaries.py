@@ -63,8 +63,10 @@ def test_proposed_pipeline_removes_a_block_at_distance_k(monkeypatch):
     # distance 3 from the first (a near duplicate), the third at 4 from it (kept)
     fps = iter([[0, 0b111, 0b1111 << 3]])
     monkeypatch.setattr(ModifiedSimhash, "fingerprint_many", lambda self, lists: next(fps))
-    html = ("<html><body><div><p>Alpha beta gamma.</p></div><div><p>Delta epsilon.</p></div>"
-            "<div><p>Zeta theta iota.</p></div></body></html>")
+    html = (
+        "<html><body><div><p>Alpha beta gamma.</p></div><div><p>Delta epsilon.</p></div>"
+        "<div><p>Zeta theta iota.</p></div></body></html>"
+    )
     e = Proposed(primary={"enabled": False}).extract(_page(html))
     assert [r.rule for r in e.blocks] == [None, "near_duplicate", None]
     assert e.blocks[1].duplicate_of == 0
@@ -101,12 +103,17 @@ def test_a_block_scoring_exactly_the_threshold_is_dropped():
     # D_content = 2 + 2 distinct terms. zebra x3 quartz x2: 1 - 0.4 * 5/4 = 0.5 = t, not
     # above it: dropped. violin x2 melon: 1 - 0.4 * 3/4 = 0.7: kept.
     a, b = "Zebra zebra zebra quartz quartz.", "Violin violin melon."
-    html = "<html><body>" + "".join(f"<div><p>{t}</p></div>" for t in (a, a, b, b)) + \
-        "</body></html>"
+    html = (
+        "<html><body>" + "".join(f"<div><p>{t}</p></div>" for t in (a, a, b, b)) + "</body></html>"
+    )
     e = Proposed(primary={"enabled": False}).extract(_page(html))
     got = [(r.rule, r.scores["score"], r.scores["threshold"], r.kept) for r in e.blocks]
-    assert got == [("low_score", 0.5, 0.5, False), ("near_duplicate", None, None, False),
-                   (None, pytest.approx(0.7), 0.5, True), ("near_duplicate", None, None, False)]
+    assert got == [
+        ("low_score", 0.5, 0.5, False),
+        ("near_duplicate", None, None, False),
+        (None, pytest.approx(0.7), 0.5, True),
+        ("near_duplicate", None, None, False),
+    ]
     assert e.text == b
 
 
@@ -116,15 +123,23 @@ def test_a_block_scoring_exactly_the_threshold_is_dropped():
 def test_pab_outer_link_share_of_exactly_half_keeps_the_block():
     url = "https://www.example.com/a"
     half = '<p>x <a href="http://other.org/">o</a> <a href="/in">i</a></p>'
-    more = '<p>y <a href="http://other.org/">o</a> <a href="http://b.net/">p</a> ' \
-           '<a href="/in">i</a></p>'
+    more = (
+        '<p>y <a href="http://other.org/">o</a> <a href="http://b.net/">p</a> '
+        '<a href="/in">i</a></p>'
+    )
     e = PAB().extract(_page(f"<html><body>{half}{more}</body></html>", url))
     assert [(r.scores["outer_link_share"], r.scores["priority"] > 0) for r in e.blocks] == [
-        (0.5, True), (pytest.approx(2 / 3), False)]
+        (0.5, True),
+        (pytest.approx(2 / 3), False),
+    ]
     assert e.text == "x o i"
     # the cut-off is a parameter: at 2/3 exactly the second block is kept too
-    assert PAB(max_outer_link_share=2 / 3).extract(
-        _page(f"<html><body>{half}{more}</body></html>", url)).text == "x o i\ny o p i"
+    assert (
+        PAB(max_outer_link_share=2 / 3)
+        .extract(_page(f"<html><body>{half}{more}</body></html>", url))
+        .text
+        == "x o i\ny o p i"
+    )
 
 
 def test_pab_priority_zero_is_noise():
@@ -137,9 +152,11 @@ def test_pab_priority_zero_is_noise():
 # ---------------------------------------------------------------- CETD
 
 
-CETD_PAGE = ('<html><body><div id="nav"><a href="/1">Home</a> <a href="/2">News</a></div>'
-             '<div id="main"><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p>'
-             '<p>gggg hhhh iiii jjjj</p></div></body></html>')
+CETD_PAGE = (
+    '<html><body><div id="nav"><a href="/1">Home</a> <a href="/2">News</a></div>'
+    '<div id="main"><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p>'
+    "<p>gggg hhhh iiii jjjj</p></div></body></html>"
+)
 
 
 def test_cetd_density_exactly_at_the_threshold_is_kept():

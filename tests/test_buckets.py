@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.harness.complexity import bucket_cuts, complexity_buckets, page_complexity
-from evalkit.harness.config import CONFIG_DIR, register_resolvers
 from evalkit.experiments import run_experiment
 from evalkit.experiments.extraction import BUCKET_COLUMNS, bucket_rows
+from evalkit.harness.complexity import bucket_cuts, complexity_buckets, page_complexity
+from evalkit.harness.config import CONFIG_DIR, register_resolvers
 
 register_resolvers()
 
@@ -63,9 +63,18 @@ def test_bucket_rows_summarise_each_bucket_s_pages():
     rows = []
     for i, c in enumerate([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]):
         for method, f in (("A", 1.0 - c), ("B", 0.5)):
-            rows.append({"page_id": f"p{i}", "method": method, "error": None, "complexity": c,
-                         "shingle_precision": f, "shingle_recall": f, "shingle_f1": f,
-                         "word_f1": f})
+            rows.append(
+                {
+                    "page_id": f"p{i}",
+                    "method": method,
+                    "error": None,
+                    "complexity": c,
+                    "shingle_precision": f,
+                    "shingle_recall": f,
+                    "shingle_f1": f,
+                    "word_f1": f,
+                }
+            )
     out, info = bucket_rows(pd.DataFrame(rows), "hand", {"n_boot": 50}, seed=0)
     assert list(out.columns) == BUCKET_COLUMNS
     assert info["pages"] == {"low": 2, "medium": 2, "high": 2} and info["unbucketed"] == 0
@@ -82,10 +91,20 @@ def test_bucket_rows_summarise_each_bucket_s_pages():
 
 def _run(tmp: Path, methods: str) -> Path:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.n_sites=2",
-            f"method={methods}", "extraction.n_boot=50", "runner.n_jobs=1",
-            "runner.progress=false", "runner.cache=false", f"paths.results={tmp}"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.n_sites=2",
+                f"method={methods}",
+                "extraction.n_boot=50",
+                "runner.n_jobs=1",
+                "runner.progress=false",
+                "runner.cache=false",
+                f"paths.results={tmp}",
+            ],
+        )
     return run_experiment(cfg, tmp / "run")
 
 
@@ -109,10 +128,16 @@ def test_the_report_holds_the_matrix_and_the_bucket_table(two_methods):
     buckets = pd.read_csv(two_methods / "buckets.csv")
     assert set(buckets["bucket"]) == {"low", "medium", "high"}
     assert "### By page complexity on synthetic" in report
-    cell = buckets[(buckets["bucket"] == "high") & (buckets["method"] == "proposed")
-                   & (buckets["metric"] == "shingle_f1")].iloc[0]
-    line = next(x for x in report.splitlines() if x.startswith("| proposed |")
-                and "[" in x and x.count("|") == 5)
+    cell = buckets[
+        (buckets["bucket"] == "high")
+        & (buckets["method"] == "proposed")
+        & (buckets["metric"] == "shingle_f1")
+    ].iloc[0]
+    line = next(
+        x
+        for x in report.splitlines()
+        if x.startswith("| proposed |") and "[" in x and x.count("|") == 5
+    )
     assert f"{cell['value']:.3f} [{cell['ci_low']:.3f}, {cell['ci_high']:.3f}]" in line
     assert (two_methods / "figures" / "extraction_synthetic_buckets_shingle_f1.png").is_file()
     per_page = pd.read_csv(two_methods / "per_page.csv")

@@ -20,12 +20,12 @@ import lxml.etree
 import pytest
 from hydra import compose, initialize_config_dir
 
+from evalkit.core.page import Gold, Page
 from evalkit.harness import cache_keys as cache
 from evalkit.harness.cache_keys import SourceTree, describe_method, distribution_versions, page_key
-from evalkit.core.page import Gold, Page
 from evalkit.harness.registry import DETECTORS, METHODS
-from evalkit.harness.specs import MethodSpec
 from evalkit.harness.runner import run_pages
+from evalkit.harness.specs import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,8 +35,10 @@ NAMED_DETECTORS = [d for d in DETECTORS.names() if d != "modified_simhash"]
 #: (derived from the registry: a new method is in every case below by being registered)
 SPECS = {
     **{name: MethodSpec(name, name) for name in METHODS.names()},
-    **{f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
-       for d in NAMED_DETECTORS},
+    **{
+        f"proposed[{d}]": MethodSpec(f"proposed[{d}]", "proposed", {"dedup": {"detector": d}})
+        for d in NAMED_DETECTORS
+    },
     **{f"det:{d}": MethodSpec(d, d, kind="detector") for d in DETECTORS.names()},
 }
 PEERS = [n for n in METHODS.names() if METHODS.module_of(n) == "baselines.peers"]
@@ -74,8 +76,11 @@ EXPECTED = {
     "evalkit/proposed/scoring.py": PROPOSED,  # stage 4: the file the name list left out
     "evalkit/proposed/vips_blocks.py": PROPOSED,  # stage 1 with VIPS blocks (blocks.segmenter)
     "baselines/__init__.py": USES_BASELINES,
-    **{f"baselines/{p.name}": _of_module(f"baselines.{p.stem}")
-       for p in sorted((REPO / "baselines").glob("*.py")) if p.stem != "__init__"},
+    **{
+        f"baselines/{p.name}": _of_module(f"baselines.{p.stem}")
+        for p in sorted((REPO / "baselines").glob("*.py"))
+        if p.stem != "__init__"
+    },
 }
 #: core files: what every method runs, and what none does
 CORE = {
@@ -89,19 +94,29 @@ CORE = {
     "evalkit/report/tables.py": set(),
     # shared by two detectors each (docs/floors.md), so each re-keys exactly those
     # and evalkit/core/sketching.py (the Existing systems and Hybridhash) imports both
-    "evalkit/core/fingerprint.py": PROPOSED | {"det:modified_simhash", "det:simhash",
-                                               "existing1", "existing2", "det:hybridhash"},
-    "evalkit/core/termsets.py": {"proposed[jaccard]", "proposed[minhash]", "proposed[hybridhash]",
-                                 "det:jaccard", "det:minhash", "existing1", "existing2",
-                                 "det:hybridhash"},
+    "evalkit/core/fingerprint.py": PROPOSED
+    | {"det:modified_simhash", "det:simhash", "existing1", "existing2", "det:hybridhash"},
+    "evalkit/core/termsets.py": {
+        "proposed[jaccard]",
+        "proposed[minhash]",
+        "proposed[hybridhash]",
+        "det:jaccard",
+        "det:minhash",
+        "existing1",
+        "existing2",
+        "det:hybridhash",
+    },
     # the jusText paragraph stages, shared by justext_style and san_aye
     "evalkit/core/paragraphs.py": {"justext_style", "san_aye"},
     # the template format; the writer (entity_authoring) is no method's
     "evalkit/core/entity_templates.py": {"target_entities"},
     "evalkit/core/entity_authoring.py": set(),
 }
-METHOD_FILES = sorted(p.relative_to(REPO).as_posix() for folder in ("evalkit/proposed", "baselines")
-                      for p in (REPO / folder).rglob("*.py"))
+METHOD_FILES = sorted(
+    p.relative_to(REPO).as_posix()
+    for folder in ("evalkit/proposed", "baselines")
+    for p in (REPO / folder).rglob("*.py")
+)
 
 
 def _edited(rel: str) -> SourceTree:
@@ -123,8 +138,11 @@ def base_facts():
 
 def _changed(base_facts, rel: str) -> set[str]:
     tree = _edited(rel)
-    return {label for label, spec in SPECS.items()
-            if describe_method(spec, tree).key() != base_facts[label].key()}
+    return {
+        label
+        for label, spec in SPECS.items()
+        if describe_method(spec, tree).key() != base_facts[label].key()
+    }
 
 
 def _module(rel: str) -> str:
@@ -148,15 +166,27 @@ def test_core_files_re_key_every_method_or_none(base_facts, rel):
 
 def test_the_trust_check_case_proposed_re_extracts_and_cetd_stays(tmp_path, monkeypatch):
     """Stage 4 edited between two runs: proposed is extracted again, cetd read back."""
-    page = Page(id="p", dataset="t", raw=b"<html><title>A b</title><body><div><p>Words of "
-                b"text in a block that stays.</p></div></body></html>", gold=Gold(text="x"))
+    page = Page(
+        id="p",
+        dataset="t",
+        raw=b"<html><title>A b</title><body><div><p>Words of "
+        b"text in a block that stays.</p></div></body></html>",
+        gold=Gold(text="x"),
+    )
     specs = [SPECS["proposed"], SPECS["cetd"]]
 
     def run():
         monkeypatch.setattr(cache, "_FACTS", {})  # a new process: closures computed afresh
-        return {r["method"]: r["cached"] for r in run_pages(
-            [page], specs, score=lambda p, m, e: {"method": m}, cache_root=str(tmp_path),
-            progress=False)}
+        return {
+            r["method"]: r["cached"]
+            for r in run_pages(
+                [page],
+                specs,
+                score=lambda p, m, e: {"method": m},
+                cache_root=str(tmp_path),
+                progress=False,
+            )
+        }
 
     assert run() == {"proposed": False, "cetd": False}
     assert run() == {"proposed": True, "cetd": True}
@@ -181,12 +211,33 @@ else:
     m.find_duplicates(["some words about things here", "some words about things here", "x"])
 print(json.dumps(sorted(k for k in sys.modules if k.split(".")[0] in ("evalkit", "baselines"))))
 """
-    labels = ["fulltext", "proposed", "proposed[jaccard]", "proposed[minhash]", "cetd", "pab",
-              "justext_style", "trafilatura", "det:simhash", "det:minhash"]
-    procs = {label: subprocess.Popen(  # all at once: most of the time is interpreter start-up
-        [sys.executable, "-c", probe, json.dumps([SPECS[label].kind, SPECS[label].registry,
-                                                  SPECS[label].params])],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO) for label in labels}
+    labels = [
+        "fulltext",
+        "proposed",
+        "proposed[jaccard]",
+        "proposed[minhash]",
+        "cetd",
+        "pab",
+        "justext_style",
+        "trafilatura",
+        "det:simhash",
+        "det:minhash",
+    ]
+    procs = {
+        label: subprocess.Popen(  # all at once: most of the time is interpreter start-up
+            [
+                sys.executable,
+                "-c",
+                probe,
+                json.dumps([SPECS[label].kind, SPECS[label].registry, SPECS[label].params]),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        for label in labels
+    }
     for label, proc in procs.items():
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err[-1000:]
@@ -199,11 +250,17 @@ def test_the_closure_reader_resolves_every_kind_of_import(tmp_path):
     (pkg / "sub").mkdir(parents=True)
     files = {
         "__init__.py": "",
-        "a.py": ("from . import b\nfrom .sub import c\nimport numpy.linalg\n"
-                 "def f():\n    import lxml.html\n    from pkg import d\n"
-                 "    import importlib\n    return importlib.import_module('pkg.e')\n"),
-        "b.py": "import json\n", "d.py": "from pkg.sub.c import X\n", "e.py": "", "f.py": "",
-        "sub/__init__.py": "from ..f import Y\n", "sub/c.py": "X = 1\n",
+        "a.py": (
+            "from . import b\nfrom .sub import c\nimport numpy.linalg\n"
+            "def f():\n    import lxml.html\n    from pkg import d\n"
+            "    import importlib\n    return importlib.import_module('pkg.e')\n"
+        ),
+        "b.py": "import json\n",
+        "d.py": "from pkg.sub.c import X\n",
+        "e.py": "",
+        "f.py": "",
+        "sub/__init__.py": "from ..f import Y\n",
+        "sub/c.py": "X = 1\n",
     }
     for rel, text in files.items():
         (pkg / rel).write_text(text)
@@ -232,37 +289,69 @@ def test_resolved_parameters_are_in_the_key(monkeypatch):
     monkeypatch.setitem(sys.modules, "justext", None)  # a machine without the peer
     assert facts().key() == default.key()
 
+
 def test_proposed_resolves_its_detector_and_its_defaults():
     tree = SourceTree()
     own = describe_method(MethodSpec("p", "proposed", {"dedup": {"k": 5}}), tree)
     assert own.resolved_params["dedup"]["detector_params"] == {
-        "bits": 64, "k": 5, "stoplist": "english", "stemmer": "porter", "proximity": "pointer"}
+        "bits": 64,
+        "k": 5,
+        "stoplist": "english",
+        "stemmer": "porter",
+        "proximity": "pointer",
+    }
     # every stage's settings, defaults filled in
-    assert own.resolved_params["blocks"] == {"tags": ["div", "td"], "nested_text": "own",
-                                             "residual_block": True}
+    assert own.resolved_params["blocks"] == {
+        "tags": ["div", "td"],
+        "nested_text": "own",
+        "residual_block": True,
+    }
     assert own.resolved_params["scoring"] == {
-        "enabled": True, "alpha": 0.3, "beta": 0.3, "gamma": 0.4,
-        "content_denominator": "block_distinct_sum", "title_source": "title",
-        "title_count": "occurrences", "link_scope": "block", "link_count": "occurrences",
-        "content_count": "remainder", "content_weight": "eq4", "bound": "none",
-        "threshold_blocks": "stage1", "comparison": "gt", "if_none_pass": "nothing"}
+        "enabled": True,
+        "alpha": 0.3,
+        "beta": 0.3,
+        "gamma": 0.4,
+        "content_denominator": "block_distinct_sum",
+        "title_source": "title",
+        "title_count": "occurrences",
+        "link_scope": "block",
+        "link_count": "occurrences",
+        "content_count": "remainder",
+        "content_weight": "eq4",
+        "bound": "none",
+        "threshold_blocks": "stage1",
+        "comparison": "gt",
+        "if_none_pass": "nothing",
+    }
     assert own.resolved_params["primary"]["rule_ad_marker"] is True
     assert own.key() != describe_method(MethodSpec("p", "proposed", {}), tree).key()
     jac = describe_method(MethodSpec("p", "proposed", {"dedup": {"detector": "jaccard"}}), tree)
     assert jac.resolved_params["dedup"]["detector_params"] == {
-        "threshold": 0.8, "shingle": 1, "stoplist": "english", "stemmer": "porter"}
+        "threshold": 0.8,
+        "shingle": 1,
+        "stoplist": "english",
+        "stemmer": "porter",
+    }
     assert "baselines.jaccard" in jac.modules  # the detector's code is in the key
     # an explicit default is the same method as an implicit one
-    same = describe_method(MethodSpec("p", "proposed", {"dedup": {
-        "detector": "jaccard", "detector_params": {"shingle": 1}}}), tree)
+    same = describe_method(
+        MethodSpec(
+            "p", "proposed", {"dedup": {"detector": "jaccard", "detector_params": {"shingle": 1}}}
+        ),
+        tree,
+    )
     assert same.key() == jac.key()
-    other = describe_method(MethodSpec("p", "proposed", {"dedup": {
-        "detector": "jaccard", "detector_params": {"shingle": 2}}}), tree)
+    other = describe_method(
+        MethodSpec(
+            "p", "proposed", {"dedup": {"detector": "jaccard", "detector_params": {"shingle": 2}}}
+        ),
+        tree,
+    )
     assert other.key() != jac.key()
     # the settings as a dict or as the defaults they equal: one method, one key
-    spelled = describe_method(MethodSpec("p", "proposed", {"dedup": {"k": 3},
-                                                           "blocks": {"tags": ["div", "td"]}}),
-                              tree)
+    spelled = describe_method(
+        MethodSpec("p", "proposed", {"dedup": {"k": 3}, "blocks": {"tags": ["div", "td"]}}), tree
+    )
     assert spelled.key() == describe_method(MethodSpec("p", "proposed", {}), tree).key()
 
 
@@ -273,12 +362,16 @@ def test_outside_packages_and_lxml_are_in_the_key(monkeypatch):
     assert proposed.packages["numpy"] == metadata.version("numpy")
     assert cetd.packages["lxml"] == lxml.etree.__version__ and "numpy" not in cetd.packages
     before = cetd.key()
-    monkeypatch.setattr(cache, "lxml_versions", lambda: {"lxml": lxml.etree.__version__,
-                                                         "libxml2": "2.9.0"})
+    monkeypatch.setattr(
+        cache, "lxml_versions", lambda: {"lxml": lxml.etree.__version__, "libxml2": "2.9.0"}
+    )
     assert cetd.key() != before
     monkeypatch.undo()
-    monkeypatch.setattr(cache, "distribution_versions",
-                        lambda names: {**distribution_versions(names), "lxml": "4.0.0"})
+    monkeypatch.setattr(
+        cache,
+        "distribution_versions",
+        lambda names: {**distribution_versions(names), "lxml": "4.0.0"},
+    )
     assert describe_method(SPECS["cetd"], tree).key() != before
 
 
@@ -294,8 +387,14 @@ def test_distribution_versions_follow_requirements_and_name_what_is_missing():
 
 
 def _page(**kw):
-    base = {"id": "p", "dataset": "t", "raw": b"<p>caf\xc3\xa9</p>", "gold": Gold(text="g"),
-            "url": "http://a.org/x", "site": "a.org"}
+    base = {
+        "id": "p",
+        "dataset": "t",
+        "raw": b"<p>caf\xc3\xa9</p>",
+        "gold": Gold(text="g"),
+        "url": "http://a.org/x",
+        "site": "a.org",
+    }
     return Page(**{**base, **kw})
 
 
@@ -327,16 +426,25 @@ def test_closures_are_computed_once_per_spec_not_per_page(monkeypatch, tmp_path)
 def test_run_json_lists_each_peers_package_version(tmp_path):
     for module in ("trafilatura", "justext"):
         pytest.importorskip(module)
-    from evalkit.shell.cli import CONFIG_DIR
-    from evalkit.harness.config import register_resolvers
     from evalkit.experiments import run_experiment
+    from evalkit.harness.config import register_resolvers
+    from evalkit.shell.cli import CONFIG_DIR
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.limit=2",
-            "method=[proposed,justext_style,trafilatura,justext]", "extraction.n_boot=10",
-            "runner.n_jobs=1", "runner.progress=false", f"paths.results={tmp_path}"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.limit=2",
+                "method=[proposed,justext_style,trafilatura,justext]",
+                "extraction.n_boot=10",
+                "runner.n_jobs=1",
+                "runner.progress=false",
+                f"paths.results={tmp_path}",
+            ],
+        )
     info = json.loads((run_experiment(cfg, tmp_path / "run") / "run.json").read_text())
     methods = info["methods"]
     assert methods["trafilatura"]["packages"]["trafilatura"] == metadata.version("trafilatura")
@@ -347,6 +455,8 @@ def test_run_json_lists_each_peers_package_version(tmp_path):
     assert methods["proposed"]["resolved_params"]["dedup"]["detector_params"]["k"] == 3
     assert methods["proposed"]["params"]["dedup"]["k"] == 3  # as the config gives it
     assert all(isinstance(v, str) for m in methods.values() for v in m["packages"].values())
-    assert info["lxml"] == {"lxml": lxml.etree.__version__,
-                            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
+    assert info["lxml"] == {
+        "lxml": lxml.etree.__version__,
+        "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION)),
+    }
     assert len(info["datasets"]["synthetic"]["fingerprint"]) == 64

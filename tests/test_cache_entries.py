@@ -19,18 +19,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import extract_or_expected
 from hydra import compose, initialize_config_dir
 from test_golden_outputs import METHOD_NAMES, _digest
 
-from conftest import extract_or_expected
-from evalkit.harness import cache_entry
 from evalkit.core.block import Block
+from evalkit.core.page import Extraction
+from evalkit.harness import cache_entry
 from evalkit.harness.cache import ExtractionCache
 from evalkit.harness.cache_seal import cache_seal
-from evalkit.shell.cli import CONFIG_DIR
 from evalkit.harness.config import build_datasets, method_specs, register_resolvers
-from evalkit.core.page import Extraction
 from evalkit.harness.registry import METHODS
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -43,9 +43,15 @@ KEY = "ab" + "0" * 62
 
 def _pages(label: str, shared, shared_root: Path, limit: int):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            f"dataset={label}", f"dataset.{label}.limit={limit}",
-            f"paths.shared_data={shared_root}", f"method=[{','.join(METHOD_NAMES)}]"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                f"dataset={label}",
+                f"dataset.{label}.limit={limit}",
+                f"paths.shared_data={shared_root}",
+                f"method=[{','.join(METHOD_NAMES)}]",
+            ],
+        )
     if label != "synthetic":
         shared(Path(cfg.dataset[label].path).name)  # skips, saying why, when it is absent
     (ds,) = build_datasets(cfg).values()
@@ -81,19 +87,38 @@ def test_every_own_method_reads_back_what_it_wrote(label, shared, shared_root, t
 
 
 def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_path):
-    ext = Extraction(text="t", kept_units=(np.int64(2), 5),
-                     blocks=[Block(index=np.int64(0), tag="p", words=np.int32(7),
-                                   kept=np.bool_(True), attrs={"span": (1, 2)},
-                                   scores={"score": np.float64(0.1), "f32": np.float32(0.5)})],
-                     info={"sizes": [np.int64(3)], "name": np.str_("x")}, seconds=1)
+    ext = Extraction(
+        text="t",
+        kept_units=(np.int64(2), 5),
+        blocks=[
+            Block(
+                index=np.int64(0),
+                tag="p",
+                words=np.int32(7),
+                kept=np.bool_(True),
+                attrs={"span": (1, 2)},
+                scores={"score": np.float64(0.1), "f32": np.float32(0.5)},
+            )
+        ],
+        info={"sizes": [np.int64(3)], "name": np.str_("x")},
+        seconds=1,
+    )
     plain = cache_entry.as_data(ext)
     assert plain.error is None
     assert plain.kept_units == [2, 5] and type(plain.kept_units[0]) is int
     block = plain.blocks[0]
-    assert block == Block(index=0, tag="p", words=7, kept=True, attrs={"span": [1, 2]},
-                          scores={"score": 0.1, "f32": 0.5})
-    assert [type(v) for v in (block.index, block.words, block.kept, block.scores["score"],
-                              block.scores["f32"])] == [int, int, bool, float, float]
+    assert block == Block(
+        index=0,
+        tag="p",
+        words=7,
+        kept=True,
+        attrs={"span": [1, 2]},
+        scores={"score": 0.1, "f32": 0.5},
+    )
+    assert [
+        type(v)
+        for v in (block.index, block.words, block.kept, block.scores["score"], block.scores["f32"])
+    ] == [int, int, bool, float, float]
     assert plain.info == {"sizes": [3], "name": "x"} and type(plain.info["name"]) is str
     assert plain.seconds == 1.0 and type(plain.seconds) is float
     cache = ExtractionCache(tmp_path)
@@ -105,45 +130,77 @@ def test_tuples_and_numpy_scalars_are_stored_as_the_plain_values_they_equal(tmp_
 def test_plain_blocks_take_the_short_copy_and_it_equals_the_long_route():
     """as_data copies a block whose fields are plain already without the to_dict/check
     round trip; both routes give the same record, and a separate one (no shared dicts)."""
-    full = Block(index=3, tag="p", path="/html/body/p[2]", text="Some words", words=2,
-                 link_words=1, kept=False, stage="scoring", rule="punctuation",
-                 reason="1 of 2 words in links", duplicate_of=1,
-                 scores={"score": 0.25, "n": 4, "none": None, "inf": float("inf")},
-                 attrs={"cf_class": "short", "heading": True, "level": 2, "x": None})
+    full = Block(
+        index=3,
+        tag="p",
+        path="/html/body/p[2]",
+        text="Some words",
+        words=2,
+        link_words=1,
+        kept=False,
+        stage="scoring",
+        rule="punctuation",
+        reason="1 of 2 words in links",
+        duplicate_of=1,
+        scores={"score": 0.25, "n": 4, "none": None, "inf": float("inf")},
+        attrs={"cf_class": "short", "heading": True, "level": 2, "x": None},
+    )
     short = cache_entry._copy_if_plain(full)
     assert short == Block.from_dict(cache_entry._plain(full.to_dict())) == full
     assert short is not full and short.scores is not full.scores and short.attrs is not full.attrs
     assert cache_entry.as_data(Extraction(blocks=[full])).blocks == [full]
     # what needs converting or naming goes the long way
-    for odd in (Block(np.int64(0), "p"), Block(0, "p", kept=np.bool_(True)),
-                Block(0, "p", scores={"s": True}), Block(0, "p", attrs={"span": [1, 2]}),
-                Block(0, "p", words=2.5), Block(0, np.str_("p"))):
+    for odd in (
+        Block(np.int64(0), "p"),
+        Block(0, "p", kept=np.bool_(True)),
+        Block(0, "p", scores={"s": True}),
+        Block(0, "p", attrs={"span": [1, 2]}),
+        Block(0, "p", words=2.5),
+        Block(0, np.str_("p")),
+    ):
         assert cache_entry._copy_if_plain(odd) is None
 
 
 def test_a_block_pickles_as_its_fields():
     """The page worker sends blocks pickled: a record comes back equal, of the same types."""
-    b = Block(index=1, tag="div", text="x", words=1, kept=False, scores={"s": 0.5},
-              attrs={"a": "b"})
+    b = Block(
+        index=1, tag="div", text="x", words=1, kept=False, scores={"s": 0.5}, attrs={"a": "b"}
+    )
     back = pickle.loads(pickle.dumps(b))
     assert back == b and type(back) is Block and back.scores == {"s": 0.5}
 
 
-@pytest.mark.parametrize(("field", "value", "where"), [
-    ("info", {"tags": {"a"}}, "info['tags'] is a set"),
-    ("blocks", [Block(0, "p"), Block(1, "p", attrs={"raw": b"\x00"})],
-     "blocks[1]['attrs']['raw'] is a bytes"),
-    ("blocks", [Block(0, "p", scores={"ids": {1}})], "blocks[0]['scores']['ids'] is a set"),
-    ("blocks", [Block(0, "p", words=2.5)],
-     "blocks[0] is not a Block record: block field 'words' is a float, not int or None"),
-    ("blocks", [Block(0, "p", scores={"level": "high"})],
-     "blocks[0] is not a Block record: block score 'level' is a str, not a number or None"),
-    ("blocks", [Block(0, "p"), {"index": 1, "tag": "p"}], "blocks[1] is a dict, not a Block record"),
-    ("info", {"by_id": {3: 1.0}}, "info['by_id'] has a key 3 that is not a string"),
-    ("info", {"arr": np.zeros(2)}, "info['arr'] is a ndarray"),
-    ("kept_units", [1, 2.5], "kept_units is not None or a list of ints"),
-    ("blocks", {"index": 0}, "blocks is a dict, not a list of Block records"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "where"),
+    [
+        ("info", {"tags": {"a"}}, "info['tags'] is a set"),
+        (
+            "blocks",
+            [Block(0, "p"), Block(1, "p", attrs={"raw": b"\x00"})],
+            "blocks[1]['attrs']['raw'] is a bytes",
+        ),
+        ("blocks", [Block(0, "p", scores={"ids": {1}})], "blocks[0]['scores']['ids'] is a set"),
+        (
+            "blocks",
+            [Block(0, "p", words=2.5)],
+            "blocks[0] is not a Block record: block field 'words' is a float, not int or None",
+        ),
+        (
+            "blocks",
+            [Block(0, "p", scores={"level": "high"})],
+            "blocks[0] is not a Block record: block score 'level' is a str, not a number or None",
+        ),
+        (
+            "blocks",
+            [Block(0, "p"), {"index": 1, "tag": "p"}],
+            "blocks[1] is a dict, not a Block record",
+        ),
+        ("info", {"by_id": {3: 1.0}}, "info['by_id'] has a key 3 that is not a string"),
+        ("info", {"arr": np.zeros(2)}, "info['arr'] is a ndarray"),
+        ("kept_units", [1, 2.5], "kept_units is not None or a list of ints"),
+        ("blocks", {"index": 0}, "blocks is a dict, not a list of Block records"),
+    ],
+)
 def test_a_value_json_cannot_keep_fails_the_page_naming_it(field, value, where, tmp_path):
     ext = Extraction(text="kept", seconds=0.5, **{field: value})
     plain = cache_entry.as_data(ext)
@@ -155,8 +212,11 @@ def test_a_value_json_cannot_keep_fails_the_page_naming_it(field, value, where, 
 
 
 def test_text_in_any_script_and_odd_floats_survive(tmp_path):
-    ext = Extraction(text="Ελληνικά 日本語 \ud800 emoji 🙂", blocks=[Block(0, "p", scores={
-        "v": float("inf"), "w": -0.0, "tiny": 5e-324, "big": 2 ** 70})], info={"nan": 1e308})
+    ext = Extraction(
+        text="Ελληνικά 日本語 \ud800 emoji 🙂",
+        blocks=[Block(0, "p", scores={"v": float("inf"), "w": -0.0, "tiny": 5e-324, "big": 2**70})],
+        info={"nan": 1e308},
+    )
     cache = ExtractionCache(tmp_path)
     cache.put(KEY, ext)
     back = cache.get(KEY)
@@ -187,8 +247,13 @@ class _Crafted:
         return open, (self.path, "w")
 
 
-GOOD = Extraction(text="main text", kept_units=[0, 2], blocks=[Block(0, "p", kept=True)],
-                  info={"n": 1}, seconds=0.25)
+GOOD = Extraction(
+    text="main text",
+    kept_units=[0, 2],
+    blocks=[Block(0, "p", kept=True)],
+    info={"n": 1},
+    seconds=0.25,
+)
 
 
 def _bad_entries(tmp_path: Path) -> dict[str, bytes]:
@@ -203,32 +268,52 @@ def _bad_entries(tmp_path: Path) -> dict[str, bytes]:
         "an old pickled extraction": pickle.dumps(GOOD),
         "another key": cache_entry.encode("cd" + "1" * 62, GOOD),
         "another version": json.dumps({**entry, "version": 0}).encode(),
-        "version 1 (free block dicts)": _with_checksum({**entry, "version": 1, "payload": {
-            **entry["payload"], "blocks": [{"block": 0, "kept": True}]}}),
+        "version 1 (free block dicts)": _with_checksum(
+            {
+                **entry,
+                "version": 1,
+                "payload": {**entry["payload"], "blocks": [{"block": 0, "kept": True}]},
+            }
+        ),
         "text changed, checksum kept": json.dumps(
-            {**entry, "payload": {**entry["payload"], "text": "main texT"}}).encode(),
+            {**entry, "payload": {**entry["payload"], "text": "main texT"}}
+        ).encode(),
         "no checksum": json.dumps({k: v for k, v in entry.items() if k != "sha256"}).encode(),
-        "text not a string": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                                  "text": 5}}),
-        "a field missing": _with_checksum({**entry, "payload": {
-            k: v for k, v in entry["payload"].items() if k != "info"}}),
+        "text not a string": _with_checksum({**entry, "payload": {**entry["payload"], "text": 5}}),
+        "a field missing": _with_checksum(
+            {**entry, "payload": {k: v for k, v in entry["payload"].items() if k != "info"}}
+        ),
         "an extra field": _with_checksum({**entry, "payload": {**entry["payload"], "x": 1}}),
-        "kept_units of bools": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                                    "kept_units": [True]}}),
-        "blocks not objects": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                                   "blocks": [[1]]}}),
-        "a block field unknown": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                 "blocks": [{"index": 0, "tag": "p", "i": 0}]}}),
-        "a block field of the wrong type": _with_checksum({**entry, "payload": {
-            **entry["payload"], "blocks": [{"index": 0, "tag": "p", "kept": "yes"}]}}),
-        "a block score not a number": _with_checksum({**entry, "payload": {
-            **entry["payload"], "blocks": [{"index": 0, "tag": "p", "scores": {"s": [1]}}]}}),
-        "info a list": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                            "info": []}}),
-        "error a number": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                               "error": 1}}),
-        "seconds an int": _with_checksum({**entry, "payload": {**entry["payload"],
-                                                               "seconds": 1}}),
+        "kept_units of bools": _with_checksum(
+            {**entry, "payload": {**entry["payload"], "kept_units": [True]}}
+        ),
+        "blocks not objects": _with_checksum(
+            {**entry, "payload": {**entry["payload"], "blocks": [[1]]}}
+        ),
+        "a block field unknown": _with_checksum(
+            {**entry, "payload": {**entry["payload"], "blocks": [{"index": 0, "tag": "p", "i": 0}]}}
+        ),
+        "a block field of the wrong type": _with_checksum(
+            {
+                **entry,
+                "payload": {
+                    **entry["payload"],
+                    "blocks": [{"index": 0, "tag": "p", "kept": "yes"}],
+                },
+            }
+        ),
+        "a block score not a number": _with_checksum(
+            {
+                **entry,
+                "payload": {
+                    **entry["payload"],
+                    "blocks": [{"index": 0, "tag": "p", "scores": {"s": [1]}}],
+                },
+            }
+        ),
+        "info a list": _with_checksum({**entry, "payload": {**entry["payload"], "info": []}}),
+        "error a number": _with_checksum({**entry, "payload": {**entry["payload"], "error": 1}}),
+        "seconds an int": _with_checksum({**entry, "payload": {**entry["payload"], "seconds": 1}}),
     }
 
 
@@ -253,15 +338,17 @@ def test_every_kind_of_bad_entry_is_a_counted_miss_and_is_rewritten(tmp_path):
 def test_a_block_record_that_does_not_fit_is_named():
     entry = _entry(GOOD)
     entry["payload"]["blocks"] = [{"index": 0, "tag": "p"}, {"index": 1, "tag": "p", "kept": "yes"}]
-    with pytest.raises(cache_entry.InvalidEntry,
-                       match=r"^blocks\[1\]: block field 'kept' is a str, not bool$"):
+    with pytest.raises(
+        cache_entry.InvalidEntry, match=r"^blocks\[1\]: block field 'kept' is a str, not bool$"
+    ):
         cache_entry.decode(_with_checksum(entry), KEY)
     entry["payload"]["blocks"] = [{"index": 0, "tag": "p", "priority": 1.0}]
     with pytest.raises(cache_entry.InvalidEntry, match=r"^blocks\[0\]: unknown block field"):
         cache_entry.decode(_with_checksum(entry), KEY)
     entry["payload"]["blocks"] = [{"index": 0, "tag": "p", "words": 3, "scores": {"s": 0.5}}]
     assert cache_entry.decode(_with_checksum(entry), KEY).blocks == [
-        Block(0, "p", words=3, scores={"s": 0.5})]
+        Block(0, "p", words=3, scores={"s": 0.5})
+    ]
 
 
 def test_a_folder_in_place_of_an_entry_is_a_miss(tmp_path):
@@ -285,9 +372,15 @@ def test_a_missing_entry_is_a_plain_miss_and_old_pickles_are_never_opened(tmp_pa
 def test_single_byte_flips_are_refused_or_read_back_unchanged():
     """1,000 seeded flips over one entry: none crashes, none reads back different data
     (a flip that keeps the JSON's meaning, such as ``e`` to ``E`` in a number, may pass)."""
-    ext = Extraction(text="Some main text\nand more", blocks=[
-        Block(i, "p", scores={"score": i / 7}, kept=i % 2 == 0, path=f"/p[{i}]")
-        for i in range(20)], info={"n_blocks": 20, "t": 1e-05}, seconds=0.5)
+    ext = Extraction(
+        text="Some main text\nand more",
+        blocks=[
+            Block(i, "p", scores={"score": i / 7}, kept=i % 2 == 0, path=f"/p[{i}]")
+            for i in range(20)
+        ],
+        info={"n_blocks": 20, "t": 1e-05},
+        seconds=0.5,
+    )
     data = cache_entry.encode(KEY, ext)
     rng = random.Random(14)
     outcomes = {"refused": 0, "same": 0}
@@ -308,22 +401,36 @@ def test_single_byte_flips_are_refused_or_read_back_unchanged():
 # ----------------------------------------------------------------- nothing loads code
 
 
-FORBIDDEN = re.compile(r"pickle\.loads?\b|\bcPickle\b|joblib\.load\b|\bdill\b|\bshelve\b|"
-                       r"marshal\.loads?\b|read_pickle\b|allow_pickle\s*=\s*True|torch\.load\b")
+FORBIDDEN = re.compile(
+    r"pickle\.loads?\b|\bcPickle\b|joblib\.load\b|\bdill\b|\bshelve\b|"
+    r"marshal\.loads?\b|read_pickle\b|allow_pickle\s*=\s*True|torch\.load\b"
+)
 
 
 def test_no_module_loads_pickles_or_other_code_from_disk():
-    hits = [f"{path.relative_to(REPO)}:{n}: {line.strip()}"
-            for folder in ("evalkit", "baselines") for path in sorted((REPO / folder).rglob("*.py"))
-            for n, line in enumerate(path.read_text().splitlines(), 1)
-            if FORBIDDEN.search(line)]
+    hits = [
+        f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+        for folder in ("evalkit", "baselines")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if FORBIDDEN.search(line)
+    ]
     assert hits == []
 
 
 def test_the_pattern_catches_each_form():
-    for line in ["x = pickle.load(fh)", "pickle.loads(b)", "import cPickle", "joblib.load(p)",
-                 "import dill", "shelve.open(p)", "marshal.loads(b)", "pd.read_pickle(p)",
-                 "np.load(p, allow_pickle=True)", "torch.load(p)"]:
+    for line in [
+        "x = pickle.load(fh)",
+        "pickle.loads(b)",
+        "import cPickle",
+        "joblib.load(p)",
+        "import dill",
+        "shelve.open(p)",
+        "marshal.loads(b)",
+        "pd.read_pickle(p)",
+        "np.load(p, allow_pickle=True)",
+        "torch.load(p)",
+    ]:
         assert FORBIDDEN.search(line), line
     assert not FORBIDDEN.search("pickle.dump(x, fh)  # spindles")
 
@@ -332,9 +439,17 @@ def test_the_pattern_catches_each_form():
 
 
 def _run(results: Path, pages: int, methods: str | None = None) -> tuple[Path, str]:
-    cmd = [sys.executable, "-m", "evalkit", "experiment=extraction", "dataset=synthetic",
-           f"dataset.synthetic.limit={pages}", "runner.n_jobs=1", "runner.progress=false",
-           f"paths.results={results}"] + ([f"method=[{methods}]"] if methods else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        "dataset=synthetic",
+        f"dataset.synthetic.limit={pages}",
+        "runner.n_jobs=1",
+        "runner.progress=false",
+        f"paths.results={results}",
+    ] + ([f"method=[{methods}]"] if methods else [])
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     runs = sorted((results / "runs" / "extraction").glob("*/summary.csv"))
@@ -362,10 +477,13 @@ def test_a_crafted_pickle_over_every_entry_runs_no_code(tmp_path):
     second, err = _run(results, 5, "proposed,cetd,pab")
     assert not marker.exists()
     assert second.read_bytes() == first.read_bytes()
-    assert _invalid_lines(err) == [(
-        f"evalkit: 15 entries in the extraction cache {results / 'cache'} did not validate "
-        "(corrupt, truncated, crafted or from another evalkit version); they were treated "
-        "as misses, re-extracted and rewritten")]
+    assert _invalid_lines(err) == [
+        (
+            f"evalkit: 15 entries in the extraction cache {results / 'cache'} did not validate "
+            "(corrupt, truncated, crafted or from another evalkit version); they were treated "
+            "as misses, re-extracted and rewritten"
+        )
+    ]
     # rewritten: a third run reads every entry back and says nothing
     assert all(cache_entry.decode(p.read_bytes(), p.stem) for p in _entries(results))
     third, err = _run(results, 5, "proposed,cetd,pab")
@@ -391,8 +509,9 @@ def test_a_thousand_flipped_entries_crash_nothing(tmp_path):
         key = json.loads(original)["key"]
         seal = cache_seal(results / "cache")  # a flip inside the MAC is harmful too
         try:
-            harmless += (cache_entry.decode(bytes(data), key, seal)
-                         == cache_entry.decode(original, key, seal))
+            harmless += cache_entry.decode(bytes(data), key, seal) == cache_entry.decode(
+                original, key, seal
+            )
         except cache_entry.InvalidEntry:
             pass
     second, err = _run(results, 143)

@@ -18,8 +18,8 @@ from baselines.cetd import (
     text_density,
 )
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.harness.registry import METHODS
 from evalkit.core.visible import element_text
+from evalkit.harness.registry import METHODS
 
 # body
 #  div#nav   "<a>Home</a> <a>News</a>"                     C=9  T=2 LC=8  LT=2
@@ -52,13 +52,21 @@ def _stats(html: str):
 def test_counts_c_t_lc_lt():
     stats, at = _stats(PAGE)
     expect = {  # name: (C, T, LC, LT)
-        "body0": (79, 9, 18, 3), "nav": (9, 2, 8, 2), "a2": (4, 0, 4, 0), "a3": (4, 0, 4, 0),
-        "main": (49, 3, 0, 0), "p5": (14, 0, 0, 0), "p7": (19, 0, 0, 0),
-        "foot": (19, 1, 10, 1), "a9": (10, 0, 10, 0),
+        "body0": (79, 9, 18, 3),
+        "nav": (9, 2, 8, 2),
+        "a2": (4, 0, 4, 0),
+        "a3": (4, 0, 4, 0),
+        "main": (49, 3, 0, 0),
+        "p5": (14, 0, 0, 0),
+        "p7": (19, 0, 0, 0),
+        "foot": (19, 1, 10, 1),
+        "a9": (10, 0, 10, 0),
     }
     for name, want in expect.items():
         i = at[name]
-        assert (stats.chars[i], stats.tags[i], stats.link_chars[i], stats.link_tags[i]) == want, name
+        assert (stats.chars[i], stats.tags[i], stats.link_chars[i], stats.link_tags[i]) == want, (
+            name
+        )
     assert stats.ratio == pytest.approx(R)
     assert stats.runs[at["foot"]] == [8]  # "(c) 2020 " normalised
     assert stats.runs[at["nav"]] == []  # the space between the links is no run
@@ -70,13 +78,17 @@ def test_counts_c_t_lc_lt():
 
 def test_wrapper_of_only_links_counts_as_link_tag():
     # li wraps nothing but a link: T_li = 1 = LT_li and C = LC, so each li is a link tag too
-    stats, at = _stats('<body><ul id="u"><li><a href="/">x</a></li><li><a href="/">y</a></li></ul></body>')
+    stats, at = _stats(
+        '<body><ul id="u"><li><a href="/">x</a></li><li><a href="/">y</a></li></ul></body>'
+    )
     u = at["u"]
     assert (stats.chars[u], stats.tags[u], stats.link_chars[u], stats.link_tags[u]) == (3, 4, 2, 4)
 
 
 def test_everything_inside_a_link_is_link_text():
-    stats, at = _stats('<body><a href="/"><div id="d"><span>ab</span><span>cd</span></div></a></body>')
+    stats, at = _stats(
+        '<body><a href="/"><div id="d"><span>ab</span><span>cd</span></div></a></body>'
+    )
     d = at["d"]
     # "ab" + "cd" run together (inline spans): C = 4; inside a link: LC = C, LT = T
     assert (stats.chars[d], stats.tags[d], stats.link_chars[d], stats.link_tags[d]) == (4, 2, 4, 2)
@@ -100,7 +112,9 @@ def test_text_density_and_composite_text_density_by_hand():
 
 def test_run_density():
     assert run_density(8, "td", R) == 8.0
-    assert run_density(8, "ctd", R) == pytest.approx(8 * math.log(8) / math.log(math.log(R * 8 + math.e)))
+    assert run_density(8, "ctd", R) == pytest.approx(
+        8 * math.log(8) / math.log(math.log(R * 8 + math.e))
+    )
     assert run_density(8, "ctd", R) == pytest.approx(40.162901943643)
     assert run_density(1, "ctd", R) == 0.0  # ln 1 = 0
     assert run_density(8, "ctd", 0.0) == 0.0  # link-free page: the term is left out
@@ -141,7 +155,9 @@ def test_ctd_variant_drops_the_link_footer():
     assert dens[at["p5"]] == pytest.approx(56.07181292611759)
     assert sums[at["main"]] == pytest.approx(2 * 56.07181292611759 + 76.12137717084518)
     assert sums[at["foot"]] == pytest.approx(0.0 + 40.162901943643)  # CTD(a) + run "(c) 2020"
-    assert sums[at["body0"]] == pytest.approx(0.36103712357652373 + 82.0577983085972 + 10.117774242865632)
+    assert sums[at["body0"]] == pytest.approx(
+        0.36103712357652373 + 82.0577983085972 + 10.117774242865632
+    )
     marks, root, threshold = select_content(stats, dens, sums)
     assert root == at["main"]
     assert threshold == pytest.approx(16.999398134677843)  # CTD body < CTD main
@@ -149,10 +165,13 @@ def test_ctd_variant_drops_the_link_footer():
     assert marks[at["main"]] == 1 and marks[at["body0"]] == 2
 
 
-@pytest.mark.parametrize("variant, text", [
-    ("cetd_ds", MAIN_TEXT + "\n(c) 2020 Contact us"),
-    ("cectd_ds", MAIN_TEXT),
-])
+@pytest.mark.parametrize(
+    "variant, text",
+    [
+        ("cetd_ds", MAIN_TEXT + "\n(c) 2020 Contact us"),
+        ("cectd_ds", MAIN_TEXT),
+    ],
+)
 def test_extract_both_variants(variant, text):
     ext = CETD(variant=variant).extract(_page(PAGE))
     assert ext.text == text
@@ -165,8 +184,10 @@ def test_text_directly_in_kept_ancestor_stays():
     # body holds a loose run; the content root is #main; the run sits in body (kept, mark 2)
     # TD: body C = 5 + 1 + 29 + 1 + 1 = 37, T = 5 -> 7.4; main DS 14 + 14 = 28 is the largest;
     # threshold min(TD main 29/2, TD body 7.4) = 7.4; nav TD 1 < 7.4 is dropped
-    html = ('<body>Loose<div id="main"><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p></div>'
-            '<div id="nav"><a href="/">x</a></div></body>')
+    html = (
+        '<body>Loose<div id="main"><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p></div>'
+        '<div id="nav"><a href="/">x</a></div></body>'
+    )
     ext = CETD(variant="cetd_ds").extract(_page(html))
     assert ext.text == "Loose\naaaa bbbb cccc\ndddd eeee ffff"
     assert ext.info["threshold"] == pytest.approx(37 / 5)
@@ -187,21 +208,28 @@ def test_link_free_page_ctd_skips_run_terms():
 def test_element_text_survives_deep_trees():
     deep = parse_html("<body>" + "<div>" * 3000 + "deep text" + "</div>" * 3000 + "</body>")
     assert element_text(deep.find(".//body")) == "deep text"
-    assert CETD().extract(_page("<body>" + "<div>" * 3000 + "deep, text." + "</div>" * 3000
-                                + "</body>")).text == "deep, text."
+    assert (
+        CETD()
+        .extract(_page("<body>" + "<div>" * 3000 + "deep, text." + "</div>" * 3000 + "</body>"))
+        .text
+        == "deep, text."
+    )
 
 
-@pytest.mark.parametrize("html", [
-    "<html><body></body></html>",
-    "<html><body>   </body></html>",
-    "<html><body><p>only text, no links at all</p></body></html>",
-    '<html><frameset><frame src="a.html"><frame src="b.html"></frameset></html>',
-    "<html><head><title>x</title></head></html>",
-    "<!-- only a comment -->",
-    "",
-    "\x00\x01\x02 binary junk \xff",
-    "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><body></body></html>",
+        "<html><body>   </body></html>",
+        "<html><body><p>only text, no links at all</p></body></html>",
+        '<html><frameset><frame src="a.html"><frame src="b.html"></frameset></html>',
+        "<html><head><title>x</title></head></html>",
+        "<!-- only a comment -->",
+        "",
+        "\x00\x01\x02 binary junk \xff",
+        "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>",
+    ],
+)
 @pytest.mark.parametrize("variant", ["cetd_ds", "cectd_ds"])
 def test_odd_html_never_raises(html, variant):
     ext = CETD(variant=variant).extract(_page(html))
@@ -210,8 +238,10 @@ def test_odd_html_never_raises(html, variant):
 
 def test_odd_html_outputs():
     assert CETD().extract(_page("<html><body></body></html>")).text == ""
-    assert CETD().extract(_page("<body><p>only text, no links at all</p></body>")).text \
+    assert (
+        CETD().extract(_page("<body><p>only text, no links at all</p></body>")).text
         == "only text, no links at all"
+    )
     assert CETD().extract(_page("")).info["n_nodes"] == 0
 
 
@@ -227,6 +257,8 @@ def test_real_page_output(shared):
     speed experiment, not here)."""
     path = shared("big5-2017")
     html_file = min((path / "html").iterdir())
-    page = Page(id=html_file.stem, dataset="big5-2017", raw=html_file.read_bytes(), gold=Gold(text=""))
+    page = Page(
+        id=html_file.stem, dataset="big5-2017", raw=html_file.read_bytes(), gold=Gold(text="")
+    )
     ext = CETD().extract(page)
     assert ext.text and ext.info["n_nodes"] > 100

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from evalkit.readers.base import InMemoryDataset
-from evalkit.experiments import EXPERIMENTS, Context
-from evalkit.experiments import classification as C
 from evalkit.core.naive_bayes import naive_bayes_accuracy
 from evalkit.core.page import Gold, Page
+from evalkit.experiments import EXPERIMENTS, Context
+from evalkit.experiments import classification as C
 from evalkit.harness.specs import MethodSpec
+from evalkit.readers.base import InMemoryDataset
 
 
 def test_registered():
@@ -34,8 +34,15 @@ def _per_page(methods: dict[str, list[str | None]], labels: list[str]) -> pd.Dat
     rows = []
     for method, texts in methods.items():
         for i, (text, label) in enumerate(zip(texts, labels)):
-            rows.append({"method": method, "page_id": f"p{i}", "category": label,
-                         "text": text or "", "error": "boom" if text is None else None})
+            rows.append(
+                {
+                    "method": method,
+                    "page_id": f"p{i}",
+                    "category": label,
+                    "text": text or "",
+                    "error": "boom" if text is None else None,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -47,17 +54,22 @@ def test_draws_worked_by_hand():
     # "clean": each class has its own words -> every test page right. "same": one text for all
     # pages -> equal likelihoods and equal training priors (9 v 9), so NB picks the first class,
     # "a": 1 of 2 right. "dead": every extraction failed -> unavailable, no draws.
-    per_page = _per_page({
-        "clean": ["apple pear plum"] * 10 + ["engine wheel brake"] * 10,
-        "same": ["river stone"] * 20,
-        "dead": [None] * 20,
-    }, LABELS)
+    per_page = _per_page(
+        {
+            "clean": ["apple pear plum"] * 10 + ["engine wheel brake"] * 10,
+            "same": ["river stone"] * 20,
+            "dead": [None] * 20,
+        },
+        LABELS,
+    )
     draws, status = C.accuracy_draws(per_page, test_fractions=(0.1,), repeats=4, seed=3)
     assert status["clean"] == status["same"] == "ok"
     assert status["dead"] == "unavailable: boom"
     assert set(draws["method"]) == {"clean", "same"}
     assert draws.groupby("method")["accuracy"].apply(list).to_dict() == {
-        "clean": [1.0] * 4, "same": [0.5] * 4}
+        "clean": [1.0] * 4,
+        "same": [0.5] * 4,
+    }
     assert (draws["n_test"] == 2).all() and draws["stratified"].all()
 
 
@@ -72,25 +84,41 @@ def test_failed_pages_count_as_empty_and_are_noted():
 
 def test_same_splits_for_every_method():
     texts = [f"w{i % 7} x{i}" for i in range(20)]
-    draws, _ = C.accuracy_draws(_per_page({"m1": texts, "m2": texts[::-1]}, LABELS),
-                                (0.2, 0.3), repeats=3, seed=5)
+    draws, _ = C.accuracy_draws(
+        _per_page({"m1": texts, "m2": texts[::-1]}, LABELS), (0.2, 0.3), repeats=3, seed=5
+    )
     a, b = (draws[draws["method"] == m].reset_index(drop=True) for m in ("m1", "m2"))
-    assert a[["case", "repeat", "n_test", "n_train"]].equals(b[["case", "repeat", "n_test",
-                                                                 "n_train"]])
+    assert a[["case", "repeat", "n_test", "n_train"]].equals(
+        b[["case", "repeat", "n_test", "n_train"]]
+    )
 
 
 def _draws(method: str, case_acc: dict[int, list[float]]) -> pd.DataFrame:
-    rows = [{"method": method, "case": c, "test_fraction": 0.1 * c, "repeat": r, "n_train": 90,
-             "n_test": 10 * c, "n_correct": 0, "accuracy": a, "stratified": True, "note": ""}
-            for c, accs in case_acc.items() for r, a in enumerate(accs)]
+    rows = [
+        {
+            "method": method,
+            "case": c,
+            "test_fraction": 0.1 * c,
+            "repeat": r,
+            "n_train": 90,
+            "n_test": 10 * c,
+            "n_correct": 0,
+            "accuracy": a,
+            "stratified": True,
+            "note": "",
+        }
+        for c, accs in case_acc.items()
+        for r, a in enumerate(accs)
+    ]
     return pd.DataFrame(rows)
 
 
 def test_summarize_numbers():
     # case 1 draws 0.8, 0.9, 1.0; case 2 draws 0.6, 0.7, 0.8
     draws = _draws("m", {1: [0.8, 0.9, 1.0], 2: [0.6, 0.7, 0.8]})
-    s = C.summarize(draws, {"m": "ok", "gone": "unavailable: x"}, {"gone": 30}, "d", 30,
-                    n_boot=200).set_index(["method", "metric"])
+    s = C.summarize(
+        draws, {"m": "ok", "gone": "unavailable: x"}, {"gone": 30}, "d", 30, n_boot=200
+    ).set_index(["method", "metric"])
     v = s["value"]
     assert v["m", "accuracy_case1"] == pytest.approx(0.9)
     assert v["m", "accuracy_case1_std"] == pytest.approx(0.1)
@@ -114,12 +142,23 @@ def test_paper_tables_put_the_paper_beside_ours():
     draws = _draws("pab", {1: [0.8, 1.0], 2: [0.5, 0.7]})
     status = {"pab": "ok", "peer": "unavailable: missing"}
     summary = C.summarize(draws, status, {}, "d", 100, n_boot=50)
-    paper = {"test_pages": [10, 20], "rows": {
-        "pab": {"row": "PAB", "accuracy": [80, 85.5], "kabir_se": 0.1},
-        "eniw": {"row": "ENIW", "accuracy": [70, 75], "kabir_se": 0.2}}}
+    paper = {
+        "test_pages": [10, 20],
+        "rows": {
+            "pab": {"row": "PAB", "accuracy": [80, 85.5], "kabir_se": 0.1},
+            "eniw": {"row": "ENIW", "accuracy": [70, 75], "kabir_se": 0.2},
+        },
+    }
     cases, se = C.paper_tables(summary, draws, status, paper)
-    assert cases.columns.tolist() == ["case", "test pages (paper)", "test pages (ours)",
-                                      "PAB (paper)", "ENIW (paper)", "pab", "peer"]
+    assert cases.columns.tolist() == [
+        "case",
+        "test pages (paper)",
+        "test pages (ours)",
+        "PAB (paper)",
+        "ENIW (paper)",
+        "pab",
+        "peer",
+    ]
     assert cases.iloc[0].tolist() == [1, 10, 10, "80", "70", "90.0 ± 14.1", "unavailable"]
     assert cases.iloc[1]["PAB (paper)"] == "85.5"
     se = se.set_index("method")
@@ -131,24 +170,33 @@ def test_paper_tables_put_the_paper_beside_ours():
 
 def _page(i, words, category):
     html = f"<html><body><div>menu home</div><p>{words}</p></body></html>"
-    return Page(id=f"p{i:02d}", dataset="tiny", raw=html.encode(),
-                gold=Gold(text=words, category=category))
+    return Page(
+        id=f"p{i:02d}", dataset="tiny", raw=html.encode(), gold=Gold(text=words, category=category)
+    )
 
 
 def _ctx(tmp_path, ds, specs, **opts):
-    cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": False, "progress": False},
-                            "paths": {"cache": str(tmp_path / "cache")},
-                            "classification": {"repeats": 3, "n_boot": 100, **opts}})
+    cfg = OmegaConf.create(
+        {
+            "runner": {"n_jobs": 1, "cache": False, "progress": False},
+            "paths": {"cache": str(tmp_path / "cache")},
+            "classification": {"repeats": 3, "n_boot": 100, **opts},
+        }
+    )
     for sub in ("tables", "figures"):
         (tmp_path / sub).mkdir(exist_ok=True)
     return Context(cfg=cfg, out=tmp_path, datasets={ds.name: ds}, specs=specs, seed=0)
 
 
 def test_a_page_without_category_is_a_clear_error(tmp_path):
-    ds = InMemoryDataset([_page(0, "apple pear", "fruit"), _page(1, "engine wheel", None)],
-                         name="tiny")
-    with pytest.raises(C.MissingCategoryError, match=r"data set 'tiny' has no category for "
-                                                     r"page 'p01'"):
+    ds = InMemoryDataset(
+        [_page(0, "apple pear", "fruit"), _page(1, "engine wheel", None)], name="tiny"
+    )
+    with pytest.raises(
+        C.MissingCategoryError,
+        match=r"data set 'tiny' has no category for "
+        r"page 'p01'",
+    ):
         C.run(_ctx(tmp_path, ds, []))
 
 
@@ -166,8 +214,10 @@ def test_experiment_all_skips_a_set_without_categories_with_one_line(tmp_path, c
 
 def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     # 12 pages of 2 topics; raw adds the shared menu words to every page, gold does not.
-    pages = [_page(i, "apple pear plum" if i % 2 else "engine wheel brake",
-                   "fruit" if i % 2 else "car") for i in range(12)]
+    pages = [
+        _page(i, "apple pear plum" if i % 2 else "engine wheel brake", "fruit" if i % 2 else "car")
+        for i in range(12)
+    ]
     broken = MethodSpec("broken", "pab", {"max_outer_link_share": 5.0})  # fails to build
     ctx = _ctx(tmp_path, InMemoryDataset(pages, name="tiny"), [broken], test_fractions=[0.2, 0.5])
     summary = C.run(ctx)
@@ -181,7 +231,8 @@ def test_run_on_a_tiny_set_with_an_unavailable_method(tmp_path):
     assert (cases["broken"] == "unavailable").all()
     methods = pd.read_csv(tables / "classification_tiny_methods.csv").set_index("method")
     assert methods.loc["broken", "status"].startswith(
-        "unavailable: method could not be built: ParamError")  # a ValueError
+        "unavailable: method could not be built: ParamError"
+    )  # a ValueError
     assert (tmp_path / "figures" / "classification_tiny_accuracy.png").is_file()
     assert len(ctx.failures) == 12
     # two topics without a shared word: every draw right, and the report says it is a ceiling
@@ -198,8 +249,9 @@ def test_synthetic_raw_matches_the_protocol_run_directly(tmp_path):
     ctx = _ctx(tmp_path, ds, [MethodSpec("pab", "pab")])
     summary = C.run(ctx).set_index(["method", "metric"])["value"]
     pages = list(ds.pages())
-    direct = naive_bayes_accuracy([FullText().extract(p).text for p in pages],
-                                  [p.category for p in pages], repeats=3, seed=0)
+    direct = naive_bayes_accuracy(
+        [FullText().extract(p).text for p in pages], [p.category for p in pages], repeats=3, seed=0
+    )
     for case, acc in direct.groupby("case")["accuracy"]:
         assert summary["raw", f"accuracy_case{case}"] == pytest.approx(acc.mean())
     assert set(summary.index.get_level_values(0)) == {"raw", "gold", "pab"}
@@ -214,8 +266,14 @@ PAB_CHAOS_60 = 0.8415532879818594
 def test_reduced_run_on_chaos(shared, tmp_path):
     from evalkit.readers.pairs import PairsDataset
 
-    ds = PairsDataset(path=str(shared("chaos")), limit=60, html_dir="html", gold_dir="gold",
-                      gold_format="text", category_pattern=r"^(?P<category>.+) \(\d+\)$")
+    ds = PairsDataset(
+        path=str(shared("chaos")),
+        limit=60,
+        html_dir="html",
+        gold_dir="gold",
+        gold_format="text",
+        category_pattern=r"^(?P<category>.+) \(\d+\)$",
+    )
     ds.name = "chaos"
     ctx = _ctx(tmp_path, ds, [MethodSpec("pab", "pab")])
     summary = C.run(ctx)

@@ -14,19 +14,23 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.shell import cli
 from evalkit.harness.config import register_resolvers
 from evalkit.harness.registry import DATASETS
+from evalkit.shell import cli
 
 REPO = Path(__file__).resolve().parents[1]
 register_resolvers(make_folders=False)  # as the command does before its checks
 
 # two pages; the gold of the first is its first paragraph, of the second all of it
 PAGES = {
-    "p1": ("<html><body><p>alpha beta gamma delta epsilon</p><p>zeta eta theta iota</p></body>",
-           "alpha beta gamma delta epsilon"),
-    "p2": ("<html><body><p>one two three four five six</p></body></html>",
-           "one two three four five six"),
+    "p1": (
+        "<html><body><p>alpha beta gamma delta epsilon</p><p>zeta eta theta iota</p></body>",
+        "alpha beta gamma delta epsilon",
+    ),
+    "p2": (
+        "<html><body><p>one two three four five six</p></body></html>",
+        "one two three four five six",
+    ),
 }
 
 
@@ -43,29 +47,52 @@ def _user_folder(tmp_path: Path) -> Path:
     (conf / "dataset").mkdir(parents=True)
     (conf / "method").mkdir()
     (conf / "dataset" / "mine.yaml").write_text(
-        f"mine:\n  _name_: pairs\n  path: {data}\n  limit: null\n", encoding="utf-8")
-    (conf / "method" / "mine_full.yaml").write_text("mine_full:\n  _name_: fulltext\n",
-                                                    encoding="utf-8")
+        f"mine:\n  _name_: pairs\n  path: {data}\n  limit: null\n", encoding="utf-8"
+    )
+    (conf / "method" / "mine_full.yaml").write_text(
+        "mine_full:\n  _name_: fulltext\n", encoding="utf-8"
+    )
     return conf
 
 
 def _summary(run_dir: Path) -> dict[str, dict[str, str]]:
     with open(run_dir / "summary.csv", newline="", encoding="utf-8") as fh:
-        return {row["metric"]: row for row in csv.DictReader(fh)
-                if row["dataset"] == "mine" and row["method"] == "mine_full"}
+        return {
+            row["metric"]: row
+            for row in csv.DictReader(fh)
+            if row["dataset"] == "mine" and row["method"] == "mine_full"
+        }
 
 
 @pytest.mark.parametrize("form", ["--config-dir", "hydra.searchpath"])
 def test_a_data_set_and_method_defined_only_in_a_user_folder_run(tmp_path, form):
     conf = _user_folder(tmp_path)
-    where = (["--config-dir", str(conf)] if form == "--config-dir"
-             else [f"hydra.searchpath=[file://{conf}]"])
+    where = (
+        ["--config-dir", str(conf)]
+        if form == "--config-dir"
+        else [f"hydra.searchpath=[file://{conf}]"]
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(
-        [sys.executable, "-m", "evalkit", *where, "experiment=extraction", "dataset=mine",
-         "method=mine_full", "runner.n_jobs=1", "runner.progress=false",
-         f"paths.results={tmp_path / 'results'}"],
-        check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            *where,
+            "experiment=extraction",
+            "dataset=mine",
+            "method=mine_full",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            f"paths.results={tmp_path / 'results'}",
+        ],
+        check=False,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     (run_dir,) = (tmp_path / "results" / "runs" / "extraction").iterdir()
     rows = _summary(run_dir)
@@ -83,23 +110,27 @@ def test_names_from_the_user_folder_pass_every_check_and_a_typo_names_them(tmp_p
         assert cli.check_overrides([*where, "dataset=mine", "method=mine_full"]) is None
         # the objects are built (a misspelt key of the user's data set is found)
         msg = cli.check_overrides([*where, "dataset=mine", "+dataset.mine.limt=1"])
-        assert msg.startswith("evalkit: dataset 'mine': dataset 'pairs' has no parameter limt;"
-                              " closest: limit;"), msg
+        assert msg.startswith(
+            "evalkit: dataset 'mine': dataset 'pairs' has no parameter limt; closest: limit;"
+        ), msg
         msg = cli.check_overrides([*where, "dataset=mien"])
         assert msg.startswith("evalkit: unknown dataset mien; closest: mine;"), msg
         assert cli.upgrade_overrides([*where, "dataset=mine", "method.mine_full.x=1"]) == (
-            [*where, "dataset=mine", "method.mine_full.x=1"], [])
+            [*where, "dataset=mine", "method.mine_full.x=1"],
+            [],
+        )
     # without the folder the name is unknown, as before
     assert cli.check_overrides(["dataset=mine"]).startswith("evalkit: unknown dataset mine;")
 
 
 def test_a_user_data_set_without_a_reader_and_a_missing_folder_are_one_line(tmp_path):
     conf = _user_folder(tmp_path)
-    (conf / "dataset" / "bare.yaml").write_text(f"bare:\n  path: {tmp_path}\n",
-                                                encoding="utf-8")
+    (conf / "dataset" / "bare.yaml").write_text(f"bare:\n  path: {tmp_path}\n", encoding="utf-8")
     assert cli.check_overrides(["--config-dir", str(conf), "dataset=bare"]) == (
         "evalkit: dataset.bare names no reader: set dataset.bare._name_ to one of "
-        + ", ".join(DATASETS.names()))
+        + ", ".join(DATASETS.names())
+    )
     missing = tmp_path / "nope"
     assert cli.check_overrides(["--config-dir", str(missing), "dataset=mine"]) == (
-        f"evalkit: --config-dir {missing}: no such folder")
+        f"evalkit: --config-dir {missing}: no such folder"
+    )

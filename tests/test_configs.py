@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR, check_overrides
-from evalkit.harness.config import method_specs, plain, register_resolvers
 from evalkit.core.method import param_names
+from evalkit.harness.config import method_specs, plain, register_resolvers
 from evalkit.harness.registry import DATASETS, DETECTORS, METHODS
+from evalkit.shell.cli import CONFIG_DIR, check_overrides
 
 register_resolvers()
 
@@ -37,8 +37,9 @@ def test_every_option_of_a_group_composes(group):
         _compose([f"{group}={option}"])
 
 
-@pytest.mark.parametrize("group, registry", [("method", METHODS), ("detector", DETECTORS),
-                                             ("dataset", DATASETS)])
+@pytest.mark.parametrize(
+    "group, registry", [("method", METHODS), ("detector", DETECTORS), ("dataset", DATASETS)]
+)
 def test_every_entry_names_a_registered_class_and_its_parameters(group, registry):
     options = _options(group)
     assert options, f"configs/{group}/ is empty"
@@ -54,8 +55,10 @@ def test_every_entry_names_a_registered_class_and_its_parameters(group, registry
 def test_method_specs_keep_table_names_and_registry_names():
     cfg = _compose(["method=[proposed,proposed_primary]"])
     specs = method_specs(cfg.method)
-    assert [(s.label, s.registry) for s in specs] == [("proposed", "proposed"),
-                                                      ("proposed@primary", "proposed")]
+    assert [(s.label, s.registry) for s in specs] == [
+        ("proposed", "proposed"),
+        ("proposed@primary", "proposed"),
+    ]
 
 
 def test_config_mistakes_are_one_line_with_the_choices(shared_root):
@@ -72,16 +75,25 @@ def test_bad_method_parameters_stop_before_any_page_naming_the_method():
     from evalkit.harness.config import ConfigError, check_specs
 
     cfg = _compose(["method=proposed", "+method.proposed.kk=3"])
-    with pytest.raises(ConfigError, match=r"^method 'proposed' has no parameter kk; "
-                                          r"valid: blocks, primary, dedup, scoring$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^method 'proposed' has no parameter kk; "
+        r"valid: blocks, primary, dedup, scoring$",
+    ):
         check_specs(method_specs(cfg.method))
     # a key inside a stage's group is named with its group
     cfg = _compose(["method=proposed", "+method.proposed.dedup.kk=3"])
-    with pytest.raises(ConfigError, match=r"^method 'proposed' has no parameter dedup.kk; "
-                                          r"closest: dedup.k; valid: dedup.enabled, "):
+    with pytest.raises(
+        ConfigError,
+        match=r"^method 'proposed' has no parameter dedup.kk; "
+        r"closest: dedup.k; valid: dedup.enabled, ",
+    ):
         check_specs(method_specs(cfg.method))
     cfg = _compose(["method=proposed", "method.proposed.scoring.alpha=0.5"])
-    with pytest.raises(ConfigError, match=r"^method.proposed.scoring.alpha=0.5, "
-                                          r"method.proposed.scoring.beta=0.3, "
-                                          r"method.proposed.scoring.gamma=0.4: .*alpha <= beta"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^method.proposed.scoring.alpha=0.5, "
+        r"method.proposed.scoring.beta=0.3, "
+        r"method.proposed.scoring.gamma=0.4: .*alpha <= beta",
+    ):
         check_specs(method_specs(cfg.method))

@@ -59,8 +59,16 @@ def _counts(html: str, link_words: str = "words"):
 
 def test_text_and_link_counts():
     c, at = _counts(PAGE)
-    expect = {"body0": (31, 7), "nav": (3, 3), "main": (24, 2), "h": (4, 0),
-              "p1": (6, 0), "p2": (6, 2), "p3": (8, 0), "foot": (4, 2)}
+    expect = {
+        "body0": (31, 7),
+        "nav": (3, 3),
+        "main": (24, 2),
+        "h": (4, 0),
+        "p1": (6, 0),
+        "p2": (6, 2),
+        "p3": (8, 0),
+        "foot": (4, 2),
+    }
     for name, want in expect.items():
         assert (c.text[at[name]], c.links[at[name]]) == want, name
     assert (c.own[at["p2"]], c.own_links[at["p2"]]) == (4, 0)
@@ -90,8 +98,10 @@ def test_extract_hand_page():
 
 def test_threshold_boundary_is_strict():
     # a paragraph of 10 words, 1 of them in a link: ratio (10 - 1)/10 = 0.9 exactly
-    html = ('<body><div id="d"><p id="x">one two three four five six seven eight nine '
-            '<a href="/">ten</a></p></div></body>')
+    html = (
+        '<body><div id="d"><p id="x">one two three four five six seven eight nine '
+        '<a href="/">ten</a></p></div></body>'
+    )
     c, at = _counts(html)
     assert (c.text[at["x"]], c.links[at["x"]]) == (10, 1)
     assert set_members(c, at["d"], 0.9) == []  # 0.9 does not exceed 0.9
@@ -103,9 +113,11 @@ def test_weights_decide_between_ratio_and_size():
     # main stays whole under body (it is in S), nav and foot go
     ext = CoreEx(weight_ratio=0.0, weight_text=1.0).extract(_page(PAGE))
     assert ext.info["content_node"] == "/html/body"
-    assert ext.text == ("Big storm hits coast\nRain fell all day and night.\n"
-                        "Roads closed in three towns today.\n"
-                        "Crews worked to clear the fallen trees quickly.")
+    assert ext.text == (
+        "Big storm hits coast\nRain fell all day and night.\n"
+        "Roads closed in three towns today.\n"
+        "Crews worked to clear the fallen trees quickly."
+    )
     assert ext.info["score"] == pytest.approx(24 / 31)
 
 
@@ -118,12 +130,18 @@ def test_link_words_as_links():
     assert CoreEx(link_words="links").extract(_page(PAGE)).text == MAIN_TEXT
 
 
-@pytest.mark.parametrize("html", [
-    "", "<html><body></body></html>", "<body>   </body>", "<!-- only -->",
-    '<html><frameset><frame src="a.html"></frameset></html>',
-    "<body>" + "<div>" * 3000 + "deep words here" + "</div>" * 3000 + "</body>",
-    '<body><a href="/">only a link</a></body>',
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "<html><body></body></html>",
+        "<body>   </body>",
+        "<!-- only -->",
+        '<html><frameset><frame src="a.html"></frameset></html>',
+        "<body>" + "<div>" * 3000 + "deep words here" + "</div>" * 3000 + "</body>",
+        '<body><a href="/">only a link</a></body>',
+    ],
+)
 def test_odd_html_never_raises(html):
     ext = CoreEx().extract(_page(html))
     assert isinstance(ext.text, str)
@@ -139,8 +157,12 @@ def test_odd_html_outputs():
 
 def test_params_and_registry():
     assert METHODS.get("coreex") is CoreEx
-    assert CoreEx().get_params() == {"weight_ratio": 0.99, "weight_text": 0.01, "threshold": 0.9,
-                                     "link_words": "words"}
+    assert CoreEx().get_params() == {
+        "weight_ratio": 0.99,
+        "weight_text": 0.01,
+        "threshold": 0.9,
+        "link_words": "words",
+    }
     with pytest.raises(ValueError, match="threshold"):
         CoreEx(threshold=1.5)
     with pytest.raises(ValueError, match="link_words"):

@@ -28,9 +28,9 @@ from baselines.jaccard import Jaccard, features, jaccard
 from baselines.minhash import MinHash
 from baselines.simhash import Simhash, tf_weights
 from evalkit.core.method import param_names
-from evalkit.proposed import fingerprint, hamming, twc_pfm
-from evalkit.harness.registry import DETECTORS
 from evalkit.core.text import stem, stopwords, terms
+from evalkit.harness.registry import DETECTORS
+from evalkit.proposed import fingerprint, hamming, twc_pfm
 
 # ---------------------------------------------------------------- synthetic pairs
 
@@ -98,8 +98,10 @@ def test_minhash_estimates_exact_jaccard(pairs, exact, capsys):
     est = np.array([det.estimate(det.fingerprint(a), det.fingerprint(b)) for a, b in pairs])
     share = float(np.mean(np.abs(est - exact) <= 0.1))
     with capsys.disabled():
-        print(f"\nMinHash(128) within 0.1 of exact Jaccard: {share:.3f} of {len(pairs)} pairs, "
-              f"mean |error| {np.abs(est - exact).mean():.4f}")
+        print(
+            f"\nMinHash(128) within 0.1 of exact Jaccard: {share:.3f} of {len(pairs)} pairs, "
+            f"mean |error| {np.abs(est - exact).mean():.4f}"
+        )
     assert share >= 0.95
     assert share == pytest.approx(299 / 300)  # measured; pins datasketch's scheme and seed
     assert np.abs(est - exact).mean() < 0.035  # 0.0265 measured; sqrt(J(1-J)/128) <= 0.044
@@ -109,12 +111,15 @@ def test_simhash_distances_fall_as_jaccard_rises(pairs, exact, capsys):
     plain = Simhash()
     d_plain = [plain.distance(plain.fingerprint(a), plain.fingerprint(b)) for a, b in pairs]
     # the proposed detector's fingerprint: same hash and terms, TWC-PFM weights
-    d_mod = [hamming(fingerprint(twc_pfm(terms(a))), fingerprint(twc_pfm(terms(b))))
-             for a, b in pairs]
+    d_mod = [
+        hamming(fingerprint(twc_pfm(terms(a))), fingerprint(twc_pfm(terms(b)))) for a, b in pairs
+    ]
     rho_plain = spearmanr(d_plain, exact).statistic
     rho_mod = spearmanr(d_mod, exact).statistic
     with capsys.disabled():
-        print(f"\nSpearman(Hamming, Jaccard): simhash {rho_plain:.3f}, modified simhash {rho_mod:.3f}")
+        print(
+            f"\nSpearman(Hamming, Jaccard): simhash {rho_plain:.3f}, modified simhash {rho_mod:.3f}"
+        )
     assert rho_plain < -0.75
     assert rho_mod < -0.75
     # unrelated blocks sit near half the bits apart, near-identical ones much closer
@@ -125,17 +130,23 @@ def test_simhash_distances_fall_as_jaccard_rises(pairs, exact, capsys):
 
 # ---------------------------------------------------------------- hand list
 
-CITY = ("The city council approved the new budget for public libraries on Tuesday, "
-        "adding money for longer opening hours, reading programmes for children, and "
-        "repairs to the old central library building.")
+CITY = (
+    "The city council approved the new budget for public libraries on Tuesday, "
+    "adding money for longer opening hours, reading programmes for children, and "
+    "repairs to the old central library building."
+)
 # one of 20 distinct terms swapped: J = 19/21
 CITY_DAY = CITY.replace("Tuesday", "Wednesday")
 # different case, punctuation, stop words and inflections; the same terms
-CITY_REWORDED = ("the City Council approves new budgets for public library on tuesday: adding "
-                 "money for longer opening hour, reading programme for children and repair "
-                 "to old central libraries building!")
-STORM = ("Heavy rain flooded several roads near the harbour overnight, and the weather "
-         "service expects more storms along the coast this weekend.")
+CITY_REWORDED = (
+    "the City Council approves new budgets for public library on tuesday: adding "
+    "money for longer opening hour, reading programme for children and repair "
+    "to old central libraries building!"
+)
+STORM = (
+    "Heavy rain flooded several roads near the harbour overnight, and the weather "
+    "service expects more storms along the coast this weekend."
+)
 NO_TERMS = "The of and, to it."
 
 
@@ -162,12 +173,18 @@ def test_jaccard_values_by_hand():
 
 def test_jaccard_shingles():
     # k = 2 over terms [a b c d] vs [a b x d]: {ab, bc, cd} vs {ab, bx, xd}: J = 1/5
-    assert features("alpha beta gamma delta", shingle=2) == {"alpha beta", "beta gamma", "gamma delta"}
+    assert features("alpha beta gamma delta", shingle=2) == {
+        "alpha beta",
+        "beta gamma",
+        "gamma delta",
+    }
     det = Jaccard(shingle=2)
     fa, fb = det.fingerprint("alpha beta gamma delta"), det.fingerprint("alpha beta xray delta")
     assert det.similarity(fa, fb) == pytest.approx(1 / 5)
-    assert Jaccard().similarity(Jaccard().fingerprint("alpha beta gamma delta"),
-                                Jaccard().fingerprint("alpha beta xray delta")) == pytest.approx(3 / 5)
+    assert Jaccard().similarity(
+        Jaccard().fingerprint("alpha beta gamma delta"),
+        Jaccard().fingerprint("alpha beta xray delta"),
+    ) == pytest.approx(3 / 5)
     # fewer terms than k: one shorter shingle
     assert features("alpha", shingle=3) == {"alpha"}
     assert jaccard(frozenset(), frozenset()) == 0.0
@@ -227,11 +244,13 @@ def test_texts_without_terms_are_never_compared(detector):
 @pytest.mark.parametrize("detector", [Jaccard(), MinHash(), Simhash()])
 def test_site_scope_matches_earlier_pages(detector):
     seen = [detector.fingerprint(STORM), detector.fingerprint(CITY)]
-    assert detector.find_duplicates([CITY, "Completely different words here about gardening tools."],
-                                     seen=seen) == [-2, None]
+    assert detector.find_duplicates(
+        [CITY, "Completely different words here about gardening tools."], seen=seen
+    ) == [-2, None]
 
 
 # ---------------------------------------------------------------- incomparable signatures
+
 
 def test_minhash_refuses_incomparable_signatures():
     det = MinHash()
@@ -250,7 +269,9 @@ def test_other_detectors_refuse_foreign_signatures():
     with pytest.raises(TypeError, match="Jaccard compares feature sets"):
         Jaccard().similar(Jaccard().fingerprint(CITY), MinHash().fingerprint(CITY))
     with pytest.raises(ValueError, match="64-bit"):
-        Simhash().distance(Simhash().fingerprint(CITY), Simhash(bits=128).fingerprint(CITY) | 1 << 100)
+        Simhash().distance(
+            Simhash().fingerprint(CITY), Simhash(bits=128).fingerprint(CITY) | 1 << 100
+        )
     with pytest.raises(ValueError):
         Simhash().similar(Simhash().fingerprint(CITY), Jaccard().fingerprint(CITY))
 
@@ -265,11 +286,13 @@ def test_minhash_versions_record_the_hash_scheme():
 
 # ---------------------------------------------------------------- LSH candidates
 
+
 def test_lsh_candidates_contain_the_true_near_pairs():
     rng = np.random.default_rng(11)
     vocab = _vocabulary(rng, 3000)
-    blocks = [list(rng.choice(vocab, size=int(rng.integers(30, 81)), replace=False))
-              for _ in range(40)]
+    blocks = [
+        list(rng.choice(vocab, size=int(rng.integers(30, 81)), replace=False)) for _ in range(40)
+    ]
     near = []
     for i in range(10):  # near copies: about 5 % of the words replaced, J 0.905..0.949
         m = max(1, len(blocks[i]) // 20)
@@ -286,12 +309,19 @@ def test_lsh_candidates_contain_the_true_near_pairs():
 
 # ---------------------------------------------------------------- parameters
 
+
 def test_registry_and_parameters():
     for name, cls in (("jaccard", Jaccard), ("minhash", MinHash), ("simhash", Simhash)):
         assert DETECTORS.get(name) is cls
     det = DETECTORS.create("minhash", threshold=0.7, num_perm=64)
-    assert det.get_params() == {"threshold": 0.7, "num_perm": 64, "seed": 1, "shingle": 1,
-                                "stoplist": "english", "stemmer": "porter"}
+    assert det.get_params() == {
+        "threshold": 0.7,
+        "num_perm": 64,
+        "seed": 1,
+        "shingle": 1,
+        "stoplist": "english",
+        "stemmer": "porter",
+    }
     with pytest.raises(ValueError):
         Jaccard(threshold=1.5)
     with pytest.raises(ValueError):

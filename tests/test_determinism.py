@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import register_resolvers
 from evalkit.experiments import run_experiment
+from evalkit.harness.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -33,21 +33,30 @@ TIMING_COLUMN = re.compile(r"seconds|_ms$|^cached$")
 #: files that hold time measurements and are allowed to differ between runs
 TIMED_FILES = re.compile(
     r"^(per_page\.csv|run\.json|report\.md|report\.html|report_sections\.json"
-    r"|tables/dedup_.*_timing\.(csv|md|tex))$")
+    r"|tables/dedup_.*_timing\.(csv|md|tex))$"
+)
 
 
 def _run(tmp: Path, *overrides: str) -> Path:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "dataset.synthetic.limit=20", "extraction.n_boot=200", "runner.cache=false",
-            "runner.progress=false",
-            f"paths.results={tmp / 'results'}", *overrides])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "dataset.synthetic.limit=20",
+                "extraction.n_boot=200",
+                "runner.cache=false",
+                "runner.progress=false",
+                f"paths.results={tmp / 'results'}",
+                *overrides,
+            ],
+        )
     return run_experiment(cfg, tmp / "run")
 
 
 def _files(run: Path) -> dict[str, bytes]:
-    return {p.relative_to(run).as_posix(): p.read_bytes() for p in sorted(run.rglob("*"))
-            if p.is_file()}
+    return {
+        p.relative_to(run).as_posix(): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()
+    }
 
 
 def _without_timing(per_page: pd.DataFrame) -> pd.DataFrame:
@@ -57,8 +66,10 @@ def _without_timing(per_page: pd.DataFrame) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     parts = f"experiment.parts=[{','.join(PARTS)}]"
-    return [_run(tmp_path_factory.mktemp(name), "experiment=all", parts, "runner.n_jobs=1")
-            for name in ("first", "second")]
+    return [
+        _run(tmp_path_factory.mktemp(name), "experiment=all", parts, "runner.n_jobs=1")
+        for name in ("first", "second")
+    ]
 
 
 def _report_without_timing(run: Path) -> str:

@@ -25,10 +25,15 @@ ROOT = Path(__file__).resolve().parents[1]
 # The patterns are assembled from pieces so that this file does not match itself.
 _NOTES = "(?:METHODS|DESIGN)"
 EXTERNAL = re.compile(
-    r"\b" + _NOTES + r"(?:\.md)?\s?§"           # a section of a design note
-    + r"|\b" + _NOTES + r"\.md\b"                # a design note by file name
-    + r"|\bMETHODS\s+(?:says|suggests|asks)\b"   # a design note as the subject of a sentence
-    + r"|shared/" + r"(?:design|papers|checks)"  # the folders outside the repository
+    r"\b"
+    + _NOTES
+    + r"(?:\.md)?\s?§"  # a section of a design note
+    + r"|\b"
+    + _NOTES
+    + r"\.md\b"  # a design note by file name
+    + r"|\bMETHODS\s+(?:says|suggests|asks)\b"  # a design note as the subject of a sentence
+    + r"|shared/"
+    + r"(?:design|papers|checks)"  # the folders outside the repository
     + r"|\b00[0-4]_(?:\.\.\.|[0-9a-f]{16}\.)txt"  # a local copy of a paper
 )
 DOC_CITE = re.compile(r"(?<![\w./-])(?:\.\./)*(docs/[\w./-]+?\.md)(?:#([\w-]+))?")
@@ -40,8 +45,9 @@ PENDING = {"docs/floors.md"}
 def tracked_texts() -> dict[str, str]:
     """Every tracked text file of the checkout (binary files such as figures left out)."""
     try:
-        names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                               check=True).stdout.splitlines()
+        names = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     texts = {}
@@ -81,26 +87,45 @@ def anchors(page: Path) -> set[str]:
 def test_slug_follows_github():
     assert slug(" 3.1 Block separation") == "31-block-separation"
     assert slug(" kaur (word-count confusion)") == "kaur-word-count-confusion"
-    assert slug(" Downloads: capped, https only, nothing left behind") == \
-        "downloads-capped-https-only-nothing-left-behind"
+    assert (
+        slug(" Downloads: capped, https only, nothing left behind")
+        == "downloads-capped-https-only-nothing-left-behind"
+    )
     assert slug(" Backends (`cfg.runner`)") == "backends-cfgrunner"
 
 
 def test_the_pattern_catches_every_known_form_and_not_the_registry():
-    cited = ["METHODS §1.4", "METHODS.md §2.3", "DESIGN §4", "(DESIGN.md §9)",
-             "see METHODS.md", "../shared/" + "design/DESIGN.md", "METHODS suggests 40",
-             "(``000_...txt``)", "/work/shared/" + "papers/001_89abed5d2aeae1c1.txt",
-             "bash ../shared/" + "checks/trust-cache-key"]
-    fine = ["METHODS = Registry(", "evalkit/harness/registry.py METHODS", "OWN_METHODS §",
-            "Saravanan & Sathya Bama (2020), §3.3", "docs/methods/proposed.md"]
+    cited = [
+        "METHODS §1.4",
+        "METHODS.md §2.3",
+        "DESIGN §4",
+        "(DESIGN.md §9)",
+        "see METHODS.md",
+        "../shared/" + "design/DESIGN.md",
+        "METHODS suggests 40",
+        "(``000_...txt``)",
+        "/work/shared/" + "papers/001_89abed5d2aeae1c1.txt",
+        "bash ../shared/" + "checks/trust-cache-key",
+    ]
+    fine = [
+        "METHODS = Registry(",
+        "evalkit/harness/registry.py METHODS",
+        "OWN_METHODS §",
+        "Saravanan & Sathya Bama (2020), §3.3",
+        "docs/methods/proposed.md",
+    ]
     assert [c for c in cited if not EXTERNAL.search(c)] == []
     assert [f for f in fine if EXTERNAL.search(f)] == []
 
 
 def test_no_file_cites_a_document_outside_the_repository():
-    hits = [f"{name}:{no}: {line.strip()}"
-            for name, text in tracked_texts().items() if name != "tests/test_docs.py"
-            for no, line in enumerate(text.splitlines(), 1) if EXTERNAL.search(line)]
+    hits = [
+        f"{name}:{no}: {line.strip()}"
+        for name, text in tracked_texts().items()
+        if name != "tests/test_docs.py"
+        for no, line in enumerate(text.splitlines(), 1)
+        if EXTERNAL.search(line)
+    ]
     assert hits == [], "citations of documents outside the repository:\n" + "\n".join(hits)
 
 
@@ -145,8 +170,10 @@ def test_relative_links_between_markdown_pages_resolve():
 # ---------------------------------------------------------------- names the docs cite exist
 
 #: a file of the repository named in a doc: `evalkit/core/page.py`, `configs/method/cetd.yaml`
-FILE_CITE = re.compile(r"`((?:evalkit|baselines|configs|tests|experiments|datasets|results)"
-                       r"/[\w./-]*\.(?:py|yaml|json|csv|md))`")
+FILE_CITE = re.compile(
+    r"`((?:evalkit|baselines|configs|tests|experiments|datasets|results)"
+    r"/[\w./-]*\.(?:py|yaml|json|csv|md))`"
+)
 #: a module of evalkit named in a doc: `evalkit.core.page`, `evalkit.metrics.prepare_gold`
 MODULE_CITE = re.compile(r"(?<![\w.\"])(evalkit(?:\.\w+)+)")
 #: files of a user's own config folder that the docs show as examples
@@ -163,10 +190,17 @@ def _doc_pages() -> dict[str, str]:
 
 
 def test_every_file_the_docs_name_exists():
-    missing = sorted({(page, f) for page, text in _doc_pages().items()
-                      for f in FILE_CITE.findall(text)
-                      if "<" not in f and "*" not in f and Path(f).stem not in EXAMPLES
-                      and not (ROOT / f).exists()})
+    missing = sorted(
+        {
+            (page, f)
+            for page, text in _doc_pages().items()
+            for f in FILE_CITE.findall(text)
+            if "<" not in f
+            and "*" not in f
+            and Path(f).stem not in EXAMPLES
+            and not (ROOT / f).exists()
+        }
+    )
     assert not missing, missing
 
 
@@ -191,10 +225,14 @@ def _resolves(dotted: str) -> bool:
 def test_every_module_and_name_the_docs_cite_exists():
     # an installed wheel's names (evalkit.baselines.x, evalkit.configs) exist only there
     wheel = ("evalkit.baselines", "evalkit.configs", "evalkit.datasets")
-    missing = sorted({(page, name) for page, text in _doc_pages().items()
-                      for name in {m.rstrip(".") for m in MODULE_CITE.findall(text)}
-                      if not name.startswith(wheel) and name not in NOT_MODULES
-                      and not _resolves(name)})
+    missing = sorted(
+        {
+            (page, name)
+            for page, text in _doc_pages().items()
+            for name in {m.rstrip(".") for m in MODULE_CITE.findall(text)}
+            if not name.startswith(wheel) and name not in NOT_MODULES and not _resolves(name)
+        }
+    )
     assert not missing, missing
 
 

@@ -28,8 +28,7 @@ from evalkit.readers.pairs import PairsDataset
 # what a GitHub archive of MSVCode/ir-research-data looks like, in miniature
 ARCHIVE_FILES = {
     "ir-research-data-main/README.md": b"not part of the set",
-    "ir-research-data-main/Extraction/chaos-all/html/storm (1).html":
-        b"<html><body><p>Storm hits the coast.</p><div>Menu</div></body></html>",
+    "ir-research-data-main/Extraction/chaos-all/html/storm (1).html": b"<html><body><p>Storm hits the coast.</p><div>Menu</div></body></html>",
     "ir-research-data-main/Extraction/chaos-all/gold/storm (1).txt": b"Storm hits the coast.",
     "ir-research-data-main/Extraction/big5-17/html/other.html": b"<p>another set</p>",
 }
@@ -62,8 +61,9 @@ def test_tree_hash_is_sha256_of_sorted_relpath_lines(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "x.txt").write_bytes(b"xx")
     (tmp_path / "a.txt").write_bytes(b"a")
-    lines = (f"a.txt\t{hashlib.sha256(b'a').hexdigest()}\n"
-             f"b/x.txt\t{hashlib.sha256(b'xx').hexdigest()}\n")
+    lines = (
+        f"a.txt\t{hashlib.sha256(b'a').hexdigest()}\nb/x.txt\t{hashlib.sha256(b'xx').hexdigest()}\n"
+    )
     assert tree_hash(tmp_path) == hashlib.sha256(lines.encode()).hexdigest()
     assert manifest_entry(tmp_path)["files"] == 2
 
@@ -71,20 +71,36 @@ def test_tree_hash_is_sha256_of_sorted_relpath_lines(tmp_path):
 def test_download_lays_out_and_verifies(tmp_path):
     manifest = _expected_entry(tmp_path)
     archive = _tar(tmp_path / "repo.tar.gz", ARCHIVE_FILES)
-    folder = download("chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True,
-                      manifest=manifest)
+    folder = download(
+        "chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True, manifest=manifest
+    )
     assert folder == tmp_path / "data" / "chaos"
     got = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     assert got == LAID_OUT
     assert [p.name for p in (tmp_path / "data").iterdir()] == ["chaos"]  # no staging left
     pages = list(PairsDataset(path=str(folder), category_pattern=r"^(.+) \(\d+\)$").pages())
     assert [(p.id, p.category, p.gold.text) for p in pages] == [
-        ("storm (1)", "storm", "Storm hits the coast.")]
+        ("storm (1)", "storm", "Storm hits the coast.")
+    ]
     with pytest.raises(FileExistsError, match="--force"):
-        download("chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True,
-                 manifest=manifest)
-    assert download("chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True,
-                    manifest=manifest, force=True) == folder
+        download(
+            "chaos",
+            dest=tmp_path / "data",
+            source=archive.as_uri(),
+            allow_file=True,
+            manifest=manifest,
+        )
+    assert (
+        download(
+            "chaos",
+            dest=tmp_path / "data",
+            source=archive.as_uri(),
+            allow_file=True,
+            manifest=manifest,
+            force=True,
+        )
+        == folder
+    )
 
 
 def test_zip_archives_work_too(tmp_path):
@@ -93,10 +109,10 @@ def test_zip_archives_work_too(tmp_path):
     with zipfile.ZipFile(archive, "w") as zf:
         for name, data in ARCHIVE_FILES.items():
             zf.writestr(name, data)
-    folder = download("chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True,
-                      manifest=manifest)
-    assert tree_hash(folder) == json.loads(manifest.read_text())["datasets"]["chaos"][
-        "tree_sha256"]
+    folder = download(
+        "chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True, manifest=manifest
+    )
+    assert tree_hash(folder) == json.loads(manifest.read_text())["datasets"]["chaos"]["tree_sha256"]
 
 
 def test_checksum_mismatch_fails_clearly_and_writes_nothing(tmp_path, capsys):
@@ -105,32 +121,67 @@ def test_checksum_mismatch_fails_clearly_and_writes_nothing(tmp_path, capsys):
     changed["ir-research-data-main/Extraction/chaos-all/gold/storm (1).txt"] = b"Edited gold."
     archive = _tar(tmp_path / "repo.tar.gz", changed)
     with pytest.raises(ChecksumError, match=r"expected 2 files with tree hash [0-9a-f]{64}, got 2"):
-        download("chaos", dest=tmp_path / "data", source=archive.as_uri(), allow_file=True,
-                 manifest=manifest)
+        download(
+            "chaos",
+            dest=tmp_path / "data",
+            source=archive.as_uri(),
+            allow_file=True,
+            manifest=manifest,
+        )
     assert not (tmp_path / "data").exists()  # not even the folder this call made
     # the command line reports the same error and exits non-zero
-    code = main(["chaos", "--dest", str(tmp_path / "data"), "--source", archive.as_uri(),
-                 "--manifest", str(manifest), "--allow-file-url"])
+    code = main(
+        [
+            "chaos",
+            "--dest",
+            str(tmp_path / "data"),
+            "--source",
+            archive.as_uri(),
+            "--manifest",
+            str(manifest),
+            "--allow-file-url",
+        ]
+    )
     assert code == 1 and "do not match" in capsys.readouterr().err
-    assert main(["chaos", "--dest", str(tmp_path / "data"), "--source", archive.as_uri(),
-                 "--manifest", str(manifest), "--no-verify", "--allow-file-url"]) == 0
+    assert (
+        main(
+            [
+                "chaos",
+                "--dest",
+                str(tmp_path / "data"),
+                "--source",
+                archive.as_uri(),
+                "--manifest",
+                str(manifest),
+                "--no-verify",
+                "--allow-file-url",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "data" / "chaos" / "gold" / "storm (1).txt").read_bytes() == b"Edited gold."
 
 
 def test_missing_entry_empty_archive_and_unsafe_paths(tmp_path):
     archive = _tar(tmp_path / "repo.tar.gz", ARCHIVE_FILES)
     with pytest.raises(ChecksumError, match="no manifest entry"):
-        download("chaos", dest=tmp_path / "d1", source=archive.as_uri(), allow_file=True,
-                 manifest=tmp_path / "none.json")
+        download(
+            "chaos",
+            dest=tmp_path / "d1",
+            source=archive.as_uri(),
+            allow_file=True,
+            manifest=tmp_path / "none.json",
+        )
     empty = _tar(tmp_path / "empty.tar.gz", {"top/README.md": b"x"})
     with pytest.raises(ChecksumError, match="no file of 'chaos'"):
-        download("chaos", dest=tmp_path / "d2", source=empty.as_uri(), verify=False,
-                 allow_file=True)
-    evil = _tar(tmp_path / "evil.tar.gz",
-                {"top/Extraction/chaos-all/html/../../../../evil.txt": b"x"})
+        download(
+            "chaos", dest=tmp_path / "d2", source=empty.as_uri(), verify=False, allow_file=True
+        )
+    evil = _tar(
+        tmp_path / "evil.tar.gz", {"top/Extraction/chaos-all/html/../../../../evil.txt": b"x"}
+    )
     with pytest.raises(ValueError, match="unsafe"):
-        download("chaos", dest=tmp_path / "d3", source=evil.as_uri(), verify=False,
-                 allow_file=True)
+        download("chaos", dest=tmp_path / "d3", source=evil.as_uri(), verify=False, allow_file=True)
     assert not (tmp_path / "evil.txt").exists()
     with pytest.raises(KeyError, match="known: l3s-gn1"):
         download("nope", dest=tmp_path)
@@ -139,8 +190,7 @@ def test_missing_entry_empty_archive_and_unsafe_paths(tmp_path):
 def test_aliases_and_committed_manifest_cover_every_source(tmp_path):
     empty = _tar(tmp_path / "empty.tar.gz", {"top/README.md": b"x"})
     with pytest.raises(ChecksumError, match="no file of 'scrapinghub-aeb'"):
-        download("aeb", dest=tmp_path / "d", source=empty.as_uri(), verify=False,
-                 allow_file=True)
+        download("aeb", dest=tmp_path / "d", source=empty.as_uri(), verify=False, allow_file=True)
     entries = json.loads(DEFAULT_MANIFEST.read_text())["datasets"]
     assert set(entries) == set(SOURCES)
     assert entries["l3s-gn1"]["files"] == 1244  # 621 originals + 621 annotated + 2 text files
@@ -164,8 +214,11 @@ def _zip(path, files):
 
 
 def _left_behind(folder):
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) if folder.exists() \
+    return (
+        sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+        if folder.exists()
         else None
+    )
 
 
 def test_only_https_unless_file_urls_are_allowed(tmp_path, capsys):
@@ -185,9 +238,13 @@ def test_only_https_unless_file_urls_are_allowed(tmp_path, capsys):
 
 def test_zip_bomb_is_refused_by_its_ratio_and_leaves_nothing(tmp_path, capsys):
     # 8 MiB of zeros deflate to about 8 KB: a ratio near 1,000, over the default cap of 100
-    bomb = _zip(tmp_path / "bomb.zip", {
-        "top/Extraction/chaos-all/gold/a.txt": b"gold",
-        "top/Extraction/chaos-all/html/a.html": bytes(8 << 20)})
+    bomb = _zip(
+        tmp_path / "bomb.zip",
+        {
+            "top/Extraction/chaos-all/gold/a.txt": b"gold",
+            "top/Extraction/chaos-all/html/a.html": bytes(8 << 20),
+        },
+    )
     assert bomb.stat().st_size < 20_000
     dest = tmp_path / "data"
     with pytest.raises(UnsafeArchiveError, match=r"compression ratio over 100 .*--max-ratio"):
@@ -195,60 +252,116 @@ def test_zip_bomb_is_refused_by_its_ratio_and_leaves_nothing(tmp_path, capsys):
     assert _left_behind(dest) is None  # the folder this call made is gone too
     dest.mkdir()
     capsys.readouterr()  # the bar of the call above
-    code = main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
-                 "--allow-file-url", "--no-progress"])
+    code = main(
+        [
+            "chaos",
+            "--dest",
+            str(dest),
+            "--source",
+            bomb.as_uri(),
+            "--no-verify",
+            "--allow-file-url",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and err.startswith("error: refusing")
     assert _left_behind(dest) == []  # a folder that was there stays, empty
     # without --no-progress the download's bar (its total: the archive's length) comes
     # first and stays; the error is still the one last line
-    main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
-          "--allow-file-url"])
+    main(
+        ["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify", "--allow-file-url"]
+    )
     lines = capsys.readouterr().err.split("\n")
     assert lines[0].split("\r")[-1].startswith("download bomb.zip: 100%")
     assert f"/{bomb.stat().st_size / 1000:.2f}k" in lines[0]
     assert lines[1].startswith("error: refusing") and lines[2:] == [""]
     # a larger cap lets the same archive through
-    assert main(["chaos", "--dest", str(dest), "--source", bomb.as_uri(), "--no-verify",
-                 "--allow-file-url", "--max-ratio", "5000"]) == 0
+    assert (
+        main(
+            [
+                "chaos",
+                "--dest",
+                str(dest),
+                "--source",
+                bomb.as_uri(),
+                "--no-verify",
+                "--allow-file-url",
+                "--max-ratio",
+                "5000",
+            ]
+        )
+        == 0
+    )
     assert (dest / "chaos" / "html" / "a.html").stat().st_size == 8 << 20
 
 
 def test_tar_bomb_is_refused_by_the_unpacked_cap_from_its_headers(tmp_path):
-    bomb = _tar(tmp_path / "bomb.tar.gz", {
-        "top/Extraction/chaos-all/gold/a.txt": b"gold",
-        "top/Extraction/chaos-all/html/a.html": bytes(3 << 20)})
+    bomb = _tar(
+        tmp_path / "bomb.tar.gz",
+        {
+            "top/Extraction/chaos-all/gold/a.txt": b"gold",
+            "top/Extraction/chaos-all/html/a.html": bytes(3 << 20),
+        },
+    )
     dest = tmp_path / "data"
     limits = Limits(max_unpacked=2 << 20, max_ratio=1e9)
     with pytest.raises(UnsafeArchiveError, match=r"unpacks to more than 2 MiB .*--max-unpacked-mb"):
-        download("chaos", dest=dest, source=bomb.as_uri(), verify=False, allow_file=True,
-                 limits=limits)
+        download(
+            "chaos", dest=dest, source=bomb.as_uri(), verify=False, allow_file=True, limits=limits
+        )
     assert _left_behind(dest) is None
 
 
 def test_too_many_files_are_refused(tmp_path):
-    many = _tar(tmp_path / "many.tar.gz", {f"top/Extraction/chaos-all/gold/{i}.txt": b"x"
-                                           for i in range(11)})
+    many = _tar(
+        tmp_path / "many.tar.gz",
+        {f"top/Extraction/chaos-all/gold/{i}.txt": b"x" for i in range(11)},
+    )
     with pytest.raises(UnsafeArchiveError, match=r"more than 10 files \(--max-files\)"):
-        download("chaos", dest=tmp_path / "data", source=many.as_uri(), verify=False,
-                 allow_file=True, limits=Limits(max_files=10))
-    folder = download("chaos", dest=tmp_path / "data", source=many.as_uri(), verify=False,
-                      allow_file=True, limits=Limits(max_files=11))
+        download(
+            "chaos",
+            dest=tmp_path / "data",
+            source=many.as_uri(),
+            verify=False,
+            allow_file=True,
+            limits=Limits(max_files=10),
+        )
+    folder = download(
+        "chaos",
+        dest=tmp_path / "data",
+        source=many.as_uri(),
+        verify=False,
+        allow_file=True,
+        limits=Limits(max_files=11),
+    )
     assert count_files(folder) == 11
 
 
 def test_download_cap_stops_an_endless_source_and_leaves_no_partial_file(tmp_path):
     dest = tmp_path / "data"
     with pytest.raises(UnsafeArchiveError, match=r"more than the download cap of 1 MiB"):
-        download("chaos", dest=dest, source="file:///dev/zero", verify=False, allow_file=True,
-                 limits=Limits(max_download=1 << 20))
+        download(
+            "chaos",
+            dest=dest,
+            source="file:///dev/zero",
+            verify=False,
+            allow_file=True,
+            limits=Limits(max_download=1 << 20),
+        )
     assert _left_behind(dest) is None
     big = tmp_path / "big.tar.gz"
     big.write_bytes(bytes(2 << 20))  # refused from its length, before reading
     dest.mkdir()
     with pytest.raises(UnsafeArchiveError, match="download cap"):
-        download("chaos", dest=dest, source=big.as_uri(), verify=False, allow_file=True,
-                 limits=Limits(max_download=1 << 20))
+        download(
+            "chaos",
+            dest=dest,
+            source=big.as_uri(),
+            verify=False,
+            allow_file=True,
+            limits=Limits(max_download=1 << 20),
+        )
     assert _left_behind(dest) == []
 
 

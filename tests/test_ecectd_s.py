@@ -17,10 +17,12 @@ from evalkit.harness.registry import METHODS
 # CECTD-S alone keeps main's paragraphs and the banner's text (the banner's CTD, a leaf
 # without links, reaches the threshold); stage "after" then drops the banner, so the
 # output is main's three paragraphs.
-PAGE = ("<html><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
-        "<div id=main><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p><p>gggg hhhh iiii jjjj</p></div>"
-        "<div class=banner>Buy now cheap</div>"
-        "<div id=foot>(c) 2020 <a href=/c>Contact us</a></div></body></html>")
+PAGE = (
+    "<html><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
+    "<div id=main><p>aaaa bbbb cccc</p><p>dddd eeee ffff</p><p>gggg hhhh iiii jjjj</p></div>"
+    "<div class=banner>Buy now cheap</div>"
+    "<div id=foot>(c) 2020 <a href=/c>Contact us</a></div></body></html>"
+)
 MAIN = "aaaa bbbb cccc\ndddd eeee ffff\ngggg hhhh iiii jjjj"
 
 
@@ -73,8 +75,10 @@ def test_boundary_link_share_is_reached_at_exactly_the_setting():
 
 
 def test_nested_matches_count_once_and_only_divs_are_judged():
-    html = ("<html><body><div class=sponsor><div class=banner>x</div></div>"
-            "<span class=banner>kept span</span><p>text here</p></body></html>")
+    html = (
+        "<html><body><div class=sponsor><div class=banner>x</div></div>"
+        "<span class=banner>kept span</span><p>text here</p></body></html>"
+    )
     stats = dom_stats(parse_html(html).find(".//body"))
     ads, links = noise_divs(stats, AD_PATTERNS, 0.5)
     assert len(ads) == 1 and not links
@@ -88,17 +92,32 @@ def test_params_and_registry():
     assert params["noise_tags"] == ("div",) and params["pattern_attributes"] == ("id", "class")
 
 
-@pytest.mark.parametrize("kwargs", [{"link_share": 1.5}, {"stage": "during"},
-                                    {"ad_patterns": "banner"}, {"noise_tags": []},
-                                    {"sigma": -0.5}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"link_share": 1.5},
+        {"stage": "during"},
+        {"ad_patterns": "banner"},
+        {"noise_tags": []},
+        {"sigma": -0.5},
+    ],
+)
 def test_bad_settings_fail_at_construction(kwargs):
     with pytest.raises(ValueError, match=next(iter(kwargs))):
         ECECTDS(**kwargs)
 
 
 @pytest.mark.parametrize("stage", ["after", "before"])
-@pytest.mark.parametrize("html", ["", "<!-- c -->", "<html><body></body></html>",
-                                  "\x00\x01 junk \xff", "<div class=banner>only an ad</div>",
-                                  "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>"])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "<!-- c -->",
+        "<html><body></body></html>",
+        "\x00\x01 junk \xff",
+        "<div class=banner>only an ad</div>",
+        "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>",
+    ],
+)
 def test_odd_html_never_raises(html, stage):
     assert isinstance(ECECTDS(stage=stage).extract(_page(html)).text, str)

@@ -31,7 +31,7 @@ from evalkit.harness.registry import METHODS
 # noise: children with < 1 mark of the nodes walked (p1: none; story: h1 and div#share);
 # p2 is not walked, so its link "More" stays.
 PAGE = (
-    '<html><head><style>p{}</style></head><body>'
+    "<html><head><style>p{}</style></head><body>"
     '<div id="nav"><a href="/1">Home</a> <a href="/2">World</a></div>'
     '<div id="wrap"><div id="story"><h1 id="h">Storm hits coast</h1>'
     '<p id="p1">Rain fell, and fell. Roads closed.</p>'
@@ -64,8 +64,10 @@ def test_count_marks_english_and_chinese():
 
 def test_counts_and_snippet():
     c, at = _counts(PAGE)
-    assert [c.marks[at[k]] for k in ("body0", "nav", "wrap", "story", "h", "p1", "p2", "share",
-                                     "related", "foot")] == [5, 0, 5, 5, 0, 3, 2, 0, 0, 0]
+    assert [
+        c.marks[at[k]]
+        for k in ("body0", "nav", "wrap", "story", "h", "p1", "p2", "share", "related", "foot")
+    ] == [5, 0, 5, 5, 0, 3, 2, 0, 0, 0]
     assert c.snippet == at["p1"] and c.snippet_marks == 3
 
 
@@ -88,7 +90,9 @@ def test_extract_hand_page():
 def test_stopping_rule_boundary():
     # related gets one mark: wrap holds 6 = story's 5 + 1, exactly min_new_marks=1 -> the walk
     # goes on to wrap, then body (6 + foot's 1 = 7: one more) -> body is the summary node
-    html = PAGE.replace("Other story</a>", "Other story.</a>").replace("Copyright 2020", "Copyright 2020.")
+    html = PAGE.replace("Other story</a>", "Other story.</a>").replace(
+        "Copyright 2020", "Copyright 2020."
+    )
     c, at = _counts(html)
     assert backtrack(c, at["p1"], 1, 1)[0] == at["body0"]
     # min_new_marks=2: the one new mark of wrap is not enough -> story
@@ -122,12 +126,18 @@ def test_punctuation_setting():
     assert ext.text == "" and ext.info["page_marks"] == 0
 
 
-@pytest.mark.parametrize("html", [
-    "", "<html><body></body></html>", "<body>no marks at all</body>", "<!-- only -->",
-    '<html><frameset><frame src="a.html"></frameset></html>',
-    "<body>" + "<div>" * 3000 + "deep, text." + "</div>" * 3000 + "</body>",
-    "<body><iframe>a, b, c.</iframe><p>x.</p></body>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "<html><body></body></html>",
+        "<body>no marks at all</body>",
+        "<!-- only -->",
+        '<html><frameset><frame src="a.html"></frameset></html>',
+        "<body>" + "<div>" * 3000 + "deep, text." + "</div>" * 3000 + "</body>",
+        "<body><iframe>a, b, c.</iframe><p>x.</p></body>",
+    ],
+)
 def test_odd_html_never_raises(html):
     assert isinstance(ECON().extract(_page(html)).text, str)
 
@@ -142,8 +152,12 @@ def test_odd_html_outputs():
 
 def test_params_and_registry():
     assert METHODS.get("econ") is ECON
-    assert ECON().get_params() == {"punctuation": DEFAULT_PUNCTUATION, "min_snippet_marks": 1,
-                                   "min_new_marks": 1, "noise_marks": 1}
+    assert ECON().get_params() == {
+        "punctuation": DEFAULT_PUNCTUATION,
+        "min_snippet_marks": 1,
+        "min_new_marks": 1,
+        "noise_marks": 1,
+    }
     with pytest.raises(ValueError, match="punctuation"):
         ECON(punctuation="")
     with pytest.raises(ValueError, match="min_new_marks"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from baselines.eniw import ENIW, UNRELATED_TAGS, count_blocks, remove_unrelated
-from evalkit.harness.config import register_resolvers
 from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.config import register_resolvers
 from evalkit.harness.registry import METHODS
 
 register_resolvers()
@@ -27,10 +27,12 @@ register_resolvers()
 # blocks = 6 informative + 3 noisy = 9 (noisy_blocks="tags": the meta too, 4 and 10); the
 # output is the title, then the body's visible
 # text without the form and the marquee, one line per block-level element.
-PAGE = ("<html><head><title>My page</title><meta name=d content=x><script>var a=1;</script>"
-        "</head><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
-        "<form><input> Search here</form><div><p>aaaa bbbb</p><img src=x>"
-        "<p>cccc <b>dd</b> ee</p></div><marquee>Breaking</marquee></body></html>")
+PAGE = (
+    "<html><head><title>My page</title><meta name=d content=x><script>var a=1;</script>"
+    "</head><body><div id=nav><a href=/>Home</a> <a href=/n>News</a></div>"
+    "<form><input> Search here</form><div><p>aaaa bbbb</p><img src=x>"
+    "<p>cccc <b>dd</b> ee</p></div><marquee>Breaking</marquee></body></html>"
+)
 
 
 def _page(html: str) -> Page:
@@ -40,8 +42,13 @@ def _page(html: str) -> Page:
 def test_hand_worked_page():
     ext = ENIW().extract(_page(PAGE))
     assert ext.text == "My page\nHome News\naaaa bbbb\ncccc dd ee"
-    assert ext.info == {"n_blocks": 9, "n_informative": 6, "n_noisy": 3, "n_merged": 0,
-                        "n_empty": 1}
+    assert ext.info == {
+        "n_blocks": 9,
+        "n_informative": 6,
+        "n_noisy": 3,
+        "n_merged": 0,
+        "n_empty": 1,
+    }
     tags = ENIW(noisy_blocks="tags").extract(_page(PAGE))
     assert tags.text == ext.text
     assert (tags.info["n_blocks"], tags.info["n_noisy"]) == (10, 4)
@@ -49,8 +56,11 @@ def test_hand_worked_page():
 
 def test_the_five_tags_kabir_names_are_the_default():
     assert UNRELATED_TAGS == ("script", "style", "form", "marquee", "meta")
-    assert ENIW().get_params() == {"unrelated_tags": UNRELATED_TAGS, "include_title": True,
-                                   "noisy_blocks": "text"}
+    assert ENIW().get_params() == {
+        "unrelated_tags": UNRELATED_TAGS,
+        "include_title": True,
+        "noisy_blocks": "text",
+    }
     assert METHODS.get("eniw") is ENIW
 
 
@@ -64,8 +74,10 @@ def test_without_title_and_with_an_empty_tag_list():
 
 
 def test_boundary_a_tag_is_removed_only_when_listed_and_nested_ones_count_once():
-    html = ("<html><body><form>outer<form>inner</form></form><blink>kept</blink>"
-            "<p>text</p></body></html>")
+    html = (
+        "<html><body><form>outer<form>inner</form></form><blink>kept</blink>"
+        "<p>text</p></body></html>"
+    )
     root = parse_html(html)
     # lxml nests no form in a form; whatever it builds, the outermost ones count once each
     n_forms = len(root.xpath("//form[not(ancestor::form)]"))
@@ -84,8 +96,13 @@ def test_upper_case_settings_and_odd_pages():
     empty_script = "<html><body><script src=x.js></script><p>t</p></body></html>"
     assert ENIW().extract(_page(empty_script)).info["n_noisy"] == 0
     assert ENIW(noisy_blocks="tags").extract(_page(empty_script)).info["n_noisy"] == 1
-    for html in ["", "<!-- only a comment -->", "<html><body></body></html>",
-                 "\x00\x01 junk \xff", "<form>all in a form</form>"]:
+    for html in [
+        "",
+        "<!-- only a comment -->",
+        "<html><body></body></html>",
+        "\x00\x01 junk \xff",
+        "<form>all in a form</form>",
+    ]:
         ext = ENIW().extract(_page(html))
         assert isinstance(ext.text, str) and ext.info["n_blocks"] >= 0
     assert ENIW().extract(_page("<form>all in a form</form>")).text == ""

@@ -30,11 +30,21 @@ def test_a_seed_the_user_set_is_kept(value):
 
 def _run_json(tmp_path, env):
     tmp_path.mkdir()
-    cmd = [sys.executable, "-m", "evalkit", "experiment=extraction", "method=[fulltext]",
-           "dataset.synthetic.limit=2", "extraction.n_boot=10", "runner.progress=false",
-           "runner.cache=false", f"paths.results={tmp_path}"]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path, check=False)
+    cmd = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        "method=[fulltext]",
+        "dataset.synthetic.limit=2",
+        "extraction.n_boot=10",
+        "runner.progress=false",
+        "runner.cache=false",
+        f"paths.results={tmp_path}",
+    ]
+    done = subprocess.run(
+        cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     (path,) = tmp_path.glob("runs/extraction/*/run.json")
     return json.loads(path.read_text())

@@ -13,7 +13,6 @@ import yaml
 from baselines.existing1 import Existing1
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.harness.registry import METHODS
 from evalkit.core.sketching import (
     BlockParams,
     block_params,
@@ -25,6 +24,7 @@ from evalkit.core.sketching import (
     sketch_select,
     titleword_relevancy,
 )
+from evalkit.harness.registry import METHODS
 
 # title "Solar plant opens" -> title terms {solar, plant, open}
 # block 0 div#nav   "Home Solar news Contact", all 4 words in links
@@ -67,8 +67,9 @@ def test_three_parameters_by_hand():
     blocks = separate_blocks(parse_html(PAGE, plain=True))
     seqs = block_terms(blocks)
     assert seqs[1] == ["solar", "plant", "open", "near", "town", "town", "get", "solar", "power"]
-    params = block_params([blocks[i] for i in (0, 1, 3)], [seqs[i] for i in (0, 1, 3)],
-                          {"solar", "plant", "open"})
+    params = block_params(
+        [blocks[i] for i in (0, 1, 3)], [seqs[i] for i in (0, 1, 3)], {"solar", "plant", "open"}
+    )
     want = [(0.0, 100.0, 1 / 3), (2 / 9, 0.0, 1.0), (0.0, 100 / 3, 0.0)]
     for p, (kr, lp, tr) in zip(params, want):
         assert (p.kr, p.lp, p.tr) == pytest.approx((kr, lp, tr))
@@ -78,21 +79,31 @@ def test_extract_by_hand():
     out = Existing1().extract(_page(PAGE))
     assert out.text == MAIN
     rules = [(b.kept, b.stage, b.rule, b.duplicate_of) for b in out.blocks]
-    assert rules == [(False, "sketching", "below_threshold", None), (True, None, None, None),
-                     (False, "dedup", "near_duplicate", 1),
-                     (False, "sketching", "below_threshold", None),
-                     (False, "sketching", "no_keywords", None)]
+    assert rules == [
+        (False, "sketching", "below_threshold", None),
+        (True, None, None, None),
+        (False, "dedup", "near_duplicate", 1),
+        (False, "sketching", "below_threshold", None),
+        (False, "sketching", "no_keywords", None),
+    ]
     imp = [b.scores.get("importance") for b in out.blocks]
     assert imp[0] == pytest.approx(1 / 9)
     assert imp[1] == pytest.approx(20 / 27)
     assert imp[3] == pytest.approx(2 / 9)
     assert out.blocks[1].scores["threshold"] == pytest.approx(29 / 81)
-    assert out.info == {"n_blocks": 5, "n_duplicates": 1, "n_sketched": 3, "n_kept": 1,
-                        "threshold": pytest.approx(29 / 81)}
+    assert out.info == {
+        "n_blocks": 5,
+        "n_duplicates": 1,
+        "n_sketched": 3,
+        "n_kept": 1,
+        "threshold": pytest.approx(29 / 81),
+    }
 
 
 def test_residual_text_is_a_block_and_a_page_without_blocks_is_one_block():
-    out = Existing1().extract(_page("<html><body><p>Only words here, long enough.</p></body></html>"))
+    out = Existing1().extract(
+        _page("<html><body><p>Only words here, long enough.</p></body></html>")
+    )
     assert out.text == "Only words here, long enough."
     assert out.blocks[0].tag == "#residual"
     assert Existing1().extract(_page("<html><body></body></html>")).text == ""
@@ -141,9 +152,18 @@ def test_weights_and_fixed_threshold():
 
 
 def test_settings_are_validated():
-    for bad in ({"bits": 48}, {"k": -1}, {"redundancy": "site"}, {"title_relevancy": "x"},
-                {"w_kr": -1.0}, {"w_kr": 0.0, "w_lp": 0.0, "w_tr": 0.0}, {"threshold": "median"},
-                {"threshold": 1.5}, {"block_tags": "div"}, {"stemmer": "snowball"}):
+    for bad in (
+        {"bits": 48},
+        {"k": -1},
+        {"redundancy": "site"},
+        {"title_relevancy": "x"},
+        {"w_kr": -1.0},
+        {"w_kr": 0.0, "w_lp": 0.0, "w_tr": 0.0},
+        {"threshold": "median"},
+        {"threshold": 1.5},
+        {"block_tags": "div"},
+        {"stemmer": "snowball"},
+    ):
         with pytest.raises(ValueError):
             Existing1(**bad)
 
@@ -164,10 +184,14 @@ def test_registry_and_config():
 def test_link_words_nested_blocks_and_tails():
     # div#a: "one two" + link "three four" (2 link words) + tail "five"; the inner div inside the
     # link is its own block whose every word is a link word; text after the outer div is residual
-    html = ('<html><body><div id="a">one two <a href="/">three four <div id="in">six seven</div>'
-            '</a> five</div>eight <a href="/r">nine</a><script>x y z</script></body></html>')
+    html = (
+        '<html><body><div id="a">one two <a href="/">three four <div id="in">six seven</div>'
+        '</a> five</div>eight <a href="/r">nine</a><script>x y z</script></body></html>'
+    )
     blocks = separate_blocks(parse_html(html, plain=True))
     got = {b.element.get("id") or b.tag: (b.text, b.words, b.link_words) for b in blocks}
-    assert got == {"#residual": ("eight nine", 2, 1),
-                   "a": ("one two three four five", 5, 2),
-                   "in": ("six seven", 2, 2)}
+    assert got == {
+        "#residual": ("eight nine", 2, 1),
+        "a": ("one two three four five", 5, 2),
+        "in": ("six seven", 2, 2),
+    }

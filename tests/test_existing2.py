@@ -14,7 +14,6 @@ from baselines.existing2 import Existing2
 from baselines.hybridhash import Hybridhash
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
-from evalkit.harness.registry import METHODS
 from evalkit.core.sketching import (
     BlockParams,
     binary_weights,
@@ -26,6 +25,7 @@ from evalkit.core.sketching import (
     tf_weights,
 )
 from evalkit.core.text import terms
+from evalkit.harness.registry import METHODS
 
 # The page of tests/test_existing1.py. Blocks 0, 1, 3 are sketched (2 is block 1's copy: hybrid
 # hash Hamming 0; 4 has no keywords). Their raw sketches (KR, 1 - LP/100, TR):
@@ -54,8 +54,12 @@ def test_extract_by_hand():
     out = Existing2().extract(_page(PAGE))
     assert out.text == MAIN
     assert [(b.kept, b.rule) for b in out.blocks] == [
-        (False, "below_threshold"), (True, None), (False, "near_duplicate"),
-        (False, "below_threshold"), (False, "no_keywords")]
+        (False, "below_threshold"),
+        (True, None),
+        (False, "near_duplicate"),
+        (False, "below_threshold"),
+        (False, "no_keywords"),
+    ]
     imp = [b.scores.get("importance") for b in out.blocks]
     assert imp[0] == pytest.approx(1 / 9)
     assert imp[1] == pytest.approx(1.0)
@@ -99,9 +103,11 @@ def test_hybrid_hash_is_the_detector_fingerprint():
     det = Hybridhash(bits=32)
     text = "Solar plant opens near town. Town gets solar power."
     assert fingerprints_many([Existing2()._weights(text, terms(text))], 32) == [
-        det.fingerprint(text)]
+        det.fingerprint(text)
+    ]
     assert fingerprints_many([Existing2(shingle=3)._weights(text, terms(text))]) == [
-        Hybridhash(shingle=3).fingerprint(text)]
+        Hybridhash(shingle=3).fingerprint(text)
+    ]
 
 
 @pytest.mark.parametrize("bits", [32, 64, 128])
@@ -110,9 +116,11 @@ def test_page_batch_fingerprints_equal_one_block_fingerprints(bits):
     texts = [MAIN, "Home Solar news Contact", "", "Copyright 2020 Contact", MAIN + " " + MAIN]
     seqs = [terms(t) for t in texts]
     assert fingerprints_many([tf_weights(s) for s in seqs], bits) == [
-        simhash_fingerprint(s, bits) for s in seqs]
+        simhash_fingerprint(s, bits) for s in seqs
+    ]
     assert fingerprints_many([binary_weights(frozenset(s)) for s in seqs], bits) == [
-        hybrid_fingerprint(frozenset(s), bits) for s in seqs]
+        hybrid_fingerprint(frozenset(s), bits) for s in seqs
+    ]
 
 
 def test_boundary_k_on_pages():
@@ -157,24 +165,29 @@ def test_page_batch_fingerprints_on_real_pages():
         blocks = separate_blocks(page.tree(plain=True))
         seqs = [terms(b.text) for b in blocks]
         assert fingerprints_many([tf_weights(s) for s in seqs]) == [
-            simhash_fingerprint(s) for s in seqs]
+            simhash_fingerprint(s) for s in seqs
+        ]
         assert fingerprints_many([binary_weights(frozenset(s)) for s in seqs]) == [
-            hybrid_fingerprint(frozenset(s)) for s in seqs]
+            hybrid_fingerprint(frozenset(s)) for s in seqs
+        ]
 
 
-@pytest.mark.parametrize("html", [
-    "<html><body></body></html>",
-    "<html><body>   </body></html>",
-    "<html><body><p>only text, no links at all</p></body></html>",
-    '<html><frameset><frame src="a.html"><frame src="b.html"></frameset></html>',
-    "<html><head><title>x</title></head></html>",
-    "<!-- only a comment -->",
-    "",
-    "\x00\x01\x02 binary junk \xff",
-    "<body>" + "<div>" * 3000 + "deep words" + "</div>" * 3000 + "</body>",
-    "<table><tr><td>cell words<td>green apple trees</table>",
-    "<p>no html or body element, title words</p><a href=x>a link</a>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><body></body></html>",
+        "<html><body>   </body></html>",
+        "<html><body><p>only text, no links at all</p></body></html>",
+        '<html><frameset><frame src="a.html"><frame src="b.html"></frameset></html>',
+        "<html><head><title>x</title></head></html>",
+        "<!-- only a comment -->",
+        "",
+        "\x00\x01\x02 binary junk \xff",
+        "<body>" + "<div>" * 3000 + "deep words" + "</div>" * 3000 + "</body>",
+        "<table><tr><td>cell words<td>green apple trees</table>",
+        "<p>no html or body element, title words</p><a href=x>a link</a>",
+    ],
+)
 @pytest.mark.parametrize("cls", [Existing1, Existing2])
 def test_odd_html_never_raises(html, cls):
     ext = cls().extract(_page(html))
@@ -182,10 +195,16 @@ def test_odd_html_never_raises(html, cls):
 
 
 def test_odd_html_outputs():
-    assert Existing2().extract(_page("<body>" + "<div>" * 3000 + "deep words"
-                                     + "</div>" * 3000 + "</body>")).text == "deep words"
+    assert (
+        Existing2()
+        .extract(_page("<body>" + "<div>" * 3000 + "deep words" + "</div>" * 3000 + "</body>"))
+        .text
+        == "deep words"
+    )
     # two td blocks, neither a copy ("more cell words" would be one: "more" is a stop word): both sketched with equal importance, both kept
-    assert Existing2().extract(_page("<table><tr><td>cell words<td>green apple trees</table>")
-                               ).text == "cell words\ngreen apple trees"
+    assert (
+        Existing2().extract(_page("<table><tr><td>cell words<td>green apple trees</table>")).text
+        == "cell words\ngreen apple trees"
+    )
     empty = Existing2().extract(_page(""))
     assert empty.text == "" and empty.info["n_blocks"] == 0 and "skipped" in empty.info

@@ -12,12 +12,12 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from evalkit.shell.cli import CONFIG_DIR
+from evalkit.experiments import run_experiment
 from evalkit.harness.config import register_resolvers
 from evalkit.readers.pairs import PairsDataset
-from evalkit.experiments import run_experiment
 from evalkit.report.results import readable
 from evalkit.report.tables import to_latex
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -53,9 +53,14 @@ def test_the_page_id_is_the_surrogate_escaped_name(data):
 
 
 def test_a_run_finishes_and_shows_the_bytes_readably(data, tmp_path):
-    overrides = ["experiment=extraction", f"paths.results={tmp_path / 'results'}",
-                 "runner.n_jobs=1", "runner.progress=false", "extraction.n_boot=20",
-                 "method=fulltext"]
+    overrides = [
+        "experiment=extraction",
+        f"paths.results={tmp_path / 'results'}",
+        "runner.n_jobs=1",
+        "runner.progress=false",
+        "extraction.n_boot=20",
+        "method=fulltext",
+    ]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
     with open_dict(cfg):
@@ -75,7 +80,8 @@ def test_a_run_finishes_and_shows_the_bytes_readably(data, tmp_path):
     assert skipped_file.endswith("/orphan\\xff.txt")
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert run["datasets"]["names"]["skipped"] == [
-        {"file": skipped_file, "reason": "gold file without a page"}]
+        {"file": skipped_file, "reason": "gold file without a page"}
+    ]
     assert f"| {skipped_file} | gold file without a page |" in (out / "report.md").read_text()
 
 

@@ -15,7 +15,9 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+    "importlinter"
+]
 CONTRACTS = {c["id"]: c for c in CONFIG["contracts"]}
 
 
@@ -54,9 +56,13 @@ def _imports(module: str, path: Path) -> set[str]:
     out = set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                   and ast.unparse(block.test).endswith("TYPE_CHECKING") for b in block.body
-                   for n in ast.walk(b)}  # annotations only: never imported at run time
+    typing_only = {
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and ast.unparse(block.test).endswith("TYPE_CHECKING")
+        for b in block.body
+        for n in ast.walk(b)
+    }  # annotations only: never imported at run time
     for node in ast.walk(tree):
         if id(node) in typing_only:
             continue
@@ -65,8 +71,10 @@ def _imports(module: str, path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
-                                + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
             names = [f"{base}.{a.name}" for a in node.names] + [base]
         else:
             continue
@@ -85,8 +93,15 @@ def _lint(root: Path) -> subprocess.CompletedProcess:
     exe = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
     assert Path(exe).exists(), "lint-imports not found: install the dev extra (.[dev])"
     env = {**os.environ, "PYTHONPATH": str(root)}  # this tree's packages, not an installed copy
-    return subprocess.run([exe, "--config", "pyproject.toml", "--no-cache"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [exe, "--config", "pyproject.toml", "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_lint_imports_keeps_every_contract():
@@ -101,27 +116,32 @@ def test_contracts_name_folders_not_modules():
     for floor in FLOORS:
         for name in floor:
             path = REPO / Path(*name.split("."))
-            assert (path / "__init__.py").is_file() or name in aliases or name == "evalkit.__main__", \
-                f"{name} in the floors contract is neither a folder nor a public alias"
+            assert (
+                (path / "__init__.py").is_file() or name in aliases or name == "evalkit.__main__"
+            ), f"{name} in the floors contract is neither a folder nor a public alias"
 
 
 def test_an_import_from_core_up_to_a_baseline_breaks_the_floors(tmp_path):
     """The Done-when experiment of issue 15: metrics importing a baseline fails the lint, and one
     baseline importing another fails the independence contract."""
     for part in ("evalkit", "baselines"):
-        shutil.copytree(REPO / part, tmp_path / part,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     metrics = tmp_path / "evalkit" / "metrics" / "__init__.py"
-    metrics.write_text(metrics.read_text(encoding="utf-8") + "\nfrom baselines import cetd\n",
-                       encoding="utf-8")
+    metrics.write_text(
+        metrics.read_text(encoding="utf-8") + "\nfrom baselines import cetd\n", encoding="utf-8"
+    )
     pab = tmp_path / "baselines" / "pab.py"
-    pab.write_text(pab.read_text(encoding="utf-8") + "\nimport baselines.jaccard\n", encoding="utf-8")
+    pab.write_text(
+        pab.read_text(encoding="utf-8") + "\nimport baselines.jaccard\n", encoding="utf-8"
+    )
     res = _lint(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
     out = " ".join(res.stdout.split())  # rich wraps long lines
-    assert "Floors point down: shells > experiments > harness > readers and methods > core BROKEN" \
+    assert (
+        "Floors point down: shells > experiments > harness > readers and methods > core BROKEN"
         in out
+    )
     assert "- evalkit.metrics -> baselines.cetd" in out
     assert "No baseline imports another (shared code lives in core) BROKEN" in out
 
@@ -129,20 +149,26 @@ def test_an_import_from_core_up_to_a_baseline_breaks_the_floors(tmp_path):
 def _root_aliases() -> list[str]:
     """The root modules docs/api.md lists as public aliases (``evalkit.X`` in its alias table)."""
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
-    return re.findall(r"^\| `(evalkit\.\w+)` \| alias of", text, flags=re.M)
+    return re.findall(r"^\| `(evalkit\.\w+)` \| alias of", text, flags=re.MULTILINE)
 
 
 def test_every_module_sits_in_a_floor_folder():
     for module in MODULES:
         if module in ("evalkit", "baselines"):  # the packages themselves: see the last test
             continue
-        assert _floor(module) is not None, \
+        assert _floor(module) is not None, (
             f"{module} is in no floor's folder: move it into one (docs/floors.md)"
+        )
 
 
 def test_root_holds_only_the_package_and_its_public_aliases():
-    root = {m for m in MODULES if m.count(".") == 1 and MODULES[m].parent == REPO / "evalkit"
-            and MODULES[m].name != "__init__.py"}
+    root = {
+        m
+        for m in MODULES
+        if m.count(".") == 1
+        and MODULES[m].parent == REPO / "evalkit"
+        and MODULES[m].name != "__init__.py"
+    }
     assert root == set(_root_aliases()) | {"evalkit.__main__"}
 
 
@@ -198,17 +224,26 @@ def test_every_reader_is_in_its_independence_contract():
 
 def test_light_core_covers_the_floors_below_the_harness():
     """The Hydra-free contract names the same packages as the floors below the harness."""
-    below = [n for floor in FLOORS[FLOORS.index(["evalkit.harness"]) + 1:] for n in floor]
+    below = [n for floor in FLOORS[FLOORS.index(["evalkit.harness"]) + 1 :] for n in floor]
     assert sorted(CONTRACTS["light-core"]["source_modules"]) == sorted(below)
 
 
 def test_importing_evalkit_loads_nothing_above_core():
-    code = ("import json, sys, evalkit; "
-            "print(json.dumps(sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('evalkit', 'baselines', 'hydra', 'omegaconf'))))")
+    code = (
+        "import json, sys, evalkit; "
+        "print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('evalkit', 'baselines', 'hydra', 'omegaconf'))))"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    res = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
-                         text=True, timeout=120, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     loaded = set(json.loads(res.stdout))
     assert "evalkit" in loaded  # the probe saw the package it imported
     above = {m for m in loaded if m != "evalkit" and _floor(m) < len(FLOORS) - 1}

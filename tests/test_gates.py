@@ -49,9 +49,11 @@ def test_8_evaldata_names_outside_the_folder_are_refused(tmp_path):
     (data / "eval").mkdir(parents=True)
     (data / "eval" / "ok.html").write_text("<html><body><p>fine page</p></body></html>")
     out = _outside(tmp_path)
-    doc = {"https://a.example/1": {"file": "ok.html", "with": ["fine"], "without": []},
-           "https://b.example/2": {"file": str(out), "with": [], "without": []},
-           "https://c.example/3": {"file": "../../outside.txt", "with": [], "without": []}}
+    doc = {
+        "https://a.example/1": {"file": "ok.html", "with": ["fine"], "without": []},
+        "https://b.example/2": {"file": str(out), "with": [], "without": []},
+        "https://c.example/3": {"file": "../../outside.txt", "with": [], "without": []},
+    }
     (data / "evaldata.json").write_text(json.dumps(doc))
     ds = TrafilaturaEvalDataset(path=str(data))
     pages = list(ds.pages())
@@ -63,8 +65,11 @@ def test_8_evaldata_names_outside_the_folder_are_refused(tmp_path):
 def test_9_prune_of_an_ordinary_folder_deletes_nothing(tmp_path, capsys):
     mine = tmp_path / "mine"
     (mine / "ab").mkdir(parents=True)
-    kept = [mine / "notes.txt", mine / "ab" / ("ab" + "0" * 62 + ".json"),
-            mine / "ab" / "report.json"]
+    kept = [
+        mine / "notes.txt",
+        mine / "ab" / ("ab" + "0" * 62 + ".json"),
+        mine / "ab" / "report.json",
+    ]
     for f in kept:
         f.write_text("mine")
         os.utime(f, (0, 0))
@@ -84,8 +89,9 @@ def test_9_the_temp_sweep_leaves_other_programs_tmp_files(tmp_path):
     assert (cache / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d1")
 
 
-_NAMES = st.lists(st.sampled_from(["..", ".", "a", "b", "x.html", "/", "~", "c d"]),
-                  min_size=1, max_size=5).map("/".join)
+_NAMES = st.lists(
+    st.sampled_from(["..", ".", "a", "b", "x.html", "/", "~", "c d"]), min_size=1, max_size=5
+).map("/".join)
 
 
 @settings(max_examples=60, deadline=None, database=None)

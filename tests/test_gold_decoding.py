@@ -10,16 +10,26 @@ import random
 import pytest
 
 from baselines.reference import FullText
-from evalkit.readers.pairs import PairsDataset
-from evalkit.metrics import page_text_metrics
 from evalkit.core.page import decode_gold, decode_html, undecodable
+from evalkit.metrics import page_text_metrics
+from evalkit.readers.pairs import PairsDataset
 
 GOLD = "The council in \u6771\u4eac approved the budget (\u4e88\u7b97) on Tuesday."
-PAGE = ('<html><head><meta charset="utf-8"></head><body><nav>Home News</nav>'
-        f"<p>{GOLD}</p></body></html>").encode()
+PAGE = (
+    '<html><head><meta charset="utf-8"></head><body><nav>Home News</nav>'
+    f"<p>{GOLD}</p></body></html>"
+).encode()
 # stem -> how the gold file is written (the codecs without "-le"/"-be" write a byte-order mark)
-ENCODINGS = {"u8": "utf-8", "u16": "utf-16", "u16le": "utf-16-le", "u16be": "utf-16-be",
-             "u32": "utf-32", "u32le": "utf-32-le", "u32be": "utf-32-be", "sjis": "shift_jis"}
+ENCODINGS = {
+    "u8": "utf-8",
+    "u16": "utf-16",
+    "u16le": "utf-16-le",
+    "u16be": "utf-16-be",
+    "u32": "utf-32",
+    "u32le": "utf-32-le",
+    "u32be": "utf-32-be",
+    "sjis": "shift_jis",
+}
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +52,10 @@ def test_every_encoding_gives_the_utf8_gold_text(pages):
 
 
 def test_every_encoding_scores_as_the_utf8_copy(pages):
-    scores = {stem: page_text_metrics(FullText().extract(p).text, p.gold.text)
-              for stem, p in pages.items()}
+    scores = {
+        stem: page_text_metrics(FullText().extract(p).text, p.gold.text)
+        for stem, p in pages.items()
+    }
     # worked by hand: fulltext returns "Home News" + the gold. Words (a CJK character is a
     # word: 東 京 and ( 予 算 ) make 2 + 4 of the gold's 14): P = 14/16, R = 1, F1 = 28/30.
     # Shingles (\w+ tokens, 4-grams): gold 10 tokens -> 7 shingles, all among the 9 of the 12
@@ -57,10 +69,19 @@ def test_every_encoding_scores_as_the_utf8_copy(pages):
     assert {stem: s for stem, s in scores.items()} == {stem: u8 for stem in ENCODINGS}
 
 
-@pytest.mark.parametrize("enc, how", [
-    ("utf-16", "bom"), ("utf-16-le", "nul-pattern"), ("utf-16-be", "nul-pattern"),
-    ("utf-32", "bom"), ("utf-32-le", "nul-pattern"), ("utf-32-be", "nul-pattern"),
-    ("shift_jis", "cjk"), ("utf-8", "utf-8")])
+@pytest.mark.parametrize(
+    "enc, how",
+    [
+        ("utf-16", "bom"),
+        ("utf-16-le", "nul-pattern"),
+        ("utf-16-be", "nul-pattern"),
+        ("utf-32", "bom"),
+        ("utf-32-le", "nul-pattern"),
+        ("utf-32-be", "nul-pattern"),
+        ("shift_jis", "cjk"),
+        ("utf-8", "utf-8"),
+    ],
+)
 def test_decode_gold_says_how_it_decided(enc, how):
     text, _, got = decode_gold((GOLD * 3).encode(enc))
     assert (text.removeprefix("\ufeff"), got) == (GOLD * 3, how)

@@ -20,27 +20,37 @@ from pathlib import Path
 
 import lxml.etree
 import pytest
+from conftest import OWN
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
 from evalkit.harness.config import build_datasets, method_specs, register_resolvers
 from evalkit.harness.extract import extract_one
 from evalkit.harness.registry import METHODS
-from conftest import OWN
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
 GOLDEN = Path(__file__).with_name("golden_outputs.json")
-SETS = ["synthetic", "aeb", "big5_2017", "chaos", "cleaneval_dev", "cleanportaleval", "l3s_gn1",
-        "readability"]
+SETS = [
+    "synthetic",
+    "aeb",
+    "big5_2017",
+    "chaos",
+    "cleaneval_dev",
+    "cleanportaleval",
+    "l3s_gn1",
+    "readability",
+]
 #: every own method's config (derived from configs/method/ and the registry: tests/conftest.py)
 METHOD_NAMES = list(OWN)
 PAGES_PER_SET = 12
 
 
 def _versions() -> dict[str, str]:
-    return {"lxml": ".".join(map(str, lxml.etree.LXML_VERSION)),
-            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
+    return {
+        "lxml": ".".join(map(str, lxml.etree.LXML_VERSION)),
+        "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION)),
+    }
 
 
 def _rounded(value):
@@ -77,9 +87,15 @@ def _what_changed(want: str | None, got: str | None) -> str:
 
 def _config(label: str, shared_root: Path):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        return compose(config_name="config", overrides=[
-            f"dataset={label}", f"dataset.{label}.limit={PAGES_PER_SET}",
-            f"paths.shared_data={shared_root}", f"method=[{','.join(METHOD_NAMES)}]"])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"dataset={label}",
+                f"dataset.{label}.limit={PAGES_PER_SET}",
+                f"paths.shared_data={shared_root}",
+                f"method=[{','.join(METHOD_NAMES)}]",
+            ],
+        )
 
 
 def _outputs(cfg) -> dict[str, dict[str, str]]:
@@ -112,29 +128,40 @@ def test_outputs_match_the_recorded_ones(label, request, shared, shared_root):
         pytest.skip(f"recorded the outputs of {label} in {GOLDEN.name}")
     data = json.loads(GOLDEN.read_text())
     if data["versions"] != _versions():
-        pytest.skip(f"golden outputs were recorded with {data['versions']}, this is "
-                    f"{_versions()}: regenerate with --update-golden")
+        pytest.skip(
+            f"golden outputs were recorded with {data['versions']}, this is "
+            f"{_versions()}: regenerate with --update-golden"
+        )
     problems = _differences(label, data["sets"][label], got)
     assert not problems, "\n".join(problems)
 
 
 def _differences(label: str, want: dict, got: dict, limit: int = 20) -> list[str]:
     """One line per (data set, page, method) whose output differs from the recorded one."""
-    lines = [f"{label}: page {page!r} was recorded but is not read now"
-             for page in sorted(set(want) - set(got))]
-    lines += [f"{label}: page {page!r} is read now but was not recorded"
-              for page in sorted(set(got) - set(want))]
+    lines = [
+        f"{label}: page {page!r} was recorded but is not read now"
+        for page in sorted(set(want) - set(got))
+    ]
+    lines += [
+        f"{label}: page {page!r} is read now but was not recorded"
+        for page in sorted(set(got) - set(want))
+    ]
     for page in sorted(set(want) & set(got)):
         for name in sorted(set(want[page]) | set(got[page])):
             if got[page].get(name) != want[page].get(name):
                 old, new = want[page].get(name), got[page].get(name)
-                lines.append(f"{label}: page {page!r}, method {name}: "
-                             f"{_what_changed(old, new)} (recorded {old}, now {new})")
+                lines.append(
+                    f"{label}: page {page!r}, method {name}: "
+                    f"{_what_changed(old, new)} (recorded {old}, now {new})"
+                )
     if len(lines) > limit:
         lines = lines[:limit] + [f"... and {len(lines) - limit} more"]
     if lines:
-        lines.insert(0, f"golden outputs of {label} differ ({GOLDEN.name}; rerun with "
-                        "--update-golden only if the change is meant):")
+        lines.insert(
+            0,
+            f"golden outputs of {label} differ ({GOLDEN.name}; rerun with "
+            "--update-golden only if the change is meant):",
+        )
     return lines
 
 
@@ -142,12 +169,19 @@ def test_a_difference_names_the_data_set_page_and_method():
     want = {"p1": {"cetd": "a", "pab": "b"}, "p2": {"cetd": "c"}}
     got = {"p1": {"cetd": "a", "pab": "B"}, "p3": {"cetd": "c"}}
     assert _differences("chaos", want, got) == [
-        (f"golden outputs of chaos differ ({GOLDEN.name}; rerun with --update-golden only "
-         "if the change is meant):"),
+        (
+            f"golden outputs of chaos differ ({GOLDEN.name}; rerun with --update-golden only "
+            "if the change is meant):"
+        ),
         "chaos: page 'p2' was recorded but is not read now",
         "chaos: page 'p3' is read now but was not recorded",
-        "chaos: page 'p1', method pab: output changed (recorded b, now B)"]
+        "chaos: page 'p1', method pab: output changed (recorded b, now B)",
+    ]
     assert _differences("chaos", want, want) == []
-    same_text = _differences("chaos", {"p": {"pab": "text:1 full:2"}}, {"p": {"pab": "text:1 full:3"}})
-    assert same_text[1] == ("chaos: page 'p', method pab: block records changed, text unchanged "
-                            "(recorded text:1 full:2, now text:1 full:3)")
+    same_text = _differences(
+        "chaos", {"p": {"pab": "text:1 full:2"}}, {"p": {"pab": "text:1 full:3"}}
+    )
+    assert same_text[1] == (
+        "chaos: page 'p', method pab: block records changed, text unchanged "
+        "(recorded text:1 full:2, now text:1 full:3)"
+    )

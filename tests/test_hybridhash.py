@@ -11,9 +11,9 @@ import yaml
 from baselines.hybridhash import Hybridhash
 from evalkit.core.fingerprint import fingerprint
 from evalkit.core.method import param_names
-from evalkit.harness.registry import DETECTORS
 from evalkit.core.sketching import binary_vector, hybrid_fingerprint, simhash_fingerprint
 from evalkit.core.text import terms
+from evalkit.harness.registry import DETECTORS
 
 # XXH32 (seed 0) of three terms, bit 0 = least significant:
 #   alpha 0x540493c8 = 0101 0100 0000 0100 1001 0011 1100 1000
@@ -50,8 +50,7 @@ def test_a_repeated_term_counts_once_unlike_simhash():
 def test_binary_vector_and_shingles():
     text = "The solar plant opens; the solar plant"
     assert binary_vector(text) == frozenset({"solar", "plant", "open"})
-    assert binary_vector(text, shingle=2) == frozenset(
-        {"solar plant", "plant open", "open solar"})
+    assert binary_vector(text, shingle=2) == frozenset({"solar plant", "plant open", "open solar"})
     det = Hybridhash(shingle=2)
     assert det.fingerprint(text) == fingerprint(dict.fromkeys(sorted(binary_vector(text, 2)), 1.0))
     assert Hybridhash().fingerprint(text) == hybrid_fingerprint(frozenset(terms(text)))
@@ -72,12 +71,19 @@ def test_boundary_at_k():
 
 def test_find_duplicates_and_texts_without_terms():
     det = Hybridhash()
-    city = ("The city council approved the new budget for public libraries on Tuesday, adding "
-            "money for longer opening hours and repairs to the old central library building.")
+    city = (
+        "The city council approved the new budget for public libraries on Tuesday, adding "
+        "money for longer opening hours and repairs to the old central library building."
+    )
     reworded = city.upper().replace(",", ";")  # same terms: the same binary vector
     storm = "Heavy rain flooded several roads near the harbour overnight."
     assert det.find_duplicates([city, reworded, storm, "", "the of and"]) == [
-        None, 0, None, None, None]
+        None,
+        0,
+        None,
+        None,
+        None,
+    ]
     assert det.fingerprint("") is None and det.fingerprint("to it.") is None
 
 

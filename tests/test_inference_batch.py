@@ -44,12 +44,17 @@ def test_confusion_scores_rows_is_confusion_scores_of_each_tuple():
     got = metrics.confusion_scores_rows(*counts.T)
     for i, c in enumerate(counts):
         want = metrics.confusion_scores(*c)
-        assert [float(got[k][i]) for k in want] == pytest.approx(list(want.values()),
-                                                                  rel=0, abs=0, nan_ok=True)
+        assert [float(got[k][i]) for k in want] == pytest.approx(
+            list(want.values()), rel=0, abs=0, nan_ok=True
+        )
     # hand-worked: tp 2, fp 1, fn 1, tn 4 -> P = R = F1 = 2/3, accuracy 6/8
     one = metrics.confusion_scores_rows([2.0], [1.0], [1.0], [4.0])
-    assert [float(one[k][0]) for k in ("precision", "recall", "f1", "accuracy")] == \
-        [2 / 3, 2 / 3, 4 / 6, 0.75]
+    assert [float(one[k][0]) for k in ("precision", "recall", "f1", "accuracy")] == [
+        2 / 3,
+        2 / 3,
+        4 / 6,
+        0.75,
+    ]
 
 
 @pytest.mark.parametrize("n", [5, 360, 600])
@@ -72,8 +77,12 @@ def test_shingle_rows_equal_the_generic_page_bootstrap(n, nan_share):
     rows = shingle_rows("d", "m", p, r, n_boot=1000, alpha=0.1, seed=SEED)
     for row, key in zip(rows, ("precision", "recall", "f1")):
         want = metrics.bootstrap_ci_pages(
-            [p, r], lambda a, b, key=key: metrics.aggregate_prf(a, b)[key], n_boot=1000,
-            alpha=0.1, seed=SEED)
+            [p, r],
+            lambda a, b, key=key: metrics.aggregate_prf(a, b)[key],
+            n_boot=1000,
+            alpha=0.1,
+            seed=SEED,
+        )
         assert (row["ci_low"], row["ci_high"]) == want
         assert row["value"] == metrics.aggregate_prf(p, r)[key]
 
@@ -91,13 +100,18 @@ def test_unit_micro_intervals_equal_the_generic_page_bootstrap(weights):
     for name in metrics.UNIT_METRICS:
         micro = rows[f"unit_{name}_micro_words"]
         want = metrics.bootstrap_ci_pages(
-            counts.T, lambda *c, name=name: metrics.confusion_scores(
-                *(x.sum() for x in c))[name], n_boot=1000, alpha=0.05, seed=SEED)
+            counts.T,
+            lambda *c, name=name: metrics.confusion_scores(*(x.sum() for x in c))[name],
+            n_boot=1000,
+            alpha=0.05,
+            seed=SEED,
+        )
         assert (micro["ci_low"], micro["ci_high"]) == want
         macro = rows[f"unit_{name}_macro_pages"]
         per_page = [metrics.confusion_scores(*c)[name] for c in counts]
         assert (macro["ci_low"], macro["ci_high"]) == metrics.bootstrap_ci(
-            per_page, n_boot=1000, alpha=0.05, seed=SEED)
+            per_page, n_boot=1000, alpha=0.05, seed=SEED
+        )
 
 
 def test_batch_of_a_vectorised_statistic_equals_bootstrap_ci_pages():
@@ -105,8 +119,9 @@ def test_batch_of_a_vectorised_statistic_equals_bootstrap_ci_pages():
     x = rng.random(300)
     batch = metrics.BootstrapBatch(n_boot=500, alpha=0.05, seed=SEED)
     (slot,) = batch.add(300, lambda idx: np.median(x[idx], axis=1))
-    assert batch.intervals()[slot] == metrics.bootstrap_ci_pages([x], np.median, n_boot=500,
-                                                                 seed=SEED)
+    assert batch.intervals()[slot] == metrics.bootstrap_ci_pages(
+        [x], np.median, n_boot=500, seed=SEED
+    )
     # one page: every resample is that page
     one = metrics.BootstrapBatch(seed=SEED)
     assert one.intervals() == []
@@ -128,8 +143,11 @@ def _one_permutation_test(a, b, n_perm, seed):
     while done < n_perm:
         size = min(rows, n_perm - done)
         signs = rng.integers(0, 2, (size, d.size)) * 2 - 1
-        hits += int(np.count_nonzero(np.abs((signs * d).mean(axis=1))
-                                     >= observed - 1e-12 * max(1.0, observed)))
+        hits += int(
+            np.count_nonzero(
+                np.abs((signs * d).mean(axis=1)) >= observed - 1e-12 * max(1.0, observed)
+            )
+        )
         done += size
     return (1 + hits) / (n_perm + 1)
 
@@ -137,17 +155,18 @@ def _one_permutation_test(a, b, n_perm, seed):
 def test_paired_permutation_tests_equal_one_test_per_pair():
     rng = np.random.default_rng(9)
     base = rng.random(400)
-    pairs = [(base + rng.normal(0, 0.05, 400), base),      # 400 shared pages
-             (base + 0.01 + rng.normal(0, 0.05, 400), base),
-             (base[:50] + rng.normal(0, 0.1, 50), base[:50]),  # another page count
-             (base, base),                                  # no difference: 1.0
-             ([math.nan], [1.0])]                           # no shared page: NaN
+    pairs = [
+        (base + rng.normal(0, 0.05, 400), base),  # 400 shared pages
+        (base + 0.01 + rng.normal(0, 0.05, 400), base),
+        (base[:50] + rng.normal(0, 0.1, 50), base[:50]),  # another page count
+        (base, base),  # no difference: 1.0
+        ([math.nan], [1.0]),
+    ]  # no shared page: NaN
     got = metrics.paired_permutation_tests(pairs, n_perm=2000, seed=SEED)
     for (a, b), p in zip(pairs, got):
         want = _one_permutation_test(a, b, 2000, SEED)
         assert p == want or (math.isnan(p) and math.isnan(want))
-        assert metrics.paired_permutation_test(a, b, n_perm=2000, seed=SEED) == p or \
-            math.isnan(p)
+        assert metrics.paired_permutation_test(a, b, n_perm=2000, seed=SEED) == p or math.isnan(p)
     assert got[3] == 1.0 and math.isnan(got[4])
     with pytest.raises(ValueError, match="differ in length"):
         metrics.paired_permutation_tests([([1.0, 2.0], [1.0])])

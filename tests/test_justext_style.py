@@ -53,27 +53,38 @@ def cf_of(text: str, link_chars: int = 0, path=("html", "body", "p"), **kw) -> s
 
 # ---------------------------------------------------------------- segmentation
 
+
 def test_split_at_block_tags_and_double_br_only():
-    paras = split("<html><body><div>one<br>two<br><br>three<span> four</span></div>"
-                  "<p>five <a href='x'>six</a></p>tail</body></html>")
+    paras = split(
+        "<html><body><div>one<br>two<br><br>three<span> four</span></div>"
+        "<p>five <a href='x'>six</a></p>tail</body></html>"
+    )
     assert [p.text for p in paras] == ["one two", "three four", "five six", "tail"]
     assert [p.link_chars for p in paras] == [0, 0, 0 + len("six"), 0]
 
 
 def test_preprocess_drops_scripts_forms_controls_and_head_but_unwraps_form():
-    paras = split("<html><head><title>T</title></head><body><script>var x</script>"
-                  "<style>p{}</style><form>kept <select><option>gone</option></select>"
-                  "<textarea>gone too</textarea></form></body></html>")
+    paras = split(
+        "<html><head><title>T</title></head><body><script>var x</script>"
+        "<style>p{}</style><form>kept <select><option>gone</option></select>"
+        "<textarea>gone too</textarea></form></body></html>"
+    )
     assert [p.text for p in paras] == ["kept"]
 
 
 def test_heading_is_where_the_paragraph_started():
-    paras = split("<html><body><h2><span>Title</span></h2>after<div><h3>Sub</h3></div></body></html>")
-    assert [(p.text, p.in_heading) for p in paras] == [("Title", True), ("after", False),
-                                                       ("Sub", True)]
+    paras = split(
+        "<html><body><h2><span>Title</span></h2>after<div><h3>Sub</h3></div></body></html>"
+    )
+    assert [(p.text, p.in_heading) for p in paras] == [
+        ("Title", True),
+        ("after", False),
+        ("Sub", True),
+    ]
 
 
 # ---------------------------------------------------------------- context-free, one threshold each
+
 
 def test_stopword_density_thresholds_are_inclusive():
     # 10 tokens, 70+ chars: 3 stop words = 0.30 -> neargood, 2 = 0.20 -> bad
@@ -89,23 +100,24 @@ def test_length_thresholds():
     dense = "the word " * 100  # density 0.5
     assert cf_of(dense[:69]) == "short"
     assert cf_of(dense[:70]) == "neargood"
-    assert cf_of(dense[:200].strip()) == "neargood"       # 199 chars: not above length_high
-    assert cf_of(dense[:202].strip()) == "good"           # 201 chars
+    assert cf_of(dense[:200].strip()) == "neargood"  # 199 chars: not above length_high
+    assert cf_of(dense[:202].strip()) == "good"  # 201 chars
     assert cf_of(dense[:202].strip(), length_high=250) == "neargood"
     assert cf_of(dense[:69], length_low=60) == "neargood"
 
 
 def test_link_density_and_copyright_and_select():
     dense = ("the word " * 20).strip()  # 179 chars
-    assert cf_of(dense, link_chars=35) == "neargood"       # 35/179 = 0.196
-    assert cf_of(dense, link_chars=36) == "bad"            # 36/179 = 0.201
+    assert cf_of(dense, link_chars=35) == "neargood"  # 35/179 = 0.196
+    assert cf_of(dense, link_chars=36) == "bad"  # 36/179 = 0.201
     assert cf_of(dense, link_chars=36, max_link_density=0.25) == "neargood"
-    assert cf_of("the word", link_chars=1) == "bad"        # short with any link text
+    assert cf_of("the word", link_chars=1) == "bad"  # short with any link text
     assert cf_of(dense + " \u00a9 2020") == "bad"
     assert cf_of(dense, path=("html", "body", "select", "option")) == "bad"
 
 
 # ---------------------------------------------------------------- context-sensitive
+
 
 def run(classes, headings=(), compat=False, lengths=None, **kw):
     paras = []
@@ -119,19 +131,22 @@ def run(classes, headings=(), compat=False, lengths=None, **kw):
     return [p.cls for p in paras]
 
 
-@pytest.mark.parametrize("classes, expected", [
-    (["good", "short", "good"], ["good", "good", "good"]),
-    (["bad", "short", "bad"], ["bad", "bad", "bad"]),
-    (["short", "good"], ["bad", "good"]),  # the document edge counts as bad
-    (["bad", "neargood", "bad"], ["bad", "bad", "bad"]),
-    (["neargood", "good"], ["good", "good"]),
-    # near-good between the short one and the bad side: the short one is good
-    (["good", "short", "neargood", "bad"], ["good", "good", "good", "bad"]),
-    # near-good on the good side only: the short one is bad
-    (["bad", "short", "neargood", "good"], ["bad", "bad", "good", "good"]),
-    # revised near-good paragraphs count as good for the next one (in place)
-    (["good", "neargood", "neargood", "bad"], ["good", "good", "good", "bad"]),
-])
+@pytest.mark.parametrize(
+    "classes, expected",
+    [
+        (["good", "short", "good"], ["good", "good", "good"]),
+        (["bad", "short", "bad"], ["bad", "bad", "bad"]),
+        (["short", "good"], ["bad", "good"]),  # the document edge counts as bad
+        (["bad", "neargood", "bad"], ["bad", "bad", "bad"]),
+        (["neargood", "good"], ["good", "good"]),
+        # near-good between the short one and the bad side: the short one is good
+        (["good", "short", "neargood", "bad"], ["good", "good", "good", "bad"]),
+        # near-good on the good side only: the short one is bad
+        (["bad", "short", "neargood", "good"], ["bad", "bad", "good", "good"]),
+        # revised near-good paragraphs count as good for the next one (in place)
+        (["good", "neargood", "neargood", "bad"], ["good", "good", "good", "bad"]),
+    ],
+)
 def test_context_sensitive_revision(classes, expected):
     assert run(classes) == expected
 
@@ -148,8 +163,11 @@ def test_heading_distance():
     # a short heading, 201 characters of bad text, then good text
     classes, lengths = ["short", "bad", "good"], [10, 201, 300]
     assert run(classes, headings={0}, lengths=lengths) == ["bad", "bad", "good"]
-    assert run(classes, headings={0}, lengths=lengths, max_heading_distance=201) == \
-        ["good", "bad", "good"]
+    assert run(classes, headings={0}, lengths=lengths, max_heading_distance=201) == [
+        "good",
+        "bad",
+        "good",
+    ]
 
 
 # ---------------------------------------------------------------- the extractor
@@ -232,11 +250,16 @@ The animals were recorded on camera traps at six sites along the river.</p></bod
 def test_package_skips_first_heading_pass():
     # bad, short heading, short caption, good: only the first heading pass rescues the caption
     theirs = [p.class_type for p in justext.justext(BUG_PAGE, justext.get_stoplist("English"))]
-    fixed = [b.attrs["class"] for b in
-             JustextStyle(stoplist="justext_english").extract(page_of(BUG_PAGE)).blocks]
-    compat = [b.attrs["class"] for b in
-              JustextStyle(stoplist="justext_english", heading_pass_bug_compatible=True)
-              .extract(page_of(BUG_PAGE)).blocks]
+    fixed = [
+        b.attrs["class"]
+        for b in JustextStyle(stoplist="justext_english").extract(page_of(BUG_PAGE)).blocks
+    ]
+    compat = [
+        b.attrs["class"]
+        for b in JustextStyle(stoplist="justext_english", heading_pass_bug_compatible=True)
+        .extract(page_of(BUG_PAGE))
+        .blocks
+    ]
     assert theirs == compat == ["bad", "good", "bad", "good"]
     assert fixed == ["bad", "good", "good", "good"]
 
@@ -246,22 +269,28 @@ def _shingle_f1(pairs):
     try:
         from evalkit.metrics import aggregate_prf, shingle_prf
     except ImportError:  # metrics.py is another helper's; same definition, computed here
+
         def shingle_prf(pred, gold):
             def grams(t):
                 tok = re.findall(r"\w+", t or "")
-                return Counter(tuple(tok[i:i + 4]) for i in range(max(1, len(tok) - 3))
-                               if tok[i:i + 4])
+                return Counter(
+                    tuple(tok[i : i + 4]) for i in range(max(1, len(tok) - 3)) if tok[i : i + 4]
+                )
+
             a, b = grams(pred), grams(gold)
             tp = sum((a & b).values())
             fp, fn = sum(a.values()) - tp, sum(b.values()) - tp
-            return (tp / (tp + fp) if tp + fp else math.nan,
-                    tp / (tp + fn) if tp + fn else math.nan)
+            return (
+                tp / (tp + fp) if tp + fp else math.nan,
+                tp / (tp + fn) if tp + fn else math.nan,
+            )
 
         def aggregate_prf(ps, rs):
             ps = [x for x in ps if not math.isnan(x)]
             rs = [x for x in rs if not math.isnan(x)]
             p, r = sum(ps) / len(ps), sum(rs) / len(rs)
             return {"f1": 2 * p * r / (p + r) if p + r else 0.0}
+
     scores = [shingle_prf(pred, gold) for pred, gold in pairs]
     return aggregate_prf([s[0] for s in scores], [s[1] for s in scores])["f1"]
 
@@ -270,17 +299,28 @@ def _aeb_pages(root, limit=None):
     truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
     for f in sorted((root / "html").glob("*.html.gz"))[:limit]:
         pid = f.name.split(".")[0]
-        yield Page(id=pid, dataset="aeb", raw=gzip.decompress(f.read_bytes()),
-                   gold=Gold(text=truth[pid].get("articleBody") or ""))
+        yield Page(
+            id=pid,
+            dataset="aeb",
+            raw=gzip.decompress(f.read_bytes()),
+            gold=Gold(text=truth[pid].get("articleBody") or ""),
+        )
 
 
 def _l3s_pages(root, limit=None):
     for f in sorted((root / "original").glob("*.html"))[:limit]:
         ann = parse_html((root / "annotated" / f.name).read_bytes(), source=str(f))
-        parts = [normalize_space(s.text_content()) for s in ann.iter("span")
-                 if {"x-nc-sel1", "x-nc-sel2"} & set((s.get("class") or "").split())]
-        yield Page(id=f.stem, dataset="l3s-gn1", raw=f.read_bytes(),
-                   gold=Gold(text="\n".join(p for p in parts if p)))
+        parts = [
+            normalize_space(s.text_content())
+            for s in ann.iter("span")
+            if {"x-nc-sel1", "x-nc-sel2"} & set((s.get("class") or "").split())
+        ]
+        yield Page(
+            id=f.stem,
+            dataset="l3s-gn1",
+            raw=f.read_bytes(),
+            gold=Gold(text="\n".join(p for p in parts if p)),
+        )
 
 
 def compare_with_justext(pages, heading_pass_bug_compatible=True):
@@ -291,37 +331,44 @@ def compare_with_justext(pages, heading_pass_bug_compatible=True):
     of unmatched paragraphs count as disagreement; the denominator is the
     larger of the two character totals.
     """
-    method = JustextStyle(stoplist="justext_english",
-                          heading_pass_bug_compatible=heading_pass_bug_compatible)
+    method = JustextStyle(
+        stoplist="justext_english", heading_pass_bug_compatible=heading_pass_bug_compatible
+    )
     stop = justext.get_stoplist("English")
     same = total = 0
     theirs_out, ours_out, failed = [], [], []
     for page in pages:
-        theirs = [(normalize_space(p.text), p.class_type)
-                  for p in justext.justext(prepare_html(page.html), stop)
-                  if p.text.strip()]
+        theirs = [
+            (normalize_space(p.text), p.class_type)
+            for p in justext.justext(prepare_html(page.html), stop)
+            if p.text.strip()
+        ]
         try:
             ours = method.paragraphs(page)
         except PageError:
             ours, _ = [], failed.append(page.id)
         a, b = [t for t, _ in theirs], [p.text for p in ours]
         for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-            same += sum(len(a[m.a + k]) for k in range(m.size)
-                        if theirs[m.a + k][1] == ours[m.b + k].cls)
+            same += sum(
+                len(a[m.a + k]) for k in range(m.size) if theirs[m.a + k][1] == ours[m.b + k].cls
+            )
         total += max(sum(map(len, a)), sum(map(len, b)))
         theirs_out.append(("\n".join(t for t, c in theirs if c == "good"), page.gold.text))
         ours_out.append(("\n".join(p.text for p in ours if p.cls == "good"), page.gold.text))
-    return {"pages": len(ours_out), "agreement": same / total,
-            "f1_justext": _shingle_f1(theirs_out), "f1_ours": _shingle_f1(ours_out),
-            "parse_failures": failed}
+    return {
+        "pages": len(ours_out),
+        "agreement": same / total,
+        "f1_justext": _shingle_f1(theirs_out),
+        "f1_ours": _shingle_f1(ours_out),
+        "parse_failures": failed,
+    }
 
 
 SUBSET = 40
 
 
 @needs_justext
-@pytest.mark.parametrize("name, reader", [("scrapinghub-aeb", _aeb_pages),
-                                          ("l3s-gn1", _l3s_pages)])
+@pytest.mark.parametrize("name, reader", [("scrapinghub-aeb", _aeb_pages), ("l3s-gn1", _l3s_pages)])
 def test_agrees_with_justext_package_on_real_pages(shared, name, reader):
     r = compare_with_justext(reader(shared(name), SUBSET))
     assert r["pages"] == SUBSET
@@ -333,8 +380,7 @@ def test_agrees_with_justext_package_on_real_pages(shared, name, reader):
 
 @needs_justext
 @pytest.mark.slow
-@pytest.mark.parametrize("name, reader", [("scrapinghub-aeb", _aeb_pages),
-                                          ("l3s-gn1", _l3s_pages)])
+@pytest.mark.parametrize("name, reader", [("scrapinghub-aeb", _aeb_pages), ("l3s-gn1", _l3s_pages)])
 def test_agrees_with_justext_package_on_full_sets(shared, name, reader):
     root = shared(name)
     for compat in (True, False):

@@ -34,7 +34,9 @@ def _have_latex() -> str | None:
         return "pdflatex is not installed (Debian: texlive-latex-recommended)"
     if shutil.which("kpsewhich"):
         for sty in ("booktabs.sty", "graphicx.sty"):
-            found = subprocess.run(["kpsewhich", sty], capture_output=True, text=True, check=False).stdout
+            found = subprocess.run(
+                ["kpsewhich", sty], capture_output=True, text=True, check=False
+            ).stdout
             if not found.strip():
                 return f"{sty} is not installed (Debian: texlive-latex-recommended)"
     return None
@@ -48,8 +50,14 @@ def compile_tables(texts: list[str], tmp: Path) -> tuple[list[tuple[float, float
     tabular's (width, line width) in pt from the log, and the log."""
     body = "\n\\clearpage\n".join(texts)
     (tmp / "doc.tex").write_text(PREAMBLE + "\n\\begin{document}\n" + body + "\n\\end{document}\n")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-                         cwd=tmp, capture_output=True, text=True, timeout=600, check=False)
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     log = (tmp / "doc.log").read_text(errors="replace")
     assert run.returncode == 0, log[-3000:]
     return [(float(w), float(lw)) for w, lw in _WIDTH.findall(log)], log
@@ -61,8 +69,14 @@ def _parse(text: str):
     if not m:
         return text
     value, decimals, mark, low, high = m.groups()
-    return Cell(float(value), float(low) if low else math.nan, float(high) if high else math.nan,
-                digits=len(decimals), signed=value.startswith("+"), mark=mark)
+    return Cell(
+        float(value),
+        float(low) if low else math.nan,
+        float(high) if high else math.nan,
+        digits=len(decimals),
+        signed=value.startswith("+"),
+        mark=mark,
+    )
 
 
 def _md_table(path: Path) -> tuple[pd.DataFrame, str]:
@@ -84,8 +98,12 @@ def test_tex_text_escapes_specials_and_writes_symbols_in_math_mode():
 
 
 def test_a_narrow_table_is_a_column_table_with_booktabs_and_math_minus():
-    df = pd.DataFrame({"method": ["a_b", "c"], "diff": [Cell(-0.25, signed=True, mark="*"),
-                                                          Cell(0.5, signed=True)]})
+    df = pd.DataFrame(
+        {
+            "method": ["a_b", "c"],
+            "diff": [Cell(-0.25, signed=True, mark="*"), Cell(0.5, signed=True)],
+        }
+    )
     tex = to_latex(df, "diff >= 0")
     assert tex.startswith("\\begin{table}[t]") and tex.count("\\begin{table") == 1
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
@@ -98,8 +116,12 @@ def test_twelve_interval_columns_move_their_intervals_to_a_second_table():
     # values alone (heads broken at underscores) about 440 pt: a table* of values, then the
     # intervals in parts that fit \textwidth (469 pt)
     metrics = [f"metric_number_{i}" for i in range(12)]
-    df = pd.DataFrame([{"method": f"m{k}", **{m: format_cell(0.208, 0.164, 0.256)
-                                              for m in metrics}} for k in range(3)])
+    df = pd.DataFrame(
+        [
+            {"method": f"m{k}", **{m: format_cell(0.208, 0.164, 0.256) for m in metrics}}
+            for k in range(3)
+        ]
+    )
     tex = to_latex(df, "wide")
     tables = tex.count("\\begin{table*}")
     assert tables >= 3 and "\\begin{table}" not in tex
@@ -118,14 +140,29 @@ def test_twelve_interval_columns_move_their_intervals_to_a_second_table():
 @needs_latex
 def test_generated_tables_compile_within_their_line(tmp_path):
     metrics = [f"unit_precision_micro_{i}" for i in range(12)]
-    wide = pd.DataFrame([{"method": f"method_{k}", **{m: format_cell(-0.208, -0.264, 0.256)
-                                                      for m in metrics}} for k in range(15)])
-    matrix = pd.DataFrame([{"method": f"proposed_{k}", **{f"proposed_{j}": Cell(
-        0.012 * (k - j), signed=True, mark="*" if k > j else "") for j in range(15)}}
-        for k in range(15)])
+    wide = pd.DataFrame(
+        [
+            {"method": f"method_{k}", **{m: format_cell(-0.208, -0.264, 0.256) for m in metrics}}
+            for k in range(15)
+        ]
+    )
+    matrix = pd.DataFrame(
+        [
+            {
+                "method": f"proposed_{k}",
+                **{
+                    f"proposed_{j}": Cell(0.012 * (k - j), signed=True, mark="*" if k > j else "")
+                    for j in range(15)
+                },
+            }
+            for k in range(15)
+        ]
+    )
     narrow = pd.DataFrame({"method": ["x"], "F1": [format_cell(0.5, 0.4, 0.6)]})
-    widths, log = compile_tables([to_latex(wide, "wide >= 1"), to_latex(matrix, "matrix"),
-                                  to_latex(narrow, "narrow")], tmp_path)
+    widths, log = compile_tables(
+        [to_latex(wide, "wide >= 1"), to_latex(matrix, "matrix"), to_latex(narrow, "narrow")],
+        tmp_path,
+    )
     assert len(widths) >= 4
     assert all(w <= lw + 0.01 for w, lw in widths), widths
     assert {lw for _, lw in widths} <= {COLUMN_WIDTH_PT, TEXT_WIDTH_PT}
@@ -160,8 +197,10 @@ def test_every_committed_reference_tex_compiles_within_its_line(tmp_path):
     if not paths:
         pytest.skip("results/reference/ holds no .tex tables")
     old = [p for p in paths if "evalkit table width" not in p.read_text()]
-    assert not old, (f"{len(old)} reference .tex files predate evalkit.report.latex "
-                     f"(regenerate the reference), e.g. {old[0].relative_to(ROOT)}")
+    assert not old, (
+        f"{len(old)} reference .tex files predate evalkit.report.latex "
+        f"(regenerate the reference), e.g. {old[0].relative_to(ROOT)}"
+    )
     widths, log = compile_tables([p.read_text() for p in paths], tmp_path)
     assert all(w <= lw + 0.01 for w, lw in widths)
     assert "Overfull \\hbox" not in log
@@ -172,8 +211,11 @@ def _comparison(n_rows: int = 13) -> pd.DataFrame:
     wide for one table, its evalkit/published columns in pairs."""
     rows = []
     for k in range(n_rows):
-        row = {"tool (published row)": f"tool_{k} 1.0.{k} (standard)", "method": f"tool_{k}",
-               "version": f"1.0.{k} installed / 1.0.{k} published"}
+        row = {
+            "tool (published row)": f"tool_{k} 1.0.{k} (standard)",
+            "method": f"tool_{k}",
+            "version": f"1.0.{k} installed / 1.0.{k} published",
+        }
         for m in ("precision", "recall", "accuracy", "f_score"):
             row[f"{m} evalkit"] = f"{0.5 + k / 100:.3f}"
             row[f"{m} published"] = f"{0.6 + k / 100:.3f}"

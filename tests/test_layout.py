@@ -68,13 +68,20 @@ def test_evalkit_root_must_name_a_checkout(fresh, tmp_path):
 
 
 def test_a_bad_evalkit_root_is_one_line_from_the_command(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "evalkit", "--help"], capture_output=True,
-                          text=True, check=False, timeout=120, cwd=tmp_path,
-                          env={"PYTHONPATH": str(REPO), "EVALKIT_ROOT": str(tmp_path),
-                               "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalkit", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "EVALKIT_ROOT": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 2
-    line = (f"evalkit: EVALKIT_ROOT={tmp_path}: not an evalkit checkout (it needs "
-            "pyproject.toml, configs/ and baselines/); unset it to use the installed package")
+    line = (
+        f"evalkit: EVALKIT_ROOT={tmp_path}: not an evalkit checkout (it needs "
+        "pyproject.toml, configs/ and baselines/); unset it to use the installed package"
+    )
     assert proc.stderr.strip().splitlines() == [line]
 
 
@@ -89,8 +96,7 @@ def test_shared_data_default_and_its_environment_override(fresh, tmp_path):
     assert lay.default_shared_data() == tmp_path / "xdg" / "evalkit" / "datasets"
 
 
-def test_the_checkout_goes_first_on_sys_path_when_baselines_is_found_elsewhere(fresh,
-                                                                                 tmp_path):
+def test_the_checkout_goes_first_on_sys_path_when_baselines_is_found_elsewhere(fresh, tmp_path):
     """An editable install of another checkout can answer ``baselines``: the checkout's own
     must win (a worktree run with PYTHONPATH=$PWD, or a worker process)."""
     other = tmp_path / "other"

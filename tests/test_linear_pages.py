@@ -11,13 +11,15 @@ import pytest
 
 from evalkit.core import paragraphs as js  # the jusText stages (justext_style and san_aye run them)
 from evalkit.core.page import Gold, Page, parse_html
+from evalkit.core.units import segment
 from evalkit.harness.registry import METHODS
 from evalkit.harness.scoring import score_extraction
-from evalkit.core.units import segment
 
 PAGES = [
     "<html><body><div><p>a</p><p>b<a href='#'>c</a> d</p><span>e</span><p>f</p></div></body></html>",
-    "<html><body>" + "<span>x</span><!-- c --><b>y</b>" * 30 + "<script>s</script>tail</body></html>",
+    "<html><body>"
+    + "<span>x</span><!-- c --><b>y</b>" * 30
+    + "<script>s</script>tail</body></html>",
     "<html><body>" + "<div>lvl" * 40 + "</div>" * 40 + "<div>after</div></body></html>",
     "<html><body><ul>" + "<li><a href='#'>one</a> two</li>" * 12 + "</ul><p>end</p></body></html>",
     "<html><body><table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table></body></html>",
@@ -36,15 +38,21 @@ def test_unit_paths_are_getpath_of_the_owner(html):
 
 
 def test_unit_paths_count_same_tag_siblings_only():
-    units = segment(parse_html("<html><body><div><p>a</p><span>b</span><p>c</p>"
-                               "<i>d</i></div></body></html>"))
+    units = segment(
+        parse_html("<html><body><div><p>a</p><span>b</span><p>c</p><i>d</i></div></body></html>")
+    )
     assert [(u.text, u.path) for u in units] == [
-        ("a", "/html/body/div/p[1]"), ("b", "/html/body/div/span"),
-        ("c", "/html/body/div/p[2]"), ("d", "/html/body/div/i")]
+        ("a", "/html/body/div/p[1]"),
+        ("b", "/html/body/div/span"),
+        ("c", "/html/body/div/p[2]"),
+        ("d", "/html/body/div/i"),
+    ]
 
 
 def test_a_run_of_many_links_is_one_unit_owned_where_its_text_starts():
-    html = "<html><body><div> <a href='#'> </a>" + "<a href='#'>w</a> " * 500 + "</div></body></html>"
+    html = (
+        "<html><body><div> <a href='#'> </a>" + "<a href='#'>w</a> " * 500 + "</div></body></html>"
+    )
     units = segment(parse_html(html))
     assert len(units) == 1
     assert (units[0].n_words, units[0].n_link_words) == (500, 500)
@@ -62,8 +70,9 @@ def _old_revise_steps_2_3(cls):
         prev, nxt = nb(cls, i, -1, True), nb(cls, i, 1, True)
         if prev == nxt:
             decided[i] = prev
-        elif (prev == js.BAD and nb(cls, i, -1, False) == js.NEARGOOD) or \
-                (nxt == js.BAD and nb(cls, i, 1, False) == js.NEARGOOD):
+        elif (prev == js.BAD and nb(cls, i, -1, False) == js.NEARGOOD) or (
+            nxt == js.BAD and nb(cls, i, 1, False) == js.NEARGOOD
+        ):
             decided[i] = js.GOOD
         else:
             decided[i] = js.BAD
@@ -79,8 +88,10 @@ def _old_revise_steps_2_3(cls):
 @pytest.mark.parametrize("seed", range(40))
 def test_revise_matches_the_neighbour_scan(seed):
     rng = random.Random(seed)
-    classes = [rng.choice([js.GOOD, js.BAD, js.NEARGOOD, js.SHORT, js.SHORT])
-               for _ in range(rng.randint(0, 30))]
+    classes = [
+        rng.choice([js.GOOD, js.BAD, js.NEARGOOD, js.SHORT, js.SHORT])
+        for _ in range(rng.randint(0, 30))
+    ]
     paragraphs = [js.Paragraph(text="t", link_chars=0, path=(), cf_class=c) for c in classes]
     js.revise(paragraphs)
     assert [p.cls for p in paragraphs] == _old_revise_steps_2_3(classes)
@@ -95,8 +106,13 @@ MAIN = "Main text of the page, with words. " * 50
 
 
 def test_a_100k_sibling_page_goes_through_every_own_method_and_the_scorer():
-    html = ("<html><body><article><p>" + MAIN + "</p></article><div>"
-            + "<span>x</span>" * 100_000 + "</div></body></html>")
+    html = (
+        "<html><body><article><p>"
+        + MAIN
+        + "</p></article><div>"
+        + "<span>x</span>" * 100_000
+        + "</div></body></html>"
+    )
     page = Page(id="wide", dataset="t", raw=html.encode(), gold=Gold(text=MAIN))
     for name, (registry, params) in OWN.items():
         method = METHODS.create(registry, **params)

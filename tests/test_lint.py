@@ -18,7 +18,22 @@ RULES = "F821,F822,F823,F811,F401,E9"
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed (the dev extra)")
 def test_no_undefined_or_unused_names():
-    done = subprocess.run(["ruff", "check", "--no-cache", "--select", RULES, "--output-format",
-                           "concise", "evalkit", "baselines", "tests"],
-                          cwd=ROOT, check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "ruff",
+            "check",
+            "--no-cache",
+            "--select",
+            RULES,
+            "--output-format",
+            "concise",
+            "evalkit",
+            "baselines",
+            "tests",
+        ],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]

@@ -413,28 +413,35 @@ def test_text_metrics_with_a_prepared_gold_by_hand():
 
 
 @settings(max_examples=scaled(300), deadline=None)
-@given(st.lists(st.sampled_from("abcde"), max_size=25), st.lists(st.sampled_from("abcdef"),
-                                                                 max_size=25),
-       st.lists(st.sampled_from("abcdefg"), max_size=30), st.integers(1, 4))
+@given(
+    st.lists(st.sampled_from("abcde"), max_size=25),
+    st.lists(st.sampled_from("abcdef"), max_size=25),
+    st.lists(st.sampled_from("abcdefg"), max_size=30),
+    st.integers(1, 4),
+)
 def test_text_metrics_agree_with_each_metric_alone(pred, gold, page, n):
     p, g, a = " ".join(pred), " ".join(gold), " ".join(page)
     rec = metrics.text_metrics(p, metrics.prepare_gold(g, a.split(), n))
     assert rec == page_text_metrics(p, g, a.split(), n)
     expect = {}
-    for name, prf in (("shingle", metrics.shingle_prf(p, g, n)), ("word", metrics.word_prf(p, g)),
-                      ("lcs", metrics.lcs_prf(p, g))):
+    for name, prf in (
+        ("shingle", metrics.shingle_prf(p, g, n)),
+        ("word", metrics.word_prf(p, g)),
+        ("lcs", metrics.lcs_prf(p, g)),
+    ):
         expect.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
     conf = word_confusion(p, g, a)  # Counter arithmetic, the definition
     expect.update({f"kaur_{k}": float(v) for k, v in conf._asdict().items()})
     expect.update({f"kaur_{k}": v for k, v in metrics.confusion_scores(*conf).items()})
     # the field's metrics, each computed alone (tests/test_metrics_field.py works them by hand)
-    for name, prf in (("rouge_lsum", metrics.rouge_lsum_prf(p, g)),
-                      ("rouge2", metrics.rouge_n_prf(p, g, 2))):
+    for name, prf in (
+        ("rouge_lsum", metrics.rouge_lsum_prf(p, g)),
+        ("rouge2", metrics.rouge_n_prf(p, g, 2)),
+    ):
         expect.update({f"{name}_{k}": v for k, v in prf._asdict().items()})
     expect["edit_similarity"] = metrics.edit_similarity(p, g)
     assert list(rec) == list(expect)
-    assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k])
-               for k in expect)
+    assert all(rec[k] == expect[k] or (rec[k] != rec[k] and expect[k] != expect[k]) for k in expect)
 
 
 def test_shingles_of_a_gold_with_too_many_words_for_integer_keys():

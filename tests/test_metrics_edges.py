@@ -77,8 +77,9 @@ def test_one_page_is_a_page():
     x = np.array([0.2, 0.4])
     only = x[np.random.default_rng(0).integers(0, 2, (1, 2))[0]].mean()
     assert M.bootstrap_ci(x, n_boot=1) == pytest.approx((only, only))
-    assert M.bootstrap_ci_pages([[0.5], [1.0]], lambda p, r: M.aggregate_prf(p, r)["f1"]) == \
-        pytest.approx((2 / 3, 2 / 3))
+    assert M.bootstrap_ci_pages(
+        [[0.5], [1.0]], lambda p, r: M.aggregate_prf(p, r)["f1"]
+    ) == pytest.approx((2 / 3, 2 / 3))
     assert M.holm([0.3]).tolist() == [0.3]  # one test: nothing to adjust
     # a single page: the two sign flips of d = .5 both reach |.5|, p = 1
     assert M.paired_permutation_test([1.0], [0.5]) == 1.0
@@ -108,8 +109,12 @@ def test_exact_set_accuracy_compares_the_partners():
 
 
 def test_draws_come_in_chunks_of_1000():
-    sizes = [len(b) for b in itertools.islice(
-        inference._rng_batches(0, 2500, 3, inference._resample_indices), 6)]
+    sizes = [
+        len(b)
+        for b in itertools.islice(
+            inference._rng_batches(0, 2500, 3, inference._resample_indices), 6
+        )
+    ]
     assert sizes == [1000, 1000, 500]
     one = inference._rng_batches(0, 1000, 3, inference._resample_indices)
     assert [len(b) for b in one] == [1000]
@@ -121,13 +126,13 @@ def test_bootstrap_defaults_seed_0_and_more_than_one_chunk():
     assert M.bootstrap_ci_pages([x], np.mean) == M.bootstrap_ci_pages([x], np.mean, seed=0)
     # 2,500 resamples: 1000 + 1000 + 500 rows from one generator, then the percentiles
     rng = np.random.default_rng(3)
-    means = np.concatenate([x[rng.integers(0, 5, (k, 5))].mean(axis=1)
-                            for k in (1000, 1000, 500)])
+    means = np.concatenate([x[rng.integers(0, 5, (k, 5))].mean(axis=1) for k in (1000, 1000, 500)])
     want = tuple(np.quantile(means, [0.025, 0.975]))
     assert M.bootstrap_ci(x, n_boot=2500, seed=3) == pytest.approx(want, rel=1e-12)
     # lists are taken as well as arrays
-    assert M.bootstrap_ci_pages([list(x)], np.mean, n_boot=2500, seed=3) == \
-        pytest.approx(want, rel=1e-12)
+    assert M.bootstrap_ci_pages([list(x)], np.mean, n_boot=2500, seed=3) == pytest.approx(
+        want, rel=1e-12
+    )
 
 
 def test_bootstrap_with_another_statistic_uses_it():
@@ -177,10 +182,13 @@ def test_paired_bootstrap_counts_ties_and_skips_undefined_resamples():
     off = sum(1 for row in draws if tuple(sorted(row)) != (0, 1))  # resample mean 0 or 1
     assert got == pytest.approx((1 + off) / 21)
     # the same differences from non-zero scores: observed is A - B, not A + B
-    assert M.paired_bootstrap_test([[1.5, 0.5]], [[0.5, 0.5]], np.mean, n_boot=20, seed=4) == \
-        pytest.approx(got)
-    assert M.paired_bootstrap_test([a], [b], np.mean, n_boot=20) == \
-        M.paired_bootstrap_test([a], [b], np.mean, n_boot=20, seed=0)  # seed 0 by default
+    assert M.paired_bootstrap_test(
+        [[1.5, 0.5]], [[0.5, 0.5]], np.mean, n_boot=20, seed=4
+    ) == pytest.approx(got)
+    assert M.paired_bootstrap_test([a], [b], np.mean, n_boot=20) == M.paired_bootstrap_test(
+        [a], [b], np.mean, n_boot=20, seed=0
+    )  # seed 0 by default
+
     # a statistic undefined on some resamples (those that repeat one page): left out of both
     # counts
     def stat(x):
@@ -204,19 +212,30 @@ def test_paired_bootstrap_with_a_difference_of_one():
 # ---------------------------------------------------------------- messages
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: M.shingle_counts("a", "a", n=0), "shingle length n must be >= 1, got 0"),
-    (lambda: M.unit_confusion([True], [True, False]),
-     r"gold, kept and weights must be 1-D and the same length; got \(1,\), \(2,\), \(1,\)"),
-    (lambda: M.pair_prf([(1, 1)], []), r"a pair needs two different items, got \(1, 1\)"),
-    (lambda: M.exact_set_accuracy([(0, 7)], [], 3),
-     r"pairs name items outside the item list: \[7\]"),
-    (lambda: M.accuracy([1, 2], [1]), r"y_true and y_pred differ in length: \(2,\) vs \(1,\)"),
-    (lambda: M.bootstrap_ci_pages([[1, 2], [1]], np.mean),
-     r"per-page columns differ in length: \[1, 2\]"),
-    (lambda: M.paired_permutation_test([1, 2], [1]),
-     r"paired scores differ in length: \(2,\) vs \(1,\)"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: M.shingle_counts("a", "a", n=0), "shingle length n must be >= 1, got 0"),
+        (
+            lambda: M.unit_confusion([True], [True, False]),
+            r"gold, kept and weights must be 1-D and the same length; got \(1,\), \(2,\), \(1,\)",
+        ),
+        (lambda: M.pair_prf([(1, 1)], []), r"a pair needs two different items, got \(1, 1\)"),
+        (
+            lambda: M.exact_set_accuracy([(0, 7)], [], 3),
+            r"pairs name items outside the item list: \[7\]",
+        ),
+        (lambda: M.accuracy([1, 2], [1]), r"y_true and y_pred differ in length: \(2,\) vs \(1,\)"),
+        (
+            lambda: M.bootstrap_ci_pages([[1, 2], [1]], np.mean),
+            r"per-page columns differ in length: \[1, 2\]",
+        ),
+        (
+            lambda: M.paired_permutation_test([1, 2], [1]),
+            r"paired scores differ in length: \(2,\) vs \(1,\)",
+        ),
+    ],
+)
 def test_bad_input_messages(call, message):
     with pytest.raises(ValueError, match=f"^{message}$"):
         call()

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Indel
 
 from evalkit import metrics as M
-from evalkit.harness import scoring
-from evalkit.experiments import extraction as X
-from evalkit.metrics.rouge import lsum_text
 from evalkit.core.page import Extraction, Gold, Page
 from evalkit.core.text import CJK, words
+from evalkit.experiments import extraction as X
+from evalkit.harness import scoring
+from evalkit.metrics.rouge import lsum_text
 
 nan = math.nan
 
@@ -36,8 +36,9 @@ def _table(ref, can):
     t = [[0] * (len(can) + 1) for _ in range(len(ref) + 1)]
     for i in range(1, len(ref) + 1):
         for j in range(1, len(can) + 1):
-            t[i][j] = (t[i - 1][j - 1] + 1 if ref[i - 1] == can[j - 1]
-                       else max(t[i - 1][j], t[i][j - 1]))
+            t[i][j] = (
+                t[i - 1][j - 1] + 1 if ref[i - 1] == can[j - 1] else max(t[i - 1][j], t[i][j - 1])
+            )
     return t
 
 
@@ -81,8 +82,10 @@ def test_rouge_lsum_union_equals_the_table_and_traceback_definition(gold, pred):
 
 
 @settings(max_examples=scaled(60), deadline=None)
-@given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3),
-       st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3))
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3),
+    st.lists(st.lists(st.sampled_from("abcdefg"), min_size=30, max_size=80), max_size=3),
+)
 def test_rouge_lsum_long_sentences_equal_the_definition(gold, pred):
     # sentences wider than a few bits: the per-segment search runs several doubling steps
     assert M.rouge_lsum_counts(pred, gold)[0] == _lsum_hits_by_definition(gold, pred)
@@ -121,8 +124,13 @@ def test_rouge_lsum_counts_a_token_while_both_texts_have_a_copy():
 
 def test_sentences_end_after_stops_not_at_line_breaks():
     text = 'He said "Go." Then left!\nHome page\nNews? Yes。然后'
-    assert M.sentences(text) == ['He said "Go."', " Then left!", "\nHome page\nNews?",
-                                 " Yes。", "然后"]
+    assert M.sentences(text) == [
+        'He said "Go."',
+        " Then left!",
+        "\nHome page\nNews?",
+        " Yes。",
+        "然后",
+    ]
     # the sentences' tokens are the text's words
     assert list(chain.from_iterable(M.sentence_tokens(text))) == words(text)
     assert M.sentences("") == [] and M.sentences(None) == [] and M.sentences(" \n") == []
@@ -153,8 +161,9 @@ def test_rouge_2_by_hand():
     # pred bigrams: the-cat cat-sat sat-on on-the the-mat; gold: the-cat cat-lay lay-on
     # on-the the-mat; common: the-cat on-the the-mat = 3 of 5 each: P = R = F1 = 0.6
     assert M.rouge_n_counts("the cat sat on the mat", "the cat lay on the mat") == (3, 2, 2)
-    assert tuple(M.rouge_n_prf("the cat sat on the mat", "the cat lay on the mat")) == \
-        pytest.approx((0.6, 0.6, 0.6))
+    assert tuple(
+        M.rouge_n_prf("the cat sat on the mat", "the cat lay on the mat")
+    ) == pytest.approx((0.6, 0.6, 0.6))
     # n = 3: the-cat-sat ... 4 trigrams each, common only on-the-mat: 1/4
     assert M.rouge_n_counts("the cat sat on the mat", "the cat lay on the mat", 3) == (1, 3, 3)
 
@@ -220,8 +229,14 @@ def test_a_cjk_page_by_hand():
     # gold 東 京 は 大 き い 。 (7 tokens), output 東 京 は 小 さ い 。 (7)
     rec = scoring.score_extraction(_cjk_page(), "m", Extraction(text="東京は小さい。"))
     # common tokens 東 京 は い 。 = 5 (bag and subsequence alike): 5/7
-    for key in ("word_precision", "word_recall", "lcs_f1", "rouge_lsum_precision",
-                "rouge_lsum_recall", "rouge_lsum_f1"):
+    for key in (
+        "word_precision",
+        "word_recall",
+        "lcs_f1",
+        "rouge_lsum_precision",
+        "rouge_lsum_recall",
+        "rouge_lsum_f1",
+    ):
         assert rec[key] == pytest.approx(5 / 7), key
     # bigrams 東京 京は は大 大き きい い。 vs 東京 京は は小 小さ さい い。: 3 of 6 each
     assert rec["rouge2_f1"] == pytest.approx(0.5)
@@ -237,32 +252,51 @@ def test_a_cjk_page_by_hand():
 
 
 def _html_page(pid, gold):
-    return Page(id=pid, dataset="d", raw=f"<html><body><p>{gold}</p></body></html>".encode(),
-                gold=Gold(text=gold))
+    return Page(
+        id=pid,
+        dataset="d",
+        raw=f"<html><body><p>{gold}</p></body></html>".encode(),
+        gold=Gold(text=gold),
+    )
 
 
 def test_extraction_metrics_chooses_the_families():
     page = _html_page("p", "the cat sat.")
-    rec = scoring.score_extraction(page, "m", Extraction(text="the cat sat."),
-                                   metrics=["rouge_lsum"])
+    rec = scoring.score_extraction(
+        page, "m", Extraction(text="the cat sat."), metrics=["rouge_lsum"]
+    )
     # shingle always (the headline); nothing else than what was asked
-    scores = {k for k in rec if k.split("_")[0] in ("shingle", "word", "lcs", "kaur", "unit",
-                                                    "rouge", "rouge2", "edit")}
-    assert scores == {"shingle_precision", "shingle_recall", "shingle_f1",
-                      "rouge_lsum_precision", "rouge_lsum_recall", "rouge_lsum_f1"}
+    scores = {
+        k
+        for k in rec
+        if k.split("_")[0] in ("shingle", "word", "lcs", "kaur", "unit", "rouge", "rouge2", "edit")
+    }
+    assert scores == {
+        "shingle_precision",
+        "shingle_recall",
+        "shingle_f1",
+        "rouge_lsum_precision",
+        "rouge_lsum_recall",
+        "rouge_lsum_f1",
+    }
     rec = scoring.score_extraction(page, "m", Extraction(text="the cat sat."), rouge_n=1)
     assert rec["rouge1_f1"] == 1.0 and "rouge2_f1" not in rec
     with pytest.raises(ValueError, match="unknown metric rouge_l; known: shingle, word"):
         X.scorer_options({"metrics": ["rouge_l"]})
     assert X.scorer_options({"metrics": ["edit", "shingle"], "rouge_n": 3}) == {
-        "shingle_n": 4, "unit_min_share": 0.5, "metrics": ["shingle", "edit"], "rouge_n": 3}
+        "shingle_n": 4,
+        "unit_min_share": 0.5,
+        "metrics": ["shingle", "edit"],
+        "rouge_n": 3,
+    }
 
 
 def test_the_extraction_summary_has_the_field_rows():
     pages = [_html_page("p1", "the cat sat on the mat."), _html_page("p2", "a b c d.")]
     outs = {"p1": "the cat sat on the mat.", "p2": "a b x d."}
-    frame = pd.DataFrame([scoring.score_extraction(p, "m", Extraction(text=outs[p.id]))
-                          for p in pages])
+    frame = pd.DataFrame(
+        [scoring.score_extraction(p, "m", Extraction(text=outs[p.id])) for p in pages]
+    )
     s = X.summarize(frame, "d", {"n_boot": 50}, 0).set_index("metric")["value"]
     # p1 is exact (1 everywhere); p2: a b x d. vs a b c d.: 3 of 4 tokens in order,
     # bigrams a-b only of 3, one substitution in 4 words
@@ -271,5 +305,12 @@ def test_the_extraction_summary_has_the_field_rows():
     assert s["rouge2_recall"] == pytest.approx((1 + 1 / 3) / 2)
     assert s["edit_similarity"] == pytest.approx((1 + 3 / 4) / 2)
     order = [m for m in s.index if m.startswith(("rouge", "edit"))]
-    assert order == ["rouge_lsum_precision", "rouge_lsum_recall", "rouge_lsum_f1",
-                     "rouge2_precision", "rouge2_recall", "rouge2_f1", "edit_similarity"]
+    assert order == [
+        "rouge_lsum_precision",
+        "rouge_lsum_recall",
+        "rouge_lsum_f1",
+        "rouge2_precision",
+        "rouge2_recall",
+        "rouge2_f1",
+        "edit_similarity",
+    ]

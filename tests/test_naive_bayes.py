@@ -29,12 +29,44 @@ PAB = [0.80, 0.80, 0.83, 0.86, 0.88, 0.883, 0.90]
 ENIW = [0.80, 0.85, 0.83, 0.85, 0.86, 0.833, 0.80]
 
 TOPICS = {
-    "cooking": ["flour", "butter", "oven", "recipe", "sugar", "dough", "bake", "simmer",
-                "garlic", "onion", "pepper", "sauce"],
-    "football": ["goal", "striker", "referee", "penalty", "league", "match", "keeper",
-                 "midfield", "corner", "tackle"],
-    "astronomy": ["galaxy", "telescope", "orbit", "comet", "nebula", "planet", "asteroid",
-                  "eclipse", "lunar", "stellar"],
+    "cooking": [
+        "flour",
+        "butter",
+        "oven",
+        "recipe",
+        "sugar",
+        "dough",
+        "bake",
+        "simmer",
+        "garlic",
+        "onion",
+        "pepper",
+        "sauce",
+    ],
+    "football": [
+        "goal",
+        "striker",
+        "referee",
+        "penalty",
+        "league",
+        "match",
+        "keeper",
+        "midfield",
+        "corner",
+        "tackle",
+    ],
+    "astronomy": [
+        "galaxy",
+        "telescope",
+        "orbit",
+        "comet",
+        "nebula",
+        "planet",
+        "asteroid",
+        "eclipse",
+        "lunar",
+        "stellar",
+    ],
 }
 
 
@@ -96,23 +128,35 @@ def test_counts_from_shared_vocabulary_equal_a_vectorizer_fitted_on_training_tex
     frame = naive_bayes_accuracy(texts, labels, test_fractions=(0.1, 0.3), repeats=3, seed=2)
     index = np.arange(len(texts))
     for row in frame.itertuples():
-        train, test = train_test_split(index, test_size=row.n_test, shuffle=True,
-                                       random_state=_split_seed(2, row.case, row.repeat),
-                                       stratify=labels if row.stratified else None)
+        train, test = train_test_split(
+            index,
+            test_size=row.n_test,
+            shuffle=True,
+            random_state=_split_seed(2, row.case, row.repeat),
+            stratify=labels if row.stratified else None,
+        )
         vec = CountVectorizer(lowercase=True, stop_words="english")
-        model = MultinomialNB().fit(vec.fit_transform([texts[i] for i in train]),
-                                    [labels[i] for i in train])
+        model = MultinomialNB().fit(
+            vec.fit_transform([texts[i] for i in train]), [labels[i] for i in train]
+        )
         predicted = model.predict(vec.transform([texts[i] for i in test]))
         assert row.n_correct == sum(p == labels[i] for p, i in zip(predicted, test))
 
 
 def test_summary_mean_std_and_first_draw():
-    frame = pd.DataFrame({
-        "case": [1, 1, 1, 2, 2, 2], "test_fraction": [0.1] * 3 + [0.2] * 3,
-        "repeat": [2, 0, 1, 0, 1, 2], "n_train": [9] * 3 + [8] * 3, "n_test": [1] * 3 + [2] * 3,
-        "n_correct": [1, 0, 1, 2, 1, 1], "accuracy": [1.0, 0.0, 1.0, 1.0, 0.5, 0.5],
-        "stratified": [False] * 6, "note": [""] * 6,
-    })
+    frame = pd.DataFrame(
+        {
+            "case": [1, 1, 1, 2, 2, 2],
+            "test_fraction": [0.1] * 3 + [0.2] * 3,
+            "repeat": [2, 0, 1, 0, 1, 2],
+            "n_train": [9] * 3 + [8] * 3,
+            "n_test": [1] * 3 + [2] * 3,
+            "n_correct": [1, 0, 1, 2, 1, 1],
+            "accuracy": [1.0, 0.0, 1.0, 1.0, 0.5, 0.5],
+            "stratified": [False] * 6,
+            "note": [""] * 6,
+        }
+    )
     s = summarize_accuracy(frame)
     assert s["first"].tolist() == [0.0, 1.0]  # repeat 0, whatever the row order
     assert s["mean"].tolist() == pytest.approx([2 / 3, 2 / 3])

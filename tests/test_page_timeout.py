@@ -12,12 +12,12 @@ import os
 import pytest
 
 from evalkit.core.page import Gold, Page
-from evalkit.harness.page_worker import shared_worker, stop_shared_worker
-from evalkit.harness.registry import METHODS
-from evalkit.harness.specs import MethodSpec
-from evalkit.harness.runner import Runner
 from evalkit.harness.errors import RunnerError
+from evalkit.harness.page_worker import shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import run_task, run_tasks
+from evalkit.harness.registry import METHODS
+from evalkit.harness.runner import Runner
+from evalkit.harness.specs import MethodSpec
 
 
 @pytest.fixture(autouse=True)
@@ -33,8 +33,13 @@ def _page(i, body, site=None):
 
 def _rec(page, method, ext):
     # a score only for an extraction without error, as evalkit.harness.scoring does
-    return {"page_id": page.id, "method": method, "error": ext.error,
-            "out": ext.text if ext.error is None else None, "seen": ext.info.get("seen")}
+    return {
+        "page_id": page.id,
+        "method": method,
+        "error": ext.error,
+        "out": ext.text if ext.error is None else None,
+        "seen": ext.info.get("seen"),
+    }
 
 
 PAGES = [_page(0, "<p>one</p>"), _page(1, "<p>stall</p>"), _page(2, "<p>two</p>")]
@@ -46,9 +51,14 @@ def test_a_stalling_method_is_a_timeout_and_the_run_goes_on():
     got = [(r["page_id"], r["method"], r["out"]) for r in recs]
     # p1: stall is killed, scored as an empty extraction (on_failure=empty); fulltext still
     # runs on p1 (in the fresh worker), and both run on p2
-    assert got == [("p0", "stall", "<p>one</p>"), ("p0", "fulltext", "one"),
-                   ("p1", "stall", ""), ("p1", "fulltext", "stall"),
-                   ("p2", "stall", "<p>two</p>"), ("p2", "fulltext", "two")]
+    assert got == [
+        ("p0", "stall", "<p>one</p>"),
+        ("p0", "fulltext", "one"),
+        ("p1", "stall", ""),
+        ("p1", "fulltext", "stall"),
+        ("p2", "stall", "<p>two</p>"),
+        ("p2", "fulltext", "two"),
+    ]
     assert recs[2]["error"] == "timeout: stall ran over 3 s on this page"
     assert [r["error"] for i, r in enumerate(recs) if i != 2] == [None] * 5
     assert shared_worker().starts == 2  # the stuck worker was replaced once
@@ -61,8 +71,9 @@ def test_drop_leaves_the_timed_out_page_unscored():
 
 def test_results_are_the_same_with_and_without_the_worker():
     pages = [PAGES[0], PAGES[2]]
-    assert (run_task(pages, SPECS, None, _rec, page_timeout=30)
-            == run_task(pages, SPECS, None, _rec, page_timeout=None))
+    assert run_task(pages, SPECS, None, _rec, page_timeout=30) == run_task(
+        pages, SPECS, None, _rec, page_timeout=None
+    )
 
 
 def test_one_pipeline_over_several_tasks_gives_each_task_fresh_methods():
@@ -71,14 +82,21 @@ def test_one_pipeline_over_several_tasks_gives_each_task_fresh_methods():
     # counts from 1 again) and the records are those of one run_task per task, in order;
     # the empty task in the middle yields its (empty) records in its place
     site = MethodSpec("a", "stall", {"scope": "site"})
-    tasks = [[_page(0, "<p>a</p>", "s"), _page(1, "<p>b</p>", "s")], [],
-             [_page(2, "<p>c</p>", "t"), _page(3, "<p>d</p>", "t"), _page(4, "<p>e</p>", "t")]]
+    tasks = [
+        [_page(0, "<p>a</p>", "s"), _page(1, "<p>b</p>", "s")],
+        [],
+        [_page(2, "<p>c</p>", "t"), _page(3, "<p>d</p>", "t"), _page(4, "<p>e</p>", "t")],
+    ]
     for timeout in (30, None):
         got = list(run_tasks(tasks, [site, SPECS[1]], None, _rec, page_timeout=timeout))
-        assert got == [run_task(t, [site, SPECS[1]], None, _rec, page_timeout=timeout)
-                       for t in tasks]
+        assert got == [
+            run_task(t, [site, SPECS[1]], None, _rec, page_timeout=timeout) for t in tasks
+        ]
         assert [[r["seen"] for r in recs if r["method"] == "a"] for recs in got] == [
-            [1, 2], [], [1, 2, 3]]
+            [1, 2],
+            [],
+            [1, 2, 3],
+        ]
 
 
 def test_a_method_clock_does_not_count_the_time_the_parent_spends_scoring():
@@ -109,11 +127,21 @@ def test_site_memory_is_replayed_after_a_timeout():
     # p0 and p1, b on p0), so the memories are those of the site without b's stalled page
     bodies = ["<p>a</p>", "<p>stall</p>", "<p>b</p>", "<p>c</p>"]
     pages = [_page(i, b, site="s") for i, b in enumerate(bodies)]
-    specs = [MethodSpec("a", "stall", {"scope": "site", "stall_on": "never"}),
-             MethodSpec("b", "stall", {"scope": "site"})]
+    specs = [
+        MethodSpec("a", "stall", {"scope": "site", "stall_on": "never"}),
+        MethodSpec("b", "stall", {"scope": "site"}),
+    ]
     recs = run_task(pages, specs, None, _rec, "drop", page_timeout=2)
     assert [(r["method"], r["seen"]) for r in recs] == [
-        ("a", 1), ("b", 1), ("a", 2), ("b", None), ("a", 3), ("b", 2), ("a", 4), ("b", 3)]
+        ("a", 1),
+        ("b", 1),
+        ("a", 2),
+        ("b", None),
+        ("a", 3),
+        ("b", 2),
+        ("a", 4),
+        ("b", 3),
+    ]
     assert shared_worker().replays_given_up == 0
     recs = run_task(pages[:1] + pages[2:], specs[1:], None, _rec, "drop", page_timeout=2)
     assert [r["seen"] for r in recs] == [1, 2, 3]  # b without the stalled page: the same
@@ -129,12 +157,15 @@ def test_a_too_large_page_is_a_failure_of_every_method_never_scored():
     assert [r["error"] for r in recs] == [None] * 4  # at the limit: parsed
 
 
-@pytest.mark.parametrize("settings,line", [
-    ({"page_timeout": -1}, "runner.page_timeout=-1: must be a number >= 0"),
-    ({"page_timeout": "abc"}, "runner.page_timeout=abc: must be a number >= 0"),
-    ({"max_page_bytes": 0}, "runner.max_page_bytes=0: must be a whole number >= 1 or null"),
-    ({"max_page_bytes": 1.5}, "runner.max_page_bytes=1.5: must be a whole number >= 1 or null"),
-])
+@pytest.mark.parametrize(
+    "settings,line",
+    [
+        ({"page_timeout": -1}, "runner.page_timeout=-1: must be a number >= 0"),
+        ({"page_timeout": "abc"}, "runner.page_timeout=abc: must be a number >= 0"),
+        ({"max_page_bytes": 0}, "runner.max_page_bytes=0: must be a whole number >= 1 or null"),
+        ({"max_page_bytes": 1.5}, "runner.max_page_bytes=1.5: must be a whole number >= 1 or null"),
+    ],
+)
 def test_bad_values_are_one_line(settings, line):
     with pytest.raises(RunnerError) as err:
         Runner.from_config(settings)
@@ -156,19 +187,30 @@ def test_the_worker_ends_with_its_parent_process_id_gone():
 
 # ---------------------------------------------------------------------- whole runs
 
+
 def _run(tmp, *overrides):
     from hydra import compose, initialize_config_dir
 
-    from evalkit.shell.cli import CONFIG_DIR
-    from evalkit.harness.config import register_resolvers
     from evalkit.experiments import run_experiment
+    from evalkit.harness.config import register_resolvers
+    from evalkit.shell.cli import CONFIG_DIR
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.limit=12",
-            "extraction.n_boot=100", "runner.cache=false", "runner.progress=false",
-            "runner.n_jobs=1", f"paths.results={tmp / 'results'}", *overrides])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.limit=12",
+                "extraction.n_boot=100",
+                "runner.cache=false",
+                "runner.progress=false",
+                "runner.n_jobs=1",
+                f"paths.results={tmp / 'results'}",
+                *overrides,
+            ],
+        )
     return run_experiment(cfg, tmp / "run")
 
 
@@ -187,12 +229,15 @@ def test_a_too_large_page_is_in_per_page_csv_and_run_json(tmp_path):
     per_page = pd.read_csv(run / "per_page.csv")
     large = per_page[per_page["n_bytes"] > 9000]
     assert len(large) and (per_page["n_bytes"] <= 9000).any()
-    assert (large["error"] == large["n_bytes"].map(
-        lambda n: f"too large: {n} bytes > runner.max_page_bytes")).all()
+    assert (
+        large["error"]
+        == large["n_bytes"].map(lambda n: f"too large: {n} bytes > runner.max_page_bytes")
+    ).all()
     assert large["shingle_f1"].isna().all()  # never scored, even under on_failure=empty
     failures = json.loads((run / "run.json").read_text())["failures"]
     assert {(f["page"], f["method"]) for f in failures} >= set(
-        zip(large["page_id"], large["method"]))
+        zip(large["page_id"], large["method"])
+    )
 
 
 def test_an_abandoned_page_leaves_no_stale_answer():

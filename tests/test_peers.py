@@ -34,12 +34,24 @@ ARTICLE_ONLY = {"trafilatura", "justext", "readability_lxml", "resiliparse", "go
 # all-text (html_text) and boilerpipe's ArticleExtractor keep "Home | News" here
 ALL_TEXT = {"html_text", "boilerpy3"}
 
-PACKAGES = {"trafilatura": "trafilatura", "justext": "justext",
-            "readability_lxml": "readability-lxml", "resiliparse": "resiliparse",
-            "boilerpy3": "boilerpy3", "goose3": "goose3", "html_text": "html-text"}
-MODULES = {"trafilatura": "trafilatura", "justext": "justext", "readability_lxml": "readability",
-           "resiliparse": "resiliparse", "boilerpy3": "boilerpy3", "goose3": "goose3",
-           "html_text": "html_text"}
+PACKAGES = {
+    "trafilatura": "trafilatura",
+    "justext": "justext",
+    "readability_lxml": "readability-lxml",
+    "resiliparse": "resiliparse",
+    "boilerpy3": "boilerpy3",
+    "goose3": "goose3",
+    "html_text": "html-text",
+}
+MODULES = {
+    "trafilatura": "trafilatura",
+    "justext": "justext",
+    "readability_lxml": "readability",
+    "resiliparse": "resiliparse",
+    "boilerpy3": "boilerpy3",
+    "goose3": "goose3",
+    "html_text": "html_text",
+}
 
 
 @pytest.fixture
@@ -110,8 +122,9 @@ def test_unknown_peer_name():
 def test_justext_peer_matches_package_call(page):
     justext = pytest.importorskip("justext")
     ours = METHODS.create("justext", length_low=50).extract(page).text
-    paragraphs = justext.justext(PAGE.split("?>", 1)[1], justext.get_stoplist("English"),
-                                 length_low=50)
+    paragraphs = justext.justext(
+        PAGE.split("?>", 1)[1], justext.get_stoplist("English"), length_low=50
+    )
     assert ours == "\n".join(p.text for p in paragraphs if not p.is_boilerplate)
 
 

@@ -61,11 +61,20 @@ def test_an_extraction_run_writes_the_copy_past_report_parquet_rows(tmp_path, ro
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.limit=3",
-            "method=[cetd,fulltext]", "extraction.n_boot=10", "runner.progress=false",
-            "report.html=false", f"report.parquet_rows={rows}",
-            f"paths.cache={tmp_path / 'cache'}"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.limit=3",
+                "method=[cetd,fulltext]",
+                "extraction.n_boot=10",
+                "runner.progress=false",
+                "report.html=false",
+                f"report.parquet_rows={rows}",
+                f"paths.cache={tmp_path / 'cache'}",
+            ],
+        )
     out = run_experiment(cfg, tmp_path / "run")
     assert (out / PARQUET_NAME).exists() is written
     if written:

@@ -25,11 +25,25 @@ ROOT = Path(__file__).resolve().parents[1]
 def _summary(values: dict[str, float]) -> pd.DataFrame:
     rows = []
     for m, f1 in values.items():
-        for metric, v in (("shingle_precision", f1 + 0.05), ("shingle_recall", f1 - 0.05),
-                          ("shingle_f1", f1)):
+        for metric, v in (
+            ("shingle_precision", f1 + 0.05),
+            ("shingle_recall", f1 - 0.05),
+            ("shingle_f1", f1),
+        ):
             rows.append(("extraction", "d", m, metric, v, v - 0.02, v + 0.03, 10))
-    return pd.DataFrame(rows, columns=["experiment", "dataset", "method", "metric", "value",
-                                       "ci_low", "ci_high", "n_pages"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "experiment",
+            "dataset",
+            "method",
+            "metric",
+            "value",
+            "ci_low",
+            "ci_high",
+            "n_pages",
+        ],
+    )
 
 
 def test_every_known_method_has_its_own_colour_and_marker():
@@ -42,11 +56,9 @@ def test_every_known_method_has_its_own_colour_and_marker():
 
 def test_a_style_depends_on_the_name_alone():
     # slot 0 (proposed): black, round 0 -> marker (0 + 0) mod 8 = "o", line "-"
-    assert method_style("proposed").line() == {"color": "#000000", "marker": "o",
-                                               "linestyle": "-"}
+    assert method_style("proposed").line() == {"color": "#000000", "marker": "o", "linestyle": "-"}
     # slot 18 (fulltext): colour 18 mod 12 = 6 (vermillion), round 1 -> marker (1 + 18) mod 8
-    assert method_style("fulltext").line() == {"color": "#D55E00", "marker": "D",
-                                               "linestyle": "--"}
+    assert method_style("fulltext").line() == {"color": "#D55E00", "marker": "D", "linestyle": "--"}
     assert method_style("fulltext").hatch == "///"
     # an unknown name: the same look on every call (crc32, not Python's salted hash)
     assert method_style("my_method") == method_style("my_method")
@@ -105,8 +117,11 @@ def _labels() -> dict[str, str]:
     """configs/method/<file>.yaml -> the method label it adds (its first key)."""
     out = {}
     for path in (ROOT / "configs" / "method").glob("*.yaml"):
-        key = next(line.split(":")[0] for line in path.read_text().splitlines()
-                   if re.match(r"^[\w@]+:", line))
+        key = next(
+            line.split(":")[0]
+            for line in path.read_text().splitlines()
+            if re.match(r"^[\w@]+:", line)
+        )
         out[path.stem] = key
     return out
 
@@ -115,8 +130,10 @@ def _configured_sets() -> dict[str, list[str]]:
     """The method labels each configured run draws: the default set and each study's."""
     labels = _labels()
     sets = {}
-    for path in [ROOT / "configs" / "config.yaml", *sorted((ROOT / "configs" / "study")
-                                                          .glob("*.yaml"))]:
+    for path in [
+        ROOT / "configs" / "config.yaml",
+        *sorted((ROOT / "configs" / "study").glob("*.yaml")),
+    ]:
         text = path.read_text()
         m = re.search(r"^\s*- (?:override /)?method: \[([^\]]*)\]", text, re.MULTILINE)
         if not m:
@@ -148,7 +165,8 @@ def _row_colours(fig) -> dict[str, list[tuple]]:
         y = patch.get_y() + patch.get_height() / 2
         nearest = min(range(len(ys)), key=lambda i: abs(ys[i] - y))
         out.setdefault(names[nearest], []).append(
-            (mcolors.to_hex(patch.get_facecolor(), keep_alpha=True), patch.get_hatch()))
+            (mcolors.to_hex(patch.get_facecolor(), keep_alpha=True), patch.get_hatch())
+        )
     return out
 
 
@@ -156,14 +174,29 @@ def _row_colours(fig) -> dict[str, list[tuple]]:
 def test_each_wcxb_page_type_has_a_colour_of_its_own_in_every_figure(types):
     import matplotlib.pyplot as plt
 
-    rows = [("wcxb", "d", m, f"wcxb_f1_{t}", 0.5 + 0.05 * i, float("nan"), float("nan"), 9)
-            for m in ("trafilatura", "goose3") for i, t in enumerate(types)]
-    summary = pd.DataFrame(rows, columns=["experiment", "dataset", "method", "metric", "value",
-                                          "ci_low", "ci_high", "n_pages"])
+    rows = [
+        ("wcxb", "d", m, f"wcxb_f1_{t}", 0.5 + 0.05 * i, float("nan"), float("nan"), 9)
+        for m in ("trafilatura", "goose3")
+        for i, t in enumerate(types)
+    ]
+    summary = pd.DataFrame(
+        rows,
+        columns=[
+            "experiment",
+            "dataset",
+            "method",
+            "metric",
+            "value",
+            "ci_low",
+            "ci_high",
+            "n_pages",
+        ],
+    )
     fig = prf_figure(summary, "d", metrics=tuple(f"wcxb_f1_{t}" for t in types), labels=types)
     bars = _row_colours(fig)
-    legend = [mcolors.to_hex(h.get_facecolor(), keep_alpha=True)
-              for h in fig.legends[0].legend_handles]
+    legend = [
+        mcolors.to_hex(h.get_facecolor(), keep_alpha=True) for h in fig.legends[0].legend_handles
+    ]
     plt.close(fig)
     for method, looks in bars.items():
         assert len(set(looks)) == len(types), (method, looks)  # article != listing, ...

@@ -12,14 +12,23 @@ from evalkit.report import plots
 
 pytestmark = pytest.mark.skipif(
     not (sys.platform.startswith("linux") and matplotlib.get_backend().lower() == "agg"),
-    reason="figures are saved in forked children only on Linux with the Agg backend")
+    reason="figures are saved in forked children only on Linux with the Agg backend",
+)
 
 SUMMARY = pd.DataFrame(
-    [{"dataset": "d", "method": m, "metric": f"shingle_{k}", "value": v, "ci_low": v - 0.05,
-      "ci_high": v + 0.04}
-     for m, base in (("a", 0.8), ("b", 0.6)) for k, v in (("precision", base),
-                                                          ("recall", base - 0.1),
-                                                          ("f1", base - 0.05))])
+    [
+        {
+            "dataset": "d",
+            "method": m,
+            "metric": f"shingle_{k}",
+            "value": v,
+            "ci_low": v - 0.05,
+            "ci_high": v + 0.04,
+        }
+        for m, base in (("a", 0.8), ("b", 0.6))
+        for k, v in (("precision", base), ("recall", base - 0.1), ("f1", base - 0.05))
+    ]
+)
 
 
 def _bytes(stem):

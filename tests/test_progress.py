@@ -59,13 +59,15 @@ def test_progress_false_prints_nothing_at_all():
 def test_steps_print_a_line_per_step_with_the_time_left():
     out = io.StringIO()
     ticks = iter([0.0, 0.0, 10.0, 10.0, 30.0])  # start; step 1 from 0 to 10; step 2 to 30
-    got = list(progress.steps(["aeb", "chaos"], 3, "[check] entry", stream=out,
-                              clock=lambda: next(ticks)))
+    got = list(
+        progress.steps(["aeb", "chaos"], 3, "[check] entry", stream=out, clock=lambda: next(ticks))
+    )
     assert got == ["aeb", "chaos"]
     # after step 1: 10 s for 1 of 3, so 2 x 10 s left; after step 2: 30 s / 2 x 1 = 15 s left
     assert out.getvalue().splitlines() == [
         "[check] entry 1/3 (aeb) done in 00:10; 00:10 elapsed, about 00:20 left",
-        "[check] entry 2/3 (chaos) done in 00:20; 00:30 elapsed, about 00:15 left"]
+        "[check] entry 2/3 (chaos) done in 00:20; 00:30 elapsed, about 00:15 left",
+    ]
 
 
 def test_the_runner_draws_one_bar_per_map_and_none_with_progress_false(capsys):
@@ -102,8 +104,15 @@ def test_a_reader_counts_its_pages_for_the_total_without_reading_them():
 
 
 #: pages of each shared set (run.json of extraction_all), each the page total its reader counts
-SHARED_PAGES = {"aeb": 181, "l3s_gn1": 621, "cleaneval_dev": 58, "cleanportaleval": 71,
-                "readability": 116, "chaos": 360, "big5_2017": 90}
+SHARED_PAGES = {
+    "aeb": 181,
+    "l3s_gn1": 621,
+    "cleaneval_dev": 58,
+    "cleanportaleval": 71,
+    "readability": 116,
+    "chaos": 360,
+    "big5_2017": 90,
+}
 
 
 @pytest.mark.slow

@@ -11,21 +11,21 @@ import math
 import re
 
 import pytest
+from fuzz import scaled  # beside the tests
 from html_strategies import HTML, SENTENCES, TEXT  # beside the tests
 from hydra import compose, initialize_config_dir
-from fuzz import scaled  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalkit.core.align as align_mod
 from evalkit import metrics
 from evalkit.core.align import align_words
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import method_specs, register_resolvers
 from evalkit.core.page import Extraction, Gold, Page, PageError, decode_html, parse_html
-from evalkit.harness.registry import METHODS as METHODS_REGISTRY
 from evalkit.core.units import segment
 from evalkit.core.visible import visible_text
+from evalkit.harness.config import method_specs, register_resolvers
+from evalkit.harness.registry import METHODS as METHODS_REGISTRY
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -112,7 +112,8 @@ def test_every_text_metric_is_a_share_with_the_empty_rules(pred, gold, page_word
         else:
             assert not math.isnan(out[f"{fam}_f1"])
     assert out["kaur_tp"] + out["kaur_fp"] + out["kaur_fn"] + out["kaur_tn"] == len(
-        page_words + pred.split() + gold.split())
+        page_words + pred.split() + gold.split()
+    )
 
 
 @DETERMINISTIC
@@ -142,9 +143,15 @@ def test_align_words_with_prefix_trimming_is_still_an_exact_lcs(a, b):
 
 
 @DETERMINISTIC
-@given(st.lists(st.booleans(), max_size=20).flatmap(
-    lambda g: st.tuples(st.just(g), st.lists(st.booleans(), min_size=len(g), max_size=len(g)),
-                        st.lists(st.integers(0, 50), min_size=len(g), max_size=len(g)))))
+@given(
+    st.lists(st.booleans(), max_size=20).flatmap(
+        lambda g: st.tuples(
+            st.just(g),
+            st.lists(st.booleans(), min_size=len(g), max_size=len(g)),
+            st.lists(st.integers(0, 50), min_size=len(g), max_size=len(g)),
+        )
+    )
+)
 def test_unit_confusion_partitions_the_words(case):
     gold, kept, weights = case
     conf = metrics.unit_confusion(gold, kept, weights)
@@ -155,8 +162,9 @@ def test_unit_confusion_partitions_the_words(case):
     assert scores["f1_micro_words"] == pytest.approx(metrics.confusion_scores(*conf)["f1"])
 
 
-_PAIRS = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)).filter(lambda p: p[0] != p[1]),
-                  max_size=12)
+_PAIRS = st.lists(
+    st.tuples(st.integers(0, 7), st.integers(0, 7)).filter(lambda p: p[0] != p[1]), max_size=12
+)
 
 
 @DETERMINISTIC
@@ -178,7 +186,7 @@ def test_pair_metrics(pred, true):
 def test_pairs_from_groups_counts_k_choose_2(groups):
     pairs = metrics.pairs_from_groups(groups)
     assert all(a < b for a, b in pairs)
-    if all(set(g).isdisjoint(h) for i, g in enumerate(groups) for h in groups[i + 1:]):
+    if all(set(g).isdisjoint(h) for i, g in enumerate(groups) for h in groups[i + 1 :]):
         assert len(pairs) == sum(len(set(g)) * (len(set(g)) - 1) // 2 for g in groups)
 
 
@@ -214,8 +222,13 @@ _DETECTORS = _detectors()
 @given(HTML, _PROSE)
 def test_every_own_method_extracts_generated_html(html, gold):
     for label, method in METHODS:
-        page = Page(id="gen", dataset="gen", raw=html.encode("utf-8"), gold=Gold(text=gold),
-                    source="gen.html")
+        page = Page(
+            id="gen",
+            dataset="gen",
+            raw=html.encode("utf-8"),
+            gold=Gold(text=gold),
+            source="gen.html",
+        )
         ext = extract_or_expected(method, page)  # no exception but a documented one
         if ext is None:
             continue
@@ -223,8 +236,7 @@ def test_every_own_method_extracts_generated_html(html, gold):
         assert ext.error is None, (label, ext.error)
 
 
-_BLOCK_TEXTS = st.lists(st.one_of(TEXT, SENTENCES, st.just(""), st.text(max_size=40)),
-                        max_size=12)
+_BLOCK_TEXTS = st.lists(st.one_of(TEXT, SENTENCES, st.just(""), st.text(max_size=40)), max_size=12)
 
 
 @DETERMINISTIC
@@ -243,4 +255,3 @@ def test_every_detector_matches_generated_blocks(texts, earlier):
         for i, text in enumerate(texts):
             if det.fingerprint(text) is not None:
                 assert out[len(texts) + i] is not None, (label, text)
-

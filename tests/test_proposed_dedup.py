@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import xxhash
 
+from evalkit.harness.registry import DETECTORS
 from evalkit.proposed import fingerprint, hamming, term_weights, twc_pfm
 from evalkit.proposed.dedup import ModifiedSimhash, term_hash
 from evalkit.proposed.term_weights import _twc_pfm_numpy, _twc_pfm_small
-from evalkit.harness.registry import DETECTORS
 
 REPO = Path(__file__).resolve().parents[1]
 SENTENCE = "Data mining finds patterns, trends and rules in large data sets of web pages."
@@ -64,8 +64,10 @@ def test_twc_pfm_paper_example_by_hand():
     sum_d = F(1) + F(1, 2) + F(1, 4)
     assert (sum_a, sum_b, sum_c, sum_d) == (F(16, 3), F(13, 3), F(11, 3), F(7, 4))
     n_t = 4
-    want = {t: (f + s) / 2 / n_t for t, f, s in
-            (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))}
+    want = {
+        t: (f + s) / 2 / n_t
+        for t, f, s in (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))
+    }
     assert want == {"a": F(7, 6), "b": F(11, 12), "c": F(17, 24), "d": F(15, 32)}
     got = twc_pfm(["a", "b", "c", "d", "a", "b", "a", "c", "a", "b", "d"])
     assert set(got) == set(want)
@@ -114,8 +116,11 @@ def test_twc_pfm_all_distinct_terms():
 def test_twc_pfm_and_fingerprint_speed_on_5000_terms(kind):
     rng = random.Random(7)
     vocab = [f"w{i}" for i in range(3000)]
-    terms = (rng.choices(vocab, weights=[1 / (i + 1) for i in range(3000)], k=5000)
-             if kind == "zipf" else [f"u{i}" for i in range(5000)])
+    terms = (
+        rng.choices(vocab, weights=[1 / (i + 1) for i in range(3000)], k=5000)
+        if kind == "zipf"
+        else [f"u{i}" for i in range(5000)]
+    )
     best = float("inf")
     for _ in range(5):
         t0 = time.process_time()
@@ -159,25 +164,37 @@ def test_identical_terms_give_distance_zero_and_empty_text_no_fingerprint():
     assert a is not None and det.distance(a, b) == 0 and det.similar(a, b)
     assert det.fingerprint("the of and 2020") is None  # stop words and numbers only
     assert det.find_duplicates([SENTENCE, "", SENTENCE, "Something else entirely here."]) == [
-        None, None, 0, None]
+        None,
+        None,
+        0,
+        None,
+    ]
 
 
 def test_fingerprints_stable_across_processes():
     # computed once with XXH64/XXH32/XXH3-128 seed 0; a change here changes every stored result
     want = (3726477295757376933, 3909256785, 70187104434594300163430201501454871884)
-    code = (f"from evalkit.proposed.dedup import ModifiedSimhash as M; s = {SENTENCE!r}; "
-            "print(M().fingerprint(s), M(bits=32).fingerprint(s), M(bits=128).fingerprint(s))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=REPO, check=True).stdout.split()
+    code = (
+        f"from evalkit.proposed.dedup import ModifiedSimhash as M; s = {SENTENCE!r}; "
+        "print(M().fingerprint(s), M(bits=32).fingerprint(s), M(bits=128).fingerprint(s))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    ).stdout.split()
     assert tuple(int(x) for x in out) == want
-    assert (ModifiedSimhash().fingerprint(SENTENCE), ModifiedSimhash(bits=32).fingerprint(SENTENCE),
-            ModifiedSimhash(bits=128).fingerprint(SENTENCE)) == want
+    assert (
+        ModifiedSimhash().fingerprint(SENTENCE),
+        ModifiedSimhash(bits=32).fingerprint(SENTENCE),
+        ModifiedSimhash(bits=128).fingerprint(SENTENCE),
+    ) == want
 
 
 def test_distance_grows_with_edits():
     rng = random.Random(2020)
-    vocab = ["".join(rng.choice("bcdfghklmnprstvw") + rng.choice("aeiou") for _ in range(3))
-             for _ in range(2000)]
+    vocab = [
+        "".join(rng.choice("bcdfghklmnprstvw") + rng.choice("aeiou") for _ in range(3))
+        for _ in range(2000)
+    ]
     det = ModifiedSimhash()
     edits = (0, 1, 2, 4, 8, 16)
     means = []
@@ -189,8 +206,9 @@ def test_distance_grows_with_edits():
             edited = list(words)
             for i in r.sample(range(200), n_edit):
                 edited[i] = r.choice(vocab)
-            dists.append(det.distance(det.fingerprint(" ".join(words)),
-                                      det.fingerprint(" ".join(edited))))
+            dists.append(
+                det.distance(det.fingerprint(" ".join(words)), det.fingerprint(" ".join(edited)))
+            )
         means.append(sum(dists) / len(dists))
     # measured: 0.0, 1.4, 2.475, 3.725, 5.675, 7.925 (means over 40 seeded blocks)
     assert means[0] == 0

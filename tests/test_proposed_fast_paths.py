@@ -73,9 +73,23 @@ def test_own_word_count_is_the_word_count_of_own_text():
 
 def test_host_sets_match_like_the_host_list():
     hosts = ("doubleclick.net", "x.com", "plus.google.com", "t.me")
-    for host in ("doubleclick.net", "ad.doubleclick.net", "notdoubleclick.net", "x.com",
-                 "www.x.com", "xx.com", "google.com", "plus.google.com", "a.plus.google.com",
-                 "t.me", "at.me", "", None, "net", ".doubleclick.net"):
+    for host in (
+        "doubleclick.net",
+        "ad.doubleclick.net",
+        "notdoubleclick.net",
+        "x.com",
+        "www.x.com",
+        "xx.com",
+        "google.com",
+        "plus.google.com",
+        "a.plus.google.com",
+        "t.me",
+        "at.me",
+        "",
+        None,
+        "net",
+        ".doubleclick.net",
+    ):
         assert host_matches(host, frozenset(hosts)) == host_matches(host, hosts), host
 
 
@@ -83,8 +97,23 @@ def test_ad_screen_changes_no_decision():
     # every element of a page of random attribute values: the screened, memoised rule
     # must drop exactly what is_ad_marked marks
     rng = random.Random(3)
-    parts = ["ad", "Ad", "header", "read", "banner", "x", "topAd", "googlead", "main", "ads_box",
-             "https://doubleclick.net/a", "https://www.example.com/ad/1", "load", "shadow", "dfp"]
+    parts = [
+        "ad",
+        "Ad",
+        "header",
+        "read",
+        "banner",
+        "x",
+        "topAd",
+        "googlead",
+        "main",
+        "ads_box",
+        "https://doubleclick.net/a",
+        "https://www.example.com/ad/1",
+        "load",
+        "shadow",
+        "dfp",
+    ]
     divs = []
     for i in range(300):
         attr = rng.choice(["id", "class", "href", "src"])
@@ -93,8 +122,12 @@ def test_ad_screen_changes_no_decision():
         divs.append(f'<div>w{i} <{tag} {attr}="{value}">t{i}</{tag}></div>')
     root = drop_scripts(parse_html("<html><body>" + "".join(divs) + "</body></html>"))
     tokens = frozenset(DEFAULT_AD_TOKENS)
-    marked = [el for el in root.iter() if el.tag not in ("html", "head", "body")
-              and is_ad_marked(el, tokens, DEFAULT_AD_SUBSTRINGS, DEFAULT_AD_HOSTS)]
+    marked = [
+        el
+        for el in root.iter()
+        if el.tag not in ("html", "head", "body")
+        and is_ad_marked(el, tokens, DEFAULT_AD_SUBSTRINGS, DEFAULT_AD_HOSTS)
+    ]
     assert 30 < len(marked) < 300
     blocks = separate_blocks(root)
     counts = apply_tag_rules(root, blocks, rules=["ad_marker"], ad_max_share=1.0)
@@ -119,12 +152,19 @@ def test_pair_batches_sum_like_one_bincount(monkeypatch):
     ok = (q[owner] - p) % 3 != 0
     want = np.bincount(p[ok], weights=1.0 / (q[owner][ok] - p[ok]), minlength=n)
     monkeypatch.setattr(term_weights, "_PAIR_BATCH", 97)  # many batches, cut inside ranges' runs
-    got = _pair_sums(q, start, end, p_at, np.zeros(n), term_weights._pair_buffers(),
-                     keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask))
+    got = _pair_sums(
+        q,
+        start,
+        end,
+        p_at,
+        np.zeros(n),
+        term_weights._pair_buffers(),
+        keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask),
+    )
     assert np.array_equal(got, want)  # bit for bit
-    direct = term_weights._pair_sums_direct(q, start, end, p_at, n,
-                                     keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0,
-                                                                            out=mask))
+    direct = term_weights._pair_sums_direct(
+        q, start, end, p_at, n, keep=lambda qq, pp, mask: np.not_equal((qq - pp) % 3, 0, out=mask)
+    )
     assert np.array_equal(direct, want)
 
 
@@ -136,7 +176,9 @@ def test_long_blocks_sum_alike_at_once_and_in_batches(monkeypatch, n):
     at_once = term_weights._fft_weights(tid, int(tid.max()) + 1)
     monkeypatch.setattr(term_weights, "_PAIR_BATCH", 97)
     monkeypatch.setattr(term_weights, "_ITEM_BATCH", 50)
-    assert np.array_equal(term_weights._fft_weights(tid, int(tid.max()) + 1), at_once)  # bit for bit
+    assert np.array_equal(
+        term_weights._fft_weights(tid, int(tid.max()) + 1), at_once
+    )  # bit for bit
 
 
 @pytest.mark.parametrize("n", [24, 57, 120, 199])
@@ -150,8 +192,9 @@ def test_vectorised_small_blocks_are_bit_identical(n):
 
 def test_exact_weights_of_many_blocks_are_each_blocks_own():
     rng = random.Random(11)
-    blocks = [[f"w{int(rng.paretovariate(1.0))}" for _ in range(rng.randint(1, 120))]
-              for _ in range(25)]
+    blocks = [
+        [f"w{int(rng.paretovariate(1.0))}" for _ in range(rng.randint(1, 120))] for _ in range(25)
+    ]
     tid, start, n_t, names = [], [], [], []
     for b in blocks:
         distinct = list(dict.fromkeys(b))
@@ -175,8 +218,7 @@ def test_fingerprint_many_is_fingerprint_terms_of_each_block(bits):
     rng = random.Random(bits)
     vocab = [f"t{i}" for i in range(400)]
     lengths = [0, 1, 2, 5, 23, 24, 60, 0, 159, 160, 199, 200, 350, 3, 1200, 1600, 17, 0]
-    blocks = [rng.choices(vocab, weights=[1 / (i + 1) for i in range(400)], k=n)
-              for n in lengths]
+    blocks = [rng.choices(vocab, weights=[1 / (i + 1) for i in range(400)], k=n) for n in lengths]
     blocks.append(["x", "y", "y", "x"])  # equal weights: counters of exactly 0 give bit 0
     blocks.append(["x", "y", "y", "x"] * 60)  # the same, on the gap path
     blocks.append(list(blocks[4]))  # the same terms twice on a page
@@ -197,8 +239,9 @@ def test_near_ties_are_redone_by_the_reference(monkeypatch):
     blocks += [["x", "y", "y", "x"] * k for k in (1, 60)]  # exact ties, short and long
     want = [reference_fingerprint(b) for b in blocks]
     redone = []
-    monkeypatch.setattr(dedup, "_exact_twc_pfm",
-                        lambda t: redone.append(len(t)) or _twc_pfm_small(t))
+    monkeypatch.setattr(
+        dedup, "_exact_twc_pfm", lambda t: redone.append(len(t)) or _twc_pfm_small(t)
+    )
     assert dedup.fingerprints(blocks) == want
     assert redone == [4, 240]  # only the ties
     redone.clear()
@@ -212,12 +255,19 @@ def test_gap_weights_are_the_exact_weights(monkeypatch, n):
     monkeypatch.setattr(term_weights, "_GAP_MAX_PAIRS", 10**7)
     rng = random.Random(n)
     for kind in range(3):
-        words = ([f"w{int(rng.paretovariate(0.8))}" for _ in range(n)] if kind == 0 else
-                 [f"u{i}" for i in range(n)] if kind == 1 else rng.choices("ab", k=n))
+        words = (
+            [f"w{int(rng.paretovariate(0.8))}" for _ in range(n)]
+            if kind == 0
+            else [f"u{i}" for i in range(n)]
+            if kind == 1
+            else rng.choices("ab", k=n)
+        )
         distinct, tid = term_weights._intern(words)
         prev, nxt = term_weights._links(tid)
         # links as fingerprints() hands them over: offset, none below 0 or at n and beyond
-        got = term_weights._gap_weights(tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n))
+        got = term_weights._gap_weights(
+            tid, len(distinct), prev - 5 * (prev < 0), nxt + 7 * (nxt == n)
+        )
         want = np.array(list(_twc_pfm_small(words).values()))
         assert np.allclose(got, want, rtol=1e-13, atol=0)
 
@@ -253,10 +303,18 @@ def test_term_table_is_bounded(monkeypatch):
 
 def test_own_duplicate_loop_matches_the_generic_one():
     det = ModifiedSimhash(k=3)
-    base = ("The council met on Monday and the vote passed nine to four after a long "
-            "debate about the budget for roads, schools and the new library downtown.")
-    texts = [base, "Home News Sport Weather", base.replace("Monday", "Tuesday"), "", base,
-             "Completely different words about football scores and league tables today."]
+    base = (
+        "The council met on Monday and the vote passed nine to four after a long "
+        "debate about the budget for roads, schools and the new library downtown."
+    )
+    texts = [
+        base,
+        "Home News Sport Weather",
+        base.replace("Monday", "Tuesday"),
+        "",
+        base,
+        "Completely different words about football scores and league tables today.",
+    ]
     seen = [det.fingerprint("Home News Sport Weather")]
     assert det.find_duplicates(texts, seen=seen) == Detector.find_duplicates(det, texts, seen=seen)
     with pytest.raises(ValueError):
@@ -274,9 +332,11 @@ def test_bit_signs_are_the_hash_bits(bits):
 
 
 def test_block_paths_are_lxml_paths():
-    html = ("<html><body><div><p>a</p><div>b</div><div>c<table><tr><td>x</td><td>y</td></tr>"
-            "</table></div></div><ul>" + "<li>i</li>" * 30 + "</ul><div><span><div>d</div>"
-            "</span></div><td>stray</td></body></html>")
+    html = (
+        "<html><body><div><p>a</p><div>b</div><div>c<table><tr><td>x</td><td>y</td></tr>"
+        "</table></div></div><ul>" + "<li>i</li>" * 30 + "</ul><div><span><div>d</div>"
+        "</span></div><td>stray</td></body></html>"
+    )
     root = drop_scripts(parse_html(html))
     tree = root.getroottree()
     blocks = separate_blocks(root)
@@ -305,6 +365,9 @@ def test_needle_hits_finds_each_text_holding_a_needle_and_no_match_across_two():
 
     texts = ["xad", "a", "d", "bannerad", "", "ad", "ba", "nner", "sponsored by ad"]
     needles = ("ad", "banner", "sponsor")
-    assert _needle_hits(texts, needles) == {i for i, t in enumerate(texts)
-                                            if any(n in t for n in needles)} == {0, 3, 5, 8}
+    assert (
+        _needle_hits(texts, needles)
+        == {i for i, t in enumerate(texts) if any(n in t for n in needles)}
+        == {0, 3, 5, 8}
+    )
     assert _needle_hits([], needles) == set() and _needle_hits(texts, ()) == set()

@@ -16,12 +16,11 @@ import random
 import lxml.etree
 import lxml.html
 import pytest
-from html_strategies import HTML  # beside the tests
 from fuzz import scaled  # beside the tests
+from html_strategies import HTML  # beside the tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.readers.aeb import AEBDataset
 from evalkit.core.page import drop_tree, parse_html
 from evalkit.proposed.blocks import (
     BLOCK_TAGS,
@@ -39,6 +38,7 @@ from evalkit.proposed.pipeline import _anchor_texts
 from evalkit.proposed.primary_dom import content_root, punctuation_counts
 from evalkit.proposed.primary_markers import _has_phrase, _is_search_box, _phrase_matcher, _scan
 from evalkit.proposed.primary_tags import apply_tag_rules
+from evalkit.readers.aeb import AEBDataset
 
 # invisible elements holding blocks, a processing instruction, tails everywhere, nested
 # blocks inside links, a table, line breaks without white space
@@ -136,8 +136,9 @@ def _decisions(root, use_index):
         blocks, index = split_body(root, texts=texts)
     else:
         blocks, index = separate_blocks(root, texts=texts), None
-    counts = apply_tag_rules(root, blocks, page_url="https://www.example.com/a", texts=texts,
-                             index=index)
+    counts = apply_tag_rules(
+        root, blocks, page_url="https://www.example.com/a", texts=texts, index=index
+    )
     return counts, [(b.path, b.rule, b.reason) for b in blocks], blocks, index
 
 
@@ -156,16 +157,31 @@ def test_anchor_texts_from_the_index_are_block_anchor_texts(shared):
         alive = [b for b in blocks if b.alive]
         got = _anchor_texts(alive, index, BLOCK_TAGS)
         assert {b.index: block_anchor_text(b) for b in alive} == {
-            b.index: got.get(b.index, "") for b in alive}
+            b.index: got.get(b.index, "") for b in alive
+        }
 
 
 def test_phrase_screen_changes_no_answer():
     phrases = ("terms of use", "privacy policy", "\u00a9", "contact us", "about us")
     matcher = _phrase_matcher(phrases)
-    for text in ("read our terms of use", "terms of user", "\u00a9 2020", "no phrase here",
-                 "contact usa", "about us.", "", "xterms of use"):
-        plain = next((p for p in phrases if p in text and (
-            not (p.isalnum() or " " in p) or _has_phrase(text, (p,)))), None)
+    for text in (
+        "read our terms of use",
+        "terms of user",
+        "\u00a9 2020",
+        "no phrase here",
+        "contact usa",
+        "about us.",
+        "",
+        "xterms of use",
+    ):
+        plain = next(
+            (
+                p
+                for p in phrases
+                if p in text and (not (p.isalnum() or " " in p) or _has_phrase(text, (p,)))
+            ),
+            None,
+        )
         assert _has_phrase(text, matcher) == _has_phrase(text, phrases) == plain, text
     assert _has_phrase("anything", ()) is None
 
@@ -175,10 +191,14 @@ def _check_scan(html):
         body = drop_scripts(parse_html(html, plain=plain)).find(".//body")
         rows, anchors, searches = _scan(index_body(body).elements, body)
         assert anchors == body.xpath(".//a[@href != '']")
-        assert searches == [el for el in body.xpath(
-            "descendant-or-self::input | descendant-or-self::*[@role]") if _is_search_box(el)]
+        assert searches == [
+            el
+            for el in body.xpath("descendant-or-self::input | descendant-or-self::*[@role]")
+            if _is_search_box(el)
+        ]
         assert [r[0] for r in rows] == body.xpath(
-            ".//*[@id != '' or @class != '' or @src != '' or @href != '']")
+            ".//*[@id != '' or @class != '' or @src != '' or @href != '']"
+        )
 
 
 SEARCHY = """<html><body role="main"><input name="Q"><input type="text"><a href="">empty</a>
@@ -195,7 +215,11 @@ def test_scan_finds_what_the_xpaths_find(shared):
     _, anchors, searches = _scan(list(body.iter()), body)
     assert [a.text for a in anchors] == ["space", "upper", "s"]
     assert [(el.tag, el.get("name") or el.get("type") or el.get("role")) for el in searches] == [
-        ("input", "Q"), ("div", "search"), ("input", "SEARCH"), ("input", "keywords")]
+        ("input", "Q"),
+        ("div", "search"),
+        ("input", "SEARCH"),
+        ("input", "keywords"),
+    ]
 
 
 @settings(database=None, deadline=None, max_examples=scaled(60))
@@ -211,5 +235,6 @@ def test_every_shortcut_holds_on_generated_html(html, rng):
     alive = [b for b in blocks if b.alive]
     got = _anchor_texts(alive, index, BLOCK_TAGS)
     assert {b.index: block_anchor_text(b) for b in alive} == {
-        b.index: got.get(b.index, "") for b in alive}
+        b.index: got.get(b.index, "") for b in alive
+    }
     _check_scan(html)

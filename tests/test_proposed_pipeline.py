@@ -11,15 +11,17 @@ import yaml
 from conftest import without_interpolations
 
 from evalkit.core.page import Gold, Page
+from evalkit.harness.registry import METHODS
 from evalkit.proposed.blocks import owner_block
 from evalkit.proposed.pipeline import Proposed
-from evalkit.harness.registry import METHODS
 
 OFF = {"enabled": False}  # a stage switched off
 
 REPO = Path(__file__).resolve().parents[1]
-PARA1 = ("Data mining is the process of finding patterns, trends and rules in large data sets. "
-         "It draws on statistics, machine learning and databases.")
+PARA1 = (
+    "Data mining is the process of finding patterns, trends and rules in large data sets. "
+    "It draws on statistics, machine learning and databases."
+)
 PARA2 = "Evaluation of mining results matters: precision, recall and accuracy are common measures."
 PAGE = f"""<html><head><title>Data mining evaluation</title></head><body>
 <div id="nav"><a href="/">Home</a> <a href="/a">About</a> <a href="/b">Products and services</a></div>
@@ -31,9 +33,18 @@ PAGE = f"""<html><head><title>Data mining evaluation</title></head><body>
 <div id="footer">Copyright 2020 Example Inc. All rights reserved.</div>
 </body></html>"""
 RECORD_SCORES = {"score", "threshold"}  # the names every proposed block record's scores hold
-INFO_KEYS = {"n_blocks", "n_after_primary", "n_after_dedup", "n_kept", "seconds_parse",
-             "seconds_blocks", "seconds_primary", "seconds_dedup", "seconds_scoring",
-             "seconds_output"}
+INFO_KEYS = {
+    "n_blocks",
+    "n_after_primary",
+    "n_after_dedup",
+    "n_kept",
+    "seconds_parse",
+    "seconds_blocks",
+    "seconds_primary",
+    "seconds_dedup",
+    "seconds_scoring",
+    "seconds_output",
+}
 
 
 def page(html: str = PAGE, url: str | None = "https://www.example.com/a", site=None, pid="p"):
@@ -58,8 +69,12 @@ def test_hand_page_all_stages():
     ]
     assert e.blocks[4].duplicate_of == 2
     assert (e.blocks[1].text, e.blocks[1].words, e.blocks[1].reason) == ("Data mining", 2, None)
-    assert (e.info["n_blocks"], e.info["n_after_primary"], e.info["n_after_dedup"],
-            e.info["n_kept"]) == (8, 4, 3, 3)
+    assert (
+        e.info["n_blocks"],
+        e.info["n_after_primary"],
+        e.info["n_after_dedup"],
+        e.info["n_kept"],
+    ) == (8, 4, 3, 3)
     # By hand. Title terms {data, mine, evalu}: D_title = 3.
     # headline: [data, mine], 2 title words                          N=2,  distinct 2
     # PARA1: data mine process find pattern trend rule larg data set draw statist machin
@@ -68,18 +83,25 @@ def test_hand_page_all_stages():
     #        + read measur: 2 title, 2 link (read, measur), 7 content  N=11, distinct 10
     # D_link = 2, D_content = 2 + 14 + 10 = 26; threshold = 3 distinct / 8 blocks
     scores = [e.blocks[i].scores["score"] for i in (1, 2, 3)]
-    assert scores == pytest.approx([1 - 0.3 * 2 / 3,
-                                    1 - (0.3 * 3 / 3 + 0.4 * 12 / 26),
-                                    1 - (0.3 * 2 / 3 + 0.3 * 2 / 2 + 0.4 * 7 / 26)], abs=1e-12)
+    assert scores == pytest.approx(
+        [
+            1 - 0.3 * 2 / 3,
+            1 - (0.3 * 3 / 3 + 0.4 * 12 / 26),
+            1 - (0.3 * 2 / 3 + 0.3 * 2 / 2 + 0.4 * 7 / 26),
+        ],
+        abs=1e-12,
+    )
     assert all(e.blocks[i].scores["threshold"] == 3 / 8 for i in (1, 2, 3))
 
 
 def test_scoring_drops_low_score_block():
     # a block made of title and link words only scores low and falls under the threshold
-    html = ("<html><head><title>alpha beta gamma delta</title></head><body>"
-            f"<div><p>{PARA1}</p></div><div><p>{PARA1}</p></div>"
-            "<div><p>Alpha, beta; gamma: delta! <a href='/x'>epsilon zeta</a>.</p></div>"
-            "</body></html>")
+    html = (
+        "<html><head><title>alpha beta gamma delta</title></head><body>"
+        f"<div><p>{PARA1}</p></div><div><p>{PARA1}</p></div>"
+        "<div><p>Alpha, beta; gamma: delta! <a href='/x'>epsilon zeta</a>.</p></div>"
+        "</body></html>"
+    )
     e = Proposed(primary=OFF).extract(page(html))
     assert [r.rule for r in e.blocks] == [None, "near_duplicate", "low_score"]
     # D_content = 14 + 6 distinct terms; threshold = 2 distinct of 3 blocks
@@ -102,7 +124,7 @@ def test_stage_switches_and_ablation_configs():
     assert only_primary.info["n_kept"] == only_primary.info["n_after_primary"] == 4
     for name, want in (("proposed_primary", (False, False)), ("proposed_dedup", (True, False))):
         cfg = yaml.safe_load((REPO / "configs" / "method" / f"{name}.yaml").read_text())
-        (label, settings), = cfg.items()
+        ((label, settings),) = cfg.items()
         assert label == name.replace("_", "@")
         params = {k: v for k, v in settings.items() if k != "_name_"}
         m = METHODS.create(settings["_name_"], **params)
@@ -120,29 +142,37 @@ def test_full_config_matches_constructor_defaults():
     assert m.extract(page()).text == Proposed().extract(page()).text
 
 
-@pytest.mark.parametrize("params,msg", [
-    ({"scoring": {"alpha": 0.5, "beta": 0.3, "gamma": 0.2}},
-     "scoring.alpha=0.5, scoring.beta=0.3, scoring.gamma=0.2: scoring weights need alpha <= "),
-    ({"scoring": {"alpha": 0.3, "beta": 0.3, "gamma": 0.3}},
-     "scoring.alpha=0.3, scoring.beta=0.3, scoring.gamma=0.3: scoring weights must sum to 1"),
-    ({"dedup": {"scope": "world"}}, "dedup.scope=world: must be one of page, site"),
-    ({"primary": {"outside_subtree": "drop"}}, "primary.outside_subtree=drop: must be one of"),
-    ({"scoring": {"content_denominator": "words"}}, "scoring.content_denominator=words: "),
-    ({"dedup": {"bits": 16}}, "dedup.bits=16: must be one of 32, 64, 128"),
-    ({"dedup": {"k": -1}}, "dedup.k=-1: must be a whole number >= 0"),
-    ({"blocks": {"tags": "div"}}, "blocks.tags=div: must be a list of strings"),
-    ({"primary": {"enabled": "no"}}, "primary.enabled=no: must be true or false"),
-    ({"dedup": {"detector_params": {"k": -2}}}, "dedup.detector_params.k=-2: must be a whole"),
-    ({"dedup": {"detector": "nope"}}, "dedup.detector=nope: must be one of modified_simhash, "),
-])
+@pytest.mark.parametrize(
+    "params,msg",
+    [
+        (
+            {"scoring": {"alpha": 0.5, "beta": 0.3, "gamma": 0.2}},
+            "scoring.alpha=0.5, scoring.beta=0.3, scoring.gamma=0.2: scoring weights need alpha <= ",
+        ),
+        (
+            {"scoring": {"alpha": 0.3, "beta": 0.3, "gamma": 0.3}},
+            "scoring.alpha=0.3, scoring.beta=0.3, scoring.gamma=0.3: scoring weights must sum to 1",
+        ),
+        ({"dedup": {"scope": "world"}}, "dedup.scope=world: must be one of page, site"),
+        ({"primary": {"outside_subtree": "drop"}}, "primary.outside_subtree=drop: must be one of"),
+        ({"scoring": {"content_denominator": "words"}}, "scoring.content_denominator=words: "),
+        ({"dedup": {"bits": 16}}, "dedup.bits=16: must be one of 32, 64, 128"),
+        ({"dedup": {"k": -1}}, "dedup.k=-1: must be a whole number >= 0"),
+        ({"blocks": {"tags": "div"}}, "blocks.tags=div: must be a list of strings"),
+        ({"primary": {"enabled": "no"}}, "primary.enabled=no: must be true or false"),
+        ({"dedup": {"detector_params": {"k": -2}}}, "dedup.detector_params.k=-2: must be a whole"),
+        ({"dedup": {"detector": "nope"}}, "dedup.detector=nope: must be one of modified_simhash, "),
+    ],
+)
 def test_bad_settings_are_refused_when_the_method_is_made(params, msg):
     with pytest.raises(ValueError, match="^" + msg.replace("[", r"\[").replace("(", r"\(")):
         METHODS.create("proposed", **params)
 
 
 def test_other_detectors_plug_in():
-    m = METHODS.create("proposed", dedup={"detector": "jaccard",
-                                          "detector_params": {"threshold": 0.9}})
+    m = METHODS.create(
+        "proposed", dedup={"detector": "jaccard", "detector_params": {"threshold": 0.9}}
+    )
     e = m.extract(page())
     assert [r.rule for r in e.blocks].count("near_duplicate") == 1
     assert "jaccard" in next(r.reason for r in e.blocks if r.rule == "near_duplicate")
@@ -165,14 +195,18 @@ def test_page_without_url_skips_offsite_rule():
 
 
 def test_site_scope_removes_template_blocks_on_later_pages():
-    template = "<div class='about'><p>Example News is an independent paper, founded in 1901.</p></div>"
+    template = (
+        "<div class='about'><p>Example News is an independent paper, founded in 1901.</p></div>"
+    )
 
     def html(body):
         return f"<html><head><title>t</title></head><body>{template}<div><p>{body}</p></div></body></html>"
 
-    pages = [page(html(PARA1), site="example.com", pid="1"),
-             page(html(PARA2), site="example.com", pid="2"),
-             page(html(PARA2), site="other.org", pid="3")]
+    pages = [
+        page(html(PARA1), site="example.com", pid="1"),
+        page(html(PARA2), site="example.com", pid="2"),
+        page(html(PARA2), site="other.org", pid="3"),
+    ]
     m = Proposed(dedup={"scope": "site"}, primary={"rule_min_subtree": False}, scoring=OFF)
     out = [m.extract(p) for p in pages]
     assert [r.rule for r in out[0].blocks] == [None, None]
@@ -225,8 +259,9 @@ def test_synthetic_primary_noise_and_duplicates():
         found = planted = reported = false = 0
         for p in pages:
             e = method.extract(p)
-            dup_paths = {path for u, path in zip(p.gold.units, _unit_block_paths(p))
-                         if u.fine == "duplicate"}
+            dup_paths = {
+                path for u, path in zip(p.gold.units, _unit_block_paths(p)) if u.fine == "duplicate"
+            }
             planted += len(dup_paths)
             for r in e.blocks:
                 if r.stage == "dedup":
@@ -269,7 +304,11 @@ def test_real_pages_run_without_errors(shared, name):
         if f.suffix == ".gz":
             raw = gzip.decompress(raw)
         e = m.extract(Page(id=f.name, dataset=name, raw=raw, gold=Gold(text=""), source=str(f)))
-        assert e.info["n_kept"] <= e.info["n_after_dedup"] <= e.info["n_after_primary"] <= e.info[
-            "n_blocks"]
+        assert (
+            e.info["n_kept"]
+            <= e.info["n_after_dedup"]
+            <= e.info["n_after_primary"]
+            <= e.info["n_blocks"]
+        )
         n_kept += bool(e.text)
     assert n_kept >= len(files) // 2  # most pages keep some text

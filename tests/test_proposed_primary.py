@@ -21,7 +21,9 @@ PARA = "<p>The council met on Monday, and the vote passed: nine to four.</p>"
 
 
 def prepared(body: str):
-    root = drop_scripts(parse_html(f"<html><head><title>T</title></head><body>{body}</body></html>"))
+    root = drop_scripts(
+        parse_html(f"<html><head><title>T</title></head><body>{body}</body></html>")
+    )
     return root, separate_blocks(root)
 
 
@@ -40,8 +42,10 @@ def state(blocks):
 
 
 def test_blocks_are_disjoint_and_residual_is_explicit():
-    _, blocks = prepared("lead <div>outer <table><tr><td>cell</td></tr></table>"
-                            "<div>inner</div> tail</div> end<script>var x;</script>")
+    _, blocks = prepared(
+        "lead <div>outer <table><tr><td>cell</td></tr></table>"
+        "<div>inner</div> tail</div> end<script>var x;</script>"
+    )
     assert [(b.path, block_text(b)) for b in blocks] == [
         ("/html/body", "lead end"),
         ("/html/body/div", "outer\ntail"),  # the table between them is a line break
@@ -95,30 +99,43 @@ def test_ad_marker_removes_ads_not_lookalikes():
         '<div class="read-more">Read more, please.</div>'
         '<div class="ad-slot">Buy cheap things now!</div>'
         '<div id="x"><ins class="adsbygoogle"></ins>Story text, kept with the rest of the story.'
-        '</div>', ["ad_marker"])
-    assert state(blocks) == {"/html/body/div[1]": "kept", "/html/body/div[2]": "kept",
-                             "/html/body/div[3]": "kept", "/html/body/div[4]": "ad_marker",
-                             "/html/body/div[5]": "kept"}
+        "</div>",
+        ["ad_marker"],
+    )
+    assert state(blocks) == {
+        "/html/body/div[1]": "kept",
+        "/html/body/div[2]": "kept",
+        "/html/body/div[3]": "kept",
+        "/html/body/div[4]": "ad_marker",
+        "/html/body/div[5]": "kept",
+    }
     assert root.find(".//ins") is None and counts["ad_marker"] == 2
 
 
 def test_ad_marker_spares_a_wrapper_holding_most_of_the_page():
-    _, blocks, counts = tag_rules(f'<div class="has-ads">{PARA * 5}</div><div>x y</div>',
-                                  ["ad_marker"])
+    _, blocks, counts = tag_rules(
+        f'<div class="has-ads">{PARA * 5}</div><div>x y</div>', ["ad_marker"]
+    )
     assert blocks[0].rule is None and counts["ad_kept_large"] == 1
 
 
 def test_offsite_image_removed_own_host_image_stays():
-    body = ('<div><img src="https://img.example.co.uk/a.jpg">Caption one.</div>'
-            '<div><img src="/local.png">Caption two.</div>'
-            '<div><img src="https://tracker.other.com/p.gif"></div>'
-            '<div><img src="https://cdn.other.com/b.jpg">A long caption of a foreign photo, '
-            'kept as text.</div>')
+    body = (
+        '<div><img src="https://img.example.co.uk/a.jpg">Caption one.</div>'
+        '<div><img src="/local.png">Caption two.</div>'
+        '<div><img src="https://tracker.other.com/p.gif"></div>'
+        '<div><img src="https://cdn.other.com/b.jpg">A long caption of a foreign photo, '
+        "kept as text.</div>"
+    )
     root, blocks, counts = tag_rules(body, ["offsite_image"])
     srcs = [img.get("src") for img in root.iter("img")]
     assert srcs == ["https://img.example.co.uk/a.jpg", "/local.png"]
-    assert state(blocks) == {"/html/body/div[1]": "kept", "/html/body/div[2]": "kept",
-                             "/html/body/div[3]": "empty", "/html/body/div[4]": "kept"}
+    assert state(blocks) == {
+        "/html/body/div[1]": "kept",
+        "/html/body/div[2]": "kept",
+        "/html/body/div[3]": "empty",
+        "/html/body/div[4]": "kept",
+    }
     assert counts["offsite_image"] == 2
     # without a page URL the rule is skipped
     root, blocks, counts = tag_rules(body, ["offsite_image"], url=None)
@@ -130,21 +147,27 @@ def test_ad_label_left_after_the_ad_goes_with_it():
         '<div class="x1"><span>Advertisement</span><a href="https://ad.doubleclick.net/c">'
         '<img src="https://s0.2mdn.net/i.gif" width="300" height="250"></a></div>'
         f'<div class="x2">{PARA}<a href="https://ad.doubleclick.net/c">sponsor</a></div>',
-        ["ad_marker", "offsite_image"])
+        ["ad_marker", "offsite_image"],
+    )
     # offsite_image runs first and takes the banner; the block is named after that rule
     assert state(blocks) == {"/html/body/div[1]": "offsite_image", "/html/body/div[2]": "kept"}
     assert "ad container: only 'Advertisement' left" in blocks[0].reason
-    _, blocks, _ = tag_rules('<div><span>Advertisement</span><a href="https://ad.doubleclick.net/c">'
-                             'x</a></div>', ["ad_marker"], ad_container_chars=0)
+    _, blocks, _ = tag_rules(
+        '<div><span>Advertisement</span><a href="https://ad.doubleclick.net/c">x</a></div>',
+        ["ad_marker"],
+        ad_container_chars=0,
+    )
     assert blocks[0].alive
 
 
 def test_iab_size():
     root, _, counts = tag_rules(
         '<div><iframe src="https://x.example.co.uk/f" width="300" height="250"></iframe>'
-        'Text stays, here.</div>'
+        "Text stays, here.</div>"
         '<div><img src="/a.png" style="width:728px; height:90px">Leaderboard text.</div>'
-        '<div><img src="/b.png" width="300" height="251">Photo, not a banner.</div>', ["iab_size"])
+        '<div><img src="/b.png" width="300" height="251">Photo, not a banner.</div>',
+        ["iab_size"],
+    )
     assert [el.tag for el in root.iter("img", "iframe")] == ["img"]
     assert counts["iab_size"] == 2
     assert iab_size(parse_html('<img width="468px" height="60">').find(".//img")) == (468, 60)
@@ -156,7 +179,8 @@ def test_plugin():
         '<div>Video below, watch.<video src="v.mp4"></video>'
         '<iframe src="https://www.youtube.com/embed/x"></iframe><iframe name="empty"></iframe>'
         '<object data="x"></object><audio src="a.mp3"></audio><embed src="f.swf"></div>',
-        ["plugin"])  # libxml2 does not treat <embed> as empty, so it comes last
+        ["plugin"],
+    )  # libxml2 does not treat <embed> as empty, so it comes last
     assert [el.tag for el in root.iter("video", "embed", "iframe", "object", "audio")] == ["iframe"]
     assert counts["plugin"] == 5
 
@@ -166,25 +190,30 @@ def test_utility_links():
         '<div>Follow us: <a href="https://www.facebook.com/site">Facebook</a> '
         '<a href="https://twitter.com/site">Twitter</a></div>'
         '<div><a href="/terms">Terms of Use</a> | <a href="/privacy">Privacy Policy</a></div>'
-        '<div>© 2020 Example News. All rights reserved.</div>'
+        "<div>© 2020 Example News. All rights reserved.</div>"
         '<div><form><input type="text" name="q"><button>Go</button></form>Search</div>'
         '<div>The minister wrote on <a href="https://twitter.com/x/status/1">Twitter</a> that the '
-        'talks, which began in March, would go on; the opposition said the privacy policy of the '
-        'new agency was still unclear, and that the courts would have to decide. Officials from '
-        'both sides met again on Friday to agree a timetable for the next round of talks, '
-        'which are expected to last well into the summer months.</div>',
-        ["utility_links"])
+        "talks, which began in March, would go on; the opposition said the privacy policy of the "
+        "new agency was still unclear, and that the courts would have to decide. Officials from "
+        "both sides met again on Friday to agree a timetable for the next round of talks, "
+        "which are expected to last well into the summer months.</div>",
+        ["utility_links"],
+    )
     assert [b.rule or "kept" for b in blocks] == ["utility_links"] * 4 + ["kept"]
     assert "social" in blocks[0].reason and "search" in blocks[3].reason
 
 
 def test_background_is_stripped_block_kept_unless_literal():
-    body = ('<div style="color:red; background-image: url(bg.png)">Text, with a background.</div>'
-            '<table background="t.png"><tr><td>Cell text, here.</td></tr></table>')
+    body = (
+        '<div style="color:red; background-image: url(bg.png)">Text, with a background.</div>'
+        '<table background="t.png"><tr><td>Cell text, here.</td></tr></table>'
+    )
     root, blocks, counts = tag_rules(body, ["background"])
     assert counts["background"] == 2 and all(b.alive for b in blocks)
-    assert "url" not in root.find(".//div").get("style") and root.find(".//table").get(
-        "background") is None
+    assert (
+        "url" not in root.find(".//div").get("style")
+        and root.find(".//table").get("background") is None
+    )
     _, blocks, _ = tag_rules(body, ["background"], background_removes_block=True)
     assert [b.rule for b in blocks] == ["background", "background"]
 
@@ -202,10 +231,12 @@ def test_count_punctuation():
 
 
 def test_min_subtree_picks_the_content_root():
-    body = ('<div id="nav"><a href="/">Home</a> <a href="/w">World, news</a></div>'
-            '<div id="wrap"><div id="main"><div id="story">' + PARA * 5 + '</div>'
-            '<div id="more">' + PARA + '</div></div>'
-            '<div id="side">Most read: one, two.</div></div>')
+    body = (
+        '<div id="nav"><a href="/">Home</a> <a href="/w">World, news</a></div>'
+        '<div id="wrap"><div id="main"><div id="story">' + PARA * 5 + "</div>"
+        '<div id="more">' + PARA + "</div></div>"
+        '<div id="side">Most read: one, two.</div></div>'
+    )
     root, blocks = prepared(body)
     m, marks, total = content_root(root.find(".//body"), blocks)
     # 3 marks per PARA: story 15 + more 3 = 18; nav 1, side 3: total 22.
@@ -214,7 +245,10 @@ def test_min_subtree_picks_the_content_root():
     m, inside = apply_min_subtree(root, blocks)
     assert [b.element.get("id") for b in inside] == ["main", "story", "more"]
     assert {b.element.get("id"): b.rule for b in blocks if not b.alive} == {
-        "nav": "min_subtree", "wrap": "min_subtree", "side": "min_subtree"}
+        "nav": "min_subtree",
+        "wrap": "min_subtree",
+        "side": "min_subtree",
+    }
     # at 0.9 the root climbs to the wrapper (21/22), which holds everything but the nav
     root, blocks = prepared(body)
     assert content_root(root.find(".//body"), blocks, coverage=0.9)[0].get("id") == "wrap"
@@ -225,8 +259,9 @@ def test_min_subtree_picks_the_content_root():
 
 
 def test_min_subtree_inside_a_block_keeps_its_owner():
-    root, blocks = prepared('<div id="a"><p>' + "One, two. " * 10 + "</p><p>x</p></div>"
-                            '<div id="b">Nothing here</div>')
+    root, blocks = prepared(
+        '<div id="a"><p>' + "One, two. " * 10 + '</p><p>x</p></div><div id="b">Nothing here</div>'
+    )
     m, inside = apply_min_subtree(root, blocks)
     assert m.tag == "p" and [b.element.get("id") for b in inside] == ["a"]
     assert blocks[1].rule == "min_subtree"
@@ -240,26 +275,36 @@ def test_no_punctuation_keeps_body_as_root():
 
 def test_punctuation_rule_with_short_text_merging():
     _, blocks = prepared(
-        '<div id="h">A headline without any marks at all</div>'       # short, next has marks
-        '<div id="p">' + PARA + '</div>'
+        '<div id="h">A headline without any marks at all</div>'  # short, next has marks
+        '<div id="p">' + PARA + "</div>"
         '<div id="l">Home World Business Sport Science Technology Health Arts Travel Weather</div>'
-        '<div id="s1">Tags</div><div id="s2">Politics</div>'             # short run, no marks
-        '<div id="q">Another paragraph, with a comma.</div>')
+        '<div id="s1">Tags</div><div id="s2">Politics</div>'  # short run, no marks
+        '<div id="q">Another paragraph, with a comma.</div>'
+    )
     removed = apply_punctuation(blocks, short_text_chars=40)
     got = {b.element.get("id"): b.rule or "kept" for b in blocks}
     # s1, s2 merge with l (before) and q (after): q has a comma, so the run survives;
     # l is long (> 40 characters) and judged alone: no punctuation
-    assert got == {"h": "kept", "p": "kept", "l": "punctuation", "s1": "kept", "s2": "kept",
-                   "q": "kept"}
+    assert got == {
+        "h": "kept",
+        "p": "kept",
+        "l": "punctuation",
+        "s1": "kept",
+        "s2": "kept",
+        "q": "kept",
+    }
     assert removed == 1
-    _, blocks = prepared('<div id="l">Home World Business Sport Science Technology Health Arts'
-                            '</div><div id="s1">Tags</div><div id="s2">Politics</div>')
+    _, blocks = prepared(
+        '<div id="l">Home World Business Sport Science Technology Health Arts'
+        '</div><div id="s1">Tags</div><div id="s2">Politics</div>'
+    )
     apply_punctuation(blocks, short_text_chars=40)
     assert [b.rule for b in blocks] == ["punctuation"] * 3
     assert "merged with b0, b1, b2" in blocks[1].reason
     # the threshold moves the decision: at 30 characters the headline is judged alone
-    _, blocks = prepared('<div id="h">A headline without any marks at all</div>'
-                            '<div id="p">' + PARA + '</div>')
+    _, blocks = prepared(
+        '<div id="h">A headline without any marks at all</div><div id="p">' + PARA + "</div>"
+    )
     apply_punctuation(blocks, short_text_chars=30)
     assert [b.rule for b in blocks] == ["punctuation", None]
 
@@ -267,8 +312,10 @@ def test_punctuation_rule_with_short_text_merging():
 def test_element_paths_agree_with_lxml():
     from evalkit.proposed.blocks import element_paths
 
-    root = parse_html("<html><body><div><p>a</p><p>b<span>c</span></p></div><div><table><tr>"
-                      "<td>x</td><td>y</td></tr></table></div><p>z</p></body></html>")
+    root = parse_html(
+        "<html><body><div><p>a</p><p>b<span>c</span></p></div><div><table><tr>"
+        "<td>x</td><td>y</td></tr></table></div><p>z</p></body></html>"
+    )
     body = root.find(".//body")
     paths = element_paths(body)
     tree = root.getroottree()

@@ -31,8 +31,15 @@ TABLE4 = {
     "b12": (36, 0, 0, 36),
     "b13": (41, 0, 0, 36),
 }
-TABLE4_SCORES = {"b2": 0.756, "b3": 0.803, "b6": 0.942, "b8": 0.495, "b11": 0.458,
-                 "b12": 0.937, "b13": 0.928}
+TABLE4_SCORES = {
+    "b2": 0.756,
+    "b3": 0.803,
+    "b6": 0.942,
+    "b8": 0.495,
+    "b11": 0.458,
+    "b12": 0.937,
+    "b13": 0.928,
+}
 TABLE4_CONTENT = {"b2": 39, "b3": 36, "b6": 33, "b8": 55, "b11": 52, "b12": 36, "b13": 41}
 
 
@@ -56,16 +63,19 @@ def test_table4_scores_threshold_and_dropped_blocks():
 #    only "click" is a link word); 5 distinct terms; heading "evalu".
 # B: click news news mine, anchor "news"; 3 distinct terms.
 # Page link terms {click, news}; 4 blocks after stage 1, 3 after stage 2, 2 scored: t = 0.5.
-A = BlockInputs(terms=("data", "mine", "evalu", "link", "data", "click", "evalu"),
-                anchor_terms=("data", "click"), heading_terms=("evalu",))
+A = BlockInputs(
+    terms=("data", "mine", "evalu", "link", "data", "click", "evalu"),
+    anchor_terms=("data", "click"),
+    heading_terms=("evalu",),
+)
 B = BlockInputs(terms=("click", "news", "news", "mine"), anchor_terms=("news",))
-PAGE = PageInputs(blocks=(A, B), title_terms=("data", "mine"), n_blocks_stage1=4,
-                  n_blocks_stage2=3)
+PAGE = PageInputs(blocks=(A, B), title_terms=("data", "mine"), n_blocks_stage1=4, n_blocks_stage2=3)
 
 
 def _counts(out):
-    return [(c.n_terms, c.title_count, c.link_count, c.content_count, c.n_distinct)
-            for c in out.counts]
+    return [
+        (c.n_terms, c.title_count, c.link_count, c.content_count, c.n_distinct) for c in out.counts
+    ]
 
 
 def test_literal_reading_by_hand():
@@ -125,8 +135,12 @@ def test_bounds():
     assert out.t_w == (1.0, 0.5)  # A's 3/2 clipped
     assert out.scores[0] == pytest.approx(1 - (0.3 + 0.15 + 0.15))
     # one block: C_w = 6/2 = 3, literal score 1 - 1.2 = -0.2
-    one = PageInputs(blocks=(BlockInputs(terms=("x", "y") * 3),), title_terms=(),
-                     n_blocks_stage1=2, n_blocks_stage2=2)
+    one = PageInputs(
+        blocks=(BlockInputs(terms=("x", "y") * 3),),
+        title_terms=(),
+        n_blocks_stage1=2,
+        n_blocks_stage2=2,
+    )
     assert score_page(Reading(), one).scores[0] == pytest.approx(-0.2)
     assert score_page(Reading(bound="score"), one).scores[0] == 0.0
     assert score_page(Reading(bound="ratios"), one).scores[0] == pytest.approx(0.6)
@@ -145,15 +159,23 @@ def test_threshold_blocks_and_what_is_kept_when_none_passes():
 
 
 def test_best_fallback_takes_the_first_of_equal_scores():
-    same = PageInputs(blocks=(BlockInputs(("a", "b")), BlockInputs(("c", "d"))), title_terms=(),
-                      n_blocks_stage1=2, n_blocks_stage2=2)  # t = 1; both score 0.8
+    same = PageInputs(
+        blocks=(BlockInputs(("a", "b")), BlockInputs(("c", "d"))),
+        title_terms=(),
+        n_blocks_stage1=2,
+        n_blocks_stage2=2,
+    )  # t = 1; both score 0.8
     assert score_page(Reading(if_none_pass="best"), same).kept == (True, False)
 
 
 def test_a_score_equal_to_the_threshold():
     # weights exact in binary: Y scores 1 - 0.5 * 4/4 = 0.5 = t = 2/4, Z 1 - 0.5 * 3/4
-    page = PageInputs(blocks=(BlockInputs(("a",) * 4), BlockInputs(("b", "c", "d"))),
-                      title_terms=(), n_blocks_stage1=4, n_blocks_stage2=4)
+    page = PageInputs(
+        blocks=(BlockInputs(("a",) * 4), BlockInputs(("b", "c", "d"))),
+        title_terms=(),
+        n_blocks_stage1=4,
+        n_blocks_stage2=4,
+    )
     w = {"alpha": 0.25, "beta": 0.25, "gamma": 0.5}
     assert score_page(Reading(**w), page).scores == (0.5, 0.625)
     assert score_page(Reading(**w), page).kept == (False, True)
@@ -164,12 +186,15 @@ def test_zero_denominators_give_zero_weight():
     assert block_scores([BlockCounts(5, 0, 0, 3)], 0, 0, 0) == [1.0]
 
 
-@pytest.mark.parametrize("alpha,beta,gamma,msg", [
-    (0.4, 0.3, 0.3, "alpha <= beta <= gamma"),
-    (0.3, 0.4, 0.2, "alpha <= beta <= gamma"),
-    (0.2, 0.3, 0.4, "sum to 1"),
-    (-0.1, 0.5, 0.6, ">= 0"),
-])
+@pytest.mark.parametrize(
+    "alpha,beta,gamma,msg",
+    [
+        (0.4, 0.3, 0.3, "alpha <= beta <= gamma"),
+        (0.3, 0.4, 0.2, "alpha <= beta <= gamma"),
+        (0.2, 0.3, 0.4, "sum to 1"),
+        (-0.1, 0.5, 0.6, ">= 0"),
+    ],
+)
 def test_weight_validation(alpha, beta, gamma, msg):
     with pytest.raises(ValueError, match=msg):
         validate_weights(alpha, beta, gamma)
@@ -188,7 +213,11 @@ def test_reading_refuses_an_unknown_value_naming_the_field(field):
 def test_reading_changes_lists_what_differs_from_the_literal_reading():
     assert Reading().changes() == {}
     assert Reading(bound="ratios", alpha=0.25, beta=0.25, gamma=0.5).changes() == {
-        "alpha": 0.25, "beta": 0.25, "gamma": 0.5, "bound": "ratios"}
+        "alpha": 0.25,
+        "beta": 0.25,
+        "gamma": 0.5,
+        "bound": "ratios",
+    }
 
 
 def test_threshold_no_blocks():
@@ -206,12 +235,16 @@ rand index, is the subject here. <a href="/m">Read more measures</a>.</p></div>
 def test_pipeline_hands_the_reading_its_inputs(monkeypatch):
     seen = []
     real = scoring.score_page
-    monkeypatch.setattr(scoring, "score_page",
-                        lambda reading, inputs: seen.append((reading, inputs)) or real(reading, inputs))
-    page = Page(id="p", dataset="t", raw=HTML.encode(), gold=Gold(text=""),
-                url="https://example.com/x")
+    monkeypatch.setattr(
+        scoring,
+        "score_page",
+        lambda reading, inputs: seen.append((reading, inputs)) or real(reading, inputs),
+    )
+    page = Page(
+        id="p", dataset="t", raw=HTML.encode(), gold=Gold(text=""), url="https://example.com/x"
+    )
     ext = Proposed(scoring={"title_source": "headings", "bound": "ratios"}).extract(page)
-    (reading, inputs), = seen
+    ((reading, inputs),) = seen
     assert reading == Reading(title_source="headings", bound="ratios")
     assert list(inputs.title_terms) == ["data", "mine"]
     assert (inputs.n_blocks_stage1, inputs.n_blocks_stage2) == (2, ext.info["n_after_primary"])

@@ -12,6 +12,7 @@ import pytest
 
 from evalkit.core.method import Detector
 from evalkit.core.page import Gold, Page
+from evalkit.core.validate import ParamError
 from evalkit.proposed.blocks import separate_blocks
 from evalkit.proposed.dedup import ModifiedSimhash, fingerprint, match_ordered
 from evalkit.proposed.pipeline import Proposed
@@ -24,15 +25,18 @@ from evalkit.proposed.primary_dom import (
 )
 from evalkit.proposed.stages import make_stage
 from evalkit.proposed.term_weights import twc_pfm, twc_pfm_nearest
-from evalkit.core.validate import ParamError
 
-ONLY_BLOCKS = {"primary": {"enabled": False}, "dedup": {"enabled": False},
-               "scoring": {"enabled": False}}
+ONLY_BLOCKS = {
+    "primary": {"enabled": False},
+    "dedup": {"enabled": False},
+    "scoring": {"enabled": False},
+}
 
 
 def page(html: str) -> Page:
-    return Page(id="p", dataset="t", raw=html.encode(), gold=Gold(text=""),
-                url="https://www.example.com/a")
+    return Page(
+        id="p", dataset="t", raw=html.encode(), gold=Gold(text=""), url="https://www.example.com/a"
+    )
 
 
 def extract(html: str, **groups):
@@ -41,41 +45,56 @@ def extract(html: str, **groups):
 
 # -- stage 1.1 -------------------------------------------------------------------------------
 
-NESTED = ("<html><body>Loose text, here. <div id=o>Outer words, one. <div id=i>Inner words, "
-          "two. <a href=x>link</a></div> tail, three.</div></body></html>")
+NESTED = (
+    "<html><body>Loose text, here. <div id=o>Outer words, one. <div id=i>Inner words, "
+    "two. <a href=x>link</a></div> tail, three.</div></body></html>"
+)
 
 
 def test_nested_text_subtree_counts_inner_text_in_both_blocks():
     own = extract(NESTED)
-    assert own.text == ("Loose text, here.\nOuter words, one. tail, three.\n"
-                        "Inner words, two. link")
+    assert own.text == ("Loose text, here.\nOuter words, one. tail, three.\nInner words, two. link")
     assert [(b.tag, b.words) for b in own.blocks] == [("body", 3), ("div", 5), ("div", 4)]
     sub = extract(NESTED, blocks={"nested_text": "subtree"})
     # the outer div's text is its whole subtree (the inner div starts a line); the inner
     # div's is unchanged, the residual block keeps the body's own text
-    assert sub.text == ("Loose text, here.\nOuter words, one. Inner words, two. link tail, "
-                        "three.\nInner words, two. link")
+    assert sub.text == (
+        "Loose text, here.\nOuter words, one. Inner words, two. link tail, "
+        "three.\nInner words, two. link"
+    )
     assert [(b.tag, b.words) for b in sub.blocks] == [("body", 3), ("div", 9), ("div", 4)]
 
 
 def test_nested_text_subtree_gives_the_outer_block_the_inner_links_and_a_wrapper_text():
     # a wrapper div with no text of its own is an empty block under own, not under subtree
-    html = ("<html><body><div id=w><div>First paragraph, with text.</div>"
-            "<div>Second one, <a href=/x>a link here</a>.</div></div></body></html>")
+    html = (
+        "<html><body><div id=w><div>First paragraph, with text.</div>"
+        "<div>Second one, <a href=/x>a link here</a>.</div></div></body></html>"
+    )
     on = {"primary": {"rule_min_subtree": False, "rule_punctuation": False}}
     own = Proposed(**{**ONLY_BLOCKS, **on}).extract(page(html))
-    assert [(b.words, b.kept, b.rule) for b in own.blocks] == \
-        [(0, False, "empty"), (4, True, None), (5, True, None)]
+    assert [(b.words, b.kept, b.rule) for b in own.blocks] == [
+        (0, False, "empty"),
+        (4, True, None),
+        (5, True, None),
+    ]
     sub = Proposed(**{**ONLY_BLOCKS, **on, "blocks": {"nested_text": "subtree"}}).extract(
-        page(html))
+        page(html)
+    )
     assert [(b.words, b.kept) for b in sub.blocks] == [(9, True), (4, True), (5, True)]
     # stage 1.4's link words of the wrapper are those of its nested blocks
     from evalkit.proposed.pipeline import _anchor_texts
-    m = Proposed(blocks={"nested_text": "subtree"}, primary={"enabled": False},
-                 dedup={"enabled": False}, scoring={"enabled": False})
+
+    m = Proposed(
+        blocks={"nested_text": "subtree"},
+        primary={"enabled": False},
+        dedup={"enabled": False},
+        scoring={"enabled": False},
+    )
     seen = {}
     m._score = lambda alive, texts, title, n, tags, bt, index, n_p, nested: seen.update(
-        own=_anchor_texts(alive, index, tags), sub=_anchor_texts(alive, index, tags, nested))
+        own=_anchor_texts(alive, index, tags), sub=_anchor_texts(alive, index, tags, nested)
+    )
     m.scoring_.enabled = True
     m.extract(page(html))
     assert seen == {"own": {2: "a link here"}, "sub": {0: "a link here", 2: "a link here"}}
@@ -89,16 +108,19 @@ def test_residual_block_false_drops_loose_text_and_its_count():
     assert [b.path for b in without.blocks] == ["/html/body/div", "/html/body/div/div"]
     # a body without div/td: one residual block, or none at all
     assert extract("<html><body><p>Only text, here.</p></body></html>").text == "Only text, here."
-    bare = extract("<html><body><p>Only text, here.</p></body></html>",
-                   blocks={"residual_block": False})
+    bare = extract(
+        "<html><body><p>Only text, here.</p></body></html>", blocks={"residual_block": False}
+    )
     assert (bare.text, bare.info["n_blocks"]) == ("", 0)
 
 
 def test_residual_block_false_changes_the_threshold_of_stage_4():
     # stage 1.3 drops the second copy; the threshold is distinct blocks / stage-1 blocks:
     # 2/3 with the residual block, 1/2 without it
-    html = ("<html><body>Loose words here. <div>Alpha beta gamma, delta.</div>"
-            "<div>Alpha beta gamma, delta.</div></body></html>")
+    html = (
+        "<html><body>Loose words here. <div>Alpha beta gamma, delta.</div>"
+        "<div>Alpha beta gamma, delta.</div></body></html>"
+    )
     a = Proposed(primary={"enabled": False}).extract(page(html))
     b = Proposed(primary={"enabled": False}, blocks={"residual_block": False}).extract(page(html))
     assert [x.scores["threshold"] for x in a.blocks] == [2 / 3, 2 / 3, None]
@@ -107,9 +129,11 @@ def test_residual_block_false_changes_the_threshold_of_stage_4():
 
 # -- stage 1.2 -------------------------------------------------------------------------------
 
-ROOTS = ("<html><body><div id=a>menu item menu item menu item menu item menu item menu item "
-         "menu item menu item menu item menu item</div><div id=b>Yes, no. Maybe; so: ok! "
-         "Why?</div></body></html>")
+ROOTS = (
+    "<html><body><div id=a>menu item menu item menu item menu item menu item menu item "
+    "menu item menu item menu item menu item</div><div id=b>Yes, no. Maybe; so: ok! "
+    "Why?</div></body></html>"
+)
 
 
 def test_coverage_by_characters_moves_the_content_root_to_the_longest_text():
@@ -146,13 +170,16 @@ def test_punctuation_marks_counts_only_the_given_marks():
     assert content_root(root.find(".//body"), blocks, marks=",.")[1:] == (3, 3)
     # through the stage: the question block goes with ",." and stays with the default
     for marks, rules in ((",.;:!?", [None, None]), (",.", ["punctuation", None])):
-        e = Proposed(primary={"punctuation_marks": marks, "rule_min_subtree": False},
-                     dedup={"enabled": False}, scoring={"enabled": False}).extract(
-            page(html + "</body></html>"))
+        e = Proposed(
+            primary={"punctuation_marks": marks, "rule_min_subtree": False},
+            dedup={"enabled": False},
+            scoring={"enabled": False},
+        ).extract(page(html + "</body></html>"))
         assert [b.rule for b in e.blocks] == rules
 
 
 # -- stage 1.3 -------------------------------------------------------------------------------
+
 
 def same3(a: int, b: int) -> bool:
     return (a ^ b).bit_count() <= 3
@@ -179,19 +206,23 @@ def test_match_ordered_in_document_order_is_the_detectors_matching():
     for _ in range(200):
         sigs = [rng.choice([None, *range(64)]) for _ in range(rng.randrange(0, 9))]
         seen = [rng.randrange(64) for _ in range(rng.randrange(0, 3))]
-        assert match_ordered(sigs, same3, order=list(range(len(sigs))), seen=seen,
-                             similar=same3) == Bits().match_signatures(sigs, seen)
+        assert match_ordered(
+            sigs, same3, order=list(range(len(sigs))), seen=seen, similar=same3
+        ) == Bits().match_signatures(sigs, seen)
 
 
-PAIR = ("<html><body><div>{}</div><div>Something else entirely, about gardens and "
-        "roses.</div><div>{}</div></body></html>")
+PAIR = (
+    "<html><body><div>{}</div><div>Something else entirely, about gardens and "
+    "roses.</div><div>{}</div></body></html>"
+)
 SHORT = "The quick brown fox jumps over the lazy dog."
 LONG = "The quick brown fox jumps over the lazy dog, and then it was over."  # + stop words
 
 
 def _dedup(html: str, **dedup):
-    e = Proposed(primary={"enabled": False}, scoring={"enabled": False},
-                 dedup=dedup).extract(page(html))
+    e = Proposed(primary={"enabled": False}, scoring={"enabled": False}, dedup=dedup).extract(
+        page(html)
+    )
     return [(b.kept, b.duplicate_of) for b in e.blocks]
 
 
@@ -201,17 +232,22 @@ def test_duplicate_keeps_first_last_longest():
     short_first = PAIR.format(SHORT, LONG)
     assert _dedup(short_first) == [(True, None), (True, None), (False, 0)]
     assert _dedup(short_first, duplicate_keeps="last") == [(False, 2), (True, None), (True, None)]
-    assert _dedup(short_first, duplicate_keeps="longest") == \
-        [(False, 2), (True, None), (True, None)]
+    assert _dedup(short_first, duplicate_keeps="longest") == [
+        (False, 2),
+        (True, None),
+        (True, None),
+    ]
     long_first = PAIR.format(LONG, SHORT)
-    assert _dedup(long_first, duplicate_keeps="longest") == \
-        [(True, None), (True, None), (False, 0)]
+    assert _dedup(long_first, duplicate_keeps="longest") == [(True, None), (True, None), (False, 0)]
     # a tie in length keeps the first
     same = PAIR.format(SHORT, SHORT)
     assert _dedup(same, duplicate_keeps="longest") == [(True, None), (True, None), (False, 0)]
     # another detector takes the same orders
-    assert _dedup(short_first, duplicate_keeps="last", detector=ModifiedSimhash(k=3)) == \
-        [(False, 2), (True, None), (True, None)]
+    assert _dedup(short_first, duplicate_keeps="last", detector=ModifiedSimhash(k=3)) == [
+        (False, 2),
+        (True, None),
+        (True, None),
+    ]
 
 
 def test_proximity_nearest_on_the_papers_block():
@@ -219,8 +255,19 @@ def test_proximity_nearest_on_the_papers_block():
     # other term, its first occurrence q after p counts 1/(q-p), even when t recurs first.
     # a: p=1: b2 1/1, c3 1/2, d4 1/3 | p=5: b6 1/1, c8 1/3, d11 1/6
     #    | p=7: c8 1/1, b10 1/3, d11 1/4 | p=9: b10 1/1, d11 1/2 (no c after 9)
-    sum_a = (F(1) + F(1, 2) + F(1, 3) + F(1) + F(1, 3) + F(1, 6) + F(1) + F(1, 3) + F(1, 4)
-             + F(1) + F(1, 2))
+    sum_a = (
+        F(1)
+        + F(1, 2)
+        + F(1, 3)
+        + F(1)
+        + F(1, 3)
+        + F(1, 6)
+        + F(1)
+        + F(1, 3)
+        + F(1, 4)
+        + F(1)
+        + F(1, 2)
+    )
     # b: p=2: c3 1/1, d4 1/2, a5 1/3 | p=6: a7 1/1, c8 1/2, d11 1/5 | p=10: d11 1/1
     sum_b = F(1) + F(1, 2) + F(1, 3) + F(1) + F(1, 2) + F(1, 5) + F(1)
     # c: p=3: d4 1/1, a5 1/2, b6 1/3 | p=8: a9 1/1, b10 1/2, d11 1/3 (as the pointer rule)
@@ -228,8 +275,10 @@ def test_proximity_nearest_on_the_papers_block():
     # d: p=4: a5 1/1, b6 1/2, c8 1/4 | p=11: nothing follows (as the pointer rule)
     sum_d = F(1) + F(1, 2) + F(1, 4)
     assert (sum_a, sum_b, sum_c, sum_d) == (F(77, 12), F(68, 15), F(11, 3), F(7, 4))
-    want = {t: (f + s) / 2 / 4 for t, f, s in
-            (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))}
+    want = {
+        t: (f + s) / 2 / 4
+        for t, f, s in (("a", 4, sum_a), ("b", 3, sum_b), ("c", 2, sum_c), ("d", 2, sum_d))
+    }
     assert want == {"a": F(125, 96), "b": F(113, 120), "c": F(17, 24), "d": F(15, 32)}
     block = ["a", "b", "c", "d", "a", "b", "a", "c", "a", "b", "d"]
     got = twc_pfm(block, "nearest")
@@ -261,25 +310,30 @@ def test_proximity_nearest_fingerprints_through_the_detector_and_the_stage():
 
 # -- the settings ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("group", "key", "value", "message"), [
-    ("blocks", "nested_text", "all", "must be one of own, subtree"),
-    ("blocks", "residual_block", "yes", "must be true or false"),
-    ("primary", "coverage_by", "words", "must be one of punctuation, characters"),
-    ("primary", "punctuation_marks", "ab", "must be a string of distinct punctuation"),
-    ("primary", "punctuation_marks", ",,", "must be a string of distinct punctuation"),
-    ("primary", "punctuation_marks", "", "must be a string of distinct punctuation"),
-    ("dedup", "duplicate_keeps", "shortest", "must be one of first, last, longest"),
-    ("dedup", "compare_with", "none", "must be one of kept, all"),
-    ("dedup", "proximity", "far", "must be one of pointer, nearest"),
-])
+
+@pytest.mark.parametrize(
+    ("group", "key", "value", "message"),
+    [
+        ("blocks", "nested_text", "all", "must be one of own, subtree"),
+        ("blocks", "residual_block", "yes", "must be true or false"),
+        ("primary", "coverage_by", "words", "must be one of punctuation, characters"),
+        ("primary", "punctuation_marks", "ab", "must be a string of distinct punctuation"),
+        ("primary", "punctuation_marks", ",,", "must be a string of distinct punctuation"),
+        ("primary", "punctuation_marks", "", "must be a string of distinct punctuation"),
+        ("dedup", "duplicate_keeps", "shortest", "must be one of first, last, longest"),
+        ("dedup", "compare_with", "none", "must be one of kept, all"),
+        ("dedup", "proximity", "far", "must be one of pointer, nearest"),
+    ],
+)
 def test_each_bad_value_is_named_by_its_dotted_key(group, key, value, message):
     with pytest.raises(ParamError, match=f"^{group}.{key}=.*: {message}"):
         Proposed(**{group: {key: value}})
 
 
 def test_proximity_belongs_to_the_modified_simhash():
-    with pytest.raises(ParamError, match="^dedup.proximity=nearest: is a setting of the "
-                                         "modified simhash"):
+    with pytest.raises(
+        ParamError, match="^dedup.proximity=nearest: is a setting of the modified simhash"
+    ):
         Proposed(dedup={"proximity": "nearest", "detector": "jaccard"})
 
 
@@ -287,5 +341,8 @@ def test_the_defaults_are_the_readings_of_before():
     m = Proposed()
     assert (m.blocks_.nested_text, m.blocks_.residual_block) == ("own", True)
     assert (m.primary_.coverage_by, m.primary_.punctuation_marks) == ("punctuation", ",.;:!?")
-    assert (m.dedup_.duplicate_keeps, m.dedup_.compare_with, m.dedup_.proximity) == \
-        ("first", "kept", "pointer")
+    assert (m.dedup_.duplicate_keeps, m.dedup_.compare_with, m.dedup_.proximity) == (
+        "first",
+        "kept",
+        "pointer",
+    )

@@ -4,14 +4,14 @@ from collections import Counter
 
 import pytest
 
+from evalkit.core.domains import site_of
+from evalkit.harness.registry import DATASETS
 from evalkit.readers.aeb import AEBDataset
 from evalkit.readers.base import DatasetMissingError, group_by_site
 from evalkit.readers.cleaneval import PORTAL_SITE_PATTERN, CleanEvalDataset
 from evalkit.readers.l3s import L3SGN1Dataset
 from evalkit.readers.pairs import PairsDataset, decode_text, gold_to_text
 from evalkit.readers.readability import ReadabilityDataset
-from evalkit.core.domains import site_of
-from evalkit.harness.registry import DATASETS
 
 CHAOS_PATTERN = r"^(?P<category>.+) \(\d+\)$"
 BIG5_PATTERN = r"^(?P<category>[^()]+?)(?: \(\d+\))?$"
@@ -58,14 +58,25 @@ def test_cleaneval_dev(shared):
 
 
 def test_cleanportaleval(shared):
-    pages = _load(CleanEvalDataset(path=str(shared("cleanportaleval")),
-                                   site_pattern=PORTAL_SITE_PATTERN, name="cleanportaleval"))
+    pages = _load(
+        CleanEvalDataset(
+            path=str(shared("cleanportaleval")),
+            site_pattern=PORTAL_SITE_PATTERN,
+            name="cleanportaleval",
+        )
+    )
     assert len(pages) == 71
     assert Counter(p.site for p in pages) == {
-        "tv.msnbc.com_news": 30, "blogs.wsj.com_brussels": 14, "washingtonpost.com_blog1": 13,
-        "bbc.co.uk_news": 12, "washingtonpost.com_blog2": 2}
+        "tv.msnbc.com_news": 30,
+        "blogs.wsj.com_brussels": 14,
+        "washingtonpost.com_blog1": 13,
+        "bbc.co.uk_news": 12,
+        "washingtonpost.com_blog2": 2,
+    }
     first = pages[0]
-    assert first.id == "bbc.co.uk_news_01" and first.url == "http://bbc.co.uk/news/business-21302969"
+    assert (
+        first.id == "bbc.co.uk_news_01" and first.url == "http://bbc.co.uk/news/business-21302969"
+    )
     assert first.gold.text.startswith("One couple's mission to find a better work/life balance")
     assert "the BBC's Kate Dailey" in first.gold.text  # &#039; decoded
     assert not any("&#" in p.gold.text for p in pages)
@@ -94,8 +105,9 @@ def test_aeb(shared):
 
 
 def test_chaos(shared):
-    pages = _load(PairsDataset(path=str(shared("chaos")), category_pattern=CHAOS_PATTERN,
-                               name="chaos"))
+    pages = _load(
+        PairsDataset(path=str(shared("chaos")), category_pattern=CHAOS_PATTERN, name="chaos")
+    )
     assert len(pages) == 360
     counts = Counter(p.category for p in pages)
     assert len(counts) == 36 and set(counts.values()) == {10}
@@ -106,8 +118,9 @@ def test_chaos(shared):
 
 
 def test_big5(shared):
-    pages = _load(PairsDataset(path=str(shared("big5-2017")), category_pattern=BIG5_PATTERN,
-                               name="big5_2017"))
+    pages = _load(
+        PairsDataset(path=str(shared("big5-2017")), category_pattern=BIG5_PATTERN, name="big5_2017")
+    )
     assert len(pages) == 90
     cats = {p.id: p.category for p in pages}
     assert cats["amazon (1)"] == "amazon" and cats["bush"] == "bush"
@@ -117,22 +130,32 @@ def test_big5(shared):
 
 
 def test_registry_builds_readers(shared):
-    ds = DATASETS.get("pairs")(path=str(shared("chaos")), limit=3, name="chaos",
-                               category_pattern=CHAOS_PATTERN)
+    ds = DATASETS.get("pairs")(
+        path=str(shared("chaos")), limit=3, name="chaos", category_pattern=CHAOS_PATTERN
+    )
     pages = list(ds.pages())
     assert len(pages) == 3 and {p.dataset for p in pages} == {"chaos"}
     assert ds.get_params() == {
-        "path": str(shared("chaos")), "limit": 3, "html_dir": "html", "gold_dir": "gold",
-        "gold_format": "text", "category_pattern": CHAOS_PATTERN, "site_pattern": None,
-        "keep_empty_gold": True, "name": "chaos"}
+        "path": str(shared("chaos")),
+        "limit": 3,
+        "html_dir": "html",
+        "gold_dir": "gold",
+        "gold_format": "text",
+        "category_pattern": CHAOS_PATTERN,
+        "site_pattern": None,
+        "keep_empty_gold": True,
+        "name": "chaos",
+    }
     ds = DATASETS.create("cleaneval", path=str(shared("cleanportaleval")), limit=1)
     assert ds.get_params()["gold_dir"] == "GoldStandard" and ds.gold_format == "cleaneval"
 
 
 def test_missing_folder_says_how_to_fetch(tmp_path):
-    for ds, name in [(L3SGN1Dataset(path=str(tmp_path / "l3s-gn1")), "l3s-gn1"),
-                     (PairsDataset(path=str(tmp_path / "chaos")), "chaos"),
-                     (AEBDataset(path=str(tmp_path / "x")), "scrapinghub-aeb")]:
+    for ds, name in [
+        (L3SGN1Dataset(path=str(tmp_path / "l3s-gn1")), "l3s-gn1"),
+        (PairsDataset(path=str(tmp_path / "chaos")), "chaos"),
+        (AEBDataset(path=str(tmp_path / "x")), "scrapinghub-aeb"),
+    ]:
         with pytest.raises(DatasetMissingError, match=f"python -m evalkit.readers.download {name}"):
             list(ds.pages())
 
@@ -151,17 +174,24 @@ def test_every_passed_over_file_is_recorded(tmp_path):
     pages = list(ds.pages())
     assert [(p.id, p.category, p.gold.text) for p in pages] == [("a (1)", "a", "A page … café")]
     reasons = {s.file.rsplit("/", 1)[-1]: s.reason for s in ds.skipped}
-    assert reasons == {"d.txt": "gold file without a page", "b.htm": "no gold file for this page",
-                       "c.html": "empty page",
-                       "notes.pdf": "not a page file (expected .html/.htm)"}
+    assert reasons == {
+        "d.txt": "gold file without a page",
+        "b.htm": "no gold file for this page",
+        "c.html": "empty page",
+        "notes.pdf": "not a page file (expected .html/.htm)",
+    }
 
 
 def test_gold_formats():
     assert decode_text(b"\xef\xbb\xbfURL: x") == "URL: x"
-    text, url = gold_to_text("\nURL: http://a.b/c\n<h>Title\n<p>Para one\n<l>item &amp; more\n"
-                             "<!-- no article -->", "cleaneval")
+    text, url = gold_to_text(
+        "\nURL: http://a.b/c\n<h>Title\n<p>Para one\n<l>item &amp; more\n<!-- no article -->",
+        "cleaneval",
+    )
     assert (text, url) == ("Title\nPara one\nitem & more", "http://a.b/c")
     assert gold_to_text("<div><p>One</p><p>Two <b>bold</b></p></div>", "html") == (
-        "One\nTwo bold", None)
+        "One\nTwo bold",
+        None,
+    )
     with pytest.raises(ValueError, match="gold_format"):
         PairsDataset(gold_format="xml")

@@ -27,24 +27,30 @@ def _page(pid: str, html: str, gold: str) -> Page:
 
 # ------------------------------------------------------------------ 1. page complexity
 
+
 def test_complexity_counts_gold_and_visible_words_alike_on_cjk_text():
     # visible text: 東京タワー (5 characters, one token each) + "menu home" = 7 tokens;
     # gold 東京タワー: 5 tokens as the metrics count them (1 white-space word).
     # complexity = 1 - 5/7 = 2/7; counting the gold by white space gives 1 - 1/7 = 6/7
-    page = _page("cjk", "<html><body><p>東京タワー</p><div>menu home</div></body></html>",
-                 "東京タワー")
+    page = _page(
+        "cjk", "<html><body><p>東京タワー</p><div>menu home</div></body></html>", "東京タワー"
+    )
     ctx = scoring_context(page)
     assert ctx.complexity == pytest.approx(2 / 7)
 
 
 def test_complexity_of_latin_text_is_unchanged_by_the_tokenisation():
     # 4 gold words of 6 visible: 1 - 4/6 = 1/3 whichever way the words are counted
-    page = _page("lat", "<html><body><p>one two three four</p><nav>menu home</nav></body></html>",
-                 "one two three four")
+    page = _page(
+        "lat",
+        "<html><body><p>one two three four</p><nav>menu home</nav></body></html>",
+        "one two three four",
+    )
     assert scoring_context(page).complexity == pytest.approx(1 / 3)
 
 
 # ------------------------------------------------------------------ 2. gold audit duplicates
+
 
 def _words(prefix: str, n: int) -> str:
     return " ".join(f"{prefix}{i}" for i in range(n))
@@ -65,11 +71,11 @@ def test_gold_near_duplicates_are_found_from_the_gold_not_the_page():
     long_gold, short_gold = _words("epsilon", 30), _words("theta", 5)
     pages = [
         _page("a_long", f"<html><body><p>{_words('alpha', 5)}</p></body></html>", long_gold),
-        _page("b_long", f"<html><body><p>{_words('beta', 5)}</p></body></html>",
-              long_gold.upper()),
+        _page("b_long", f"<html><body><p>{_words('beta', 5)}</p></body></html>", long_gold.upper()),
         _page("c_short", f"<html><body><p>{_words('gamma', 30)}</p></body></html>", short_gold),
-        _page("d_short", f"<html><body><p>{_words('delta', 30)}</p></body></html>",
-              short_gold.upper()),
+        _page(
+            "d_short", f"<html><body><p>{_words('delta', 30)}</p></body></html>", short_gold.upper()
+        ),
     ]
     audit = _audit(pages)
     assert DEFAULTS["duplicate_min_words"] == 20
@@ -81,6 +87,7 @@ def test_gold_near_duplicates_are_found_from_the_gold_not_the_page():
 
 
 # ------------------------------------------------------------------ 3. Naive Bayes split
+
 
 def test_the_test_share_rounds_a_half_up():
     # fractions with exact binary values, so fraction x pages is exactly k + 0.5:

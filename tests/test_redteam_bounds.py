@@ -260,8 +260,9 @@ def test_a_page_whose_gold_cannot_be_scored_counts_as_empty_for_every_method():
         assert math.isnan(long["n_words_gold"]) and long["n_bytes"] == len(pages[3].raw)
         assert rows["shingle_f1"].mean() == pytest.approx(0.75)
     assert [(r["method"], r["value"], r["n_pages"]) for r in failure_rows(df, "t")] == [
-        ("fulltext", 1, 4), ("html_text", 1, 4)]
+        ("fulltext", 1, 4),
+        ("html_text", 1, 4),
+    ]
     # under drop the page has no scores, as before
-    drop = pd.DataFrame(run_task(pages, specs, None, score_extraction, "drop",
-                                 max_score_words=30))
+    drop = pd.DataFrame(run_task(pages, specs, None, score_extraction, "drop", max_score_words=30))
     assert drop.set_index("page_id").loc["long", "shingle_f1"].isna().all()

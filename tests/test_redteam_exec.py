@@ -18,36 +18,46 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
+from conftest import shared_dataset
 
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Gold, Page
 from evalkit.harness.cache import ExtractionCache
 from evalkit.harness.cache_keys import describe_method
-from evalkit.harness.page_worker import (STRAY_ANSWER, WORKER_DIED, PageWorker,
-                                         stop_shared_worker)
+from evalkit.harness.page_worker import STRAY_ANSWER, WORKER_DIED, PageWorker, stop_shared_worker
 from evalkit.harness.pipeline import run_task
 from evalkit.harness.runner import Runner
 from evalkit.harness.specs import MethodSpec
-
-from conftest import shared_dataset
 
 #: seconds after which a call that should return at once is taken as hung (not a speed bound)
 HANG = 60
 
 
 def _page(i: int, body: str, gold: str = "gold words here") -> Page:
-    return Page(id=f"p{i}", dataset="t", raw=f"<html><body>{body}</body></html>".encode(),
-                gold=Gold(text=gold))
+    return Page(
+        id=f"p{i}",
+        dataset="t",
+        raw=f"<html><body>{body}</body></html>".encode(),
+        gold=Gold(text=gold),
+    )
 
 
-PAGES = [_page(0, "<p>alpha beta gamma</p>"), _page(1, "<p>delta epsilon</p>"),
-         _page(2, "<p>zeta eta theta iota</p>")]
+PAGES = [
+    _page(0, "<p>alpha beta gamma</p>"),
+    _page(1, "<p>delta epsilon</p>"),
+    _page(2, "<p>zeta eta theta iota</p>"),
+]
 
 
 def _rec(page, method, ext):
     """A record that shows what the method returned and which gold it was scored against."""
-    return {"page_id": page.id, "method": method, "error": ext.error,
-            "out": ext.text if ext.error is None else None, "gold": page.gold.text}
+    return {
+        "page_id": page.id,
+        "method": method,
+        "error": ext.error,
+        "out": ext.text if ext.error is None else None,
+        "gold": page.gold.text,
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -67,6 +77,7 @@ def _finishes(fn, *args):
 
 # ------------------------------------------------------------------------- 1. callable keys
 
+
 def first_words(html: str, n: int) -> str:
     import lxml.html
 
@@ -82,13 +93,19 @@ def test_1_callables_are_cached_by_what_they_are(tmp_path):
     # script's text: the second of each pair read the first's entries ("alpha" for p0 where
     # "alpha beta gamma" is its own output, F1 1.0 for an empty lambda)
     root = str(tmp_path / "cache")
-    short, full = ["alpha", "delta", "zeta"], [p.html[12:-14].replace("<p>", "").replace(
-        "</p>", "") for p in PAGES]
+    short, full = (
+        ["alpha", "delta", "zeta"],
+        [p.html[12:-14].replace("<p>", "").replace("</p>", "") for p in PAGES],
+    )
     assert full == ["alpha beta gamma", "delta epsilon", "zeta eta theta iota"]
-    cases = [(functools.partial(first_words, n=1), short),
-             (functools.partial(first_words, n=5000), full),
-             (_words_factory(1), short), (_words_factory(5000), full),
-             (lambda html: "", ["", "", ""]), (lambda html: first_words(html, 5000), full)]
+    cases = [
+        (functools.partial(first_words, n=1), short),
+        (functools.partial(first_words, n=5000), full),
+        (_words_factory(1), short),
+        (_words_factory(5000), full),
+        (lambda html: "", ["", "", ""]),
+        (lambda html: first_words(html, 5000), full),
+    ]
     for round_ in (1, 2):  # the second round reads every answer from the one cache
         for fn, want in cases:
             recs = run_task(PAGES, [MethodSpec.from_object("fw", fn)], root, _rec)
@@ -96,8 +113,7 @@ def test_1_callables_are_cached_by_what_they_are(tmp_path):
             assert [r["cached"] for r in recs] == [round_ == 2] * 3
 
 
-def test_1_a_callable_that_cannot_be_identified_is_not_cached_and_says_so_once(tmp_path,
-                                                                            capfd):
+def test_1_a_callable_that_cannot_be_identified_is_not_cached_and_says_so_once(tmp_path, capfd):
     import evalkit
 
     box = object()  # its repr is its address: no value to key on
@@ -106,15 +122,23 @@ def test_1_a_callable_that_cannot_be_identified_is_not_cached_and_says_so_once(t
     assert facts.key() is None
     assert facts.uncached.startswith("closure variable 'box' of ")
     assert "is a builtins.object object with no stable value" in facts.uncached
-    evalkit.evaluate(dataset=[("<p>a b</p>", "a b")], methods={"box": spec.obj},
-                     **{"runner.n_jobs": 1, "runner.progress": False,
-                        "paths.cache": str(tmp_path / "c"), "paths.results": str(tmp_path / "r")})
+    evalkit.evaluate(
+        dataset=[("<p>a b</p>", "a b")],
+        methods={"box": spec.obj},
+        **{
+            "runner.n_jobs": 1,
+            "runner.progress": False,
+            "paths.cache": str(tmp_path / "c"),
+            "paths.results": str(tmp_path / "r"),
+        },
+    )
     lines = [ln for ln in capfd.readouterr().err.splitlines() if "is not cached" in ln]
     assert len(lines) == 1 and "method 'box'" in lines[0]
     assert not list((tmp_path / "c").rglob("*.json"))  # nothing of it was stored
 
 
 # ------------------------------------------------------------------------- 2. a changed page
+
 
 class Vandal(Extractor):
     """Changes everything of its page it can reach, then answers "vandal"."""
@@ -137,8 +161,13 @@ def test_2_a_method_that_changes_its_page_changes_no_other_method(tmp_path, page
     ft = MethodSpec("fulltext", "fulltext")
     alone = run_task(PAGES, [ft], None, _rec, page_timeout=page_timeout)
     root = str(tmp_path / "cache")
-    both = run_task(PAGES, [MethodSpec.from_object("vandal", Vandal()), ft], root, _rec,
-                    page_timeout=page_timeout)
+    both = run_task(
+        PAGES,
+        [MethodSpec.from_object("vandal", Vandal()), ft],
+        root,
+        _rec,
+        page_timeout=page_timeout,
+    )
     # the record fields a run keeps (Runner.run_pages pops the "_" markers: METHOD_KEY)
     public = [{k: v for k, v in r.items() if not k.startswith("_")} for r in both]
     assert [r for r in public if r["method"] == "fulltext"] == alone
@@ -150,6 +179,7 @@ def test_2_a_method_that_changes_its_page_changes_no_other_method(tmp_path, page
 
 
 # ------------------------------------------------------------------------- 4. request ids
+
 
 class Forker(Extractor):
     """Forks on every page: the child returns into the worker's loop as if it were the
@@ -170,9 +200,13 @@ def test_4_a_forking_method_never_sends_answers_to_another_method_or_page():
     specs = [MethodSpec.from_object("forker", Forker()), MethodSpec("fulltext", "fulltext")]
     recs = run_task(PAGES, specs, None, _rec, "drop", page_timeout=20)
     assert [(r["page_id"], r["method"], r["out"]) for r in recs] == [
-        ("p0", "forker", "parent p0"), ("p0", "fulltext", "alpha beta gamma"),
-        ("p1", "forker", "parent p1"), ("p1", "fulltext", "delta epsilon"),
-        ("p2", "forker", "parent p2"), ("p2", "fulltext", "zeta eta theta iota")]
+        ("p0", "forker", "parent p0"),
+        ("p0", "fulltext", "alpha beta gamma"),
+        ("p1", "forker", "parent p1"),
+        ("p1", "fulltext", "delta epsilon"),
+        ("p2", "forker", "parent p2"),
+        ("p2", "fulltext", "zeta eta theta iota"),
+    ]
 
 
 def test_4_an_answer_to_another_request_is_never_credited():
@@ -192,6 +226,7 @@ def test_4_an_answer_to_another_request_is_never_credited():
 
 
 # ------------------------------------------------------------------------- 11. a FIFO entry
+
 
 def test_11_a_fifo_in_a_cache_entrys_place_is_a_miss_not_a_hang(tmp_path, monkeypatch):
     # main opened the FIFO for reading and waited for a writer forever
@@ -221,6 +256,7 @@ def test_11_a_fifo_in_a_cache_entrys_place_is_a_miss_not_a_hang(tmp_path, monkey
 
 # ------------------------------------------------------------------------- 12. the hang
 
+
 class Echo(Extractor):
     """Answers the page's whole text (a large page: a large answer)."""
 
@@ -236,8 +272,9 @@ def test_12_large_pages_and_large_answers_never_deadlock_the_page_worker():
     # 1 MiB pipe, each waiting for the other to read: both at 0 CPU forever
     big = "<p>" + "word " * 400_000 + "</p>"  # 2 MB of text, answered whole
     pages = [_page(i, big) for i in range(3)]
-    done, recs = _finishes(run_task, pages, [MethodSpec.from_object("echo", Echo())], None,
-                           _rec, "drop", 60)
+    done, recs = _finishes(
+        run_task, pages, [MethodSpec.from_object("echo", Echo())], None, _rec, "drop", 60
+    )
     assert done, "the page worker protocol deadlocked"
     assert [r["error"] for r in recs] == [None] * 3
     assert [len(r["out"]) for r in recs] == [len(pages[0].html)] * 3
@@ -266,8 +303,14 @@ evalkit.evaluate(dataset="aeb", methods=["fulltext"], **kw)
 r = evalkit.evaluate(dataset="aeb", methods=[alltext], **kw)
 print("pages", int(r.summary.n_pages.max()))
 """
-    out = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True,
-                         timeout=600, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["pages", "181"]
 
@@ -282,8 +325,7 @@ HANG_PER_REPEAT = 300
 @pytest.mark.nightly
 @pytest.mark.slow  # also slow: `-m "not slow"` (which replaces the default -m) leaves it out
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_12_evaluate_over_all_of_aeb_after_another_evaluate_finishes_ten_times(tmp_path,
-                                                                               n_jobs):
+def test_12_evaluate_over_all_of_aeb_after_another_evaluate_finishes_ten_times(tmp_path, n_jobs):
     # issue 31's Done-when: the reproduction above ten times in a row in one process. The
     # plain function runs uncached every time (runner.cache=false), so every repetition
     # sends all 181 pages and their answers through the page worker's pipes (the hang was
@@ -304,19 +346,24 @@ for i in range({REPEATS}):
           int(s[s.metric == "failures"].value.iloc[0]), flush=True)
 """
     try:
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             timeout=REPEATS * HANG_PER_REPEAT, check=False,
-                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=REPEATS * HANG_PER_REPEAT,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
     except subprocess.TimeoutExpired as exc:  # say how far it got
         done = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout
         pytest.fail(f"hung: {(done or '').count('repeat')} of {REPEATS} repeats finished")
     assert out.returncode == 0, out.stderr[-2000:]
     lines = [line.split() for line in out.stdout.splitlines() if line.startswith("repeat ")]
-    assert lines == [["repeat", str(i), "pages", "181", "failures", "0"]
-                     for i in range(REPEATS)]
+    assert lines == [["repeat", str(i), "pages", "181", "failures", "0"] for i in range(REPEATS)]
 
 
 # ------------------------------------------------------------------------- 13. lost runs
+
 
 class Quitter(Extractor):
     """Raises SystemExit(0) on p1."""
@@ -342,20 +389,28 @@ class Sloppy(Extractor):
 def test_13_sys_exit_and_wrong_return_types_are_recorded_failures(page_timeout):
     # main, in process: SystemExit(0) ended the run with exit 0 and no output, and None or a
     # str crashed it (extract_one set .seconds outside its try)
-    specs = [MethodSpec.from_object("quitter", Quitter()),
-             MethodSpec.from_object("sloppy", Sloppy()), MethodSpec("fulltext", "fulltext")]
+    specs = [
+        MethodSpec.from_object("quitter", Quitter()),
+        MethodSpec.from_object("sloppy", Sloppy()),
+        MethodSpec("fulltext", "fulltext"),
+    ]
     recs = run_task(PAGES, specs, None, _rec, "drop", page_timeout=page_timeout)
     errors = {(r["page_id"], r["method"]): r["error"] for r in recs}
     assert errors[("p1", "quitter")].startswith("SystemExit: 0")
-    assert errors[("p0", "sloppy")].startswith("TypeError: Sloppy.extract returned NoneType, "
-                                               "not an Extraction")
+    assert errors[("p0", "sloppy")].startswith(
+        "TypeError: Sloppy.extract returned NoneType, not an Extraction"
+    )
     assert errors[("p1", "sloppy")].startswith("TypeError: Sloppy.extract returned str")
     assert [r["out"] for r in recs if r["method"] == "fulltext"] == [
-        "alpha beta gamma", "delta epsilon", "zeta eta theta iota"]
+        "alpha beta gamma",
+        "delta epsilon",
+        "zeta eta theta iota",
+    ]
     assert sum(e is not None for e in errors.values()) == 3
 
 
 # ------------------------------------------------------------------------- 14. a killed worker
+
 
 class Killer(Extractor):
     """Ends the process it runs in on p1 (its loky worker when there is no page worker)."""
@@ -376,12 +431,14 @@ def test_14_a_page_that_kills_its_loky_worker_is_that_pages_failure():
     with Runner(n_jobs=2, progress=False, on_failure="empty") as runner:
         recs = runner.run_pages(pages, specs, score=_rec)
     assert [(r["page_id"], r["method"]) for r in recs] == [
-        (f"p{i}", m) for i in range(6) for m in ("killer", "fulltext")]
+        (f"p{i}", m) for i in range(6) for m in ("killer", "fulltext")
+    ]
     failed = [(r["page_id"], r["method"]) for r in recs if r["error"]]
     assert failed == [("p1", "killer"), ("p1", "fulltext")]  # the task's every method
     assert recs[2]["error"].startswith(WORKER_DIED)
     assert [r["out"] for r in recs if r["method"] == "killer" and not r["error"]] == [
-        f"ok p{i}" for i in (0, 2, 3, 4, 5)]
+        f"ok p{i}" for i in (0, 2, 3, 4, 5)
+    ]
 
 
 @pytest.mark.slow
@@ -398,23 +455,28 @@ def test_14_a_page_that_kills_its_dask_worker_is_that_pages_failure():
     with runner:
         recs = runner.run_pages(pages, specs, score=_rec)
     assert [(r["page_id"], r["method"]) for r in recs] == [
-        (f"p{i}", m) for i in range(4) for m in ("killer", "fulltext")]
+        (f"p{i}", m) for i in range(4) for m in ("killer", "fulltext")
+    ]
     failed = {r["page_id"] for r in recs if r["error"]}
     assert "p1" in failed and len(failed) < 4
     assert all(r["error"].startswith(WORKER_DIED) for r in recs if r["error"])
-    assert all(r["out"] == f"page {r['page_id'][1]}" for r in recs
-               if r["method"] == "fulltext" and not r["error"])
+    assert all(
+        r["out"] == f"page {r['page_id'][1]}"
+        for r in recs
+        if r["method"] == "fulltext" and not r["error"]
+    )
 
 
 # ------------------------------------------------------------------------- 16. smaller ones
 
+
 def test_16_leftovers_of_killed_cache_writes_are_removed(tmp_path):
     # main never removed them
-    from evalkit.core.files import STALE_TEMP_SECONDS, _HOST
+    from evalkit.core.files import _HOST, STALE_TEMP_SECONDS
 
     folder = tmp_path / "ab"
     folder.mkdir()
-    dead = folder / f".abc.json~{2 ** 22 + 12345}@{_HOST}~x1.tmp"  # no such pid
+    dead = folder / f".abc.json~{2**22 + 12345}@{_HOST}~x1.tmp"  # no such pid
     old = folder / f".abe.json~{os.getpid()}@other-host~x3.tmp"  # stale, another machine's
     foreign = folder / "tmpq1w2e3.tmp"  # not evalkit's name: never deleted (issue 37, 9)
     fresh = folder / f".abf.json~{os.getpid()}@other-host~x4.tmp"  # maybe in progress: kept
@@ -426,8 +488,7 @@ def test_16_leftovers_of_killed_cache_writes_are_removed(tmp_path):
     os.utime(foreign, (past, past))
     with Runner(cache_root=str(tmp_path), progress=False):
         pass
-    assert sorted(p.name for p in folder.iterdir()) == sorted([foreign.name, fresh.name,
-                                                               live.name])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([foreign.name, fresh.name, live.name])
 
 
 def test_16_results_and_cache_files_get_the_umask_mode(tmp_path):
@@ -488,8 +549,9 @@ def _running(pid: int) -> bool:
 
 def test_16_processes_a_method_starts_end_with_the_run():
     # main: the sleeps outlived the page worker and the run
-    recs = run_task(PAGES[:2], [MethodSpec.from_object("spawner", Spawner())], None, _rec,
-                    page_timeout=30)
+    recs = run_task(
+        PAGES[:2], [MethodSpec.from_object("spawner", Spawner())], None, _rec, page_timeout=30
+    )
     pids = [int(r["out"]) for r in recs]
     assert all(_running(pid) for pid in pids)
     stop_shared_worker()  # what a run's end does
@@ -505,8 +567,9 @@ def test_16_processes_a_method_starts_in_process_end_with_the_run(page_timeout):
     # run in the run's own process and their sleeps outlived the run; with page_timeout=0
     # every page was also "scoring failed: ScoringTimeout" (0 was taken as no time at all)
     with Runner(n_jobs=1, page_timeout=page_timeout, progress=False) as runner:
-        recs = runner.run_pages(PAGES[:2], [MethodSpec.from_object("spawner", Spawner())],
-                                score=_rec, cache=False)
+        recs = runner.run_pages(
+            PAGES[:2], [MethodSpec.from_object("spawner", Spawner())], score=_rec, cache=False
+        )
     assert [r["error"] for r in recs] == [None, None]
     pids = [int(r["out"]) for r in recs]
     assert len(set(pids)) == 2
@@ -551,8 +614,12 @@ def test_16_a_full_garbage_collection_is_not_charged_to_the_method():
     t0 = time.perf_counter()
     gc.collect()  # what a full collection of this heap costs, in this run
     full = time.perf_counter() - t0
-    (rec,) = run_task(PAGES[:1], [MethodSpec.from_object("gc", Collector())], None,
-                      lambda page, m, ext: {"seconds": ext.seconds})
+    (rec,) = run_task(
+        PAGES[:1],
+        [MethodSpec.from_object("gc", Collector())],
+        None,
+        lambda page, m, ext: {"seconds": ext.seconds},
+    )
     del held
     assert rec["seconds"] < full / 2  # a ratio within one run, not a speed bound
 

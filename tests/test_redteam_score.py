@@ -15,7 +15,7 @@ from rapidfuzz.distance import LCSseq
 
 from evalkit.core.align import align_words
 from evalkit.core.decode import decode_gold
-from evalkit.core.page import Gold, Page, _cap_depth, MAX_DEPTH, parse_html
+from evalkit.core.page import MAX_DEPTH, Gold, Page, _cap_depth, parse_html
 from evalkit.harness import score_cache
 from evalkit.harness.pipeline import run_task
 from evalkit.harness.specs import MethodSpec
@@ -27,6 +27,7 @@ FULLTEXT = [MethodSpec("fulltext", "fulltext")]
 @contextlib.contextmanager
 def hang_bound(seconds: int):
     """Fail (not hang) when the block runs longer than ``seconds``: a hang detector."""
+
     def expired(signum, frame):
         raise AssertionError(f"still running after {seconds} s: a hang")
 
@@ -40,8 +41,12 @@ def hang_bound(seconds: int):
 
 
 def _page(pid: str, body: str, gold: str) -> Page:
-    return Page(id=pid, dataset="t", raw=f"<html><body><p>{body}</p></body></html>".encode(),
-                gold=Gold(text=gold))
+    return Page(
+        id=pid,
+        dataset="t",
+        raw=f"<html><body><p>{body}</p></body></html>".encode(),
+        gold=Gold(text=gold),
+    )
 
 
 def _score(page, method, ext):
@@ -49,8 +54,13 @@ def _score(page, method, ext):
     # it runs out of memory on the output "boom" (what a 200 MB stored text did)
     if ext.text == "boom":
         raise MemoryError("no memory for this output")
-    return {"dataset": page.dataset, "page_id": page.id, "method": method, "error": ext.error,
-            "recall": None if ext.error else float(ext.text == page.gold.text)}
+    return {
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "method": method,
+        "error": ext.error,
+        "recall": None if ext.error else float(ext.text == page.gold.text),
+    }
 
 
 # ---- item 3: scoring failures are counted like method failures ------------------------
@@ -89,17 +99,26 @@ def test_a_score_record_that_cannot_be_written_stops_the_run(tmp_path, monkeypat
     monkeypatch.setattr(score_cache, "write_atomic", full_disk)
     scorer = score_cache.ScoreCache(_score, tmp_path, "a test's scorer")
     # main: every page was recorded "scoring failed: OSError ...", exit 0
-    with pytest.raises(ScoreWriteError, match=rf"cannot write to the extraction cache "
-                                              rf"{tmp_path} \(paths.cache\): ENOSPC: "
-                                              "No space left on device"):
+    with pytest.raises(
+        ScoreWriteError,
+        match=rf"cannot write to the extraction cache "
+        rf"{tmp_path} \(paths.cache\): ENOSPC: "
+        "No space left on device",
+    ):
         run_task([_page("a", "one", "one")], FULLTEXT, None, scorer, "empty")
 
 
 # ---- item 5: short Cyrillic gold ------------------------------------------------------
 
 #: short Russian sentences; each byte string is undeclared and not UTF-8
-RUSSIAN = ["Привет, мир!", "Москва - столица России.", "Кошка спит на диване.",
-           "Я люблю читать книги по вечерам.", "Шёл дождь.", "Юля и Эдуард пьют чай."]
+RUSSIAN = [
+    "Привет, мир!",
+    "Москва - столица России.",
+    "Кошка спит на диване.",
+    "Я люблю читать книги по вечерам.",
+    "Шёл дождь.",
+    "Юля и Эдуард пьют чай.",
+]
 
 
 @pytest.mark.parametrize("encoding", ["cp1251", "koi8-r"])
@@ -133,8 +152,13 @@ def test_a_stored_folder_link_leading_out_is_a_failure_never_read(tmp_path):
     # main: /etc/passwd was read, scored and cached as page b's output
     with pytest.raises(StoredFileError, match="symbolic link leading out of the stored folder"):
         method.extract(_page("b", "x", "x"))
-    recs = run_task([_page("b", "x", "x")], [MethodSpec("stored", "stored",
-                    {"path": str(folder), "format": "folder"})], None, _score, "empty")
+    recs = run_task(
+        [_page("b", "x", "x")],
+        [MethodSpec("stored", "stored", {"path": str(folder), "format": "folder"})],
+        None,
+        _score,
+        "empty",
+    )
     assert "symbolic link leading out" in recs[0]["error"] and recs[0]["recall"] == 0.0
 
 
@@ -147,7 +171,8 @@ def test_a_gold_over_max_score_words_is_a_failure_of_every_method():
     specs = [*FULLTEXT, MethodSpec("html_text", "html_text")]
     recs = run_task(pages, specs, None, _score, "empty", max_score_words=1000)
     assert [r["error"] for r in recs[:2]] == [
-        "too long to score: 1001 gold words > runner.max_score_words"] * 2
+        "too long to score: 1001 gold words > runner.max_score_words"
+    ] * 2
     assert [r["error"] for r in recs[2:]] == [None, None]
 
 
@@ -169,7 +194,9 @@ def test_scoring_runs_within_the_page_timeout():
     pages = [_page("s", "stall", "x"), _page("ok", "one", "one")]
     with hang_bound(60):
         recs = run_task(pages, FULLTEXT, None, stalls, "empty", page_timeout=2)
-    assert recs[0]["error"] == "scoring failed: ScoringTimeout: scoring ran over runner.page_timeout"
+    assert (
+        recs[0]["error"] == "scoring failed: ScoringTimeout: scoring ran over runner.page_timeout"
+    )
     assert recs[0]["recall"] == 0.0  # then the empty extraction, in a time limit of its own
     assert recs[1]["error"] is None and recs[1]["recall"] == 1.0
 
@@ -216,10 +243,20 @@ def test_the_1_9_mb_page_ends_within_the_page_timeout(tmp_path):
     register_resolvers()
     for lifted in ([], ["runner.max_score_words=null"]):  # the word limit, then the timer
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=[
-                "experiment=extraction", "method=[fulltext]", "runner.page_timeout=10",
-                "runner.cache=false", "runner.progress=false", "runner.n_jobs=1",
-                "extraction.n_boot=20", f"paths.results={tmp_path / 'res'}", *lifted])
+            cfg = compose(
+                config_name="config",
+                overrides=[
+                    "experiment=extraction",
+                    "method=[fulltext]",
+                    "runner.page_timeout=10",
+                    "runner.cache=false",
+                    "runner.progress=false",
+                    "runner.n_jobs=1",
+                    "extraction.n_boot=20",
+                    f"paths.results={tmp_path / 'res'}",
+                    *lifted,
+                ],
+            )
         with open_dict(cfg):
             cfg.dataset = {"big": {"_name_": "pairs", "path": str(data)}}
         run = tmp_path / f"run{len(lifted)}"
@@ -227,7 +264,8 @@ def test_the_1_9_mb_page_ends_within_the_page_timeout(tmp_path):
             run_experiment(cfg, run)
         per_page = pd.read_csv(run / "per_page.csv").set_index("page_id")
         assert per_page.loc["big", "error"].startswith(
-            "scoring failed: ScoringTimeout" if lifted else "too long to score: 300000 gold")
+            "scoring failed: ScoringTimeout" if lifted else "too long to score: 300000 gold"
+        )
         assert pd.isna(per_page.loc["small", "error"])
 
 
@@ -264,14 +302,18 @@ def test_a_stored_gz_file_is_capped_by_its_decompressed_size(tmp_path):
     bomb.write_bytes(gzip.compress(line))
     assert bomb.stat().st_size < 10_000
     # main: Stored had no max_bytes; the file inflated whatever its size
-    with pytest.raises(Exception, match=r"too large: over 1000000 bytes decompressed > "
-                                        r"method.stored.max_bytes"):
+    with pytest.raises(
+        Exception,
+        match=r"too large: over 1000000 bytes decompressed > "
+        r"method.stored.max_bytes",
+    ):
         Stored(path=str(bomb), max_bytes=1_000_000).extract(_page("p", "x", "x"))
     assert len(Stored(path=str(bomb)).extract(_page("p", "x", "x")).text) == 3_000_000
 
 
-def test_a_stored_file_over_its_cap_is_refused_by_its_size_before_it_is_opened(tmp_path,
-                                                                               monkeypatch):
+def test_a_stored_file_over_its_cap_is_refused_by_its_size_before_it_is_opened(
+    tmp_path, monkeypatch
+):
     # item 10's plain stored text (main read a 200 MB stored text whole, then scoring ran
     # out of memory): refused by os.stat, never opened; the page is that method's failure
     import builtins
@@ -282,16 +324,22 @@ def test_a_stored_file_over_its_cap_is_refused_by_its_size_before_it_is_opened(t
     big.write_bytes(b'{"page_id": "p", "text": "' + b"a" * 2_000 + b'"}\n')  # 2,029 bytes
     opened = []
     real_open = builtins.open
-    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f)) or
-                        real_open(f, *a, **k))
+    monkeypatch.setattr(
+        builtins, "open", lambda f, *a, **k: opened.append(str(f)) or real_open(f, *a, **k)
+    )
     with pytest.raises(Exception, match=r"too large: 2029 bytes > method.stored.max_bytes"):
         Stored(path=str(big), max_bytes=1_000).extract(_page("p", "x", "x"))
     assert str(big) not in opened
-    recs = run_task([_page("p", "x", "x")],
-                    [MethodSpec.from_object("st", Stored(path=str(big), max_bytes=1_000))],
-                    None, _score, "empty")
-    assert recs[0]["error"].startswith(f"StoredFileError: {big}: too large: 2029 bytes > "
-                                       "method.stored.max_bytes at stored.py:")
+    recs = run_task(
+        [_page("p", "x", "x")],
+        [MethodSpec.from_object("st", Stored(path=str(big), max_bytes=1_000))],
+        None,
+        _score,
+        "empty",
+    )
+    assert recs[0]["error"].startswith(
+        f"StoredFileError: {big}: too large: 2029 bytes > method.stored.max_bytes at stored.py:"
+    )
     assert recs[0]["recall"] == 0.0  # scored as empty: the page counts
 
 
@@ -302,4 +350,3 @@ def test_an_output_over_max_output_chars_is_a_failure_never_cached(tmp_path):
     assert recs[0]["recall"] == 0.0
     assert recs[1]["error"] is None
     assert len(list(tmp_path.rglob("*.json"))) == 1  # only q's extraction was cached
-

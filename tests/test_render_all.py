@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import hand_box
+
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import Layout, RenderSettings
 from evalkit.harness.render import LayoutCache, browser_path, layout_for, renderer
@@ -17,18 +17,23 @@ from evalkit.harness.render_all import compare_caches, main, memory_by_pages, re
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
-    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 
 URL = "http://site.evalkit.invalid/a"
 #: pages that could leak into the page after them in a reused tab: the same URL with and
 #: without a fragment, a meta refresh to another page, a frame, an image with and without size
 HTML = [
     "<html><body><div style='width:200px;height:40px'>one</div></body></html>",
-    ("<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
-     "<body><p>refresh</p><iframe src='http://y.invalid/'></iframe></body></html>"),
+    (
+        "<html><head><meta http-equiv=refresh content='0;url=http://x.invalid/'></head>"
+        "<body><p>refresh</p><iframe src='http://y.invalid/'></iframe></body></html>"
+    ),
     "<html><body><img src=a.png><img src=b.png width=120 height=60><p>two</p></body></html>",
-    ("<html><body><table><tr><td>cell</td><td style='width:300px'>wide</td></tr></table>"
-     "</body></html>"),
+    (
+        "<html><body><table><tr><td>cell</td><td style='width:300px'>wide</td></tr></table>"
+        "</body></html>"
+    ),
     "<html><body><h1 style='font-size:40px'>big</h1><a href='#x'>link</a></body></html>",
     "<html><body><ul><li>a<li>b<li>c</ul></body></html>",
 ]
@@ -36,14 +41,18 @@ URLS = [URL, URL, URL + "#frag", URL + "#frag", None, None]
 
 
 def _pages() -> list[Page]:
-    return [Page(id=f"p{i}", dataset="hand", raw=h.encode(), gold=Gold(text=""), url=u)
-            for i, (h, u) in enumerate(zip(HTML, URLS, strict=True))]
+    return [
+        Page(id=f"p{i}", dataset="hand", raw=h.encode(), gold=Gold(text=""), url=u)
+        for i, (h, u) in enumerate(zip(HTML, URLS, strict=True))
+    ]
 
 
 def _entries(root: Path) -> dict[str, dict]:
     """Each layout entry without its MAC (made under each cache's own key, cache_seal)."""
-    return {p.name: {k: v for k, v in json.loads(p.read_bytes()).items() if k != "mac"}
-            for p in sorted((root / "layouts").rglob("*.json"))}
+    return {
+        p.name: {k: v for k, v in json.loads(p.read_bytes()).items() if k != "mac"}
+        for p in sorted((root / "layouts").rglob("*.json"))
+    }
 
 
 @needs_browser
@@ -85,33 +94,50 @@ def test_a_reused_tab_gives_a_fresh_tabs_layout(tmp_path):
 
 def test_the_memory_line_reads_the_last_sample_at_each_mark_and_the_thirds():
     mib = 2**20
-    samples = [(0, 100 * mib), (120, 200 * mib), (260, 210 * mib), (510, 205 * mib),
-               (600, 190 * mib), (700, 230 * mib)]
+    samples = [
+        (0, 100 * mib),
+        (120, 200 * mib),
+        (260, 210 * mib),
+        (510, 205 * mib),
+        (600, 190 * mib),
+        (700, 230 * mib),
+    ]
     line = memory_by_pages(samples, 700)
     # 250 pages: the sample at 120 (200); 500: the one at 260 (210); thirds of six samples:
     # (100 + 200) / 2 = 150 and (190 + 230) / 2 = 210
-    assert line.endswith("250: 200, 500: 210; mean of the first third of the 6 samples 150, "
-                         "of the last third 210")
+    assert line.endswith(
+        "250: 200, 500: 210; mean of the first third of the 6 samples 150, of the last third 210"
+    )
     assert memory_by_pages([], 10).endswith("not measured (no psutil)")
 
 
 def test_two_caches_are_compared_layout_by_layout(tmp_path):
     def lay(width, link_x=5.0):
-        return Layout(url="http://a/", viewport=(800, 600), browser="b", width=width,
-                      height=50.0, elements=(
-                          hand_box("/html[1]/body[1]", 0.0, 0.0, width, 50.0),
-                          hand_box("/html[1]/body[1]/a[1]", link_x, 1.0, 0.0, 0.0)))
+        return Layout(
+            url="http://a/",
+            viewport=(800, 600),
+            browser="b",
+            width=width,
+            height=50.0,
+            elements=(
+                hand_box("/html[1]/body[1]", 0.0, 0.0, width, 50.0),
+                hand_box("/html[1]/body[1]/a[1]", link_x, 1.0, 0.0, 0.0),
+            ),
+        )
 
     a, b = (LayoutCache(tmp_path / r / "layouts") for r in ("a", "b"))
-    for key, la, lb in (("k1", lay(800.0), lay(800.0, link_x=45.0)),  # an empty box moved
-                        ("k2", lay(800.0), lay(810.0)),               # the page is wider
-                        ("k3", lay(800.0), None)):                    # in one cache only
+    for key, la, lb in (
+        ("k1", lay(800.0), lay(800.0, link_x=45.0)),  # an empty box moved
+        ("k2", lay(800.0), lay(810.0)),  # the page is wider
+        ("k3", lay(800.0), None),
+    ):  # in one cache only
         a.put(key, la)
         if lb is not None:
             b.put(key, lb)
     assert compare_caches(str(tmp_path / "a"), str(tmp_path / "b")).splitlines() == [
         f"against {tmp_path / 'b'}: 2 layouts in both caches, 1 differ",
-        "  http://a/: width"]
+        "  http://a/: width",
+    ]
 
 
 def test_against_a_folder_without_layouts_stops_before_rendering(tmp_path, capsys):
@@ -119,6 +145,8 @@ def test_against_a_folder_without_layouts_stops_before_rendering(tmp_path, capsy
         main(["--cache", str(tmp_path / "a"), "--against", str(tmp_path / "typo"), "synthetic"])
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.endswith(f"--against {tmp_path / 'typo'}: no layout cache there "
-                        f"({tmp_path / 'typo' / 'layouts'} does not exist)")
+    assert err.endswith(
+        f"--against {tmp_path / 'typo'}: no layout cache there "
+        f"({tmp_path / 'typo' / 'layouts'} does not exist)"
+    )
     assert not (tmp_path / "a").exists()  # nothing was rendered

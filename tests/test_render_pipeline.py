@@ -18,7 +18,8 @@ from evalkit.harness.specs import MethodSpec
 
 pytestmark = pytest.mark.skipif(
     browser_path() is None,
-    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 
 
 class WidestText(Extractor):
@@ -37,22 +38,41 @@ class WidestText(Extractor):
 
 
 def _pages():
-    html = ('<html><body><p style="width:100px">narrow words {}</p>'
-            '<p style="width:600px">wide main words here</p>{}</body></html>')
+    html = (
+        '<html><body><p style="width:100px">narrow words {}</p>'
+        '<p style="width:600px">wide main words here</p>{}</body></html>'
+    )
     # two pages of different bytes (one identical page would be read from the layout cache)
-    out = [Page(id=f"p{i}", dataset="hand", raw=html.format(i, "").encode(),
-                gold=Gold(text="wide main words here"), site=f"s{i}") for i in range(2)]
-    out.insert(1, Page(id="endless", dataset="hand",
-                       raw=html.format(9, "<script>for(;;){}</script>").encode(),
-                       gold=Gold(text="wide main words here"), site="s9"))
+    out = [
+        Page(
+            id=f"p{i}",
+            dataset="hand",
+            raw=html.format(i, "").encode(),
+            gold=Gold(text="wide main words here"),
+            site=f"s{i}",
+        )
+        for i in range(2)
+    ]
+    out.insert(
+        1,
+        Page(
+            id="endless",
+            dataset="hand",
+            raw=html.format(9, "<script>for(;;){}</script>").encode(),
+            gold=Gold(text="wide main words here"),
+            site="s9",
+        ),
+    )
     return out
 
 
 @pytest.mark.parametrize("page_timeout", [None, 60])
 def test_rendered_pages_are_scored_failures_recorded_and_a_rerun_renders_nothing(
-        tmp_path, page_timeout):
-    spec = MethodSpec.from_object("widest", WidestText,
-                                  params={"render": {"javascript": True, "timeout": 3}})
+    tmp_path, page_timeout
+):
+    spec = MethodSpec.from_object(
+        "widest", WidestText, params={"render": {"javascript": True, "timeout": 3}}
+    )
     runner = Runner(cache_root=str(tmp_path), progress=False, page_timeout=page_timeout)
     recs = runner.run_pages(iter(_pages()), [spec], score=score_extraction)
     assert [r["page_id"] for r in recs] == ["p0", "endless", "p1"]

@@ -17,13 +17,16 @@ PAGE = """<!DOCTYPE html><html><head><style>
 <p>Second paragraph, also with commas, and a period.</p></div></body></html>"""
 
 
-@pytest.mark.skipif(browser_path() is None, reason="Debian's chromium is not installed "
-                    "(apt-get install -y chromium fonts-dejavu-core)")
+@pytest.mark.skipif(
+    browser_path() is None,
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 def test_a_banner_sized_by_css_is_caught_only_with_rendered_sizes(tmp_path):
     page = Page(id="css", dataset="hand", raw=PAGE.encode(), gold=Gold(text=""))
     attrs = METHODS.create("proposed", scoring={"enabled": False})
-    rendered = METHODS.create("proposed", scoring={"enabled": False},
-                              primary={"image_size_from": "rendered"})
+    rendered = METHODS.create(
+        "proposed", scoring={"enabled": False}, primary={"image_size_from": "rendered"}
+    )
     assert not attrs.needs_layout and rendered.needs_layout
     layout, _ = layout_for(page, RenderSettings(), tmp_path)
     page.layouts[RenderSettings().key()] = layout

@@ -23,19 +23,23 @@ from evalkit.report.store import dump_sections, load_sections
 from evalkit.report.tables import format_cell
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None,
-                                    reason="chromium is not installed (Debian: chromium)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (Debian: chromium)"
+)
 
 
 def test_word_opcodes_of_a_hand_worked_pair():
     gold = ["the", "cat", "sat", "on", "the", "mat"]
     text = ["menu", "the", "cat", "sat", "on", "a", "mat"]
     # "menu" added before the gold, "the" (5th gold word) replaced by "a"
-    assert word_opcodes(gold, text) == [("insert", 0, 0, 0, 1), ("equal", 0, 4, 1, 5),
-                                        ("replace", 4, 5, 5, 6), ("equal", 5, 6, 6, 7)]
+    assert word_opcodes(gold, text) == [
+        ("insert", 0, 0, 0, 1),
+        ("equal", 0, 4, 1, 5),
+        ("replace", 4, 5, 5, 6),
+        ("equal", 5, 6, 6, 7),
+    ]
     strings: dict[str, int] = {}
-    assert diff_ops(gold, text, strings) == [["+", 0, 0], ["=", 4], ["-", 1], ["+", 1, 0],
-                                             ["=", 1]]
+    assert diff_ops(gold, text, strings) == [["+", 0, 0], ["=", 4], ["-", 1], ["+", 1, 0], ["=", 1]]
     assert list(strings) == ["menu", "a"]
 
 
@@ -67,8 +71,9 @@ def _per_page(n_pages: int) -> pd.DataFrame:
         # page p: method a scores p / n, method b scores 1 - p / n: spread |1 - 2p/n|
         rows.append(("extraction", "d", str(p), "a", None, p / n_pages))
         rows.append(("extraction", "d", str(p), "b", None, 1 - p / n_pages))
-    return pd.DataFrame(rows, columns=["experiment", "dataset", "page_id", "method", "error",
-                                       "shingle_f1"])
+    return pd.DataFrame(
+        rows, columns=["experiment", "dataset", "page_id", "method", "error", "shingle_f1"]
+    )
 
 
 def test_choose_pages_takes_the_widest_spread_and_a_seeded_sample():
@@ -84,12 +89,24 @@ def test_choose_pages_takes_the_widest_spread_and_a_seeded_sample():
 
 
 def test_numeric_frame_splits_cells_into_value_and_interval_columns():
-    df = pd.DataFrame({"method": ["m1", "m2"],
-                       "f1": [format_cell(0.8125, 0.8, 0.83), format_cell(float("nan"))],
-                       "diff": [Cell(0.5, signed=True, mark="*"), "-"], "n": ["12", "-"]})
+    df = pd.DataFrame(
+        {
+            "method": ["m1", "m2"],
+            "f1": [format_cell(0.8125, 0.8, 0.83), format_cell(float("nan"))],
+            "diff": [Cell(0.5, signed=True, mark="*"), "-"],
+            "n": ["12", "-"],
+        }
+    )
     out = numeric_frame(df)
-    assert list(out.columns) == ["method", "f1", "f1_ci_low", "f1_ci_high", "diff", "diff_mark",
-                                 "n"]
+    assert list(out.columns) == [
+        "method",
+        "f1",
+        "f1_ci_low",
+        "f1_ci_high",
+        "diff",
+        "diff_mark",
+        "n",
+    ]
     assert out["f1"].tolist()[0] == 0.8125 and math.isnan(out["f1"].tolist()[1])
     assert out["f1_ci_high"].tolist()[0] == 0.83 and out["n"].dtype == float
     assert str(df["f1"][0]) == "0.812 [0.800, 0.830]"  # the md and tex text is unchanged
@@ -102,35 +119,85 @@ def _run_folder(tmp: Path) -> Path:
     (run / "figures").mkdir(parents=True)
     (run / "figures" / "f.svg").write_text(
         '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" '
-        'height="5"/></svg>')
-    table = pd.DataFrame({"method": ["good", "bad"], "shingle_f1": [
-        format_cell(0.9, 0.85, 0.95), format_cell(0.25, 0.2, 0.3)]})
-    sections = [Heading("evalkit run: extraction", 1), Text("Datasets: `d`. **bold**"),
-                Table(table, lead="**shingle F1**"), Figure("figures/f.png", "F1"),
-                Bullets(("one", "two"))]
+        'height="5"/></svg>'
+    )
+    table = pd.DataFrame(
+        {
+            "method": ["good", "bad"],
+            "shingle_f1": [format_cell(0.9, 0.85, 0.95), format_cell(0.25, 0.2, 0.3)],
+        }
+    )
+    sections = [
+        Heading("evalkit run: extraction", 1),
+        Text("Datasets: `d`. **bold**"),
+        Table(table, lead="**shingle F1**"),
+        Figure("figures/f.png", "F1"),
+        Bullets(("one", "two")),
+    ]
     dump_sections(sections, run / "report_sections.json", "evalkit run: extraction")
     (run / "run.json").write_text(json.dumps({"experiment": "extraction", "seed": 0}))
-    rows = [("extraction", "d", "p1", "good", None, 1.0), ("extraction", "d", "p1", "bad", None, 0.2),
-            ("extraction", "d", "p1", "broken", "boom: it failed", 0.0),
-            ("extraction", "d", "p2", "good", None, 0.5), ("extraction", "d", "p2", "bad", None, 0.9),
-            ("extraction", "d", "p2", "broken", "boom: it failed", 0.0)]
-    pd.DataFrame(rows, columns=["experiment", "dataset", "page_id", "method", "error",
-                                "shingle_f1"]).to_csv(run / "per_page.csv", index=False)
+    rows = [
+        ("extraction", "d", "p1", "good", None, 1.0),
+        ("extraction", "d", "p1", "bad", None, 0.2),
+        ("extraction", "d", "p1", "broken", "boom: it failed", 0.0),
+        ("extraction", "d", "p2", "good", None, 0.5),
+        ("extraction", "d", "p2", "bad", None, 0.9),
+        ("extraction", "d", "p2", "broken", "boom: it failed", 0.0),
+    ]
+    pd.DataFrame(
+        rows, columns=["experiment", "dataset", "page_id", "method", "error", "shingle_f1"]
+    ).to_csv(run / "per_page.csv", index=False)
     recs = []
-    for page, gold, good, bad in (("p1", "alpha beta gamma delta", "alpha beta gamma delta",
-                                   "menu alpha login"),
-                                  ("p2", "one two three four", "one two", "one two three four")):
+    for page, gold, good, bad in (
+        ("p1", "alpha beta gamma delta", "alpha beta gamma delta", "menu alpha login"),
+        ("p2", "one two three four", "one two", "one two three four"),
+    ):
         recs.append({"kind": "page", "dataset": "d", "page_id": page, "gold": gold})
-        recs.append({"kind": "extraction", "dataset": "d", "page_id": page, "method": "good",
-                     "text": good, "error": None, "blocks": []})
-        recs.append({"kind": "extraction", "dataset": "d", "page_id": page, "method": "bad",
-                     "text": bad, "error": None, "blocks": [
-                         {"index": 0, "tag": "div", "text": "beta gamma", "words": 2,
-                          "kept": False, "stage": "scoring", "rule": "low_score",
-                          "reason": "score 0.1 < 0.5", "duplicate_of": None,
-                          "scores": {"score": 0.1}, "attrs": {"cf_class": "short"}}]})
-        recs.append({"kind": "extraction", "dataset": "d", "page_id": page, "method": "broken",
-                     "missing": "not in the cache: the method failed on the page"})
+        recs.append(
+            {
+                "kind": "extraction",
+                "dataset": "d",
+                "page_id": page,
+                "method": "good",
+                "text": good,
+                "error": None,
+                "blocks": [],
+            }
+        )
+        recs.append(
+            {
+                "kind": "extraction",
+                "dataset": "d",
+                "page_id": page,
+                "method": "bad",
+                "text": bad,
+                "error": None,
+                "blocks": [
+                    {
+                        "index": 0,
+                        "tag": "div",
+                        "text": "beta gamma",
+                        "words": 2,
+                        "kept": False,
+                        "stage": "scoring",
+                        "rule": "low_score",
+                        "reason": "score 0.1 < 0.5",
+                        "duplicate_of": None,
+                        "scores": {"score": 0.1},
+                        "attrs": {"cf_class": "short"},
+                    }
+                ],
+            }
+        )
+        recs.append(
+            {
+                "kind": "extraction",
+                "dataset": "d",
+                "page_id": page,
+                "method": "broken",
+                "missing": "not in the cache: the method failed on the page",
+            }
+        )
     with gzip.open(run / KEPT_FILE, "wt") as f:
         f.writelines(json.dumps(r) + "\n" for r in recs)
     return run
@@ -155,17 +222,31 @@ def test_report_html_stands_alone_with_sortable_tables_and_the_page_data(tmp_pat
     assert p1["gold"] == "alpha beta gamma delta" and p1["methods"]["good"]["diff"] == [["=", 4]]
     # bad on p1: "menu" added, "alpha" kept, "beta gamma delta" missed, "login" added
     assert p1["methods"]["bad"]["diff"] == [["+", 0, 0], ["=", 1], ["-", 3], ["+", 1, 0]]
-    assert p1["methods"]["bad"]["removed"] == [[0, "scoring", "low_score", "score 0.1 < 0.5",
-                                                "cf_class=short, score=0.1", 2, "beta gamma"]]
+    assert p1["methods"]["bad"]["removed"] == [
+        [0, "scoring", "low_score", "score 0.1 < 0.5", "cf_class=short, score=0.1", 2, "beta gamma"]
+    ]
     assert p1["methods"]["broken"]["missing"].startswith("not in the cache")
     assert p1["scores"]["broken"]["error"] == "boom: it failed"
 
 
 def _chromium(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                           "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
-                           *args, url], capture_output=True, text=True, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+            *args,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @needs_chromium
@@ -184,22 +265,22 @@ def test_the_page_browser_in_chromium_shows_a_diff_and_sorts(tmp_path):
     rows = re.findall(r'<tr data-i="(\d+)"[^>]*>(.*?)</tr>', dom)
     assert [i for i, _ in rows] == ["1", "0"]  # p2 (index 1) before p1 after the sort
     assert '<th id="col-d" aria-sort="ascending">' in dom
-    bad = dom[dom.index('data-method="bad"'):]
-    bad = bad[:bad.index('data-method="broken"')]
+    bad = dom[dom.index('data-method="bad"') :]
+    bad = bad[: bad.index('data-method="broken"')]
     assert "<ins>menu </ins>alpha <del>beta gamma delta </del><ins>login </ins>" in bad
     assert "low_score" in bad and "score 0.1 &lt; 0.5" in bad
     assert "Extraction not kept: not in the cache" in dom and "Error: boom: it failed" in dom
     shot = tmp_path / "report.png"
-    _chromium(url + "&view=pages", "--hide-scrollbars", "--window-size=1200,900",
-              f"--screenshot={shot}")
+    _chromium(
+        url + "&view=pages", "--hide-scrollbars", "--window-size=1200,900", f"--screenshot={shot}"
+    )
     assert shot.exists() and shot.stat().st_size > 10_000
     keep = Path("/tmp/evalkit-report-html-screenshot.png")  # to be looked at by a person
     shutil.copyfile(shot, keep)
 
 
 @pytest.mark.slow
-def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path,
-                                                                         shared):
+def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path, shared):
     from hydra import compose, initialize_config_dir
 
     from evalkit.experiments import run_experiment
@@ -208,10 +289,18 @@ def test_an_extraction_run_writes_report_html_and_keeps_its_extractions(tmp_path
     shared("cleaneval-dev")
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=cleaneval_dev", "dataset.cleaneval_dev.limit=4",
-            "method=[cetd,justext_style]", "runner.progress=false",
-            f"paths.cache={tmp_path / 'cache'}", "report.max_pages=3"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=cleaneval_dev",
+                "dataset.cleaneval_dev.limit=4",
+                "method=[cetd,justext_style]",
+                "runner.progress=false",
+                f"paths.cache={tmp_path / 'cache'}",
+                "report.max_pages=3",
+            ],
+        )
     out = run_experiment(cfg, tmp_path / "run")
     page = (out / "report.html").read_text()
     assert "<table" in page and not re.search(r'(src|href)="https?://', page)

@@ -30,18 +30,28 @@ KILL_AFTER = 60
 
 
 def _command(results: Path, *runner: str) -> list[str]:
-    return [sys.executable, "-m", "evalkit", "experiment=extraction", "dataset=synthetic",
-            f"dataset.synthetic.limit={N_PAGES}", *(runner or ["runner.n_jobs=1"]),
-            "runner.progress=false", f"paths.results={results}"]
+    return [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        "dataset=synthetic",
+        f"dataset.synthetic.limit={N_PAGES}",
+        *(runner or ["runner.n_jobs=1"]),
+        "runner.progress=false",
+        f"paths.results={results}",
+    ]
 
 
 def _as_from_a_terminal(cmd: list[str]) -> list[str]:
     """``cmd`` started with SIGINT at its default and unblocked, as a shell starts a command:
     a signal disposition or mask that an earlier test left in pytest's own process would
     otherwise pass to the run (exec keeps both) and make it deaf to the test's Ctrl-C."""
-    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-             "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
-             "os.execv(sys.argv[1], sys.argv[1:])")
+    reset = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+        "os.execv(sys.argv[1], sys.argv[1:])"
+    )
     return [sys.executable, "-c", reset, *cmd]
 
 
@@ -56,8 +66,9 @@ def _finished_run(results: Path) -> Path:
 
 
 def _run(results: Path, *runner: str) -> Path:
-    done = subprocess.run(_command(results, *runner), check=False, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        _command(results, *runner), check=False, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return _finished_run(results)
 
@@ -95,8 +106,9 @@ def _descendants(root: int) -> set[int]:
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit():
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(") ", 1)[1]
-                                               .split()[1])
+                parents[int(entry.name)] = int(
+                    (entry / "stat").read_text().rsplit(") ", 1)[1].split()[1]
+                )
         except OSError:
             continue
     found, todo = set(), [root]
@@ -114,10 +126,16 @@ WORKERS_GONE_WITHIN = 30
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("sig", "runner"), [
-    (signal.SIGINT, ()), (signal.SIGKILL, ()),
-    (signal.SIGKILL, ("runner.n_jobs=2",)), (signal.SIGKILL, ("runner=dask",)),
-], ids=["SIGINT", "SIGKILL", "SIGKILL-loky", "SIGKILL-dask"])
+@pytest.mark.parametrize(
+    ("sig", "runner"),
+    [
+        (signal.SIGINT, ()),
+        (signal.SIGKILL, ()),
+        (signal.SIGKILL, ("runner.n_jobs=2",)),
+        (signal.SIGKILL, ("runner=dask",)),
+    ],
+    ids=["SIGINT", "SIGKILL", "SIGKILL-loky", "SIGKILL-dask"],
+)
 def test_an_interrupted_run_resumes_to_the_same_results(tmp_path, reference, sig, runner):
     if not Path(f"/proc/{os.getpid()}/stat").is_file():
         pytest.skip("finding a run's worker processes needs /proc")
@@ -126,8 +144,11 @@ def test_an_interrupted_run_resumes_to_the_same_results(tmp_path, reference, sig
     # stderr to a file, not a pipe: workers left running would hold a pipe open
     err_file = tmp_path / "stderr.txt"
     with err_file.open("w") as err_out:
-        proc = subprocess.Popen(_as_from_a_terminal(_command(results, *runner)),
-                                stdout=subprocess.DEVNULL, stderr=err_out)
+        proc = subprocess.Popen(
+            _as_from_a_terminal(_command(results, *runner)),
+            stdout=subprocess.DEVNULL,
+            stderr=err_out,
+        )
     deadline = time.monotonic() + 120
     while _cached(results) < KILL_AFTER and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -141,7 +162,9 @@ def test_an_interrupted_run_resumes_to_the_same_results(tmp_path, reference, sig
     assert proc.returncode != 0
     if sig == signal.SIGINT:
         assert proc.returncode == 130
-        assert err.strip().endswith("Run the same command again to resume from the extraction cache.")
+        assert err.strip().endswith(
+            "Run the same command again to resume from the extraction cache."
+        )
     # a killed run leaves no worker behind (they would go on writing to the cache, and
     # hold memory and cores, for minutes)
     deadline = time.monotonic() + WORKERS_GONE_WITHIN

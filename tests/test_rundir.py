@@ -17,8 +17,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from evalkit.harness import rundir
-from evalkit.shell.cli import CONFIG_DIR
 from evalkit.harness.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 
 def test_a_name_that_exists_is_never_reused(tmp_path, monkeypatch):
@@ -43,10 +43,16 @@ def test_two_reservations_of_one_stem_are_two_folders(tmp_path):
     assert len(Path(a).name) == len("2026-11-25_12-00-00_") + rundir.SUFFIX_HEX
 
 
-@pytest.mark.parametrize(("argv", "want"), [
-    (["--cfg", "job"], True), (["-c", "all", "--resolve"], True), (["--cfg=hydra"], True),
-    (["experiment=extraction", "method=cetd"], False), (["-m", "method=cetd,pab"], False),
-])
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (["--cfg", "job"], True),
+        (["-c", "all", "--resolve"], True),
+        (["--cfg=hydra"], True),
+        (["experiment=extraction", "method=cetd"], False),
+        (["-m", "method=cetd,pab"], False),
+    ],
+)
 def test_commands_that_only_print_make_no_folder(argv, want):
     assert rundir.prints_only(argv) is want
 
@@ -54,8 +60,11 @@ def test_commands_that_only_print_make_no_folder(argv, want):
 def test_the_config_reserves_one_run_folder_and_one_sweep_folder(tmp_path):
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", return_hydra_config=True,
-                      overrides=["experiment=extraction", f"paths.results={tmp_path}"])
+        cfg = compose(
+            config_name="config",
+            return_hydra_config=True,
+            overrides=["experiment=extraction", f"paths.results={tmp_path}"],
+        )
     run, sweep = Path(str(cfg.hydra.run.dir)), Path(str(cfg.hydra.sweep.dir))
     assert run.parent == tmp_path / "runs" / "extraction" and run.is_dir()
     assert sweep.parent == tmp_path / "sweeps" / "extraction" and sweep.is_dir()
@@ -66,15 +75,28 @@ def test_the_config_reserves_one_run_folder_and_one_sweep_folder(tmp_path):
 
 
 def _command(results: Path, *args: str, multirun: bool = False) -> list[str]:
-    return [sys.executable, "-m", "evalkit", *(["-m"] if multirun else []), "experiment=extraction", "dataset=synthetic",
-            "dataset.synthetic.n_sites=2", "runner.progress=false", "runner.cache=false",
-            "runner.n_jobs=1", f"paths.results={results}", *args]
+    return [
+        sys.executable,
+        "-m",
+        "evalkit",
+        *(["-m"] if multirun else []),
+        "experiment=extraction",
+        "dataset=synthetic",
+        "dataset.synthetic.n_sites=2",
+        "runner.progress=false",
+        "runner.cache=false",
+        "runner.n_jobs=1",
+        f"paths.results={results}",
+        *args,
+    ]
 
 
 def _together(*commands: list[str]) -> list[str]:
     """Start the commands at the same moment; their stdout, each checked to have succeeded."""
-    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for c in commands]
+    procs = [
+        subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for c in commands
+    ]
     outs = []
     for p in procs:
         out, err = p.communicate(timeout=300)
@@ -85,7 +107,7 @@ def _together(*commands: list[str]) -> list[str]:
 
 def _folders(out: str) -> list[Path]:
     prefix = "evalkit: results in "
-    return [Path(line[len(prefix):]) for line in out.splitlines() if line.startswith(prefix)]
+    return [Path(line[len(prefix) :]) for line in out.splitlines() if line.startswith(prefix)]
 
 
 def _methods(run: Path) -> set[str]:
@@ -101,8 +123,10 @@ def test_two_runs_started_together_keep_both_results(tmp_path):
 
 
 def test_two_sweeps_started_together_keep_every_job(tmp_path):
-    out_a, out_b = _together(_command(tmp_path, "method=cetd,pab", multirun=True),
-                             _command(tmp_path, "method=fulltext,cetd", multirun=True))
+    out_a, out_b = _together(
+        _command(tmp_path, "method=cetd,pab", multirun=True),
+        _command(tmp_path, "method=fulltext,cetd", multirun=True),
+    )
     jobs_a, jobs_b = _folders(out_a), _folders(out_b)
     sweep_a, sweep_b = {j.parent for j in jobs_a}, {j.parent for j in jobs_b}
     # each sweep's jobs share one folder (0, 1), and the two sweeps have two folders

@@ -1,9 +1,9 @@
 """Runner: failure isolation, caching and resume, site grouping, worker-count independence."""
 
 from evalkit.core.page import Gold, Page
+from evalkit.harness.runner import run_pages
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
-from evalkit.harness.runner import run_pages
 
 
 def _page(i, html, site=None):
@@ -25,8 +25,13 @@ SPECS = [MethodSpec("fulltext", "fulltext"), MethodSpec("empty", "empty")]
 def test_a_failing_page_is_recorded_and_the_run_goes_on(tmp_path):
     recs = run_pages(PAGES, SPECS, score=_score, n_jobs=1, cache_root=None, progress=False)
     assert [(r["page_id"], r["method"]) for r in recs] == [
-        ("p0", "fulltext"), ("p0", "empty"), ("p1", "fulltext"), ("p1", "empty"),
-        ("p2", "fulltext"), ("p2", "empty")]
+        ("p0", "fulltext"),
+        ("p0", "empty"),
+        ("p1", "fulltext"),
+        ("p1", "empty"),
+        ("p2", "fulltext"),
+        ("p2", "empty"),
+    ]
     assert recs[2]["error"].startswith("PageError: p1: empty document")
     assert recs[0]["text"] == "First page text." and recs[4]["text"] == "Second page"
     assert recs[3]["error"] is None

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.experiments.extraction import summarize
 from evalkit.core.page import Gold, Page
-from evalkit.harness.specs import MethodSpec
-from evalkit.harness.runner import Runner, run_pages
+from evalkit.experiments.extraction import summarize
 from evalkit.harness.errors import RunnerError
+from evalkit.harness.runner import Runner, run_pages
+from evalkit.harness.specs import MethodSpec
 
 
 def _page(i, html):
@@ -25,13 +25,19 @@ def _page(i, html):
 
 def _count(page, method, ext):
     # a score exists only for an extraction without error, as in evalkit.harness.scoring
-    return {"page_id": page.id, "method": method, "error": ext.error,
-            "n_out": len(ext.text.split()) if ext.error is None else None}
+    return {
+        "page_id": page.id,
+        "method": method,
+        "error": ext.error,
+        "n_out": len(ext.text.split()) if ext.error is None else None,
+    }
 
 
 PAGES = [_page(0, "<html><body><p>one two three</p></body></html>"), _page(1, "")]
-SPECS = [MethodSpec("fulltext", "fulltext"),
-         MethodSpec("broken", "pab", {"max_outer_link_share": 5.0})]  # cannot be built
+SPECS = [
+    MethodSpec("fulltext", "fulltext"),
+    MethodSpec("broken", "pab", {"max_outer_link_share": 5.0}),
+]  # cannot be built
 
 
 def test_empty_scores_a_failed_page_as_an_empty_extraction_and_keeps_its_error():
@@ -39,8 +45,12 @@ def test_empty_scores_a_failed_page_as_an_empty_extraction_and_keeps_its_error()
     got = [(r["page_id"], r["method"], r["n_out"]) for r in recs]
     # p1 is empty: fulltext raises on it and is scored as an empty extraction (0 words);
     # the method that cannot be built has no pages at all, so it is never scored
-    assert got == [("p0", "fulltext", 3), ("p0", "broken", None),
-                   ("p1", "fulltext", 0), ("p1", "broken", None)]
+    assert got == [
+        ("p0", "fulltext", 3),
+        ("p0", "broken", None),
+        ("p1", "fulltext", 0),
+        ("p1", "broken", None),
+    ]
     assert recs[0]["error"] is None
     assert recs[2]["error"].startswith("PageError: p1: empty document")
     assert recs[1]["error"].startswith("method could not be built: ParamError")  # a ValueError
@@ -53,8 +63,9 @@ def test_drop_leaves_a_failed_page_unscored():
 
 
 def test_a_bad_policy_is_one_line():
-    with pytest.raises(RunnerError, match="runner.on_failure must be one of empty, drop, "
-                                          "got 'skip'"):
+    with pytest.raises(
+        RunnerError, match="runner.on_failure must be one of empty, drop, got 'skip'"
+    ):
         Runner(on_failure="skip")
 
 
@@ -63,11 +74,17 @@ def _per_page(on_failure):
     # Scored as empty against a non-empty gold, p2 of b has P undefined (nothing
     # predicted), R = 0 and F1 = 0 (evalkit.metrics.prf_from_counts).
     nan = math.nan
-    b2 = ((nan, 0.0, 0.0) if on_failure == "empty" else (nan, nan, nan))
-    rows = [("a", "p1", None, 1.0, 1.0, 1.0), ("a", "p2", None, 0.5, 0.5, 0.5),
-            ("b", "p1", None, 1.0, 0.5, 2 / 3), ("b", "p2", "ValueError: boom", *b2)]
-    return pd.DataFrame(rows, columns=["method", "page_id", "error", "shingle_precision",
-                                       "shingle_recall", "shingle_f1"])
+    b2 = (nan, 0.0, 0.0) if on_failure == "empty" else (nan, nan, nan)
+    rows = [
+        ("a", "p1", None, 1.0, 1.0, 1.0),
+        ("a", "p2", None, 0.5, 0.5, 0.5),
+        ("b", "p1", None, 1.0, 0.5, 2 / 3),
+        ("b", "p2", "ValueError: boom", *b2),
+    ]
+    return pd.DataFrame(
+        rows,
+        columns=["method", "page_id", "error", "shingle_precision", "shingle_recall", "shingle_f1"],
+    )
 
 
 def _values(on_failure):

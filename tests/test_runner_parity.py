@@ -17,43 +17,95 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import register_resolvers
 from evalkit.experiments import run_experiment
+from evalkit.harness.config import register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 pytest.importorskip("distributed")
 register_resolvers()
 
 _SYNTH = ["dataset=synthetic", "dataset.synthetic.limit=20"]
-_CLASSIFY = ["classification.test_fractions=[0.2,0.4]", "classification.repeats=2",
-             "classification.n_boot=50"]
+_CLASSIFY = [
+    "classification.test_fractions=[0.2,0.4]",
+    "classification.repeats=2",
+    "classification.n_boot=50",
+]
 _UNITS = ["units.folds=2", "units.n_boot=50"]
 _SPEED = ["speed.micro.lengths=[300]", "speed.micro.repeat=1", "speed.n_boot=50"]
 _SMALL = ["extraction.n_boot=50", "dedup.n_boot=50"]
 #: name -> (overrides, real data sets it reads)
 CASES = {
-    "extraction": (["experiment=extraction", *_SYNTH, "extraction.n_boot=50",
-                    "method=[proposed,cetd,fulltext]"], []),
+    "extraction": (
+        [
+            "experiment=extraction",
+            *_SYNTH,
+            "extraction.n_boot=50",
+            "method=[proposed,cetd,fulltext]",
+        ],
+        [],
+    ),
     "dedup": (["experiment=dedup", *_SYNTH, "dedup.n_boot=50"], []),
-    "classification": (["experiment=classification", *_SYNTH, *_CLASSIFY,
-                        "method=[cetd]"], []),
+    "classification": (["experiment=classification", *_SYNTH, *_CLASSIFY, "method=[cetd]"], []),
     "units": (["experiment=units", *_SYNTH, *_UNITS], []),
-    "speed": (["experiment=speed", "dataset=synthetic", "dataset.synthetic.limit=6",
-               "method=[cetd,fulltext]", *_SPEED], []),
-    "all": (["experiment=all", *_SYNTH, "method=[cetd,pab]", *_SMALL, *_CLASSIFY, *_UNITS,
-             *_SPEED], []),
-    "kabir2015": (["study=kabir2015", "dataset.chaos.limit=20", "method=[pab]", *_CLASSIFY,
-                   "kabir_blocks.n_boot=50"], ["chaos"]),
-    "kaur2015": (["study=kaur2015", "dataset.big5_2017.limit=4", "dataset.chaos.limit=4",
-                  "extraction.n_boot=50"], ["big5-2017", "chaos"]),
-    "kaur2017": (["study=kaur2017", "kaur2017.pages=4", "method=[cetd,fulltext]",
-                  "kaur2017.n_boot=50"], ["big5-2017"]),
+    "speed": (
+        [
+            "experiment=speed",
+            "dataset=synthetic",
+            "dataset.synthetic.limit=6",
+            "method=[cetd,fulltext]",
+            *_SPEED,
+        ],
+        [],
+    ),
+    "all": (
+        ["experiment=all", *_SYNTH, "method=[cetd,pab]", *_SMALL, *_CLASSIFY, *_UNITS, *_SPEED],
+        [],
+    ),
+    "kabir2015": (
+        [
+            "study=kabir2015",
+            "dataset.chaos.limit=20",
+            "method=[pab]",
+            *_CLASSIFY,
+            "kabir_blocks.n_boot=50",
+        ],
+        ["chaos"],
+    ),
+    "kaur2015": (
+        [
+            "study=kaur2015",
+            "dataset.big5_2017.limit=4",
+            "dataset.chaos.limit=4",
+            "extraction.n_boot=50",
+        ],
+        ["big5-2017", "chaos"],
+    ),
+    "kaur2017": (
+        ["study=kaur2017", "kaur2017.pages=4", "method=[cetd,fulltext]", "kaur2017.n_boot=50"],
+        ["big5-2017"],
+    ),
     "san_aye": (["study=san_aye", "dataset.l3s_gn1.limit=6", *_UNITS], ["l3s-gn1"]),
     # V-Wrapper learns from 10 rendered L3S-GN1 pages, not 120: each run renders them afresh
-    "saravanan2020": (["study=saravanan2020", *_SYNTH, "study.page_counts=[10,20]",
-                       "study.n_boot=50", "method.vwrapper.train.pages=10"], ["l3s-gn1"]),
-    "readings": (["study=readings", *_SYNTH, "readings.max_pages=12", "readings.switch_pages=3",
-                  "study.n_boot=50"], []),
+    "saravanan2020": (
+        [
+            "study=saravanan2020",
+            *_SYNTH,
+            "study.page_counts=[10,20]",
+            "study.n_boot=50",
+            "method.vwrapper.train.pages=10",
+        ],
+        ["l3s-gn1"],
+    ),
+    "readings": (
+        [
+            "study=readings",
+            *_SYNTH,
+            "readings.max_pages=12",
+            "readings.switch_pages=3",
+            "study.n_boot=50",
+        ],
+        [],
+    ),
 }
 
 
@@ -61,8 +113,9 @@ CASES = {
 def cluster():
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         yield cluster
 
 
@@ -90,13 +143,25 @@ def test_dask_summary_equals_the_local_one(name, cluster, tmp_path, shared, shar
     overrides, sets = CASES[name]
     for folder in sets:
         shared(folder)  # skips, saying why, when the set is absent
-    common = [*overrides, f"paths.shared_data={shared_root}", "runner.cache=false",
-              "runner.progress=false"]
+    common = [
+        *overrides,
+        f"paths.shared_data={shared_root}",
+        "runner.cache=false",
+        "runner.progress=false",
+    ]
     local = run_experiment(_compose([*common, "runner.n_jobs=1"]), tmp_path / "local")
     before = _tasks_run(cluster)
-    dask = run_experiment(_compose([*common, "runner=dask", "runner.n_workers=2",
-                                    f"runner.scheduler={cluster.scheduler_address}"]),
-                          tmp_path / "dask")
+    dask = run_experiment(
+        _compose(
+            [
+                *common,
+                "runner=dask",
+                "runner.n_workers=2",
+                f"runner.scheduler={cluster.scheduler_address}",
+            ]
+        ),
+        tmp_path / "dask",
+    )
     assert _tasks_run(cluster) > before  # the work went to the cluster, not this process
     a, a_timing = _split((local / "summary.csv").read_bytes())
     b, b_timing = _split((dask / "summary.csv").read_bytes())

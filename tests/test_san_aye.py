@@ -21,26 +21,32 @@ from baselines.san_aye import (
     title_relevancy,
 )
 from evalkit.core.page import Gold, Page
-from evalkit.harness.registry import METHODS
 from evalkit.core.validate import ParamError
+from evalkit.harness.registry import METHODS
 
 # P1: 46 white-space words, 207 characters, 28 stop words (density 0.61): good. Its
 # keywords (stop list "english"): rain 3, town 2, river 2 and 11 words once (fell, rose,
 # night, heavy, water, came, bridge, worst, decade, road, noon) = 18 occurrences.
-P1 = ("The rain fell on the town and the river rose in the night. The rain was heavy and "
-      "the water came up to the bridge. It was the worst rain in the town for a decade and "
-      "the river is still over the road at noon.")
+P1 = (
+    "The rain fell on the town and the river rose in the night. The rain was heavy and "
+    "the water came up to the bridge. It was the worst rain in the town for a decade and "
+    "the river is still over the road at noon."
+)
 # P2: 41 words, 206 characters, 26 stop words: good. Keywords: apples 2, market 2 and 11
 # once (farmers, valley, sold, square, prices, lower, spring, buyers, coast, hills, boats)
 # = 15 occurrences, 13 distinct.
-P2 = ("The farmers of the valley sold their apples at the market on the square, and the "
-      "prices of the apples were lower than in the spring. The market was full of buyers "
-      "from the coast and from the hills in boats.")
+P2 = (
+    "The farmers of the valley sold their apples at the market on the square, and the "
+    "prices of the apples were lower than in the spring. The market was full of buyers "
+    "from the coast and from the hills in boats."
+)
 P3 = P2.upper()  # the same keywords in the same numbers: cosine 1 with P2
-PAGE = ("<html><head><title>Rain floods the town</title></head><body>"
-        f"<div><p>{P1}</p></div>"
-        "<ul><li><a href='/'>Home</a></li><li><a href='/n'>News</a></li></ul>"
-        f"<div><p>{P2}</p><p>{P3}</p></div></body></html>")
+PAGE = (
+    "<html><head><title>Rain floods the town</title></head><body>"
+    f"<div><p>{P1}</p></div>"
+    "<ul><li><a href='/'>Home</a></li><li><a href='/n'>News</a></li></ul>"
+    f"<div><p>{P2}</p><p>{P3}</p></div></body></html>"
+)
 # Worked by hand:
 # 1. cleaning: paragraphs P1, "Home", "News", P2, P3. "Home" and "News" are short with a
 #    link: bad. P1, P2, P3 are long (> 200 characters) with stop-word density >= 0.32: good.
@@ -67,8 +73,12 @@ def test_hand_page_keeps_the_heaviest_main_block():
     b = ext.blocks
     assert [x.kept for x in b] == [True, False, False, False, False]
     assert [(x.stage, x.rule) for x in b] == [
-        (None, None), ("cleaning", "jusText"), ("cleaning", "jusText"),
-        ("importance", "main_block"), ("dedup", "cosine")]
+        (None, None),
+        ("cleaning", "jusText"),
+        ("cleaning", "jusText"),
+        ("importance", "main_block"),
+        ("dedup", "cosine"),
+    ]
     assert b[4].duplicate_of == 3 and b[4].scores["cosine"] == 1.0
     assert b[0].scores["tk"] == 0.625
     assert b[0].scores["kf"] == round(14 / 130, 4)
@@ -77,8 +87,14 @@ def test_hand_page_keeps_the_heaviest_main_block():
     assert b[3].scores["tk"] == 0.0 and b[3].scores["kf"] == round(12 / 130, 4)
     assert b[3].scores["t_ratio"] == 0.3
     assert b[3].scores["main_weight"] == round(12 / 130, 4) == b[4].scores["main_weight"]
-    assert ext.info == {"paragraphs": 5, "noiseless": 3, "duplicates": 1, "main_blocks": 2,
-                        "kept": 1, "best_main_block": 0}
+    assert ext.info == {
+        "paragraphs": 5,
+        "noiseless": 3,
+        "duplicates": 1,
+        "main_blocks": 2,
+        "kept": 1,
+        "best_main_block": 0,
+    }
 
 
 def test_select_all_keeps_every_block_left_after_the_cosine_step():
@@ -90,8 +106,9 @@ def test_weights_change_the_winner():
     # alpha = 0 leaves K_f alone: 14/130 for [P1] against 12/130 for [P2, P3]: still P1;
     # with beta = 0 too and gamma = 0 every main block weighs 0: the tie goes to the first
     assert SanAye(stoplist="english", alpha=0.0).extract(_page(PAGE)).text == P1
-    assert SanAye(stoplist="english", alpha=0.0, beta=0.0, gamma=0.0).extract(
-        _page(PAGE)).text == P1
+    assert (
+        SanAye(stoplist="english", alpha=0.0, beta=0.0, gamma=0.0).extract(_page(PAGE)).text == P1
+    )
     # the page without P1's title words: swap the title to P2's words
     other = PAGE.replace("Rain floods the town", "Apples at the market")
     # title keywords {apples, market} ("at", "the" are stop words), m_k = 2
@@ -102,8 +119,9 @@ def test_weights_change_the_winner():
 
 
 def test_keyword_vector_lowercases_and_drops_stop_words_and_numbers():
-    assert keyword_vector("The Rain, the rain 2024 and THE town", "english") == \
-        Counter({"rain": 2, "town": 1})
+    assert keyword_vector("The Rain, the rain 2024 and THE town", "english") == Counter(
+        {"rain": 2, "town": 1}
+    )
 
 
 def test_cosine_by_hand():
@@ -123,8 +141,11 @@ def test_duplicate_threshold_boundary():
     # the default 1.0: only the same proportions
     assert remove_duplicates([Counter({"x": 1}), Counter({"x": 3})]) == [None, (0, 1.0)]
     # a duplicate of a removed block is compared with the kept ones only
-    assert remove_duplicates([Counter("a"), Counter("a"), Counter("a")]) == \
-        [None, (0, 1.0), (0, 1.0)]
+    assert remove_duplicates([Counter("a"), Counter("a"), Counter("a")]) == [
+        None,
+        (0, 1.0),
+        (0, 1.0),
+    ]
 
 
 def test_title_relevancy_by_hand():
@@ -162,12 +183,22 @@ def test_page_without_good_paragraphs_gives_empty_text():
     assert ext.text == "" and ext.info["kept"] == 0 and ext.info["best_main_block"] == -1
 
 
-@pytest.mark.parametrize("params", [
-    {"duplicate_threshold": 0.0}, {"duplicate_threshold": 1.5}, {"top_k": 0},
-    {"keyword_total": "site"}, {"position_threshold": 1.2}, {"position_rule": "above"},
-    {"alpha": -1.0}, {"main_block": "div"}, {"select": "best"}, {"stoplist": "klingon"},
-    {"length_low": 300},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"duplicate_threshold": 0.0},
+        {"duplicate_threshold": 1.5},
+        {"top_k": 0},
+        {"keyword_total": "site"},
+        {"position_threshold": 1.2},
+        {"position_rule": "above"},
+        {"alpha": -1.0},
+        {"main_block": "div"},
+        {"select": "best"},
+        {"stoplist": "klingon"},
+        {"length_low": 300},
+    ],
+)
 def test_bad_settings_fail_at_construction(params):
     with pytest.raises(ParamError):
         SanAye(**params)

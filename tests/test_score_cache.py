@@ -7,15 +7,18 @@ import functools
 import json
 import math
 
-from evalkit.harness.score_cache import ScoreCache, cached_scorer, scorer_key
 from evalkit.core.page import Extraction, Gold, Page
+from evalkit.harness.score_cache import ScoreCache, cached_scorer, scorer_key
 from evalkit.harness.scoring import score_extraction
 
 KEY = "k" * 16
 
 
-def _page(text="alpha beta gamma delta", raw=b"<html><body><p>alpha beta gamma delta</p>"
-          b"<p>menu</p></body></html>", units=None):
+def _page(
+    text="alpha beta gamma delta",
+    raw=b"<html><body><p>alpha beta gamma delta</p><p>menu</p></body></html>",
+    units=None,
+):
     return Page(id="p1", dataset="d", raw=raw, gold=Gold(text=text, units=units))
 
 
@@ -27,8 +30,15 @@ class Counting:
 
     def __call__(self, page, label, ext):
         self.calls += 1
-        return {"page_id": page.id, "method": label, "n": len(ext.text.split()),
-                "f1": 0.25, "nan": float("nan"), "flag": True, "none": None}
+        return {
+            "page_id": page.id,
+            "method": label,
+            "n": len(ext.text.split()),
+            "f1": 0.25,
+            "nan": float("nan"),
+            "flag": True,
+            "none": None,
+        }
 
 
 def test_a_record_is_read_back_not_rescored(tmp_path):
@@ -36,13 +46,17 @@ def test_a_record_is_read_back_not_rescored(tmp_path):
     cache = ScoreCache(score, tmp_path, KEY)
     ext = Extraction(text="alpha beta", seconds=0.5)
     first = cache(_page(), "m", ext)
-    again = ScoreCache(score, tmp_path, KEY)(_page(), "m", Extraction(text="alpha beta",
-                                                                       seconds=0.5))
+    again = ScoreCache(score, tmp_path, KEY)(
+        _page(), "m", Extraction(text="alpha beta", seconds=0.5)
+    )
     assert score.calls == 1
     assert list(again) == list(first)  # column order kept: per_page.csv stays the same
     assert math.isnan(again.pop("nan")) and math.isnan(first.pop("nan"))
-    assert again == first == {"page_id": "p1", "method": "m", "n": 2, "f1": 0.25,
-                              "flag": True, "none": None}
+    assert (
+        again
+        == first
+        == {"page_id": "p1", "method": "m", "n": 2, "f1": 0.25, "flag": True, "none": None}
+    )
 
 
 def test_what_changes_a_record_changes_its_key(tmp_path):
@@ -50,11 +64,11 @@ def test_what_changes_a_record_changes_its_key(tmp_path):
     base = (_page(), "m", Extraction(text="alpha beta", seconds=0.5))
     ScoreCache(score, tmp_path, KEY)(*base)
     variants = [
-        (_page(), "m2", base[2]),                                         # method label
-        (_page(), "m", Extraction(text="alpha", seconds=0.5)),             # extraction text
-        (_page(), "m", Extraction(text="alpha beta", seconds=0.25)),       # its time
+        (_page(), "m2", base[2]),  # method label
+        (_page(), "m", Extraction(text="alpha", seconds=0.5)),  # extraction text
+        (_page(), "m", Extraction(text="alpha beta", seconds=0.25)),  # its time
         (_page(), "m", Extraction(text="alpha beta", seconds=0.5, error="boom")),
-        (_page(text="alpha beta"), "m", base[2]),                         # gold text
+        (_page(text="alpha beta"), "m", base[2]),  # gold text
         (_page(raw=b"<html><body><p>other</p></body></html>"), "m", base[2]),  # page bytes
     ]
     for page, label, ext in variants:
@@ -96,25 +110,27 @@ def test_the_real_scorer_gives_the_same_record_warm(tmp_path):
     ext = Extraction(text="alpha beta gamma", seconds=0.001)
     real = functools.partial(score_extraction, shingle_n=4, unit_min_share=0.5)
     cold = cached_scorer(real, tmp_path)(page, "m", ext)
-    warm = cached_scorer(real, tmp_path)(_page(), "m", Extraction(text="alpha beta gamma",
-                                                                   seconds=0.001))
+    warm = cached_scorer(real, tmp_path)(
+        _page(), "m", Extraction(text="alpha beta gamma", seconds=0.001)
+    )
     assert json.dumps(warm, sort_keys=True) == json.dumps(cold, sort_keys=True)
     assert cold["word_precision"] == 1.0 and cold["word_recall"] == 0.75
 
 
 def test_a_warm_run_reads_records_back_and_parses_no_page(tmp_path, monkeypatch):
     from evalkit.core import page as page_mod
-    from evalkit.readers.synthetic import SyntheticDataset
-    from evalkit.harness.specs import MethodSpec
     from evalkit.harness.runner import Runner
+    from evalkit.harness.specs import MethodSpec
+    from evalkit.readers.synthetic import SyntheticDataset
 
     specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("cetd", "cetd")]
     real = functools.partial(score_extraction, shingle_n=4, unit_min_share=0.5)
 
     def run():
         with Runner(cache_root=str(tmp_path), progress=False) as runner:
-            return runner.run_pages(SyntheticDataset(n_sites=2, pages_per_site=2).pages(),
-                                    specs, score=real)
+            return runner.run_pages(
+                SyntheticDataset(n_sites=2, pages_per_site=2).pages(), specs, score=real
+            )
 
     cold = run()
     assert not any(r["cached"] for r in cold) and "word_f1" in cold[0]
@@ -127,5 +143,6 @@ def test_a_warm_run_reads_records_back_and_parses_no_page(tmp_path, monkeypatch)
     monkeypatch.setattr(page_mod.Page, "tree", no_parse)
     warm = run()
     assert all(r["cached"] for r in warm)
-    assert [{k: v for k, v in r.items() if k != "cached"} for r in warm] == \
-        [{k: v for k, v in r.items() if k != "cached"} for r in cold]
+    assert [{k: v for k, v in r.items() if k != "cached"} for r in warm] == [
+        {k: v for k, v in r.items() if k != "cached"} for r in cold
+    ]

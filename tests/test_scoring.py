@@ -1,11 +1,13 @@
 """The per-page scorer: gold-side work once per page, records as the metric functions give them."""
 
-from evalkit.harness import scoring
 from evalkit.core.page import Extraction, Gold, Page
+from evalkit.harness import scoring
 
-HTML = ("<html><body><nav>Home | News</nav><article><h1>Rain in Spain</h1>"
-        "<p>The rain stays mainly in the plain.</p></article><footer>(c) 2020</footer>"
-        "</body></html>")
+HTML = (
+    "<html><body><nav>Home | News</nav><article><h1>Rain in Spain</h1>"
+    "<p>The rain stays mainly in the plain.</p></article><footer>(c) 2020</footer>"
+    "</body></html>"
+)
 GOLD = "Rain in Spain\nThe rain stays mainly in the plain."
 
 
@@ -16,14 +18,32 @@ def _page(pid="p"):
 def test_gold_side_work_runs_once_per_page(monkeypatch):
     parses = []
     real_tree = Page.tree
-    monkeypatch.setattr(Page, "tree", lambda self, plain=False: parses.append(self.id)
-                        or real_tree(self, plain))
+    monkeypatch.setattr(
+        Page, "tree", lambda self, plain=False: parses.append(self.id) or real_tree(self, plain)
+    )
     page = _page()
-    recs = [scoring.score_extraction(page, m, Extraction(text=t)) for m, t in
-            (("a", "The rain stays mainly in the plain."), ("b", "Home News Rain in Spain"))]
+    recs = [
+        scoring.score_extraction(page, m, Extraction(text=t))
+        for m, t in (("a", "The rain stays mainly in the plain."), ("b", "Home News Rain in Spain"))
+    ]
     assert parses == ["p"]  # one parse serves the visible words and the units
-    assert page.gold.visible_words == ["Home", "|", "News", "Rain", "in", "Spain", "The", "rain",
-                                       "stays", "mainly", "in", "the", "plain.", "(c)", "2020"]
+    assert page.gold.visible_words == [
+        "Home",
+        "|",
+        "News",
+        "Rain",
+        "in",
+        "Spain",
+        "The",
+        "rain",
+        "stays",
+        "mainly",
+        "in",
+        "the",
+        "plain.",
+        "(c)",
+        "2020",
+    ]
     # method a kept the paragraph (7 of the gold's 10 words), not the headline
     a = recs[0]
     assert (a["word_precision"], a["word_recall"]) == (1.0, 7 / 10)
@@ -53,8 +73,12 @@ def test_a_page_that_cannot_be_parsed_is_still_scored_on_its_text():
 
 
 def test_an_output_with_cjk_counts_white_space_words_and_cjk_tokens():
-    page = Page(id="jp", dataset="t", gold=Gold(text="東京 tower"),
-                raw="<html><body><p>東京 tower</p><p>menu</p></body></html>".encode())
+    page = Page(
+        id="jp",
+        dataset="t",
+        gold=Gold(text="東京 tower"),
+        raw="<html><body><p>東京 tower</p><p>menu</p></body></html>".encode(),
+    )
     rec = scoring.score_extraction(page, "m", Extraction(text="東京 tower menu"))
     # n_words_out splits on white space (3 words); the metrics' tokens split 東京 (4)
     assert (rec["n_words_gold"], rec["n_words_out"]) == (2, 3)

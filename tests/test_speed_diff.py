@@ -21,8 +21,7 @@ def test_the_pair_is_seeded_and_edited_as_documented():
     # 50,000 gold words, 10% (5,000) removed in 40 spans, 6% (3,000) added in 30 spans:
     # 50,000 - 5,000 + 3,000 = 48,000
     assert len(g) == 50_000 and len(t) == 48_000
-    assert sum(w.startswith("nav") for w in t) == 3_000 and not any(
-        w.startswith("nav") for w in g)
+    assert sum(w.startswith("nav") for w in t) == 3_000 and not any(w.startswith("nav") for w in g)
 
 
 def test_the_diff_finds_exactly_the_edits():

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import register_resolvers
+from evalkit.core.page import Gold, Page, parse_html
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import speed as S
-from evalkit.core.page import Gold, Page, parse_html
+from evalkit.harness.config import register_resolvers
 from evalkit.harness.specs import MethodSpec
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -24,7 +24,7 @@ def test_registered():
 def test_growth_exponent_recovers_power_laws():
     x = np.array([100.0, 1000.0, 10000.0])
     assert S.growth_exponent(x, 3 * x) == pytest.approx(1.0)
-    assert S.growth_exponent(x, 0.5 * x ** 2) == pytest.approx(2.0)
+    assert S.growth_exponent(x, 0.5 * x**2) == pytest.approx(2.0)
     # log x = 0, 1, 2 (base 10) and log y = 0, 0, 3: slope = 3 / 2 by least squares
     assert S.growth_exponent([1, 10, 100], [1, 1, 1000]) == pytest.approx(1.5)
     # non-positive times have no log: they are left out, not turned into -inf
@@ -46,12 +46,30 @@ def _per_page():
     # three pages; method m takes exactly 2x, 4x, 6x the parse time; the error row is left out
     rows = []
     for i, (size, parse) in enumerate([(1000, 1.0), (2000, 2.0), (4000, 3.0)]):
-        rows.append({"dataset": "d", "page_id": f"p{i}", "site": None, "method": "m",
-                     "n_bytes": size, "ms": 2.0 * parse * (i + 1), "parse_ms": parse,
-                     "error": None})
-        rows.append({"dataset": "d", "page_id": f"p{i}", "site": None, "method": "bad",
-                     "n_bytes": size, "ms": 1.0, "parse_ms": parse,
-                     "error": "ValueError: x" if i == 0 else None})
+        rows.append(
+            {
+                "dataset": "d",
+                "page_id": f"p{i}",
+                "site": None,
+                "method": "m",
+                "n_bytes": size,
+                "ms": 2.0 * parse * (i + 1),
+                "parse_ms": parse,
+                "error": None,
+            }
+        )
+        rows.append(
+            {
+                "dataset": "d",
+                "page_id": f"p{i}",
+                "site": None,
+                "method": "bad",
+                "n_bytes": size,
+                "ms": 1.0,
+                "parse_ms": parse,
+                "error": "ValueError: x" if i == 0 else None,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -83,8 +101,10 @@ def test_summary_numbers_by_hand():
 
 
 def test_time_pages_times_every_method_and_records_failures():
-    pages = [Page(id=f"p{i}", dataset="t", raw=html.encode(), gold=Gold(text="x"))
-             for i, html in enumerate(["<html><body><p>One page.</p></body></html>", ""])]
+    pages = [
+        Page(id=f"p{i}", dataset="t", raw=html.encode(), gold=Gold(text="x"))
+        for i, html in enumerate(["<html><body><p>One page.</p></body></html>", ""])
+    ]
     specs = [MethodSpec("fulltext", "fulltext"), MethodSpec("nope", "no_such_method")]
     df = S.time_pages(pages, specs, clock="wall")
     assert list(df["method"]) == ["fulltext", "nope", "fulltext", "nope"]
@@ -101,8 +121,11 @@ def test_time_pages_times_every_method_and_records_failures():
 
 
 def test_python_walk_reads_every_element_once():
-    root = parse_html("<html><head><title>t</title></head><body><!-- c --><div id=a>x<p>y</p>"
-                      "z</div><?pi x?><img src=i.png></body></html>", plain=True)
+    root = parse_html(
+        "<html><head><title>t</title></head><body><!-- c --><div id=a>x<p>y</p>"
+        "z</div><?pi x?><img src=i.png></body></html>",
+        plain=True,
+    )
     # html, head, title, body, div, p, img: comments and processing instructions are no elements
     assert S.python_walk(root) == 7
 
@@ -119,19 +142,27 @@ def test_summary_has_the_pure_python_floor_by_hand():
     table = S.speed_table(S.summarize(df, "d", n_boot=20), "d")
     assert list(table["method"]) == ["lxml_parse", S.PY_WALK_LABEL, "m", "bad"]
     # pages without the walk (python_walk off) give no floor row
-    assert S.PY_WALK_LABEL not in set(S.summarize(df.assign(walk_ms=np.nan), "d",
-                                                  n_boot=20)["method"])
+    assert S.PY_WALK_LABEL not in set(
+        S.summarize(df.assign(walk_ms=np.nan), "d", n_boot=20)["method"]
+    )
 
 
 def test_step_table_by_hand():
     # "m" timed two steps on three pages (the failed page is left out); "n" timed none
-    df = pd.DataFrame({
-        "page_id": ["p0", "p1", "p2", "p0", "p1"], "method": ["m", "m", "m", "n", "n"],
-        "error": [None, None, "boom", None, None], "ms": [4.0, 8.0, 1.0, 1.0, 1.0],
-        "parse_ms": [1.0, 2.0, 3.0, 1.0, 2.0], "n_bytes": [1000, 2000, 4000, 1000, 2000],
-        "dataset": "d", "site": None,
-        "step_parse": [1.0, 2.0, 99.0, np.nan, np.nan],
-        "step_work": [3.0, 5.0, 99.0, np.nan, np.nan]})
+    df = pd.DataFrame(
+        {
+            "page_id": ["p0", "p1", "p2", "p0", "p1"],
+            "method": ["m", "m", "m", "n", "n"],
+            "error": [None, None, "boom", None, None],
+            "ms": [4.0, 8.0, 1.0, 1.0, 1.0],
+            "parse_ms": [1.0, 2.0, 3.0, 1.0, 2.0],
+            "n_bytes": [1000, 2000, 4000, 1000, 2000],
+            "dataset": "d",
+            "site": None,
+            "step_parse": [1.0, 2.0, 99.0, np.nan, np.nan],
+            "step_work": [3.0, 5.0, 99.0, np.nan, np.nan],
+        }
+    )
     steps = S.step_table(df)
     assert list(steps["method"]) == ["m", "m"] and list(steps["step"]) == ["parse", "work"]
     assert list(steps["ms_mean"]) == [1.5, 4.0] and list(steps["ms_median"]) == [1.5, 4.0]
@@ -144,17 +175,27 @@ def test_step_table_by_hand():
 
 
 def test_time_pages_keeps_the_steps_the_proposed_method_times():
-    page = Page(id="p", dataset="t", raw=b"<html><body><div><p>Some text, here.</p></div>"
-                b"</body></html>", gold=Gold(text="x"))
-    df = S.time_pages([page], [MethodSpec("proposed", "proposed"),
-                               MethodSpec("fulltext", "fulltext")], clock="wall")
+    page = Page(
+        id="p",
+        dataset="t",
+        raw=b"<html><body><div><p>Some text, here.</p></div></body></html>",
+        gold=Gold(text="x"),
+    )
+    df = S.time_pages(
+        [page],
+        [MethodSpec("proposed", "proposed"), MethodSpec("fulltext", "fulltext")],
+        clock="wall",
+    )
     names = ["parse", "blocks", "primary", "dedup", "scoring", "output"]
-    assert [c for c in df.columns if c.startswith(S.STEP_PREFIX)] == \
-        [S.STEP_PREFIX + n for n in names]
+    assert [c for c in df.columns if c.startswith(S.STEP_PREFIX)] == [
+        S.STEP_PREFIX + n for n in names
+    ]
     steps = df.set_index("method").loc["proposed", [S.STEP_PREFIX + n for n in names]]
     assert (steps > 0).all() and steps.sum() <= df.set_index("method").loc["proposed", "ms"]
-    assert df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"] != \
-        df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"]  # NaN: not timed
+    assert (
+        df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"]
+        != df.set_index("method").loc["fulltext", S.STEP_PREFIX + "parse"]
+    )  # NaN: not timed
 
 
 def test_micro_benchmark_rows_and_target():
@@ -164,7 +205,7 @@ def test_micro_benchmark_rows_and_target():
     # 5,000 not measured: read off the fitted power law through the two points
     b = np.log(bench["ms"][1] / bench["ms"][0]) / np.log(5)
     assert rows["growth_exponent"] == pytest.approx(b)
-    assert rows["twc_pfm_ms_5000"] == pytest.approx(bench["ms"][1] * 5 ** b)
+    assert rows["twc_pfm_ms_5000"] == pytest.approx(bench["ms"][1] * 5**b)
     assert rows["meets_target"] == float(rows["twc_pfm_ms_5000"] <= S.TWC_PFM_TARGET_MS)
 
 
@@ -174,9 +215,16 @@ def _compose(overrides):
 
 
 def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path):
-    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=6", "speed.n_boot=20",
-                    "method=[cetd,fulltext]", "speed.micro.lengths=[500,1000]",
-                    "speed.micro.repeat=1"])
+    cfg = _compose(
+        [
+            "experiment=speed",
+            "dataset.synthetic.limit=6",
+            "speed.n_boot=20",
+            "method=[cetd,fulltext]",
+            "speed.micro.lengths=[500,1000]",
+            "speed.micro.repeat=1",
+        ]
+    )
     out = run_experiment(cfg, tmp_path)
     s = pd.read_csv(out / "summary.csv")
     assert set(s["experiment"]) == {"speed"}
@@ -188,21 +236,35 @@ def test_speed_run_on_synthetic_pages_writes_tables_figures_and_summary(tmp_path
     assert ("synthetic", "fulltext", "target_ratio") not in v.index
     assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "twc_pfm_ms_1000")] > 0
     assert v[("synthetic", "process", "peak_rss_mb")] > 10
-    assert v[(S.MICRO_DATASET, S.MICRO_METHOD, "peak_rss_mb")] >= v[("synthetic", "process", "peak_rss_mb")]
+    assert (
+        v[(S.MICRO_DATASET, S.MICRO_METHOD, "peak_rss_mb")]
+        >= v[("synthetic", "process", "peak_rss_mb")]
+    )
     assert (s.loc[s["metric"] == "ms_median", "n_pages"] == 6).all()
     assert not (out / "tables" / "speed_synthetic_steps.md").exists()  # no method timed steps
-    for name in ["tables/speed_synthetic.md", "tables/speed_twc_pfm.tex",
-                 "figures/speed_synthetic_time_vs_size.png", "figures/speed_synthetic_ratio.png",
-                 "figures/speed_twc_pfm.svg"]:
+    for name in [
+        "tables/speed_synthetic.md",
+        "tables/speed_twc_pfm.tex",
+        "figures/speed_synthetic_time_vs_size.png",
+        "figures/speed_synthetic_ratio.png",
+        "figures/speed_twc_pfm.svg",
+    ]:
         assert (out / name).is_file(), name
     per_page = pd.read_csv(out / "per_page.csv")
     assert len(per_page) == 12 and set(per_page["method"]) == {"cetd", "fulltext"}
 
 
 def test_speed_run_breaks_down_the_proposed_methods_steps(tmp_path):
-    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=4", "speed.n_boot=20",
-                    "method=[proposed]", "speed.micro.enabled=false",
-                    "speed.python_walk=false"])
+    cfg = _compose(
+        [
+            "experiment=speed",
+            "dataset.synthetic.limit=4",
+            "speed.n_boot=20",
+            "method=[proposed]",
+            "speed.micro.enabled=false",
+            "speed.python_walk=false",
+        ]
+    )
     out = run_experiment(cfg, tmp_path)
     steps = pd.read_csv(out / "tables" / "speed_synthetic_steps.csv")
     assert list(steps["step"]) == ["parse", "blocks", "primary", "dedup", "scoring", "output"]
@@ -227,9 +289,18 @@ def test_ladder_pages_have_the_asked_number_of_elements():
 
 
 def test_speed_ladder_reports_a_growth_exponent_per_shape_and_method(tmp_path):
-    cfg = _compose(["experiment=speed", "dataset.synthetic.limit=2", "speed.n_boot=20",
-                    "method=[fulltext]", "speed.micro.enabled=false", "speed.python_walk=false",
-                    "speed.ladder.enabled=true", "speed.ladder.sizes=[200,2000]"])
+    cfg = _compose(
+        [
+            "experiment=speed",
+            "dataset.synthetic.limit=2",
+            "speed.n_boot=20",
+            "method=[fulltext]",
+            "speed.micro.enabled=false",
+            "speed.python_walk=false",
+            "speed.ladder.enabled=true",
+            "speed.ladder.sizes=[200,2000]",
+        ]
+    )
     out = run_experiment(cfg, tmp_path)
     summary = pd.read_csv(out / "summary.csv")
     rows = summary[summary["metric"] == "growth_exponent"]
@@ -241,4 +312,8 @@ def test_speed_ladder_reports_a_growth_exponent_per_shape_and_method(tmp_path):
     per_page = pd.read_csv(out / "per_page.csv")
     ladder = per_page[per_page["dataset"] == "ladder"]
     assert sorted(zip(ladder["shape"], ladder["n_elements"])) == [
-        ("deep", 200), ("deep", 2000), ("wide", 200), ("wide", 2000)]
+        ("deep", 200),
+        ("deep", 2000),
+        ("wide", 200),
+        ("wide", 2000),
+    ]

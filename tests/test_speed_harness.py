@@ -10,27 +10,28 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import register_resolvers
 from evalkit.experiments import run_experiment
 from evalkit.experiments.speed import harness as H
+from evalkit.harness.config import register_resolvers
 from evalkit.harness.reference_check import is_timing
 from evalkit.harness.summary import summary_row
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
 
 def _rows():
-    rows = [summary_row("s", "harness", "harness_cold_wall_s", 2.0, n_pages=10),
-            summary_row("s", "harness", "harness_warm_wall_s", 0.5, n_pages=10),
-            summary_row("s", "harness", "harness_warm_over_cold", 0.25, n_pages=10),
-            summary_row("s", "harness", "harness_overhead_ratio", 0.2, n_pages=10),
-            summary_row("s", "harness", "harness_stage_score_ms_per_page", 3.0, n_pages=10),
-            summary_row("s", "harness", "harness_stage_score_share", 0.3, n_pages=10),
-            summary_row("ladder_300", "local", "harness_rss_max_process_mb", 120.0, n_pages=300),
-            summary_row("ladder_300", "local", "harness_rss_sum_processes_mb", 300.0,
-                        n_pages=300),
-            summary_row("ladder_300", "local", "harness_ladder_wall_s", 9.0, n_pages=300)]
+    rows = [
+        summary_row("s", "harness", "harness_cold_wall_s", 2.0, n_pages=10),
+        summary_row("s", "harness", "harness_warm_wall_s", 0.5, n_pages=10),
+        summary_row("s", "harness", "harness_warm_over_cold", 0.25, n_pages=10),
+        summary_row("s", "harness", "harness_overhead_ratio", 0.2, n_pages=10),
+        summary_row("s", "harness", "harness_stage_score_ms_per_page", 3.0, n_pages=10),
+        summary_row("s", "harness", "harness_stage_score_share", 0.3, n_pages=10),
+        summary_row("ladder_300", "local", "harness_rss_max_process_mb", 120.0, n_pages=300),
+        summary_row("ladder_300", "local", "harness_rss_sum_processes_mb", 300.0, n_pages=300),
+        summary_row("ladder_300", "local", "harness_ladder_wall_s", 9.0, n_pages=300),
+    ]
     return pd.DataFrame(rows)
 
 
@@ -42,9 +43,15 @@ def test_tables_by_hand():
     assert (row["score_ms"], row["score_share"], row["n_pages"]) == (3.0, 0.3, 10)
     assert row["overhead_ratio"] == 0.2 and pd.isna(row["read_ms"])
     lad = H.ladder_table(_rows())
-    assert lad.to_dict("records") == [{"pages": 300, "runner": "local",
-                                       "rss_max_process_mb": 120.0,
-                                       "rss_sum_processes_mb": 300.0, "wall_s": 9.0}]
+    assert lad.to_dict("records") == [
+        {
+            "pages": 300,
+            "runner": "local",
+            "rss_max_process_mb": 120.0,
+            "rss_sum_processes_mb": 300.0,
+            "wall_s": 9.0,
+        }
+    ]
 
 
 def test_harness_rows_are_timings_for_the_reference_check():
@@ -55,8 +62,10 @@ def test_harness_rows_are_timings_for_the_reference_check():
 
 def test_peak_memory_sees_the_largest_process_and_the_sum():
     # a child that holds 200 MiB for a second under a parent that holds little
-    code = ("import subprocess, sys; subprocess.run([sys.executable, '-c', "
-            "'import time; b = bytearray(200 * 2**20); time.sleep(1.5)'])")
+    code = (
+        "import subprocess, sys; subprocess.run([sys.executable, '-c', "
+        "'import time; b = bytearray(200 * 2**20); time.sleep(1.5)'])"
+    )
     got = H.peak_memory([sys.executable, "-c", code], sample_s=0.05)
     assert got["returncode"] == 0
     assert 200 <= got["max_mb"] < 400
@@ -70,18 +79,30 @@ def test_proc_fallback_reads_this_process():
 
 def test_speed_run_reports_cold_warm_and_stages(tmp_path):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=speed", "dataset.synthetic.n_sites=2", "dataset.synthetic.pages_per_site=3",
-            "speed.n_boot=20", "method=[fulltext]", "speed.micro.enabled=false",
-            "speed.harness.enabled=true", "speed.harness.ladder_sizes=[]", "runner.n_jobs=1",
-            "+extraction.n_boot=20", f"paths.cache={tmp_path / 'cache'}"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=speed",
+                "dataset.synthetic.n_sites=2",
+                "dataset.synthetic.pages_per_site=3",
+                "speed.n_boot=20",
+                "method=[fulltext]",
+                "speed.micro.enabled=false",
+                "speed.harness.enabled=true",
+                "speed.harness.ladder_sizes=[]",
+                "runner.n_jobs=1",
+                "+extraction.n_boot=20",
+                f"paths.cache={tmp_path / 'cache'}",
+            ],
+        )
     out = run_experiment(cfg, tmp_path / "out")
     s = pd.read_csv(out / "summary.csv").set_index(["dataset", "method", "metric"])["value"]
     cold = s[("synthetic", "harness", "harness_cold_wall_s")]
     warm = s[("synthetic", "harness", "harness_warm_wall_s")]
     # summary.csv keeps 6 significant digits
-    assert s[("synthetic", "harness", "harness_warm_over_cold")] == pytest.approx(warm / cold,
-                                                                                 rel=2e-5)
+    assert s[("synthetic", "harness", "harness_warm_over_cold")] == pytest.approx(
+        warm / cold, rel=2e-5
+    )
     shares = [s[("synthetic", "harness", f"harness_stage_{st}_share")] for st in H.STAGES]
     assert sum(shares) == pytest.approx(1, abs=1e-5)
     table = pd.read_csv(out / "tables" / "speed_harness.csv")
@@ -92,13 +113,29 @@ def test_speed_run_reports_cold_warm_and_stages(tmp_path):
 
 
 def test_the_overhead_run_keeps_methods_metrics_and_its_own_set_only():
-    task = ["experiment=speed", "dataset=[aeb,chaos]", "method=[cetd,fulltext]",
-            "dataset.chaos.limit=36", "dataset.aeb.limit=5", "runner=dask", "runner.n_jobs=2",
-            "runner.page_timeout=30", "+extraction.n_boot=50", "speed.harness.enabled=true",
-            "hydra.run.dir=x", "seed=3", "paths.shared_data=/d"]
+    task = [
+        "experiment=speed",
+        "dataset=[aeb,chaos]",
+        "method=[cetd,fulltext]",
+        "dataset.chaos.limit=36",
+        "dataset.aeb.limit=5",
+        "runner=dask",
+        "runner.n_jobs=2",
+        "runner.page_timeout=30",
+        "+extraction.n_boot=50",
+        "speed.harness.enabled=true",
+        "hydra.run.dir=x",
+        "seed=3",
+        "paths.shared_data=/d",
+    ]
     assert H.overhead_overrides(task, "chaos") == [
-        "method=[cetd,fulltext]", "dataset.chaos.limit=36", "runner.page_timeout=30",
-        "+extraction.n_boot=50", "seed=3", "paths.shared_data=/d"]
+        "method=[cetd,fulltext]",
+        "dataset.chaos.limit=36",
+        "runner.page_timeout=30",
+        "+extraction.n_boot=50",
+        "seed=3",
+        "paths.shared_data=/d",
+    ]
 
 
 def test_the_speed_command_reports_the_overhead_of_its_own_extraction_run(tmp_path):
@@ -108,15 +145,31 @@ def test_the_speed_command_reports_the_overhead_of_its_own_extraction_run(tmp_pa
     import sys
 
     run = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "evalkit", "experiment=speed",
-                    "dataset.synthetic.n_sites=2", "dataset.synthetic.pages_per_site=3",
-                    "method=[fulltext]", "speed.micro.enabled=false", "speed.n_boot=20",
-                    "speed.harness.enabled=true", "speed.harness.ladder_sizes=[]",
-                    "runner.n_jobs=1", "runner.progress=false", f"paths.cache={tmp_path / 'c'}",
-                    f"hydra.run.dir={run}"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=speed",
+            "dataset.synthetic.n_sites=2",
+            "dataset.synthetic.pages_per_site=3",
+            "method=[fulltext]",
+            "speed.micro.enabled=false",
+            "speed.n_boot=20",
+            "speed.harness.enabled=true",
+            "speed.harness.ladder_sizes=[]",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            f"paths.cache={tmp_path / 'c'}",
+            f"hydra.run.dir={run}",
+        ],
+        check=True,
+        capture_output=True,
+    )
     s = pd.read_csv(run / "summary.csv").set_index(["dataset", "method", "metric"])["value"]
     wall = s[("synthetic", "harness", "harness_one_process_wall_s")]
     methods = s[("synthetic", "harness", "harness_method_s")]
     assert wall > methods > 0
     assert s[("synthetic", "harness", "harness_overhead_ratio")] == pytest.approx(
-        (wall - methods) / methods, rel=1e-4)
+        (wall - methods) / methods, rel=1e-4
+    )

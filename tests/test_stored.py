@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from baselines.stored import MissingOutput, Stored, StoredFileError, read_outputs
-from evalkit.shell import cli
-from evalkit.harness.cache_keys import describe_method
 from evalkit.core.page import Gold, Page
-from evalkit.harness.specs import MethodSpec
+from evalkit.harness.cache_keys import describe_method
 from evalkit.harness.extract import extract_one
+from evalkit.harness.specs import MethodSpec
+from evalkit.shell import cli
 
 # -- a three-page set and what a tool stored for it -------------------------------------
 #
@@ -32,12 +32,17 @@ from evalkit.harness.extract import extract_one
 # stored p3: none -> a failure, scored as empty: P undefined (left out), R = 0
 # stored p9: no such page -> an unknown id
 # shingle precision = mean(1, 1) = 1; recall = mean(1, 1/2, 0) = 1/2; F1 = 2*1*0.5/1.5 = 2/3
-GOLD = {"p1": "one two three four five six", "p2": "alpha beta gamma delta epsilon",
-        "p3": "red green blue yellow"}
-STORED = {"p1": "one two three four five six", "p2": "alpha beta gamma delta",
-          "p9": "a page the data set does not have"}
-EXPECTED = {"shingle_precision": 1.0, "shingle_recall": 0.5, "shingle_f1": 2 / 3,
-            "failures": 1.0}
+GOLD = {
+    "p1": "one two three four five six",
+    "p2": "alpha beta gamma delta epsilon",
+    "p3": "red green blue yellow",
+}
+STORED = {
+    "p1": "one two three four five six",
+    "p2": "alpha beta gamma delta",
+    "p9": "a page the data set does not have",
+}
+EXPECTED = {"shingle_precision": 1.0, "shingle_recall": 0.5, "shingle_f1": 2 / 3, "failures": 1.0}
 
 
 def _page_set(root: Path) -> Path:
@@ -46,7 +51,8 @@ def _page_set(root: Path) -> Path:
     (root / "gold").mkdir()
     for key, text in GOLD.items():
         (root / "html" / f"{key}.html").write_text(
-            f"<html><body><div>menu home about</div><p>{text}</p></body></html>")
+            f"<html><body><div>menu home about</div><p>{text}</p></body></html>"
+        )
         (root / "gold" / f"{key}.txt").write_text(text)
     return root
 
@@ -55,8 +61,10 @@ def _write_folder(out: Path) -> Path:
     out.mkdir(parents=True)
     (out / "p1.txt").write_text(STORED["p1"])
     # HTML is reduced to its visible text: the script and the head's title are not text
-    (out / "p2.html").write_text("<html><head><title>T</title></head><body><p>alpha beta "
-                                 "gamma delta</p><script>var epsilon = 1;</script></body></html>")
+    (out / "p2.html").write_text(
+        "<html><head><title>T</title></head><body><p>alpha beta "
+        "gamma delta</p><script>var epsilon = 1;</script></body></html>"
+    )
     (out / "p9.md").write_text(STORED["p9"])
     (out / "notes.csv").write_text("ignored: not a stored-output suffix")
     return out
@@ -64,15 +72,23 @@ def _write_folder(out: Path) -> Path:
 
 def _write_aeb(out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"version": "1.0", "output": {
-        key: {"articleBody": text} for key, text in STORED.items()}}))
+    out.write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "output": {key: {"articleBody": text} for key, text in STORED.items()},
+            }
+        )
+    )
     return out
 
 
 def _write_jsonl(out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps({"page_id": key, "plaintext": text, "model": "tool"})
-             for key, text in STORED.items()]
+    lines = [
+        json.dumps({"page_id": key, "plaintext": text, "model": "tool"})
+        for key, text in STORED.items()
+    ]
     out.write_text("\n".join(lines) + "\n")
     return out
 
@@ -81,9 +97,17 @@ def _run(tmp_path, monkeypatch, capsys, *overrides) -> tuple[Path, str]:
     """``evalkit experiment=extraction dataset=chaos`` on the three pages; (run folder, stderr)."""
     results = tmp_path / "results"
     data = _page_set(tmp_path / "pages")
-    argv = ["evalkit", "experiment=extraction", "runner.progress=false", "runner.n_jobs=1",
-            f"paths.results={results}", "dataset=chaos", f"dataset.chaos.path={data}",
-            "method=stored", *overrides]
+    argv = [
+        "evalkit",
+        "experiment=extraction",
+        "runner.progress=false",
+        "runner.n_jobs=1",
+        f"paths.results={results}",
+        "dataset=chaos",
+        f"dataset.chaos.path={data}",
+        "method=stored",
+        *overrides,
+    ]
     monkeypatch.setattr(sys, "argv", argv)
     cli.main()
     err = capsys.readouterr().err
@@ -105,8 +129,9 @@ def test_each_format_scores_as_worked_by_hand(fmt, tmp_path, monkeypatch, capsys
     else:  # one file per data set, named by a template (Bevendorff et al.'s layout)
         _write_jsonl(tmp_path / "out" / "chaos" / "tool.jsonl")
         path = "'" + str(tmp_path / "out" / "{dataset}" / "tool.jsonl") + "'"
-    run, err = _run(tmp_path, monkeypatch, capsys, f"method.stored.path={path}",
-                    f"method.stored.format={fmt}")
+    run, err = _run(
+        tmp_path, monkeypatch, capsys, f"method.stored.path={path}", f"method.stored.format={fmt}"
+    )
     got = _summary(run)
     for metric, value in EXPECTED.items():
         assert got[metric] == pytest.approx(value, abs=1e-6), metric
@@ -137,8 +162,9 @@ def test_a_folder_with_two_files_for_one_id_is_refused(tmp_path):
 
 def test_aeb_reads_both_layouts_and_a_null_body_is_empty(tmp_path):
     bare = tmp_path / "bare.json"
-    bare.write_text(json.dumps({"a": {"articleBody": "x y"}, "b": {"articleBody": None},
-                                "c": {"url": "u"}}))
+    bare.write_text(
+        json.dumps({"a": {"articleBody": "x y"}, "b": {"articleBody": None}, "c": {"url": "u"}})
+    )
     assert read_outputs(bare) == {"a": "x y", "b": "", "c": ""}  # auto: .json is aeb
     wrapped = _write_aeb(tmp_path / "wrapped.json.gz")
     wrapped.write_bytes(gzip.compress(wrapped.read_bytes()))
@@ -150,13 +176,17 @@ def test_jsonl_field_names_and_their_alternatives(tmp_path):
     file.write_text('{"track_id": "a", "content": "x"}\n\n{"id": 7, "text": null}\n')
     assert read_outputs(file) == {"a": "x", "7": ""}
     file.write_text('{"page_id": "a", "content": "gold", "extracted_content": "tool"}\n')
-    with pytest.raises(StoredFileError, match=r"out.jsonl:1: 2 text fields "
-                                              r"\(content, extracted_content\)"):
+    with pytest.raises(
+        StoredFileError,
+        match=r"out.jsonl:1: 2 text fields "
+        r"\(content, extracted_content\)",
+    ):
         read_outputs(file)
     assert read_outputs(file, text_field="extracted_content") == {"a": "tool"}
     file.write_text('{"id": "a", "text": "tool", "groundtruth_content": "gold"}\n')
-    with pytest.raises(StoredFileError, match="holds gold too .groundtruth_content.; set "
-                                              "text_field"):
+    with pytest.raises(
+        StoredFileError, match="holds gold too .groundtruth_content.; set text_field"
+    ):
         read_outputs(file)
     assert read_outputs(file, text_field="text") == {"a": "tool"}
     file.write_text('{"key": "a", "body": "t"}\n')
@@ -170,8 +200,9 @@ def test_jsonl_lines_end_at_newline_only(tmp_path):
     each (WCEB's l3s-gn1 outputs hold U+2028), so lines end at \n (and \r\n) only."""
     file = tmp_path / "out.jsonl"
     text = "one\u2028two\u2029three\x85four"
-    file.write_bytes((f'{{"page_id": "a", "text": "{text}"}}\r\n'
-                      '{"page_id": "b", "text": "x"}\n').encode("utf-8"))
+    file.write_bytes(
+        (f'{{"page_id": "a", "text": "{text}"}}\r\n{{"page_id": "b", "text": "x"}}\n').encode()
+    )
     assert read_outputs(file) == {"a": text, "b": "x"}
 
 
@@ -190,9 +221,18 @@ def test_bad_json_stops_the_command_with_one_line(tmp_path, monkeypatch, capsys)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     results = tmp_path / "results"
-    monkeypatch.setattr(sys, "argv", ["evalkit", "experiment=extraction", "method=stored",
-                                      f"method.stored.path={broken}",
-                                      f"paths.results={results}", "runner.progress=false"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "evalkit",
+            "experiment=extraction",
+            "method=stored",
+            f"method.stored.path={broken}",
+            f"paths.results={results}",
+            "runner.progress=false",
+        ],
+    )
     with pytest.raises(SystemExit) as stop:
         cli.main()
     lines = capsys.readouterr().err.strip().splitlines()
@@ -210,8 +250,9 @@ def test_a_path_that_does_not_exist_names_the_key(tmp_path):
 
 
 def _page(key: str, dataset: str = "d") -> Page:
-    return Page(id=key, dataset=dataset, raw=b"<html><body><p>x</p></body></html>",
-                gold=Gold(text="x"))
+    return Page(
+        id=key, dataset=dataset, raw=b"<html><body><p>x</p></body></html>", gold=Gold(text="x")
+    )
 
 
 def test_a_missing_id_is_a_recorded_failure(tmp_path):
@@ -260,16 +301,26 @@ def test_editing_a_stored_file_changes_the_cache_key(fmt, tmp_path):
     assert Stored(path=str(path)).extract(_page("p1")).text.startswith("uno")
 
 
-def test_the_aeb_trafilatura_output_gives_the_published_f1(shared, tmp_path, monkeypatch,
-                                                           capsys):
+def test_the_aeb_trafilatura_output_gives_the_published_f1(shared, tmp_path, monkeypatch, capsys):
     """ScrapingHub's stored trafilatura output through ``method=stored``: published F1
     0.958, P 0.938, R 0.978 (their README), within 0.002."""
     output = shared("scrapinghub-aeb") / "output" / "trafilatura.json"
     results = tmp_path / "results"
-    monkeypatch.setattr(sys, "argv", [
-        "evalkit", "experiment=extraction", "dataset=aeb", "method=stored",
-        f"method.stored.path={output}", "method.stored.format=aeb",
-        f"paths.results={results}", "runner.progress=false", "runner.n_jobs=1"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "evalkit",
+            "experiment=extraction",
+            "dataset=aeb",
+            "method=stored",
+            f"method.stored.path={output}",
+            "method.stored.format=aeb",
+            f"paths.results={results}",
+            "runner.progress=false",
+            "runner.n_jobs=1",
+        ],
+    )
     cli.main()
     (run,) = (results / "runs" / "extraction").iterdir()
     got = _summary(run)

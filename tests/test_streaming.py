@@ -37,15 +37,19 @@ def test_chunked_per_page_csv_has_the_bytes_of_the_whole_frame(tmp_path):
         "experiment,page_id,n,ok,f,late\n"
         "x,p\\xe9,1234567,True,0.123457,\n"
         "x,q,2,,,a\n"
-        "x,r,3,False,,\n")
+        "x,r,3,False,,\n"
+    )
     assert (tmp_path / "two.csv").read_text() == (
         "experiment,page_id,n,ok,f,late\n"
         "x,p\\xe9,1.23457e+06,True,0.123457,\n"
         "x,q,2,,,a\n"
         "x,r,3,False,,\n"
-        "y,s,,,,\n")
-    write_csv(pd.concat([pd.DataFrame.from_records(RECORDS), other], ignore_index=True),
-              tmp_path / "old.csv")
+        "y,s,,,,\n"
+    )
+    write_csv(
+        pd.concat([pd.DataFrame.from_records(RECORDS), other], ignore_index=True),
+        tmp_path / "old.csv",
+    )
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
 
 
@@ -111,7 +115,8 @@ def test_dask_streams_keep_no_log_of_the_runs_tasks():
     backend = DaskBackend(n_workers=1, processes=False, window_per_worker=2).open()
     try:
         assert list(backend.map(_square, range(4 * LOG_LENGTH))) == [
-            x * x for x in range(4 * LOG_LENGTH)]
+            x * x for x in range(4 * LOG_LENGTH)
+        ]
         streams = list(backend.client.cluster.scheduler.stream_comms.values())
         assert streams
         for stream in [*streams, backend.client.scheduler_comm]:

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from baselines.pab import PAB
-from evalkit.harness.config import register_resolvers
-from evalkit.readers.base import InMemoryDataset
+from evalkit.core.page import Gold, Page
 from evalkit.experiments import EXPERIMENTS, Context
 from evalkit.experiments import kabir2015 as K
-from evalkit.metrics import kabir_standard_error
-from evalkit.core.page import Gold, Page
+from evalkit.harness.config import register_resolvers
 from evalkit.harness.specs import MethodSpec
+from evalkit.metrics import kabir_standard_error
+from evalkit.readers.base import InMemoryDataset
 
 REPO = Path(__file__).resolve().parents[1]
 register_resolvers()  # ${evalkit_results:} in the composed config (the suite's order did this before)
@@ -42,35 +42,83 @@ def test_study_config():
     paper = cfg.classification.paper
     # Table 4.3.1: case k tests 10k of 500 pages, i.e. the configured fractions
     assert [t / 500 for t in paper.test_pages] == pytest.approx(
-        list(cfg.classification.test_fractions))
+        list(cfg.classification.test_fractions)
+    )
     # Table 4.4.1's PAB value is the mean error rate of its Table 4.3.2 column; ENIW's is not
     pab, eniw = paper.rows.pab, paper.rows.eniw
     assert round(kabir_standard_error([a / 100 for a in pab.accuracy]), 4) == pab.kabir_se
-    assert kabir_standard_error([a / 100 for a in eniw.accuracy]) == pytest.approx(0.16814, abs=1e-5)
+    assert kabir_standard_error([a / 100 for a in eniw.accuracy]) == pytest.approx(
+        0.16814, abs=1e-5
+    )
     # Table 4.1.1: informative + noisy = total blocks for both approaches
     for row in cfg.kabir_blocks.paper.rows:
         assert row.informative + row.noisy == row.blocks == 120237
 
 
 def test_block_table_and_summary_by_hand():
-    pages = pd.DataFrame([
-        {"page_id": "a", "seconds": 0.010, "error": None, "n_blocks": 10, "n_informative": 8,
-         "n_noisy": 2, "n_merged": 1},
-        {"page_id": "b", "seconds": 0.030, "error": None, "n_blocks": 30, "n_informative": 24,
-         "n_noisy": 6, "n_merged": 0},
-        {"page_id": "c", "seconds": 0.0, "error": "boom", "n_blocks": None,
-         "n_informative": None, "n_noisy": None, "n_merged": None},
-    ])
-    paper = [{"source": "paper", "row": "PAB", "pages": 500, "blocks": 120237,
-              "informative": 111918, "noisy": 8319, "seconds": 89.56}]
+    pages = pd.DataFrame(
+        [
+            {
+                "page_id": "a",
+                "seconds": 0.010,
+                "error": None,
+                "n_blocks": 10,
+                "n_informative": 8,
+                "n_noisy": 2,
+                "n_merged": 1,
+            },
+            {
+                "page_id": "b",
+                "seconds": 0.030,
+                "error": None,
+                "n_blocks": 30,
+                "n_informative": 24,
+                "n_noisy": 6,
+                "n_merged": 0,
+            },
+            {
+                "page_id": "c",
+                "seconds": 0.0,
+                "error": "boom",
+                "n_blocks": None,
+                "n_informative": None,
+                "n_noisy": None,
+                "n_merged": None,
+            },
+        ]
+    )
+    paper = [
+        {
+            "source": "paper",
+            "row": "PAB",
+            "pages": 500,
+            "blocks": 120237,
+            "informative": 111918,
+            "noisy": 8319,
+            "seconds": 89.56,
+        }
+    ]
     table = K.block_table(pages, "d", "pab", paper)
     assert table.iloc[0].to_dict() == {
-        "source": "evalkit, d", "approach": "pab", "pages": 2, "total blocks": "40",
-        "informative": "32", "noisy": "8", "noisy %": "20.0", "blocks / page": "20.0",
-        "informative / page": "16.0", "noisy / page": "4.0", "time (s)": "0.04",
-        "ms / page": "20.0"}
+        "source": "evalkit, d",
+        "approach": "pab",
+        "pages": 2,
+        "total blocks": "40",
+        "informative": "32",
+        "noisy": "8",
+        "noisy %": "20.0",
+        "blocks / page": "20.0",
+        "informative / page": "16.0",
+        "noisy / page": "4.0",
+        "time (s)": "0.04",
+        "ms / page": "20.0",
+    }
     assert table.iloc[1][["total blocks", "noisy %", "blocks / page", "ms / page"]].tolist() == [
-        "120,237", "6.9", "240.5", "179.1"]
+        "120,237",
+        "6.9",
+        "240.5",
+        "179.1",
+    ]
     s = K.summarize_blocks(pages, "d", "pab", n_boot=100).set_index("metric")
     assert s.loc["failures", "value"] == 1
     assert s.loc["blocks_total", "value"] == 40 and s.loc["merged_total", "value"] == 1
@@ -90,16 +138,29 @@ PAGE = """<html><head><title>Local news</title></head><body>
 def test_run_blocks_counts_what_pab_reports(tmp_path):
     from omegaconf import OmegaConf
 
-    pages = [Page(id=f"p{i}", dataset="tiny", raw=PAGE.encode(), url="http://news.example/x",
-                  gold=Gold(text="", category="c")) for i in range(3)]
+    pages = [
+        Page(
+            id=f"p{i}",
+            dataset="tiny",
+            raw=PAGE.encode(),
+            url="http://news.example/x",
+            gold=Gold(text="", category="c"),
+        )
+        for i in range(3)
+    ]
     ds = InMemoryDataset(pages, name="tiny")
     ds.name = "tiny"
-    cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": True, "progress": False},
-                            "paths": {"cache": str(tmp_path / "cache")},
-                            "kabir_blocks": {"first_pages": 2, "n_boot": 50}})
+    cfg = OmegaConf.create(
+        {
+            "runner": {"n_jobs": 1, "cache": True, "progress": False},
+            "paths": {"cache": str(tmp_path / "cache")},
+            "kabir_blocks": {"first_pages": 2, "n_boot": 50},
+        }
+    )
     (tmp_path / "tables").mkdir()
-    ctx = Context(cfg=cfg, out=tmp_path, datasets={"tiny": ds}, specs=[MethodSpec("pab", "pab")],
-                  seed=0)
+    ctx = Context(
+        cfg=cfg, out=tmp_path, datasets={"tiny": ds}, specs=[MethodSpec("pab", "pab")], seed=0
+    )
     summary = K.run_blocks(ctx).set_index("metric")["value"]
     info = PAB().extract(pages[0]).info
     assert info["n_noisy"] >= 2  # the two off-site links get priority 0
@@ -116,19 +177,38 @@ def test_reduced_study_run(shared, tmp_path):
     from evalkit.experiments import run_experiment
 
     data = shared("chaos").parent
-    cfg = _compose([f"paths.shared_data={data}", f"paths.cache={tmp_path / 'cache'}",
-                    "dataset.chaos.limit=20", "method=[pab,eniw,trafilatura]",
-                    "classification.repeats=2", "classification.n_boot=50",
-                    "kabir_blocks.n_boot=50", "runner.n_jobs=1", "runner.progress=false"])
+    cfg = _compose(
+        [
+            f"paths.shared_data={data}",
+            f"paths.cache={tmp_path / 'cache'}",
+            "dataset.chaos.limit=20",
+            "method=[pab,eniw,trafilatura]",
+            "classification.repeats=2",
+            "classification.n_boot=50",
+            "kabir_blocks.n_boot=50",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["experiment"]) == {"kabir_blocks", "classification"}
     assert set(summary.loc[summary["experiment"] == "classification", "method"]) == {
-        "raw", "gold", "pab", "eniw", "trafilatura"}
+        "raw",
+        "gold",
+        "pab",
+        "eniw",
+        "trafilatura",
+    }
     tables = out / "tables"
-    for name in ("kabir_blocks_chaos.md", "kabir_blocks_chaos_first.md",
-                 "classification_chaos_paper_accuracy.md", "classification_chaos_paper_se.md",
-                 "classification_chaos_cases.md", "classification_chaos_methods.md"):
+    for name in (
+        "kabir_blocks_chaos.md",
+        "kabir_blocks_chaos_first.md",
+        "classification_chaos_paper_accuracy.md",
+        "classification_chaos_paper_se.md",
+        "classification_chaos_cases.md",
+        "classification_chaos_methods.md",
+    ):
         assert (tables / name).is_file(), name
     se = pd.read_csv(tables / "classification_chaos_paper_se.csv").set_index("method")
     assert str(se.loc["pab", "kabir_se (paper)"]) == "0.1496"
@@ -147,17 +227,41 @@ def test_run_blocks_tables_pab_and_eniw_with_the_stored_size(tmp_path):
 
     from baselines.eniw import ENIW
 
-    pages = [Page(id=f"p{i}", dataset="tiny", raw=PAGE.encode(), url="http://news.example/x",
-                  gold=Gold(text="", category="c")) for i in range(2)]
+    pages = [
+        Page(
+            id=f"p{i}",
+            dataset="tiny",
+            raw=PAGE.encode(),
+            url="http://news.example/x",
+            gold=Gold(text="", category="c"),
+        )
+        for i in range(2)
+    ]
     ds = InMemoryDataset(pages, name="tiny")
     ds.name = "tiny"
-    cfg = OmegaConf.create({"runner": {"n_jobs": 1, "cache": True, "progress": False},
-                            "paths": {"cache": str(tmp_path / "cache")},
-                            "kabir_blocks": {"methods": ["pab", "eniw"], "n_boot": 20,
-                                             "paper": {"rows": [
-                                                 {"row": "ENIW", "pages": 500, "blocks": 120237,
-                                                  "informative": 113624, "noisy": 6613,
-                                                  "seconds": 95.58, "stored_mb": 22.6}]}}})
+    cfg = OmegaConf.create(
+        {
+            "runner": {"n_jobs": 1, "cache": True, "progress": False},
+            "paths": {"cache": str(tmp_path / "cache")},
+            "kabir_blocks": {
+                "methods": ["pab", "eniw"],
+                "n_boot": 20,
+                "paper": {
+                    "rows": [
+                        {
+                            "row": "ENIW",
+                            "pages": 500,
+                            "blocks": 120237,
+                            "informative": 113624,
+                            "noisy": 6613,
+                            "seconds": 95.58,
+                            "stored_mb": 22.6,
+                        }
+                    ]
+                },
+            },
+        }
+    )
     (tmp_path / "tables").mkdir()
     ctx = Context(cfg=cfg, out=tmp_path, datasets={"tiny": ds}, specs=[], seed=0)
     summary = K.run_blocks(ctx)

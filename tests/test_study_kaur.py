@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import method_specs, plain, register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import kaur2015 as K15
 from evalkit.experiments import kaur2017 as K17
+from evalkit.harness.config import method_specs, plain, register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 
@@ -50,8 +50,11 @@ def test_kaur2017_config_and_the_papers_scores_follow_from_its_counts():
     # The Hindu: precision always does; recall 99.66 is printed for pages whose counts give
     # 99.75, 99.73, 99.77, 99.21, 99.54 (pages 3, 4, 6, 7, 9), as the README notes
     th = tables["The Hindu (T4-1/4-2)"]
-    off = [i + 1 for i, (c, s) in enumerate(zip(th["counts"], th["scores"]))
-           if abs(s[1] - derived(c)[1]) > 0.015]
+    off = [
+        i + 1
+        for i, (c, s) in enumerate(zip(th["counts"], th["scores"]))
+        if abs(s[1] - derived(c)[1]) > 0.015
+    ]
     assert off == [3, 4, 6, 7, 9]
     assert all(s[0] == pytest.approx(derived(c)[0]) for c, s in zip(th["counts"], th["scores"]))
 
@@ -62,12 +65,23 @@ def _per_page():
     recs = []
     for pid, gold, out, tp, fp, tn, fn in rows:
         total = tp + fp + fn + tn
-        recs.append({"method": "m", "page_id": pid, "error": None, "n_words_gold": gold,
-                     "n_words_out": out, "kaur_tp": tp, "kaur_fp": fp, "kaur_tn": tn,
-                     "kaur_fn": fn,
-                     "kaur_precision": tp / (tp + fp) if tp + fp else math.nan,
-                     "kaur_recall": tp / (tp + fn), "kaur_f1": 2 * tp / (2 * tp + fp + fn),
-                     "kaur_accuracy": (tp + tn) / total})
+        recs.append(
+            {
+                "method": "m",
+                "page_id": pid,
+                "error": None,
+                "n_words_gold": gold,
+                "n_words_out": out,
+                "kaur_tp": tp,
+                "kaur_fp": fp,
+                "kaur_tn": tn,
+                "kaur_fn": fn,
+                "kaur_precision": tp / (tp + fp) if tp + fp else math.nan,
+                "kaur_recall": tp / (tp + fn),
+                "kaur_f1": 2 * tp / (2 * tp + fp + fn),
+                "kaur_accuracy": (tp + tn) / total,
+            }
+        )
     # a failed page with no scores (runner.on_failure=drop): left out of the tables
     recs.append({"method": "broken", "page_id": "p1", "error": "boom"})
     return pd.DataFrame(recs)
@@ -76,14 +90,29 @@ def _per_page():
 def test_kaur2017_tables_by_hand():
     per_page = _per_page()
     counts = K17.count_table(per_page)
-    assert list(counts.columns) == ["method", "news", "page_id", "total words", "fetched words",
-                                    "TP", "FP", "TN", "FN"]
-    assert counts.values.tolist() == [["m", 1, "p1", 10, 12, 9, 3, 20, 1],
-                                      ["m", 2, "p2", 5, 0, 0, 0, 30, 5]]
+    assert list(counts.columns) == [
+        "method",
+        "news",
+        "page_id",
+        "total words",
+        "fetched words",
+        "TP",
+        "FP",
+        "TN",
+        "FN",
+    ]
+    assert counts.values.tolist() == [
+        ["m", 1, "p1", 10, 12, 9, 3, 20, 1],
+        ["m", 2, "p2", 5, 0, 0, 0, 30, 5],
+    ]
     scores = K17.score_table(per_page)
     # p1: P = 9/12, R = 9/10, F1 = 18/22, accuracy = 29/33
     assert scores.iloc[0][["precision", "recall", "F1", "accuracy"]].tolist() == [
-        75.0, 90.0, 81.82, 87.88]
+        75.0,
+        90.0,
+        81.82,
+        87.88,
+    ]
     assert math.isnan(scores.iloc[1]["precision"]) and scores.iloc[1]["F1"] == 0.0
     paper = {"tables": {"TH": {"scores": [[100, 99.66, 99.83, 99.66], [98.6, 100, 99.2, 98.6]]}}}
     ranges = K17.paper_ranges(scores, paper)
@@ -99,7 +128,11 @@ def test_kaur2015_config_defines_both_variants_inline():
     assert list(cfg.experiment.parts) == ["extraction", "kaur2015"]
     specs = {s.label: (s.registry, s.params) for s in method_specs(cfg.method)}
     assert {k: v[0] for k, v in specs.items()} == {
-        "cetd": "cetd", "cetd@ds": "cetd", "cectd_s": "cectd_s", "ecectd_s": "ecectd_s"}
+        "cetd": "cetd",
+        "cetd@ds": "cetd",
+        "cectd_s": "cectd_s",
+        "ecectd_s": "ecectd_s",
+    }
     assert specs["cetd"][1] == {"variant": "cectd_ds"}
     assert specs["cetd@ds"][1] == {"variant": "cetd_ds"}
     paper = plain(cfg.kaur2015.paper)
@@ -112,17 +145,39 @@ def test_kaur2015_config_defines_both_variants_inline():
 
 def test_kaur2015_table_puts_the_paper_beside_each_data_set():
     def rows(method, f1, diff=None):
-        out = [{"dataset": "d", "method": method, "metric": f"shingle_{k}", "value": v,
-                "ci_low": v - 0.1, "ci_high": v + 0.05, "n_pages": 3}
-               for k, v in (("precision", 0.5), ("recall", 0.9), ("f1", f1))]
+        out = [
+            {
+                "dataset": "d",
+                "method": method,
+                "metric": f"shingle_{k}",
+                "value": v,
+                "ci_low": v - 0.1,
+                "ci_high": v + 0.05,
+                "n_pages": 3,
+            }
+            for k, v in (("precision", 0.5), ("recall", 0.9), ("f1", f1))
+        ]
         if diff is not None:
-            out += [{"dataset": "d", "method": method, "metric": m, "value": v, "ci_low": None,
-                     "ci_high": None, "n_pages": 3}
-                    for m, v in (("f1_diff_vs_a", diff), ("p_holm_vs_a", 0.25))]
+            out += [
+                {
+                    "dataset": "d",
+                    "method": method,
+                    "metric": m,
+                    "value": v,
+                    "ci_low": None,
+                    "ci_high": None,
+                    "n_pages": 3,
+                }
+                for m, v in (("f1_diff_vs_a", diff), ("p_holm_vs_a", 0.25))
+            ]
         return out
+
     summary = pd.DataFrame(rows("a", 0.7) + rows("b", 0.6, diff=-0.1))
-    paper = {"pages": ["BBC", "HTML"], "rows": {"a": {"row": "CECTD-DS", "values": [7.2, 25.9]}},
-             "not_run": {"ECECTD-S": [14.2, 21.0]}}
+    paper = {
+        "pages": ["BBC", "HTML"],
+        "rows": {"a": {"row": "CECTD-DS", "values": [7.2, 25.9]}},
+        "not_run": {"ECECTD-S": [14.2, 21.0]},
+    }
     table = K15.variant_table({"d": summary}, paper, ref="a")
     assert table["method"].tolist() == ["a", "b", "(not run)"]
     assert table.loc[0, "paper BBC"] == "7.2" and table.loc[1, "paper BBC"] == "-"
@@ -134,9 +189,17 @@ def test_kaur2015_table_puts_the_paper_beside_each_data_set():
 
 def test_kaur2017_on_real_news_pages_counts_add_up(shared, tmp_path):
     shared("big5-2017")
-    cfg = _compose(["study=kaur2017", "kaur2017.pages=3", "kaur2017.n_boot=50",
-                    "method=[cetd,fulltext]", "runner.n_jobs=1", "runner.progress=false",
-                    f"paths.results={tmp_path}"])
+    cfg = _compose(
+        [
+            "study=kaur2017",
+            "kaur2017.pages=3",
+            "kaur2017.n_boot=50",
+            "method=[cetd,fulltext]",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            f"paths.results={tmp_path}",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     counts = pd.read_csv(out / "tables" / "kaur2017_big5_2017_counts.csv")
     assert len(counts) == 6 and counts["page_id"].nunique() == 3
@@ -150,17 +213,26 @@ def test_kaur2017_on_real_news_pages_counts_add_up(shared, tmp_path):
     prec = summary.query("method == 'fulltext' and metric == 'kaur_precision'")["value"].item()
     assert acc == pytest.approx(prec)  # with TN = 0, accuracy = TP / all = precision
     assert (out / "figures" / "kaur2017_big5_2017_scores.png").is_file()
-    assert "paper The Hindu (T4-1/4-2)" in (out / "tables" / "kaur2017_big5_2017_paper.md"
-                                           ).read_text()
+    assert (
+        "paper The Hindu (T4-1/4-2)" in (out / "tables" / "kaur2017_big5_2017_paper.md").read_text()
+    )
 
 
 @pytest.mark.slow
 def test_kaur2015_reduced_run_writes_the_side_by_side_table(shared, tmp_path):
     shared("big5-2017")
     shared("chaos")
-    cfg = _compose(["study=kaur2015", "dataset.big5_2017.limit=6", "dataset.chaos.limit=6",
-                    "extraction.n_boot=50", "runner.n_jobs=1", "runner.progress=false",
-                    f"paths.results={tmp_path}"])
+    cfg = _compose(
+        [
+            "study=kaur2015",
+            "dataset.big5_2017.limit=6",
+            "dataset.chaos.limit=6",
+            "extraction.n_boot=50",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            f"paths.results={tmp_path}",
+        ]
+    )
     out = run_experiment(cfg, tmp_path / "run")
     table = pd.read_csv(out / "tables" / "kaur2015_variants.csv")
     # Table 4.2.1's order, every algorithm run

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.harness.config import register_resolvers
 from evalkit.experiments import EXPERIMENTS, run_experiment
 from evalkit.experiments import readings as R
+from evalkit.harness.config import register_resolvers
 from evalkit.proposed.scoring import READING_CHOICES, Reading, score_page, table4_inputs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def _cfg(overrides=()):
 
 def test_registered_and_the_grid_is_every_combination():
     assert EXPERIMENTS.get("readings") is R.run
-    assert len(R.GRID) == 2 ** 7 * 3 ** 4 == 10368
+    assert len(R.GRID) == 2**7 * 3**4 == 10368
     assert len(set(R.GRID)) == len(R.GRID)
     assert R.GRID[0] == Reading() and R.reading_label(R.GRID[0]) == "literal"
     assert set(R.COUNTED) | set(R.ARITHMETIC) | set(R.DERIVED) == set(READING_CHOICES)
@@ -71,32 +71,58 @@ def test_rescore_gives_table4_scores():
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The study and the extraction experiment on the same 12 generated pages."""
-    common = ["dataset=synthetic", "dataset.synthetic.n_sites=2",
-              "dataset.synthetic.pages_per_site=6", "runner.n_jobs=1", "runner.progress=false",
-              "runner.cache=false"]
-    study = run_experiment(_cfg(["study=readings", *common, "study.n_boot=50",
-                                 "readings.stage_switches=false"]),
-                           tmp_path_factory.mktemp("readings"))
-    extraction = run_experiment(_cfg(["experiment=extraction", *common, "extraction.n_boot=50",
-                                      ("method=[proposed,proposed_bounded,proposed_best_table4,"
-                                      "proposed_dedup]")]),
-                                tmp_path_factory.mktemp("extraction"))
+    common = [
+        "dataset=synthetic",
+        "dataset.synthetic.n_sites=2",
+        "dataset.synthetic.pages_per_site=6",
+        "runner.n_jobs=1",
+        "runner.progress=false",
+        "runner.cache=false",
+    ]
+    study = run_experiment(
+        _cfg(["study=readings", *common, "study.n_boot=50", "readings.stage_switches=false"]),
+        tmp_path_factory.mktemp("readings"),
+    )
+    extraction = run_experiment(
+        _cfg(
+            [
+                "experiment=extraction",
+                *common,
+                "extraction.n_boot=50",
+                ("method=[proposed,proposed_bounded,proposed_best_table4,proposed_dedup]"),
+            ]
+        ),
+        tmp_path_factory.mktemp("extraction"),
+    )
     return study, extraction
 
 
-@pytest.mark.parametrize("reading, method", [
-    ("literal", "proposed"),
-    ("title_count=distinct link_count=distinct bound=ratios", "proposed@bounded"),
-    (("title_count=distinct link_scope=page link_count=distinct content_count=occurrences "
-     "bound=ratios if_none_pass=all"), "proposed@best_table4"),
-    ("proposed@dedup", "proposed@dedup"),
-])
+@pytest.mark.parametrize(
+    "reading, method",
+    [
+        ("literal", "proposed"),
+        ("title_count=distinct link_count=distinct bound=ratios", "proposed@bounded"),
+        (
+            (
+                "title_count=distinct link_scope=page link_count=distinct content_count=occurrences "
+                "bound=ratios if_none_pass=all"
+            ),
+            "proposed@best_table4",
+        ),
+        ("proposed@dedup", "proposed@dedup"),
+    ],
+)
 def test_numbers_equal_the_extraction_experiments(runs, reading, method):
     study, extraction = runs
     s = pd.read_csv(study / "summary.csv")
     e = pd.read_csv(extraction / "summary.csv")
-    for metric in ("shingle_precision", "shingle_recall", "shingle_f1", "unit_f1_micro_words",
-                   "pages_correct"):
+    for metric in (
+        "shingle_precision",
+        "shingle_recall",
+        "shingle_f1",
+        "unit_f1_micro_words",
+        "pages_correct",
+    ):
         mine = s[(s["method"] == reading) & (s["metric"] == metric)]
         theirs = e[(e["method"] == method) & (e["metric"] == metric)]
         assert len(mine) == len(theirs) == 1, (reading, metric)
@@ -108,9 +134,14 @@ def test_table4_column_and_outputs(runs):
     study, _ = runs
     grid = pd.read_csv(study / "tables" / "readings_grid.csv.gz").set_index("reading")
     assert len(grid) == len(R.GRID)
-    for name in ("literal", "title_count=distinct link_count=distinct bound=ratios",
-                 ("title_count=distinct link_scope=page link_count=distinct "
-                 "content_count=occurrences bound=ratios if_none_pass=all")):
+    for name in (
+        "literal",
+        "title_count=distinct link_count=distinct bound=ratios",
+        (
+            "title_count=distinct link_scope=page link_count=distinct "
+            "content_count=occurrences bound=ratios if_none_pass=all"
+        ),
+    ):
         assert bool(grid.loc[name, "reproduces_table4"]) is True
     # the pseudocode's 0.3 * 0.4 * w_c gives other scores (b2: 1 - 0.3 * 7/12 - 0.3 * 0.4 * 39/227 = 0.804, not 0.756)
     assert bool(grid.loc["content_weight=pseudocode", "reproduces_table4"]) is False

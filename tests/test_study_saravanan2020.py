@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from evalkit.harness.config import plain, register_resolvers
 from evalkit.experiments import EXPERIMENTS
 from evalkit.experiments import saravanan2020 as S
+from evalkit.harness.config import plain, register_resolvers
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -47,14 +47,33 @@ def test_table4_rebuilt_from_the_papers_counts(cfg):
     assert (blocks["kept ours (> t)"] == blocks["kept paper"]).all()
 
 
-@pytest.mark.parametrize("table, averages", [
-    # the averages quoted in the paper's text are means of the three percentages
-    ("table6", {"V-Wrapper": 80.22, "CoreEx": 83.94, "ECON": 89.67, "Tag-based": 91.61,
-                "Proposed": 92.72}),
-    ("table7", {"Jaccard Coefficient": 81.67, "Minhash": 84.39, "Simhash": 85.67,
-                "Hybridhash": 86.56, "Modified Simhash (Proposed)": 88.28}),
-    ("table8", {"Existing 1": 89.22, "Existing 2": 91.28, "Proposed": 93.33}),
-])
+@pytest.mark.parametrize(
+    "table, averages",
+    [
+        # the averages quoted in the paper's text are means of the three percentages
+        (
+            "table6",
+            {
+                "V-Wrapper": 80.22,
+                "CoreEx": 83.94,
+                "ECON": 89.67,
+                "Tag-based": 91.61,
+                "Proposed": 92.72,
+            },
+        ),
+        (
+            "table7",
+            {
+                "Jaccard Coefficient": 81.67,
+                "Minhash": 84.39,
+                "Simhash": 85.67,
+                "Hybridhash": 86.56,
+                "Modified Simhash (Proposed)": 88.28,
+            },
+        ),
+        ("table8", {"Existing 1": 89.22, "Existing 2": 91.28, "Proposed": 93.33}),
+    ],
+)
 def test_transcribed_tables_give_the_papers_averages(cfg, table, averages):
     correct = {int(n): rows for n, rows in plain(cfg.study.paper[table].correct).items()}
     assert sorted(correct) == [100, 200, 300]
@@ -78,18 +97,28 @@ def _pages(**cols):
 def test_correctness_rules_by_hand():
     # page 0: content 90 words all kept, copy 10 kept, nav 0 of 20 kept
     # page 1: content 60 of 90 kept, copy 0 of 10 kept, nav 20 of 20 kept
-    df = _pages(fine_content_total=[90, 90], fine_content_kept=[90, 60],
-                fine_duplicate_total=[10, 10], fine_duplicate_kept=[10, 0],
-                fine_nav_total=[20, 20], fine_nav_kept=[0, 20])
+    df = _pages(
+        fine_content_total=[90, 90],
+        fine_content_kept=[90, 60],
+        fine_duplicate_total=[10, 10],
+        fine_duplicate_kept=[10, 0],
+        fine_nav_total=[20, 20],
+        fine_nav_kept=[0, 20],
+    )
     # Table 6 target = content + copies: page 0 F1 1; page 1 tp 60, fp 20, fn 40 -> 120/180
     assert list(S.correct_pages(df, "table6", 0.9)) == [1.0, 0.0]
     # Table 8 target = content: page 0 tp 90, fp 10 -> 180/190 = 0.947; at 0.95 it fails
     assert list(S.correct_pages(df, "table8", 0.9)) == [1.0, 0.0]
     assert list(S.correct_pages(df, "table8", 0.95)) == [0.0, 0.0]
     # Table 7: page 0 keeps a copy; page 1 removed none but lost 30 content words to stage 1.3
-    ref = _pages(fine_content_total=[90, 90], fine_content_kept=[90, 90],
-                 fine_duplicate_total=[10, 10], fine_duplicate_kept=[10, 10],
-                 fine_nav_total=[20, 20], fine_nav_kept=[0, 20])
+    ref = _pages(
+        fine_content_total=[90, 90],
+        fine_content_kept=[90, 90],
+        fine_duplicate_total=[10, 10],
+        fine_duplicate_kept=[10, 10],
+        fine_nav_total=[20, 20],
+        fine_nav_kept=[0, 20],
+    )
     assert list(S.correct_pages(df, "table7", reference=ref)) == [0.0, 0.0]
     fixed = df.assign(fine_duplicate_kept=[0, 0], fine_content_kept=[90, 90])
     assert list(S.correct_pages(fixed, "table7", reference=ref)) == [1.0, 1.0]
@@ -115,17 +144,26 @@ def test_correctness_without_fine_classes_uses_unit_labels():
 
 def test_table7_specs_put_each_detector_into_the_dedup_pipeline(cfg):
     specs = S.table7_specs(cfg, "proposed@dedup", ["jaccard", "modified_simhash"])
-    assert [s.label for s in specs] == ["proposed@dedup[jaccard]",
-                                        "proposed@dedup[modified_simhash]"]
+    assert [s.label for s in specs] == [
+        "proposed@dedup[jaccard]",
+        "proposed@dedup[modified_simhash]",
+    ]
     jac = specs[0]
     assert jac.registry == "proposed"
     dedup = jac.params["dedup"]
-    assert (jac.params["primary"]["enabled"], dedup["enabled"],
-            jac.params["scoring"]["enabled"]) == (True, True, False)
+    assert (
+        jac.params["primary"]["enabled"],
+        dedup["enabled"],
+        jac.params["scoring"]["enabled"],
+    ) == (True, True, False)
     assert dedup["k"] == 3  # the pipeline's own settings stay
     assert dedup["detector"] == "jaccard"
-    assert dedup["detector_params"] == {"threshold": 0.8, "shingle": 1,
-                                        "stoplist": "english", "stemmer": "porter"}
+    assert dedup["detector_params"] == {
+        "threshold": 0.8,
+        "shingle": 1,
+        "stoplist": "english",
+        "stemmer": "porter",
+    }
     method = jac.build()
     assert method.dedup_.detector == "jaccard" and method.dedup_.detector_.threshold == 0.8
 
@@ -137,17 +175,26 @@ def test_reduced_study_run(tmp_path):
     # without V-Wrapper: it renders pages in Chromium and trains on 120 L3S-GN1 pages first
     # (minutes, and the shared data); tests/test_vwrapper.py and test_render*.py cover it
     table6 = "[proposed@primary,coreex,econ,tag_based,cetd,pab,justext_style]"
-    cfg = _cfg(["study.page_counts=[10,20]", "study.n_boot=100", "runner.n_jobs=1",
-                "runner.progress=false", "runner.cache=false", "~method.vwrapper",
-                f"study.tables.table6.methods={table6}"])
+    cfg = _cfg(
+        [
+            "study.page_counts=[10,20]",
+            "study.n_boot=100",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            "runner.cache=false",
+            "~method.vwrapper",
+            f"study.tables.table6.methods={table6}",
+        ]
+    )
     out = run_experiment(cfg, tmp_path)
     summary = pd.read_csv(out / "summary.csv")
     for table in ("table6", "table7", "table8"):
         assert (out / "tables" / f"saravanan2020_{table}_synthetic.md").is_file()
     for fig in ("fig7", "fig8", "fig9"):
         assert (out / "figures" / f"saravanan2020_{fig}_synthetic.png").is_file()
-    wide = summary[summary["dataset"] == "synthetic"].pivot(index="method", columns="metric",
-                                                            values="value")
+    wide = summary[summary["dataset"] == "synthetic"].pivot(
+        index="method", columns="metric", values="value"
+    )
     # measured on the first 20 synthetic pages (seed 0): exact Jaccard finds every planted copy
     # inside the pipeline, the two simhashes miss the near copies of 12 pages at k = 3
     assert wide.loc["proposed@dedup[jaccard]", "table7_correct_20"] == 1.0

@@ -29,9 +29,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from evalkit import metrics
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import plain, register_resolvers
 from evalkit.experiments import extraction as X
+from evalkit.harness.config import plain, register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 register_resolvers()
 nan = math.nan
@@ -42,14 +42,29 @@ PAGES = ["p1", "p2", "p3", "p4", "p5"]
 # (shingle precision, recall, F1) per page; F1 = 2PR/(P+R) on every page. Dyadic values so
 # that the paired differences and their sign flips are exact in floating point.
 SHINGLE = {
-    "proposed": [(1.0, 1.0, 1.0), (1.0, 0.6, 0.75), (0.5, 0.5, 0.5), (0.875, 0.875, 0.875),
-                 (0.625, 0.625, 0.625)],
+    "proposed": [
+        (1.0, 1.0, 1.0),
+        (1.0, 0.6, 0.75),
+        (0.5, 0.5, 0.5),
+        (0.875, 0.875, 0.875),
+        (0.625, 0.625, 0.625),
+    ],
     # p3: an empty output (no error): precision undefined, recall 0, F1 0
-    "cetd": [(0.5, 0.5, 0.5), (0.375, 0.375, 0.375), (nan, 0.0, 0.0), (0.4375, 0.4375, 0.4375),
-             (0.3125, 0.3125, 0.3125)],
+    "cetd": [
+        (0.5, 0.5, 0.5),
+        (0.375, 0.375, 0.375),
+        (nan, 0.0, 0.0),
+        (0.4375, 0.4375, 0.4375),
+        (0.3125, 0.3125, 0.3125),
+    ],
     # p5: the method raised; under on_failure=empty it has the scores of an empty output
-    "pab": [(1.0, 0.6, 0.75), (1.0, 1.0, 1.0), (0.75, 0.75, 0.75), (0.875, 0.875, 0.875),
-            (nan, 0.0, 0.0)],
+    "pab": [
+        (1.0, 0.6, 0.75),
+        (1.0, 1.0, 1.0),
+        (0.75, 0.75, 0.75),
+        (0.875, 0.875, 0.875),
+        (nan, 0.0, 0.0),
+    ],
 }
 # word-weighted unit counts (tp, fp, fn, tn); gold content/noise words per page:
 # p1 10/10, p2 8/4, p3 6/2, p4 4/4, p5 2/6
@@ -59,9 +74,20 @@ UNITS = {
     "pab": [(10, 10, 0, 0), (8, 0, 0, 4), (6, 2, 0, 0), (2, 0, 2, 4), (0, 0, 2, 6)],
 }
 FAILED = ("pab", "p5")
-SCORE_COLUMNS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_precision",
-                 "word_recall", "word_f1", "lcs_f1", "kaur_accuracy", "unit_tp", "unit_fp",
-                 "unit_fn", "unit_tn"]
+SCORE_COLUMNS = [
+    "shingle_precision",
+    "shingle_recall",
+    "shingle_f1",
+    "word_precision",
+    "word_recall",
+    "word_f1",
+    "lcs_f1",
+    "kaur_accuracy",
+    "unit_tp",
+    "unit_fp",
+    "unit_fn",
+    "unit_tn",
+]
 
 
 def _frame(on_failure: str = "empty") -> pd.DataFrame:
@@ -69,13 +95,22 @@ def _frame(on_failure: str = "empty") -> pd.DataFrame:
     for method, shingle in SHINGLE.items():
         for page, (p, r, f), unit in zip(PAGES, shingle, UNITS[method]):
             failed = (method, page) == FAILED
-            row = {"dataset": "d", "page_id": page, "method": method,
-                   "error": "ValueError: boom" if failed else None,
-                   "shingle_precision": p, "shingle_recall": r, "shingle_f1": f,
-                   # the word scores equal the shingle ones on this frame
-                   "word_precision": p, "word_recall": r, "word_f1": f, "lcs_f1": f,
-                   "kaur_accuracy": 1 - f / 2,
-                   **dict(zip(["unit_tp", "unit_fp", "unit_fn", "unit_tn"], map(float, unit)))}
+            row = {
+                "dataset": "d",
+                "page_id": page,
+                "method": method,
+                "error": "ValueError: boom" if failed else None,
+                "shingle_precision": p,
+                "shingle_recall": r,
+                "shingle_f1": f,
+                # the word scores equal the shingle ones on this frame
+                "word_precision": p,
+                "word_recall": r,
+                "word_f1": f,
+                "lcs_f1": f,
+                "kaur_accuracy": 1 - f / 2,
+                **dict(zip(["unit_tp", "unit_fp", "unit_fn", "unit_tn"], map(float, unit))),
+            }
             if failed and on_failure == "drop":
                 row.update({c: nan for c in SCORE_COLUMNS})  # drop: no scores at all
             rows.append(row)
@@ -179,7 +214,8 @@ def test_unit_scores_by_hand():
     assert s["proposed", "unit_accuracy_micro_words"] == pytest.approx(46 / 56)
     # per-page F1 1, 16/18, 6/9, 8/12, 4/5
     assert s["proposed", "unit_f1_macro_pages"] == pytest.approx(
-        (1 + 16 / 18 + 6 / 9 + 8 / 12 + 4 / 5) / 5)
+        (1 + 16 / 18 + 6 / 9 + 8 / 12 + 4 / 5) / 5
+    )
     # pab summed: TP 26, FP 12, FN 4, TN 14; the failed page keeps nothing: its precision is
     # undefined and left out of the macro mean (.5, 1, .75, 1)
     assert s["pab", "unit_f1_micro_words"] == pytest.approx(52 / 68)
@@ -208,12 +244,18 @@ def test_intervals_are_the_percentiles_of_the_seeded_resamples(alpha):
         check(method, "pages_correct", [(f1[row] >= 0.75).mean() for row in idx])
         p, r = _column(method, 0), _column(method, 1)
         for key in ("precision", "recall", "f1"):
-            check(method, f"shingle_{key}",
-                  [metrics.aggregate_prf(p[row], r[row])[key] for row in idx])
+            check(
+                method,
+                f"shingle_{key}",
+                [metrics.aggregate_prf(p[row], r[row])[key] for row in idx],
+            )
         u = np.array(UNITS[method], dtype=float)
         for key in ("f1", "accuracy"):
-            check(method, f"unit_{key}_micro_words",
-                  [metrics.confusion_scores(*u[row].sum(axis=0))[key] for row in idx])
+            check(
+                method,
+                f"unit_{key}_micro_words",
+                [metrics.confusion_scores(*u[row].sum(axis=0))[key] for row in idx],
+            )
             per_page = np.array([metrics.confusion_scores(*c)[key] for c in u])
             check(method, f"unit_{key}_macro_pages", [per_page[row].mean() for row in idx])
 
@@ -227,9 +269,11 @@ def test_a_90_percent_interval_is_not_a_95_percent_one():
     assert stats[1:3] == pytest.approx([0.1375, 0.1625])
     assert stats[38:40] == pytest.approx([0.4, 0.4375])
     assert tuple(wide.loc[("cetd", "word_f1"), ["ci_low", "ci_high"]]) == pytest.approx(
-        (0.1375, 0.4375))
+        (0.1375, 0.4375)
+    )
     assert tuple(narrow.loc[("cetd", "word_f1"), ["ci_low", "ci_high"]]) == pytest.approx(
-        (0.1625, 0.4))
+        (0.1625, 0.4)
+    )
 
 
 def test_an_interval_skips_undefined_pages():
@@ -242,8 +286,15 @@ def test_an_interval_skips_undefined_pages():
 
 def test_rows_keep_the_data_set_and_the_methods_order():
     s = X.summarize(_frame(), "cleaneval", _opts(), SEED)
-    assert list(s.columns) == ["dataset", "method", "metric", "value", "ci_low", "ci_high",
-                               "n_pages"]
+    assert list(s.columns) == [
+        "dataset",
+        "method",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_pages",
+    ]
     assert set(s["dataset"]) == {"cleaneval"}
     assert list(dict.fromkeys(s["method"])) == ["proposed", "cetd", "pab"]  # as in the frame
     failures = s[s["metric"] == "failures"]
@@ -252,8 +303,9 @@ def test_rows_keep_the_data_set_and_the_methods_order():
 
 def test_defaults_are_the_configured_values():
     # summarize called without options gives what the composed config gives
-    configured = X.summarize(_frame(), "d", {**_opts(), "n_boot": 1000,
-                                             "pages_correct_threshold": 0.8}, SEED)
+    configured = X.summarize(
+        _frame(), "d", {**_opts(), "n_boot": 1000, "pages_correct_threshold": 0.8}, SEED
+    )
     bare = X.summarize(_frame(), "d", {}, SEED)
     pd.testing.assert_frame_equal(bare, configured)
 
@@ -272,8 +324,9 @@ def test_one_page_is_summarised():
     s = X.summarize(frame[frame["page_id"] == "p1"], "d", _opts(), SEED)
     s = s.set_index(["method", "metric"])
     # proposed on p1: TP 10, FP 0, FN 0, TN 10; every resample is that page
-    assert tuple(s.loc[("proposed", "unit_f1_micro_words"),
-                       ["value", "ci_low", "ci_high", "n_pages"]]) == (1.0, 1.0, 1.0, 1)
+    assert tuple(
+        s.loc[("proposed", "unit_f1_micro_words"), ["value", "ci_low", "ci_high", "n_pages"]]
+    ) == (1.0, 1.0, 1.0, 1)
     assert s.loc[("proposed", "unit_accuracy_macro_pages"), "value"] == 1.0
 
 
@@ -283,8 +336,10 @@ def test_one_page_is_summarised():
 def _exact_p(d: list[float]) -> float:
     """Sign-flip p-value over all 2^n sign patterns."""
     observed = abs(sum(d))
-    hits = sum(abs(sum(s * x for s, x in zip(signs, d))) >= observed
-               for signs in itertools.product((1, -1), repeat=len(d)))
+    hits = sum(
+        abs(sum(s * x for s, x in zip(signs, d))) >= observed
+        for signs in itertools.product((1, -1), repeat=len(d))
+    )
     return hits / 2 ** len(d)
 
 
@@ -365,7 +420,8 @@ def test_no_score_columns_at_all():
     frame = _frame("drop").drop(columns=SCORE_COLUMNS).assign(error="ValueError: boom")
     s = X.summarize(frame, "d", _opts(), SEED)
     assert s[["method", "metric", "value", "n_pages"]].values.tolist() == [
-        [m, "failures", 5.0, 5] for m in ("proposed", "cetd", "pab")]
+        [m, "failures", 5.0, 5] for m in ("proposed", "cetd", "pab")
+    ]
 
 
 def test_a_method_that_failed_everywhere_under_drop_has_only_its_failure_row():
@@ -374,4 +430,5 @@ def test_a_method_that_failed_everywhere_under_drop_has_only_its_failure_row():
     frame[SCORE_COLUMNS] = nan
     s = X.summarize(frame, "d", _opts(), SEED)
     assert s[["method", "metric", "value", "n_pages"]].values.tolist() == [
-        ["pab", "failures", 5.0, 5]]
+        ["pab", "failures", 5.0, 5]
+    ]

@@ -10,8 +10,15 @@ from evalkit.shell.sweep_progress import JobLine
 
 
 def _config(progress: bool, mode=RunMode.MULTIRUN):
-    return OmegaConf.create({"runner": {"progress": progress}, "hydra": {
-        "mode": mode, "job": {"num": 3, "override_dirname": "method.proposed.k=5,seed=1"}}})
+    return OmegaConf.create(
+        {
+            "runner": {"progress": progress},
+            "hydra": {
+                "mode": mode,
+                "job": {"num": 3, "override_dirname": "method.proposed.k=5,seed=1"},
+            },
+        }
+    )
 
 
 def test_a_sweep_job_that_ends_prints_its_line(capsys):

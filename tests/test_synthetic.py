@@ -15,6 +15,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+from evalkit.core.page import CONTENT, NOISE
+from evalkit.core.text import stopwords
+from evalkit.core.units import segment
+from evalkit.harness.registry import DATASETS
 from evalkit.readers.synthetic import (
     AD_HOSTS,
     CONTENT_FINE,
@@ -25,13 +29,23 @@ from evalkit.readers.synthetic import (
     SyntheticDataset,
     block_text,
 )
-from evalkit.core.page import CONTENT, NOISE
-from evalkit.harness.registry import DATASETS
-from evalkit.core.text import stopwords
-from evalkit.core.units import segment
 
-IAB = {(234, 60), (468, 60), (120, 240), (745, 100), (728, 90), (300, 250), (160, 600),
-       (120, 600), (336, 280), (300, 600), (970, 90), (320, 50), (125, 125), (88, 31)}
+IAB = {
+    (234, 60),
+    (468, 60),
+    (120, 240),
+    (745, 100),
+    (728, 90),
+    (300, 250),
+    (160, 600),
+    (120, 600),
+    (336, 280),
+    (300, 600),
+    (970, 90),
+    (320, 50),
+    (125, 125),
+    (88, 31),
+}
 AD_TOKENS = {"ad", "ads", "adsbygoogle", "banner", "adsense", "advert"}
 
 
@@ -87,14 +101,28 @@ def test_limit_is_a_prefix_and_params_round_trip(pages):
     head = list(SyntheticDataset(limit=5).pages())
     assert [p.raw for p in head] == [p.raw for p in pages[:5]]
     # Registry.create(name, **params) cannot take a `name` keyword; build via get()
-    ds = DATASETS.get("synthetic")(n_sites=2, pages_per_site=3, n_topics=4, seed=7,
-                         name="syn-small")
-    assert ds.get_params() == {"n_sites": 2, "pages_per_site": 3, "n_topics": 4, "seed": 7,
-                               "limit": None, "name": "syn-small", "path": None}
+    ds = DATASETS.get("synthetic")(
+        n_sites=2, pages_per_site=3, n_topics=4, seed=7, name="syn-small"
+    )
+    assert ds.get_params() == {
+        "n_sites": 2,
+        "pages_per_site": 3,
+        "n_topics": 4,
+        "seed": 7,
+        "limit": None,
+        "name": "syn-small",
+        "path": None,
+    }
     got = list(ds.pages())
     assert [p.dataset for p in got] == ["syn-small"] * 6
-    assert [p.category for p in got] == ["sports", "politics", "technology", "health",
-                                         "sports", "politics"]
+    assert [p.category for p in got] == [
+        "sports",
+        "politics",
+        "technology",
+        "health",
+        "sports",
+        "politics",
+    ]
     with pytest.raises(ValueError, match="n_topics"):
         SyntheticDataset(n_topics=len(TOPICS) + 1)
 
@@ -137,8 +165,9 @@ def test_raw_page_has_no_gold_markup_and_same_units(pages):
     for p in pages:
         assert GOLD_ATTR.encode() not in p.raw
         raw_units = segment(p.tree())
-        assert [(u.text, u.path, u.n_link_words) for u in raw_units] == \
-               [(u.text, u.path, u.n_link_words) for u in p.gold.units], p.id
+        assert [(u.text, u.path, u.n_link_words) for u in raw_units] == [
+            (u.text, u.path, u.n_link_words) for u in p.gold.units
+        ], p.id
 
 
 def test_planted_ads_social_and_legal(pages):
@@ -157,8 +186,11 @@ def test_planted_ads_social_and_legal(pages):
                 assert size not in IAB, (p.id, size)
         slots += len(root.xpath('//ins[contains(concat(" ", @class, " "), " adsbygoogle ")]'))
         planted.update(a["kind"] for a in p.gold.extra["ads"])
-        social = [a for a in root.iter("a") if _host_is(urlparse(a.get("href")).hostname,
-                                                        SOCIAL_HOSTS.values())]
+        social = [
+            a
+            for a in root.iter("a")
+            if _host_is(urlparse(a.get("href")).hostname, SOCIAL_HOSTS.values())
+        ]
         assert len(social) >= 3, p.id  # the site's follow bar has 3-6 networks
         text = p.html
         assert "©" in text and "All rights reserved." in text
@@ -186,8 +218,11 @@ def test_decoys_and_unmarked_noise(pages):
             decoys.update(d for d in ("header", "shadow", "read", "thread") if d in tokens)
             if el.tag in ("div", "td") and block_text(el) in planted:
                 assert not tokens & AD_TOKENS, (p.id, tokens)  # content is never ad-named
-            if el.tag == "img" and _host_is(urlparse(el.get("src")).hostname, AD_HOSTS) \
-                    and not any(_name_tokens(a) & AD_TOKENS for a in el.iterancestors()):
+            if (
+                el.tag == "img"
+                and _host_is(urlparse(el.get("src")).hostname, AD_HOSTS)
+                and not any(_name_tokens(a) & AD_TOKENS for a in el.iterancestors())
+            ):
                 unmarked_ads += 1
     assert all(decoys[d] > 0 for d in ("header", "shadow", "read", "thread")), decoys
     assert unmarked_ads == 240  # measured: ad images with no ad token on any ancestor
@@ -246,16 +281,23 @@ def test_text_is_topical_and_reads_as_prose(pages):
     train = [p for i, p in enumerate(pages) if i % 5]
     test = [p for i, p in enumerate(pages) if not i % 5]
     vec = CountVectorizer(stop_words="english")
-    clf = MultinomialNB().fit(vec.fit_transform([p.gold.text for p in train]),
-                              [p.category for p in train])
-    acc = (clf.predict(vec.transform([p.gold.text for p in test])) ==
-           [p.category for p in test]).mean()
+    clf = MultinomialNB().fit(
+        vec.fit_transform([p.gold.text for p in train]), [p.category for p in train]
+    )
+    acc = (
+        clf.predict(vec.transform([p.gold.text for p in test])) == [p.category for p in test]
+    ).mean()
     assert acc == 1.0  # measured
     stop = stopwords("english")
 
     def density(fines):
-        words = [w.strip(".,;:!?\"'").lower() for p in pages for u in p.gold.units
-                 if u.fine in fines for w in u.text.split()]
+        words = [
+            w.strip(".,;:!?\"'").lower()
+            for p in pages
+            for u in p.gold.units
+            if u.fine in fines
+            for w in u.text.split()
+        ]
         return sum(w in stop for w in words) / len(words)
 
     assert density({"content"}) > 0.5  # measured 0.584

@@ -9,24 +9,37 @@ import pickle
 
 import pytest
 
-from evalkit.readers.synthetic import SiteTask, SyntheticDataset
-from evalkit.harness.specs import MethodSpec
 from evalkit.harness.runner import Runner
+from evalkit.harness.specs import MethodSpec
+from evalkit.readers.synthetic import SiteTask, SyntheticDataset
 
 
 def _digest(pages) -> list[tuple[str, str]]:
     out = []
     for p in pages:
         g = p.gold
-        gold = repr((p.url, p.site, g.text, g.template_texts, g.block_texts, g.duplicate_groups,
-                     g.category, g.extra, [repr(u) for u in g.units]))
+        gold = repr(
+            (
+                p.url,
+                p.site,
+                g.text,
+                g.template_texts,
+                g.block_texts,
+                g.duplicate_groups,
+                g.category,
+                g.extra,
+                [repr(u) for u in g.units],
+            )
+        )
         out.append((p.id, hashlib.sha256(p.raw + gold.encode()).hexdigest()))
     return out
 
 
-CONFIGS = [{"n_sites": 3, "pages_per_site": 4, "seed": 7},
-           {"n_sites": 5, "pages_per_site": 3, "n_topics": 3, "seed": 2, "limit": 8},
-           {"n_sites": 4, "pages_per_site": 1, "seed": 0}]
+CONFIGS = [
+    {"n_sites": 3, "pages_per_site": 4, "seed": 7},
+    {"n_sites": 5, "pages_per_site": 3, "n_topics": 3, "seed": 2, "limit": 8},
+    {"n_sites": 4, "pages_per_site": 1, "seed": 0},
+]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS)
@@ -49,8 +62,13 @@ def test_limit_cuts_the_last_site():
 
 
 def _score(page, method, ext):
-    return {"dataset": page.dataset, "page_id": page.id, "method": method,
-            "n_out": len(ext.text.split()), "n_bytes": len(page.raw)}
+    return {
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "method": method,
+        "n_out": len(ext.text.split()),
+        "n_bytes": len(page.raw),
+    }
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -65,7 +83,13 @@ def test_runner_records_and_seen_pages_match(n_jobs):
     with Runner(n_jobs=n_jobs, progress=False) as runner:
         got = runner.run_pages(lazy.pages(), specs, score=functools.partial(_score))
     assert got == expected
-    assert [r["page_id"] for r in got] == ["site01-p01", "site01-p02", "site02-p01",
-                                          "site02-p02", "site03-p01", "site03-p02"]
+    assert [r["page_id"] for r in got] == [
+        "site01-p01",
+        "site01-p02",
+        "site02-p01",
+        "site02-p02",
+        "site03-p01",
+        "site03-p02",
+    ]
     # run.json's fingerprint reads seen_: filled from the workers' page hashes
     assert lazy.seen_ == ref.seen_ and len(lazy.seen_) == 6

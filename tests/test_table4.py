@@ -39,7 +39,7 @@ KEPT = ("b2", "b3", "b6", "b12", "b13")
 
 def _preset(name: str) -> tuple[str, dict]:
     cfg = yaml.safe_load((REPO / "configs" / "method" / f"{name}.yaml").read_text())
-    (label, settings), = cfg.items()
+    ((label, settings),) = cfg.items()
     return label, {k: v for k, v in without_interpolations(settings).items() if k != "_name_"}
 
 
@@ -71,30 +71,57 @@ def test_the_table4_page_has_the_printed_counts():
     page = table4_inputs()
     # total words and distinct words of Table 4's columns
     assert [(len(b.terms), len(set(b.terms))) for b in page.blocks] == [
-        (46, 28), (40, 25), (33, 27), (69, 33), (68, 42), (36, 36), (41, 36)]
+        (46, 28),
+        (40, 25),
+        (33, 27),
+        (69, 33),
+        (68, 42),
+        (36, 36),
+        (41, 36),
+    ]
     out = score_page(Reading(), page)
     assert [(c.title_count, c.link_count, c.content_count) for c in out.counts] == [
-        (7, 0, 39), (0, 4, 36), (0, 0, 33), (7, 7, 55), (10, 6, 52), (0, 0, 36), (0, 0, 41)]
+        (7, 0, 39),
+        (0, 4, 36),
+        (0, 0, 33),
+        (7, 7, 55),
+        (10, 6, 52),
+        (0, 0, 36),
+        (0, 0, 41),
+    ]
     assert (page.n_blocks_stage1, page.n_blocks_stage2, len(page.blocks)) == (14, 8, 7)
 
 
-@pytest.mark.parametrize("changes, why", [
-    ({"content_count": "distinct"}, "b2's 39 content words exceed its 28 distinct words"),
-    ({"content_denominator": "page_distinct"}, "227 is the sum of the distinct-word column"),
-    ({"content_weight": "pseudocode"}, "0.3 * 0.4 * w_c gives b2 0.804"),
-    ({"content_weight": "eq7_literal"}, "b2's title relevancy is 7/12, not 39/227"),
-    ({"threshold_blocks": "stage2"}, "7/8 = 0.875 drops b2 and b3"),
-    ({"alpha": 0.2, "beta": 0.3, "gamma": 0.5}, "other weights"),
-])
+@pytest.mark.parametrize(
+    "changes, why",
+    [
+        ({"content_count": "distinct"}, "b2's 39 content words exceed its 28 distinct words"),
+        ({"content_denominator": "page_distinct"}, "227 is the sum of the distinct-word column"),
+        ({"content_weight": "pseudocode"}, "0.3 * 0.4 * w_c gives b2 0.804"),
+        ({"content_weight": "eq7_literal"}, "b2's title relevancy is 7/12, not 39/227"),
+        ({"threshold_blocks": "stage2"}, "7/8 = 0.875 drops b2 and b3"),
+        ({"alpha": 0.2, "beta": 0.3, "gamma": 0.5}, "other weights"),
+    ],
+)
 def test_readings_that_do_not_reproduce_table4_are_flagged(changes, why):
     assert not reproduces_table4(Reading(**changes)), why
 
 
-@pytest.mark.parametrize("changes", [
-    {"title_source": "headings"}, {"title_count": "distinct"}, {"link_scope": "page"},
-    {"link_count": "distinct"}, {"content_count": "occurrences"}, {"bound": "ratios"},
-    {"bound": "score"}, {"comparison": "ge"}, {"if_none_pass": "best"}, {"if_none_pass": "all"},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"title_source": "headings"},
+        {"title_count": "distinct"},
+        {"link_scope": "page"},
+        {"link_count": "distinct"},
+        {"content_count": "occurrences"},
+        {"bound": "ratios"},
+        {"bound": "score"},
+        {"comparison": "ge"},
+        {"if_none_pass": "best"},
+        {"if_none_pass": "all"},
+    ],
+)
 def test_readings_table4_cannot_tell_apart_reproduce_it(changes):
     assert reproduces_table4(Reading(**changes))
 

@@ -13,8 +13,8 @@ from baselines.tag_based import (
     has_keyword,
 )
 from evalkit.core.page import Gold, Page, parse_html
-from evalkit.harness.registry import METHODS
 from evalkit.core.visible import visible_text
+from evalkit.harness.registry import METHODS
 
 URL = "http://news.example.com/2020/storm.html"
 # page URL news.example.com (registrable domain example.com); rule by rule:
@@ -33,7 +33,7 @@ URL = "http://news.example.com/2020/storm.html"
 #                                                   form alone goes
 # left: h1, the two paragraphs and "Header words"
 PAGE = (
-    '<html><head><title>T</title></head><body>'
+    "<html><head><title>T</title></head><body>"
     '<div id="top" style="background-image:url(bg.png)">Sale text</div>'
     '<div id="main"><h1>Storm hits coast</h1><p>Rain fell all day.</p>'
     '<img src="http://ads.other.com/x.png"><img src="/local.png" width="468" height="60">'
@@ -54,24 +54,37 @@ def _page(html: str, url: str | None = URL) -> Page:
 
 def _found(html: str, url: str | None = URL, **params):
     body = parse_html(html).find(".//body")
-    return [(el.get("id") or el.get("class") or el.tag, rule)
-            for el, rule in find_noise(body, TagBased(**params).get_params(), url)]
+    return [
+        (el.get("id") or el.get("class") or el.tag, rule)
+        for el, rule in find_noise(body, TagBased(**params).get_params(), url)
+    ]
 
 
 def test_each_rule_on_the_hand_page():
     assert _found(PAGE) == [
-        ("top", "background"), ("img", "offsite_image"), ("img", "iab_size"),
-        ("ad-slot", "ad_keyword"), ("a", "ad_host"), ("video", "plugin"),
-        ("share", "utility_link"), ("legal", "utility_link"), ("form", "utility_link"),
+        ("top", "background"),
+        ("img", "offsite_image"),
+        ("img", "iab_size"),
+        ("ad-slot", "ad_keyword"),
+        ("a", "ad_host"),
+        ("video", "plugin"),
+        ("share", "utility_link"),
+        ("legal", "utility_link"),
+        ("form", "utility_link"),
     ]
 
 
 def test_first_rule_wins():
     # an ad-marked image from another site is named by offsite_image (the earlier rule)
-    html = ('<body><img id="ads" src="http://other.org/a.png"><div class="banner">'
-            '<div class="ad">x</div></div></body>')
-    assert _found(html) == [("ads", "offsite_image"), ("banner", "ad_keyword"),
-                            ("ad", "ad_keyword")]
+    html = (
+        '<body><img id="ads" src="http://other.org/a.png"><div class="banner">'
+        '<div class="ad">x</div></div></body>'
+    )
+    assert _found(html) == [
+        ("ads", "offsite_image"),
+        ("banner", "ad_keyword"),
+        ("ad", "ad_keyword"),
+    ]
 
 
 def test_extract_hand_page():
@@ -87,8 +100,10 @@ def test_without_url_the_offsite_rule_is_skipped():
 
 
 def test_iab_size_boundary():
-    html = '<body><img id="a" src="/a" width="468" height="60"><img id="b" src="/b" width="469" height="60">' \
-           '<img id="c" src="/c" style="width: 234px; height: 60px"></body>'
+    html = (
+        '<body><img id="a" src="/a" width="468" height="60"><img id="b" src="/b" width="469" height="60">'
+        '<img id="c" src="/c" style="width: 234px; height: 60px"></body>'
+    )
     assert _found(html) == [("a", "iab_size"), ("c", "iab_size")]
     assert element_size(parse_html(html).find(".//img")) == (468, 60)
     assert (745, 100) in IAB_SIZES and (728, 90) not in IAB_SIZES  # the seed paper's four sizes
@@ -103,8 +118,10 @@ def test_keyword_match_token_and_substring():
     assert has_keyword("header", kws, "substring")
     html = '<body><div class="header">x</div><div class="bottomgooglead">y</div></body>'
     assert _found(html) == []
-    assert _found(html, keyword_match="substring") == [("header", "ad_keyword"),
-                                                       ("bottomgooglead", "ad_keyword")]
+    assert _found(html, keyword_match="substring") == [
+        ("header", "ad_keyword"),
+        ("bottomgooglead", "ad_keyword"),
+    ]
 
 
 def test_background_on_body_empties_the_page():
@@ -112,7 +129,9 @@ def test_background_on_body_empties_the_page():
     html = '<html><body background="bg.gif"><p>Text.</p></body></html>'
     ext = TagBased().extract(_page(html))
     assert ext.text == "" and ext.info["body_removed"] is True
-    assert TagBased(background_tags=["td", "tr", "table", "div"]).extract(_page(html)).text == "Text."
+    assert (
+        TagBased(background_tags=["td", "tr", "table", "div"]).extract(_page(html)).text == "Text."
+    )
 
 
 def test_utility_scope_link():
@@ -124,12 +143,17 @@ def test_utility_scope_link():
 def test_structural_tags_option():
     html = "<body><nav>Menu</nav><header>Top</header><p>Body text.</p><footer>Foot</footer></body>"
     assert TagBased().extract(_page(html)).text == "Menu\nTop\nBody text.\nFoot"
-    assert TagBased(structural_tags=["nav", "header", "footer"]).extract(_page(html)).text == "Body text."
+    assert (
+        TagBased(structural_tags=["nav", "header", "footer"]).extract(_page(html)).text
+        == "Body text."
+    )
 
 
 def test_search_form_by_input_type_or_name():
-    html = ('<body><form id="f1"><input name="query"></form><form id="f2"><input type="search">'
-            '</form><form id="f3"><input name="email"></form></body>')
+    html = (
+        '<body><form id="f1"><input name="query"></form><form id="f2"><input type="search">'
+        '</form><form id="f3"><input name="email"></form></body>'
+    )
     assert _found(html) == [("f1", "utility_link"), ("f2", "utility_link")]
     assert _found(html, search_names=[]) == [("f2", "utility_link")]  # type=search always
 
@@ -139,15 +163,18 @@ def test_iframe_without_src_is_no_plugin():
     assert _found(html) == [("b", "plugin"), ("c", "plugin")]
 
 
-@pytest.mark.parametrize("html", [
-    PAGE,
-    "<html><body></body></html>",
-    "<body>a<div>b<span>c</span>d<p>e</p>f</div>g<br>h<iframe>x</iframe>i<svg><text>y</text></svg>j</body>",
-    "<body><table><tr><td>1</td><td>2</td></tr></table><ul><li>x<li>y</ul>tail text</body>",
-    '<html><frameset><frame src="a.html"></frameset></html>',
-    "<html><head><title>T</title></head><body><template>t</template>  spaced   words \n here</body></html>",
-    "<p>no body tag here</p><div>two</div>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        PAGE,
+        "<html><body></body></html>",
+        "<body>a<div>b<span>c</span>d<p>e</p>f</div>g<br>h<iframe>x</iframe>i<svg><text>y</text></svg>j</body>",
+        "<body><table><tr><td>1</td><td>2</td></tr></table><ul><li>x<li>y</ul>tail text</body>",
+        '<html><frameset><frame src="a.html"></frameset></html>',
+        "<html><head><title>T</title></head><body><template>t</template>  spaced   words \n here</body></html>",
+        "<p>no body tag here</p><div>two</div>",
+    ],
+)
 def test_body_text_is_visible_text(html):
     # the libxslt text and evalkit.core.visible's, on the same plain tree
     assert body_text(parse_html(html, plain=True)) == visible_text(parse_html(html, plain=True))
@@ -162,12 +189,17 @@ def test_body_text_reads_under_the_root_element_only(shared):
     assert body_text(parse_html(path.read_bytes(), plain=True)) == visible_text(root) == ""
 
 
-@pytest.mark.parametrize("html", [
-    "", "<html><body></body></html>", "<!-- only -->",
-    '<html><frameset><frame src="a.html"></frameset></html>',
-    "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>",
-    '<body><a href="http://[::1">bad url</a><img src="http://[bad"></body>',
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "<html><body></body></html>",
+        "<!-- only -->",
+        '<html><frameset><frame src="a.html"></frameset></html>',
+        "<body>" + "<div>" * 3000 + "deep" + "</div>" * 3000 + "</body>",
+        '<body><a href="http://[::1">bad url</a><img src="http://[bad"></body>',
+    ],
+)
 def test_odd_html_never_raises(html):
     assert isinstance(TagBased().extract(_page(html)).text, str)
 

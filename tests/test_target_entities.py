@@ -19,8 +19,6 @@ from baselines.target_entities import (
     containers,
     match_components,
 )
-from evalkit.shell import cli
-from evalkit.harness.config import register_resolvers
 from evalkit.core.entity_authoring import _short_ok, _words, author_entities
 from evalkit.core.entity_templates import (
     FORMAT,
@@ -32,9 +30,11 @@ from evalkit.core.entity_templates import (
     split_site,
     write_template,
 )
-from evalkit.experiments import run_experiment
 from evalkit.core.page import Gold, Page, parse_html
+from evalkit.experiments import run_experiment
+from evalkit.harness.config import register_resolvers
 from evalkit.harness.registry import METHODS
+from evalkit.shell import cli
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "datasets" / "templates" / "target_entities"
@@ -47,15 +47,20 @@ SHIPPED = REPO / "datasets" / "templates" / "target_entities"
 #     figure > img, figcaption "Photo"
 #     p "Nobody was hurt."
 #   div.related p "Other news"         (outside div.story: no entity matches it)
-PAGE = ("<html><head><title>Storm | News</title></head><body>"
-        "<h1>Storm hits the coast</h1>"
-        "<div class='story'><p class='intro'>Winds of 100 km/h.</p>"
-        "<p>The storm <a href='/t'>reached</a> the town <span class='ad'>Buy now</span> at dawn.</p>"
-        "<figure><img src='x.jpg'><figcaption>Photo</figcaption></figure>"
-        "<p>Nobody was hurt.</p></div>"
-        "<div class='related'><p>Other news</p></div></body></html>")
-ENTITIES = {"title": ["h1.headline", "h1"], "description": ["p.intro"],
-            "body": ["div.story p", "div.story"]}
+PAGE = (
+    "<html><head><title>Storm | News</title></head><body>"
+    "<h1>Storm hits the coast</h1>"
+    "<div class='story'><p class='intro'>Winds of 100 km/h.</p>"
+    "<p>The storm <a href='/t'>reached</a> the town <span class='ad'>Buy now</span> at dawn.</p>"
+    "<figure><img src='x.jpg'><figcaption>Photo</figcaption></figure>"
+    "<p>Nobody was hurt.</p></div>"
+    "<div class='related'><p>Other news</p></div></body></html>"
+)
+ENTITIES = {
+    "title": ["h1.headline", "h1"],
+    "description": ["p.intro"],
+    "body": ["div.story p", "div.story"],
+}
 # Algorithm 2 by hand:
 # combinations in order of preference (title, description, body alternatives):
 #   (0,0,0) h1.headline: no match -> (0,0,1) no -> (1,0,0) h1, p.intro, "div.story p": all match.
@@ -65,20 +70,35 @@ ENTITIES = {"title": ["h1.headline", "h1"], "description": ["p.intro"],
 WANT = "Storm hits the coast\nWinds of 100 km/h.\nThe storm reached the town at dawn.\nNobody was hurt."
 # container=stage_parent: h1 -> body, which holds everything: the other containers are inside
 # it; body's text without the ad, the figure and its caption.
-WANT_PARENT = ("Storm hits the coast\nWinds of 100 km/h.\nThe storm reached the town at dawn.\n"
-               "Nobody was hurt.\nOther news")
+WANT_PARENT = (
+    "Storm hits the coast\nWinds of 100 km/h.\nThe storm reached the town at dawn.\n"
+    "Nobody was hurt.\nOther news"
+)
 
 
 def _page(html: str = PAGE, pid: str = "p1", dataset_: str = "hand", url=None) -> Page:
-    return Page(id=pid, dataset=dataset_, raw=html.encode("utf-8"), gold=Gold(text=""),
-                url=url, site="hand.example" if url is None else None)
+    return Page(
+        id=pid,
+        dataset=dataset_,
+        raw=html.encode("utf-8"),
+        gold=Gold(text=""),
+        url=url,
+        site="hand.example" if url is None else None,
+    )
 
 
 def _folder(tmp_path: Path, entities=ENTITIES, site="hand.example", **split) -> Path:
     folder = tmp_path / "tpl"
-    write_template(folder / "hand" / f"{site}.yaml", "hand", site, entities,
-                   split.get("seed", 0), 0.5, split.get("train", ["p0"]),
-                   split.get("test", ["p1"]))
+    write_template(
+        folder / "hand" / f"{site}.yaml",
+        "hand",
+        site,
+        entities,
+        split.get("seed", 0),
+        0.5,
+        split.get("train", ["p0"]),
+        split.get("test", ["p1"]),
+    )
     return folder
 
 
@@ -86,8 +106,11 @@ def test_hand_page_algorithm_2(tmp_path):
     m = TargetEntities(templates=str(_folder(tmp_path)))
     ext = m.extract(_page())
     assert ext.text == WANT
-    assert ext.info["combination"] == {"title": "h1", "description": "p.intro",
-                                       "body": "div.story p"}
+    assert ext.info["combination"] == {
+        "title": "h1",
+        "description": "p.intro",
+        "body": "div.story p",
+    }
     assert ext.info["split"] == "test" and ext.info["template"] == "hand/hand.example"
     assert [b.attrs["role"] for b in ext.blocks] == ["title", "description", "body", "body"]
 
@@ -103,8 +126,13 @@ def test_mca_rows_and_combination_by_hand(tmp_path):
     rows = match_components(root, t)
     # h1 (title alt 1), div.story (body alt 1), p.intro (description 0 and body 0), p2, p3
     assert [(m.role, m.alternative, m.element.tag) for m in rows] == [
-        ("title", 1, "h1"), ("body", 1, "div"), ("description", 0, "p"), ("body", 0, "p"),
-        ("body", 0, "p"), ("body", 0, "p")]
+        ("title", 1, "h1"),
+        ("body", 1, "div"),
+        ("description", 0, "p"),
+        ("body", 0, "p"),
+        ("body", 0, "p"),
+        ("body", 0, "p"),
+    ]
     combo = anchor_combination(t, rows)
     assert combo == {"title": 1, "description": 0, "body": 0}
     # body alternative 1 (div.story) holds the p's: with it the p's of alternative 0 go
@@ -134,10 +162,14 @@ def test_fallback_without_template(tmp_path):
 
 
 def test_site_from_canonical_and_og_url():
-    canon = ("<html><head><link rel='canonical' href='https://www.bbc.com/news/x'></head>"
-             "<body></body></html>")
-    og = ("<html><head><meta property='og:url' content='http://edition.cnn.com/a'></head>"
-          "<body></body></html>")
+    canon = (
+        "<html><head><link rel='canonical' href='https://www.bbc.com/news/x'></head>"
+        "<body></body></html>"
+    )
+    og = (
+        "<html><head><meta property='og:url' content='http://edition.cnn.com/a'></head>"
+        "<body></body></html>"
+    )
     bare = "<html><body><p>x</p></body></html>"
     page = Page(id="c", dataset="d", raw=b"", gold=Gold(text=""))
     for html, want in ((canon, "bbc.com"), (og, "edition.cnn.com"), (bare, None)):
@@ -149,9 +181,11 @@ def test_compile_entity():
     assert compile_entity("h1") == "//h1"
     assert compile_entity("div#main p") == "//div[@id='main']//p"
     assert compile_entity("[itemprop=articleBody]") == "//*[@itemprop='articleBody']"
-    assert compile_entity(".a.b") == ("//*[contains(concat(' ', normalize-space(@class), ' '), "
-                                      "' a ')][contains(concat(' ', normalize-space(@class), "
-                                      "' '), ' b ')]")
+    assert compile_entity(".a.b") == (
+        "//*[contains(concat(' ', normalize-space(@class), ' '), "
+        "' a ')][contains(concat(' ', normalize-space(@class), "
+        "' '), ' b ')]"
+    )
     assert compile_entity("td[width]") == "//td[@width]"
     for bad in ("", "div..x", "p[", "!x"):
         with pytest.raises(ValueError):
@@ -173,25 +207,34 @@ def _bad(tmp_path: Path, data) -> Path:
     return path
 
 
-GOOD = {"format": FORMAT, "dataset": "hand", "site": "s",
-        "split": {"seed": 0, "train_share": 0.5, "train": ["a"], "test": ["b"]},
-        "entities": {"body": ["div.story"]}}
+GOOD = {
+    "format": FORMAT,
+    "dataset": "hand",
+    "site": "s",
+    "split": {"seed": 0, "train_share": 0.5, "train": ["a"], "test": ["b"]},
+    "entities": {"body": ["div.story"]},
+}
 
 
-@pytest.mark.parametrize("change, key", [
-    ({"format": "v2"}, "format"),
-    ({"site": ""}, "site"),
-    ({"colour": "red"}, "colour"),
-    ({"split": {"seed": 0, "train_share": 0.5, "train": ["a"]}}, "split.test"),
-    ({"split": {"seed": "x", "train_share": 0.5, "train": ["a"], "test": ["b"]}}, "split.seed"),
-    ({"split": {"seed": 0, "train_share": 1.0, "train": ["a"], "test": ["b"]}},
-     "split.train_share"),
-    ({"split": {"seed": 0, "train_share": 0.5, "train": ["a"], "test": ["a"]}}, "split.test"),
-    ({"entities": {"title": ["h1"]}}, "entities.body"),
-    ({"entities": {"body": ["div"], "byline": ["p"]}}, "entities.byline"),
-    ({"entities": {"body": []}}, "entities.body"),
-    ({"entities": {"body": ["div", "p[x"]}}, "entities.body[1]"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"format": "v2"}, "format"),
+        ({"site": ""}, "site"),
+        ({"colour": "red"}, "colour"),
+        ({"split": {"seed": 0, "train_share": 0.5, "train": ["a"]}}, "split.test"),
+        ({"split": {"seed": "x", "train_share": 0.5, "train": ["a"], "test": ["b"]}}, "split.seed"),
+        (
+            {"split": {"seed": 0, "train_share": 1.0, "train": ["a"], "test": ["b"]}},
+            "split.train_share",
+        ),
+        ({"split": {"seed": 0, "train_share": 0.5, "train": ["a"], "test": ["a"]}}, "split.test"),
+        ({"entities": {"title": ["h1"]}}, "entities.body"),
+        ({"entities": {"body": ["div"], "byline": ["p"]}}, "entities.byline"),
+        ({"entities": {"body": []}}, "entities.body"),
+        ({"entities": {"body": ["div", "p[x"]}}, "entities.body[1]"),
+    ],
+)
 def test_malformed_template_is_one_line_naming_file_and_key(tmp_path, change, key):
     path = _bad(tmp_path, {**GOOD, **change})
     with pytest.raises(TemplateError) as err:
@@ -216,10 +259,20 @@ def test_malformed_template_stops_the_run_with_one_line(tmp_path, monkeypatch, c
     (folder / "x.yaml").write_text(yaml.safe_dump({**GOOD, "entities": {"body": ["div..x"]}}))
     results = tmp_path / "results"
     results.mkdir()
-    monkeypatch.setattr(sys, "argv", [
-        "evalkit", "experiment=extraction", "runner.progress=false", "dataset=synthetic",
-        "dataset.synthetic.limit=2", "method=target_entities",
-        f"method.target_entities.templates={tmp_path / 'tpl'}", f"paths.results={results}"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "evalkit",
+            "experiment=extraction",
+            "runner.progress=false",
+            "dataset=synthetic",
+            "dataset.synthetic.limit=2",
+            "method=target_entities",
+            f"method.target_entities.templates={tmp_path / 'tpl'}",
+            f"paths.results={results}",
+        ],
+    )
     with pytest.raises(SystemExit) as stop:
         cli.main()
     err = capsys.readouterr().err.strip("\n").splitlines()
@@ -239,10 +292,12 @@ def test_author_title_precision_boundary():
 def test_author_entities_from_training_pages():
     pages = []
     for i in range(2):
-        html = (f"<html><body><div class='nav'><a href='/'>Home</a> <a>World</a></div>"
-                f"<h1 class='headline'>Title number {i} here</h1>"
-                f"<div class='article'><p>{'word ' * 15}{i}</p><p>{'more text ' * 10}</p></div>"
-                "</body></html>")
+        html = (
+            f"<html><body><div class='nav'><a href='/'>Home</a> <a>World</a></div>"
+            f"<h1 class='headline'>Title number {i} here</h1>"
+            f"<div class='article'><p>{'word ' * 15}{i}</p><p>{'more text ' * 10}</p></div>"
+            "</body></html>"
+        )
         gold = f"Title number {i} here\n{'word ' * 15}{i}\n{'more text ' * 10}"
         pages.append((parse_html(html, plain=True), gold))
     ents = author_entities(pages)
@@ -299,10 +354,19 @@ def test_kaur2017_study_scores_target_entities_on_held_out_pages_only(shared, tm
     shared("big5-2017")
     register_resolvers()
     with initialize_config_dir(config_dir=str(REPO / "configs"), version_base="1.3"):
-        cfg = compose("config", overrides=[
-            "study=kaur2017", "kaur2017.pages=3", "kaur2017.held_out_pages=6",
-            "kaur2017.n_boot=50", "method=[fulltext,target_entities]", "runner.n_jobs=1",
-            "runner.progress=false", f"paths.results={tmp_path}"])
+        cfg = compose(
+            "config",
+            overrides=[
+                "study=kaur2017",
+                "kaur2017.pages=3",
+                "kaur2017.held_out_pages=6",
+                "kaur2017.n_boot=50",
+                "method=[fulltext,target_entities]",
+                "runner.n_jobs=1",
+                "runner.progress=false",
+                f"paths.results={tmp_path}",
+            ],
+        )
     assert list(cfg.method)[-1] == "target_entities"
     out = run_experiment(cfg, tmp_path / "run")
     tables = out / "tables"
@@ -310,8 +374,9 @@ def test_kaur2017_study_scores_target_entities_on_held_out_pages_only(shared, tm
     assert set(main["method"]) == {"fulltext"}  # first pages include training pages
     held = pd.read_csv(tables / "kaur2017_big5_2017_held_out_counts.csv")
     assert set(held["method"]) == {"fulltext", "target_entities"}
-    tests = {i for (ds, _), t in load_templates(SHIPPED).items() if ds == "big5_2017"
-             for i in t.test}
+    tests = {
+        i for (ds, _), t in load_templates(SHIPPED).items() if ds == "big5_2017" for i in t.test
+    }
     assert len(held) == 12 and set(held["page_id"]) <= tests
     matches = pd.read_csv(tables / "kaur2017_big5_2017_held_out_templates.csv")
     assert matches["target_entities scored"].sum() == 6

@@ -35,9 +35,16 @@ def result(tmp_path_factory):
 
 
 def evaluate_small(tmp):
-    return evalkit.evaluate(dataset={"syn": "synthetic"}, methods={"ft": "fulltext"},
-                            **{"dataset.synthetic.limit": 3, "paths.results": str(tmp),
-                               "paths.cache": str(tmp / "cache")}, **FAST)
+    return evalkit.evaluate(
+        dataset={"syn": "synthetic"},
+        methods={"ft": "fulltext"},
+        **{
+            "dataset.synthetic.limit": 3,
+            "paths.results": str(tmp),
+            "paths.cache": str(tmp / "cache"),
+        },
+        **FAST,
+    )
 
 
 def test_mapping_keys_label_configured_names(result):
@@ -72,17 +79,28 @@ def test_texts_of_a_run_in_worker_processes_are_kept(tmp_path):
     the methods' cache keys itself, with its seed in them, so the run filed every extraction
     under a key the kept-extractions file never asked for, and Result.texts was empty (seen
     in CI). The keys are worked out once, here, and travel with the specs."""
-    r = evalkit.evaluate(dataset={"syn": "synthetic"}, methods={"ft": "fulltext"},
-                         **{"dataset.synthetic.limit": 4, "paths.results": str(tmp_path),
-                            "paths.cache": str(tmp_path / "cache"), "runner.n_jobs": 2,
-                            "runner.progress": False, "extraction.n_boot": 20})
+    r = evalkit.evaluate(
+        dataset={"syn": "synthetic"},
+        methods={"ft": "fulltext"},
+        **{
+            "dataset.synthetic.limit": 4,
+            "paths.results": str(tmp_path),
+            "paths.cache": str(tmp_path / "cache"),
+            "runner.n_jobs": 2,
+            "runner.progress": False,
+            "extraction.n_boot": 20,
+        },
+    )
     texts = r.texts
     assert len(texts) == 4 and texts["text"].str.len().gt(0).all()
 
 
 def test_plot_of_an_unknown_metric_names_the_valid_ones(result):
-    with pytest.raises(ValueError, match=r"^no metric 'bleu' in this run to plot; valid: "
-                                         r"shingle, word, lcs, .*rouge_lsum"):
+    with pytest.raises(
+        ValueError,
+        match=r"^no metric 'bleu' in this run to plot; valid: "
+        r"shingle, word, lcs, .*rouge_lsum",
+    ):
         result.plot("bleu")
     assert set(result.plot("shingle")) == {"syn"}
 
@@ -90,10 +108,15 @@ def test_plot_of_an_unknown_metric_names_the_valid_ones(result):
 def test_per_page_reads_with_stable_dtypes(tmp_path, result):
     # a column empty in the first rows and text later: pandas guesses per chunk and warns
     n = 300_000
-    frame = pd.DataFrame({"page_id": [f"{i:05d}" for i in range(n)], "method": "m",
-                          "site": [None] * (n - 1) + ["example.org"],
-                          "cached": [None] * (n // 2) + [True] * (n - n // 2),
-                          "shingle_f1": 0.5})
+    frame = pd.DataFrame(
+        {
+            "page_id": [f"{i:05d}" for i in range(n)],
+            "method": "m",
+            "site": [None] * (n - 1) + ["example.org"],
+            "cached": [None] * (n // 2) + [True] * (n - n // 2),
+            "shingle_f1": 0.5,
+        }
+    )
     frame.to_csv(tmp_path / "per_page.csv", index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a mixed-type warning fails the test
@@ -110,19 +133,38 @@ def test_dataset_folder_on_the_command_line(tmp_path):
     (folder / "gold").mkdir()
     for i, words in enumerate(["otters swim in the river", "bees make honey in hives"], 1):
         (folder / "html" / f"p{i}.html").write_text(
-            f"<html><body><nav>Home News</nav><p>{words}</p></body></html>")
+            f"<html><body><nav>Home News</nav><p>{words}</p></body></html>"
+        )
         (folder / "gold" / f"p{i}.txt").write_text(words)
     assert path_overrides([f"dataset=[aeb,{folder}]", "method=fulltext"], ["aeb"]) == [
-        "dataset=[aeb]", "++dataset.my_pages._name_=pairs",
-        f"++dataset.my_pages.path='{folder}'", "method=fulltext"]
+        "dataset=[aeb]",
+        "++dataset.my_pages._name_=pairs",
+        f"++dataset.my_pages.path='{folder}'",
+        "method=fulltext",
+    ]
     assert path_overrides(["dataset=aeb"], ["aeb"]) == ["dataset=aeb"]  # a set stays a set
-    env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT),
-           "PYTHONPATH": str(ROOT)}
-    res = subprocess.run([sys.executable, "-m", "evalkit", "experiment=extraction",
-                          f"dataset={folder}", "method=fulltext", "runner.n_jobs=1",
-                          "runner.progress=false", "extraction.n_boot=20",
-                          f"hydra.run.dir={tmp_path}/run", f"paths.cache={tmp_path}/cache"],
-                         env=env, check=False, capture_output=True, text=True, timeout=HANG, cwd=tmp_path)
+    env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT), "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=extraction",
+            f"dataset={folder}",
+            "method=fulltext",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+            "extraction.n_boot=20",
+            f"hydra.run.dir={tmp_path}/run",
+            f"paths.cache={tmp_path}/cache",
+        ],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     summary = pd.read_csv(tmp_path / "run" / "summary.csv")
     assert set(summary["dataset"]) == {"my_pages"}

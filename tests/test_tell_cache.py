@@ -82,6 +82,7 @@ def test_the_size_line_appears_past_the_threshold(tmp_path):
     root = _cache(tmp_path)  # 9,600 bytes
     assert size_line(root, 0.01) is None  # 10,000 bytes
     line = size_line(root, 0.009)
-    assert line.startswith(f"evalkit: the extraction cache {root} holds 0 MB (more than "
-                           "runner.cache_report_mb=0.009)")
+    assert line.startswith(
+        f"evalkit: the extraction cache {root} holds 0 MB (more than runner.cache_report_mb=0.009)"
+    )
     assert size_line(root, None) is None

@@ -17,22 +17,39 @@ register_resolvers()
 
 def _rows(method, f1, lo, hi, p, r, failed, n=10):
     def row(metric, value, a=math.nan, b=math.nan, pages=n):
-        return {"dataset": "aeb", "method": method, "metric": metric, "value": value,
-                "ci_low": a, "ci_high": b, "n_pages": pages}
-    return [row("shingle_f1", f1, lo, hi), row("shingle_precision", p),
-            row("shingle_recall", r), row("failures", failed)]
+        return {
+            "dataset": "aeb",
+            "method": method,
+            "metric": metric,
+            "value": value,
+            "ci_low": a,
+            "ci_high": b,
+            "n_pages": pages,
+        }
+
+    return [
+        row("shingle_f1", f1, lo, hi),
+        row("shingle_precision", p),
+        row("shingle_recall", r),
+        row("failures", failed),
+    ]
 
 
 def test_the_table_is_sorted_by_f1_and_fits_100_columns():
     long = "a_method_with_a_name_far_longer_than_the_console_can_show_in_its_column_x"
-    summary = pd.DataFrame(_rows("cetd", 0.8123, 0.75, 0.86, 0.7, 0.95, 0)
-                           + _rows(long, 0.9, 0.85, 0.93, 0.92, 0.88, 2)
-                           + _rows("empty", math.nan, math.nan, math.nan, math.nan, math.nan, 10))
+    summary = pd.DataFrame(
+        _rows("cetd", 0.8123, 0.75, 0.86, 0.7, 0.95, 0)
+        + _rows(long, 0.9, 0.85, 0.93, 0.92, 0.88, 2)
+        + _rows("empty", math.nan, math.nan, math.nan, math.nan, math.nan, 10)
+    )
     text = console_table(summary, "aeb")
     lines = text.splitlines()
     assert lines[0] == "aeb (10 pages): shingle F1 with its 95% bootstrap CI, sorted by F1"
-    assert [ln.split()[0] for ln in lines[2:]] == [long[:len(lines[2].split()[0]) - 1] + "~",
-                                                   "cetd", "empty"]
+    assert [ln.split()[0] for ln in lines[2:]] == [
+        long[: len(lines[2].split()[0]) - 1] + "~",
+        "cetd",
+        "empty",
+    ]
     assert lines[3].split()[1:] == ["0.812", "[0.750,", "0.860]", "0.700", "0.950", "0/10"]
     assert lines[4].split()[1:] == ["-", "-", "-", "10/10"]  # no F1: last
     assert max(map(len, lines)) <= WIDTH
@@ -40,10 +57,20 @@ def test_the_table_is_sorted_by_f1_and_fits_100_columns():
 
 def _run(tmp_path, capsys, *extra):
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "experiment=extraction", "dataset=synthetic", "dataset.synthetic.limit=4",
-            "method=[cetd,fulltext]", "extraction.n_boot=20", "runner.n_jobs=1",
-            "runner.progress=false", f"paths.cache={tmp_path}/cache", *extra])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=extraction",
+                "dataset=synthetic",
+                "dataset.synthetic.limit=4",
+                "method=[cetd,fulltext]",
+                "extraction.n_boot=20",
+                "runner.n_jobs=1",
+                "runner.progress=false",
+                f"paths.cache={tmp_path}/cache",
+                *extra,
+            ],
+        )
     run_experiment(cfg, tmp_path / "run")
     return capsys.readouterr().out
 

@@ -18,18 +18,35 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG = 600  # seconds: only to detect a hang
-ARGS = ["experiment=extraction", "dataset=synthetic", "dataset.synthetic.n_sites=12",
-        "method=[cetd,pab,justext_style]", "runner.progress=false", "extraction.n_boot=20"]
+ARGS = [
+    "experiment=extraction",
+    "dataset=synthetic",
+    "dataset.synthetic.n_sites=12",
+    "method=[cetd,pab,justext_style]",
+    "runner.progress=false",
+    "extraction.n_boot=20",
+]
 LAST_LINE = "evalkit: interrupted; {} is incomplete"
 
 
 def _start(run_dir: Path, cache: Path, n_jobs: int = 1) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT),
-           "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "evalkit", *ARGS, f"runner.n_jobs={n_jobs}",
-                             f"hydra.run.dir={run_dir}", f"paths.cache={cache}"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own process group, as a terminal's
+    env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            *ARGS,
+            f"runner.n_jobs={n_jobs}",
+            f"hydra.run.dir={run_dir}",
+            f"paths.cache={cache}",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )  # its own process group, as a terminal's
 
 
 def _wait_for(pattern: str, run_dir: Path, proc: subprocess.Popen) -> None:
@@ -64,14 +81,17 @@ def uninterrupted(tmp_path_factory) -> bytes:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("moment,sig,n_jobs", [
-    (".hydra", signal.SIGINT, 1),          # folder made, methods and data sets being built
-    (".records-*", signal.SIGINT, 1),      # pages being extracted and scored
-    (".records-*", signal.SIGTERM, 1),
-    (".records-*", signal.SIGINT, 2),      # loky workers hear Ctrl-C too, some starting
-], ids=["building-int", "pages-int", "pages-term", "pages-int-2-workers"])
-def test_an_interrupt_is_one_line_and_marks_the_run(tmp_path, moment, sig, n_jobs,
-                                                    uninterrupted):
+@pytest.mark.parametrize(
+    "moment,sig,n_jobs",
+    [
+        (".hydra", signal.SIGINT, 1),  # folder made, methods and data sets being built
+        (".records-*", signal.SIGINT, 1),  # pages being extracted and scored
+        (".records-*", signal.SIGTERM, 1),
+        (".records-*", signal.SIGINT, 2),  # loky workers hear Ctrl-C too, some starting
+    ],
+    ids=["building-int", "pages-int", "pages-term", "pages-int-2-workers"],
+)
+def test_an_interrupt_is_one_line_and_marks_the_run(tmp_path, moment, sig, n_jobs, uninterrupted):
     run_dir, cache = tmp_path / "run", tmp_path / "cache"
     proc = _start(run_dir, cache, n_jobs)
     _wait_for(moment, run_dir, proc)
@@ -109,5 +129,6 @@ def test_an_interrupt_before_the_run_folder_is_one_line_and_writes_nothing(tmp_p
     _out, err = proc.communicate(timeout=HANG)
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert proc.returncode == 130 and lines == [
-        "evalkit: interrupted before the run started; nothing was written."], err
+        "evalkit: interrupted before the run started; nothing was written."
+    ], err
     assert not run_dir.exists()

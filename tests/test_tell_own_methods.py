@@ -23,7 +23,7 @@ HANG = 900  # seconds: only to detect a hang
 MARK = "OUTPUTS:"
 
 #: run in the subprocess: the golden test's own digests and every own method's cache key
-SCRIPT = """
+SCRIPT = f"""
 import json, sys
 from pathlib import Path
 blocked = sys.argv[3] == "blocked"
@@ -40,18 +40,29 @@ try:
     peers = True
 except ImportError:
     peers = False
-print("{}" + json.dumps({{"outputs": outputs, "keys": keys, "peers": peers}}))
-""".format(MARK)
+print("{MARK}" + json.dumps({{"outputs": outputs, "keys": keys, "peers": peers}}))
+"""
 
 
 def _run(label: str, shared_root: Path, mode: str) -> dict:
-    env = {**os.environ, "PYTHONHASHSEED": "0", "EVALKIT_ROOT": str(ROOT),
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)])}
-    res = subprocess.run([sys.executable, "-c", SCRIPT, label, str(shared_root), mode],
-                         cwd=TESTS, env=env, check=False, capture_output=True, text=True, timeout=HANG)
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": "0",
+        "EVALKIT_ROOT": str(ROOT),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)]),
+    }
+    res = subprocess.run(
+        [sys.executable, "-c", SCRIPT, label, str(shared_root), mode],
+        cwd=TESTS,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     line = next(ln for ln in res.stdout.splitlines() if ln.startswith(MARK))
-    return json.loads(line[len(MARK):])
+    return json.loads(line[len(MARK) :])
 
 
 @pytest.mark.slow

@@ -41,15 +41,95 @@ def plain_terms(s: str, stoplist: str = "english", stemmer: str = "porter") -> l
 
 def suffix_words() -> list[str]:
     """Words built to reach every rule of every Porter step, and the conditions around them."""
-    suffixes = ["", "s", "sses", "ies", "ss", "eed", "ed", "ing", "y", "ational", "tional",
-                "enci", "anci", "izer", "abli", "bli", "alli", "entli", "eli", "ousli",
-                "ization", "ation", "ator", "alism", "iveness", "fulness", "ousness", "aliti",
-                "iviti", "biliti", "logi", "icate", "ative", "alize", "iciti", "ical", "ful",
-                "ness", "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement",
-                "ment", "ent", "ion", "sion", "tion", "ou", "ism", "ate", "iti", "ous", "ive",
-                "ize", "e", "ll", "at", "bl", "iz"]
-    roots = ["", "a", "y", "by", "tr", "hop", "fil", "feed", "relat", "condit", "sens",
-             "control", "cat", "pony", "happ", "oat", "tree", "troubl", "wil", "yyy", "xy"]
+    suffixes = [
+        "",
+        "s",
+        "sses",
+        "ies",
+        "ss",
+        "eed",
+        "ed",
+        "ing",
+        "y",
+        "ational",
+        "tional",
+        "enci",
+        "anci",
+        "izer",
+        "abli",
+        "bli",
+        "alli",
+        "entli",
+        "eli",
+        "ousli",
+        "ization",
+        "ation",
+        "ator",
+        "alism",
+        "iveness",
+        "fulness",
+        "ousness",
+        "aliti",
+        "iviti",
+        "biliti",
+        "logi",
+        "icate",
+        "ative",
+        "alize",
+        "iciti",
+        "ical",
+        "ful",
+        "ness",
+        "al",
+        "ance",
+        "ence",
+        "er",
+        "ic",
+        "able",
+        "ible",
+        "ant",
+        "ement",
+        "ment",
+        "ent",
+        "ion",
+        "sion",
+        "tion",
+        "ou",
+        "ism",
+        "ate",
+        "iti",
+        "ous",
+        "ive",
+        "ize",
+        "e",
+        "ll",
+        "at",
+        "bl",
+        "iz",
+    ]
+    roots = [
+        "",
+        "a",
+        "y",
+        "by",
+        "tr",
+        "hop",
+        "fil",
+        "feed",
+        "relat",
+        "condit",
+        "sens",
+        "control",
+        "cat",
+        "pony",
+        "happ",
+        "oat",
+        "tree",
+        "troubl",
+        "wil",
+        "yyy",
+        "xy",
+    ]
     return [r + a + b for r in roots for a in suffixes for b in suffixes]
 
 
@@ -66,9 +146,40 @@ def test_stem_is_nltk_original_porter():
 def test_own_porter_is_nltk_original_on_random_words(seed):
     # roots of any letters (y runs, w/x endings, non-ASCII, digits) with suffix chains
     rng = random.Random(seed)
-    pieces = ["", "s", "ss", "ies", "eed", "ed", "ing", "y", "ational", "ization", "abli",
-              "entli", "ousli", "iveness", "biliti", "icate", "ical", "ness", "ance", "ement",
-              "ion", "ou", "iti", "ize", "e", "ll", "at", "bl", "iz", "yy", "wy", "xe"]
+    pieces = [
+        "",
+        "s",
+        "ss",
+        "ies",
+        "eed",
+        "ed",
+        "ing",
+        "y",
+        "ational",
+        "ization",
+        "abli",
+        "entli",
+        "ousli",
+        "iveness",
+        "biliti",
+        "icate",
+        "ical",
+        "ness",
+        "ance",
+        "ement",
+        "ion",
+        "ou",
+        "iti",
+        "ize",
+        "e",
+        "ll",
+        "at",
+        "bl",
+        "iz",
+        "yy",
+        "wy",
+        "xe",
+    ]
     letters = "abcdefghijklmnopqrstuvwxyzyyaeiouéñ_0Y"
     for _ in range(20_000):
         root = "".join(rng.choice(letters) for _ in range(rng.randint(0, 7)))
@@ -89,7 +200,8 @@ def test_ascii_tokens_are_the_regex_tokens():
     ascii_chars = "".join(map(chr, range(128)))
     texts = [ascii_chars, ascii_chars[::-1], "Hello_World 12ab,CD;x\x1cy\x1fz\x0b"] + [
         "".join(rng.choices(ascii_chars + "aaaeeeAZz09_   ", k=rng.randint(0, 200)))
-        for _ in range(500)]
+        for _ in range(500)
+    ]
     for s in texts + ["naïve Ünïcode ﬁne", "’quoted’ text"]:
         assert text._tokens(s) == re.findall(r"\w+", s.lower()), s
 
@@ -99,8 +211,7 @@ def test_ascii_tokens_are_the_regex_tokens():
 def test_terms_match_the_plain_definition(stoplist, stemmer):
     rng = random.Random(5)
     vocab = suffix_words()[::7] + sorted(stopwords("english"))[:60] + ["2020", "x1", "_", "a_b"]
-    texts = TEXTS + [" ".join(rng.choices(vocab, k=rng.randint(0, 80))).title()
-                     for _ in range(40)]
+    texts = TEXTS + [" ".join(rng.choices(vocab, k=rng.randint(0, 80))).title() for _ in range(40)]
     for s in texts:
         assert terms(s, stoplist, stemmer) == plain_terms(s, stoplist, stemmer), s
         assert terms(s, stoplist, stemmer) == plain_terms(s, stoplist, stemmer)  # cached now
@@ -118,7 +229,7 @@ def test_term_map_is_bounded(monkeypatch):
     monkeypatch.setattr(text, "_TERM_MAPS", {})
     words = suffix_words()[:400]
     for k in range(0, len(words), 20):
-        s = " ".join(words[k:k + 20])
+        s = " ".join(words[k : k + 20])
         assert terms(s) == plain_terms(s)
         assert len(text._TERM_MAPS["english", "porter"]) <= 50 + 20
     assert terms_many([" ".join(words[:30])] * 3) == [plain_terms(" ".join(words[:30]))] * 3

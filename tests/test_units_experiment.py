@@ -10,15 +10,17 @@ import pytest
 from omegaconf import OmegaConf
 from sklearn.metrics import precision_recall_fscore_support
 
-from evalkit.experiments import EXPERIMENTS, Context
-from evalkit.experiments import units as U
 from evalkit.core.page import parse_html
 from evalkit.core.units import segment
+from evalkit.experiments import EXPERIMENTS, Context
+from evalkit.experiments import units as U
 
 REPO = Path(__file__).resolve().parents[1]
 
-PARAGRAPH = ("The quick brown fox jumps over the lazy dog near the river bank today and then "
-             "runs far away into the deep dark forest.")
+PARAGRAPH = (
+    "The quick brown fox jumps over the lazy dog near the river bank today and then "
+    "runs far away into the deep dark forest."
+)
 PAGE = f"""<html><body>
 <h1>Big News Today</h1>
 <p>{PARAGRAPH}</p>
@@ -58,16 +60,24 @@ def test_features_of_a_hand_made_page():
     units = segment(parse_html(PAGE))
     assert [u.text for u in units] == ["Big News Today", PARAGRAPH, "Home | World news"]
     f = [U.unit_features(u) for u in units]
-    assert f[0] == {"n_words": 3.0, "avg_word_length": 4.0, "link_density": 0.0,
-                    "text_density": 3.0}
+    assert f[0] == {
+        "n_words": 3.0,
+        "avg_word_length": 4.0,
+        "link_density": 0.0,
+        "text_density": 3.0,
+    }
     # the paragraph wraps after "then" (78 characters): 16 words on the first of two lines
     assert f[1]["n_words"] == 24.0
     assert f[1]["avg_word_length"] == pytest.approx(96 / 24)  # 63 letters on line 1, 33 on line 2
     assert f[1]["text_density"] == 16.0
     assert f[1]["link_density"] == 0.0
     # 3 of the 4 whitespace tokens are inside <a>; "|" is not a word
-    assert f[2] == {"n_words": 3.0, "avg_word_length": pytest.approx(13 / 3),
-                    "link_density": 0.75, "text_density": 3.0}
+    assert f[2] == {
+        "n_words": 3.0,
+        "avg_word_length": pytest.approx(13 / 3),
+        "link_density": 0.75,
+        "text_density": 3.0,
+    }
 
 
 def test_page_rows_context_and_labels():
@@ -89,8 +99,11 @@ def test_page_rows_context_and_labels():
 
 
 def test_units_inside_drop_down_lists_are_left_out():
-    html = PAGE.replace("</body>", "<form><select><option>United Kingdom</option>"
-                                   "<option>United States</option></select> Go</form></body>")
+    html = PAGE.replace(
+        "</body>",
+        "<form><select><option>United Kingdom</option>"
+        "<option>United States</option></select> Go</form></body>",
+    )
     units = segment(parse_html(html))
     assert [u.text for u in units[3:]] == ["United Kingdom", "United States", "Go"]
     assert U.inside(units[3].path, ["select"]) and not U.inside(units[5].path, ["select"])
@@ -152,8 +165,9 @@ def test_word_scores_by_hand_and_against_sklearn():
     y = [1] * 9 + [0] * 11
     pred = [1] * 6 + [0] * 3 + [1] * 2 + [0] * 9
     p, r, f, _ = precision_recall_fscore_support(y, pred, average="weighted")
-    assert (s["precision_weighted"], s["recall_weighted"], s["f1_weighted"]) == \
-        pytest.approx((p, r, f))
+    assert (s["precision_weighted"], s["recall_weighted"], s["f1_weighted"]) == pytest.approx(
+        (p, r, f)
+    )
 
 
 def test_word_scores_reproduce_the_papers_zero_r_row():
@@ -170,8 +184,11 @@ def test_unknown_feature_and_model_fail_clearly():
         U.feature_columns({"features": ["n_wrods"]})
     with pytest.raises(ValueError, match="unknown unit classifier model"):
         U.make_classifier({"model": "svm"})
-    assert U.feature_columns({"features": ["n_words"], "context": True}) == \
-        ["prev_n_words", "n_words", "next_n_words"]
+    assert U.feature_columns({"features": ["n_words"], "context": True}) == [
+        "prev_n_words",
+        "n_words",
+        "next_n_words",
+    ]
 
 
 def test_study_config_composes_with_every_paper_row_a_classifier():
@@ -204,8 +221,9 @@ def test_reduced_run_on_l3s_gn1(shared, tmp_path):
     from evalkit.readers.l3s import L3SGN1Dataset
 
     ds = L3SGN1Dataset(path=str(shared("l3s-gn1")), limit=40)
-    paper = OmegaConf.to_container(OmegaConf.load(REPO / "configs" / "study" /
-                                                  "san_aye.yaml").units.paper)
+    paper = OmegaConf.to_container(
+        OmegaConf.load(REPO / "configs" / "study" / "san_aye.yaml").units.paper
+    )
     ctx = _ctx(tmp_path, ds, min_samples_leaf=100, n_boot=200, paper=paper)
     summary = U.run(ctx)
     assert set(summary["method"]) == set(U.DEFAULT_CLASSIFIERS)
@@ -216,16 +234,25 @@ def test_reduced_run_on_l3s_gn1(shared, tmp_path):
         assert f1.between(0, 1).all()
         assert (wide[f"recall_weighted_{task}"] - wide[f"accuracy_{task}"]).abs().max() < 1e-12
         assert f1["tree_all"] > f1["zero_r"] + 0.1
-        assert wide.loc["tree_all", f"f1_weighted_{task}"] > \
-            wide.loc["zero_r", f"f1_weighted_{task}"] + 0.2
+        assert (
+            wide.loc["tree_all", f"f1_weighted_{task}"]
+            > wide.loc["zero_r", f"f1_weighted_{task}"] + 0.2
+        )
     # the interval belongs to the reported value (the mean over folds)
     eps = 1e-12
-    assert ((summary["ci_low"] <= summary["value"] + eps)
-            & (summary["value"] <= summary["ci_high"] + eps)).all()
+    assert (
+        (summary["ci_low"] <= summary["value"] + eps)
+        & (summary["value"] <= summary["ci_high"] + eps)
+    ).all()
     # ZeroR predicts content (the majority by words) on every unit: recall 1
     assert wide.loc["zero_r", "recall_any"] == 1.0
-    for name in ("units_l3s_gn1_main.md", "units_l3s_gn1_any.csv", "units_l3s_gn1_paper.md",
-                 "units_l3s_gn1_classes.csv", "units_l3s_gn1_folds.csv"):
+    for name in (
+        "units_l3s_gn1_main.md",
+        "units_l3s_gn1_any.csv",
+        "units_l3s_gn1_paper.md",
+        "units_l3s_gn1_classes.csv",
+        "units_l3s_gn1_folds.csv",
+    ):
         assert (tmp_path / "tables" / name).is_file(), name
     assert (tmp_path / "figures" / "units_l3s_gn1_paper_f1.png").is_file()
     table = pd.read_csv(tmp_path / "tables" / "units_l3s_gn1_paper.csv")
@@ -238,14 +265,45 @@ def test_summarize_interval_of_the_fold_mean():
     # fold 0: three identical pages (6, 2, 3, 9); fold 1: three perfect pages. Resampling
     # pages within a fold cannot change that fold's score, so the interval collapses on the mean.
     pages = pd.DataFrame(
-        [{"task": "t", "method": "m", "page_id": f"a{i}", "fold": 0, "words_tp": 6,
-          "words_fp": 2, "words_fn": 3, "words_tn": 9} for i in range(3)]
-        + [{"task": "t", "method": "m", "page_id": f"b{i}", "fold": 1, "words_tp": 10,
-            "words_fp": 0, "words_fn": 0, "words_tn": 10} for i in range(3)])
+        [
+            {
+                "task": "t",
+                "method": "m",
+                "page_id": f"a{i}",
+                "fold": 0,
+                "words_tp": 6,
+                "words_fp": 2,
+                "words_fn": 3,
+                "words_tn": 9,
+            }
+            for i in range(3)
+        ]
+        + [
+            {
+                "task": "t",
+                "method": "m",
+                "page_id": f"b{i}",
+                "fold": 1,
+                "words_tp": 10,
+                "words_fp": 0,
+                "words_fn": 0,
+                "words_tn": 10,
+            }
+            for i in range(3)
+        ]
+    )
     fold_counts = {0: (18, 6, 9, 27), 1: (30, 0, 0, 30)}
-    folds = pd.DataFrame([{"task": "t", "method": "m", "fold": k,
-                           **{m: float(v) for m, v in U.word_scores(*c).items()}}
-                          for k, c in fold_counts.items()])
+    folds = pd.DataFrame(
+        [
+            {
+                "task": "t",
+                "method": "m",
+                "fold": k,
+                **{m: float(v) for m, v in U.word_scores(*c).items()},
+            }
+            for k, c in fold_counts.items()
+        ]
+    )
     s = U.summarize(folds, pages, "d", n_boot=50).set_index("metric")
     assert s.loc["f1_t", "value"] == pytest.approx((12 / 17 + 1) / 2)
     assert s.loc["f1_t", "ci_low"] == pytest.approx(s.loc["f1_t", "value"])
@@ -264,8 +322,14 @@ def test_content_share_of_all_l3s_gn1_matches_the_papers_zero_r(shared):
     from evalkit.harness.runner import Runner
 
     failures = []
-    rows = U._features(Runner(progress=False), ds, U.DEFAULT_TASKS, U.DEFAULT_LINE_WIDTH,
-                       U.DEFAULT_DROP_INSIDE, failures)
+    rows = U._features(
+        Runner(progress=False),
+        ds,
+        U.DEFAULT_TASKS,
+        U.DEFAULT_LINE_WIDTH,
+        U.DEFAULT_DROP_INSIDE,
+        failures,
+    )
     assert failures == []
     assert rows["page_id"].nunique() == 621
     share = rows.loc[rows["y_any"] == 1, "weight"].sum() / rows["weight"].sum()

@@ -16,8 +16,8 @@ from conftest import REPO
 
 from evalkit.harness.cache_keys import describe_method, outside_source
 from evalkit.harness.config import ConfigError, check_specs, method_specs
-from evalkit.shell.overrides import check_overrides, target_overrides
 from evalkit.harness.specs import MethodSpec
+from evalkit.shell.overrides import check_overrides, target_overrides
 
 MODULE = '''
 """A user's method: the first ``n`` words of the page's visible text."""
@@ -51,12 +51,30 @@ def _cli(tmp_path: Path, *args: str) -> Path:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PYTHONHASHSEED", None)
     done = subprocess.run(
-        [sys.executable, "-m", "evalkit", "experiment=extraction", "dataset=synthetic",
-         "dataset.synthetic.n_sites=2", "dataset.synthetic.pages_per_site=3",
-         "method=[fulltext]", "method.mine._target_=user_words.FirstWords", "method.mine.n=40",
-         f"paths.results={tmp_path / 'results'}", f"paths.cache={tmp_path / 'cache'}",
-         "extraction.n_boot=10", "runner.progress=false", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=extraction",
+            "dataset=synthetic",
+            "dataset.synthetic.n_sites=2",
+            "dataset.synthetic.pages_per_site=3",
+            "method=[fulltext]",
+            "method.mine._target_=user_words.FirstWords",
+            "method.mine.n=40",
+            f"paths.results={tmp_path / 'results'}",
+            f"paths.cache={tmp_path / 'cache'}",
+            "extraction.n_boot=10",
+            "runner.progress=false",
+            *args,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return Path(re.search(r"evalkit: results in (\S+)", done.stdout).group(1))
 
@@ -93,11 +111,20 @@ def test_a_class_from_a_file_runs_on_dask_workers(tmp_path):
 
 
 def test_the_command_line_adds_a_target_method_without_a_plus():
-    argv = ["dataset=aeb", "method.mine._target_=m.C", "method.mine.n=3", "method.cetd.variant=x",
-            "+method.other.k=1"]
-    assert target_overrides(argv) == ["dataset=aeb", "++method.mine._target_=m.C",
-                                      "++method.mine.n=3", "method.cetd.variant=x",
-                                      "+method.other.k=1"]
+    argv = [
+        "dataset=aeb",
+        "method.mine._target_=m.C",
+        "method.mine.n=3",
+        "method.cetd.variant=x",
+        "+method.other.k=1",
+    ]
+    assert target_overrides(argv) == [
+        "dataset=aeb",
+        "++method.mine._target_=m.C",
+        "++method.mine.n=3",
+        "method.cetd.variant=x",
+        "+method.other.k=1",
+    ]
 
 
 def test_name_checks_accept_a_target_and_name_its_mistakes(tmp_path, monkeypatch):
@@ -108,19 +135,28 @@ def test_name_checks_accept_a_target_and_name_its_mistakes(tmp_path, monkeypatch
     check_specs(specs)
     with pytest.raises(ConfigError, match=r"method 'mine' has no parameter k; valid: n"):
         check_specs(method_specs({"mine": {"_target_": "user_words.FirstWords", "k": 3}}))
-    with pytest.raises(ConfigError, match=r"method.mine._target_=nowhere_xyz.C: cannot import "
-                                          r"'nowhere_xyz'; the module must be importable"):
+    with pytest.raises(
+        ConfigError,
+        match=r"method.mine._target_=nowhere_xyz.C: cannot import "
+        r"'nowhere_xyz'; the module must be importable",
+    ):
         method_specs({"mine": {"_target_": "nowhere_xyz.C"}})
     with pytest.raises(ConfigError, match=r"either _target_ or _name_"):
         method_specs({"mine": {"_target_": "user_words.FirstWords", "_name_": "cetd"}})
     with pytest.raises(ConfigError, match=r"FirstWord.*has no attribute|no attribute"):
         method_specs({"mine": {"_target_": "user_words.FirstWord"}})
     monkeypatch.chdir(tmp_path)
-    assert check_overrides(target_overrides(["method=[fulltext]",
-                                             "method.mine._target_=user_words.FirstWords"])) is None
-    msg = check_overrides(target_overrides(["method=[fulltext]",
-                                            "method.mine._target_=user_words.FirstWords",
-                                            "method.mine.k=3"]))
+    assert (
+        check_overrides(
+            target_overrides(["method=[fulltext]", "method.mine._target_=user_words.FirstWords"])
+        )
+        is None
+    )
+    msg = check_overrides(
+        target_overrides(
+            ["method=[fulltext]", "method.mine._target_=user_words.FirstWords", "method.mine.k=3"]
+        )
+    )
     assert msg == ("evalkit: method 'mine' has no parameter k; valid: n")
 
 
@@ -134,14 +170,20 @@ def test_the_key_holds_the_source_of_an_outside_function(tmp_path, monkeypatch):
     spec = MethodSpec.from_object("up", user_fn.upper)
     facts = describe_method(spec)
     # its module's text, and what the function is (code, closure, defaults: issue 31)
-    assert facts.uncached is None and sorted(facts.outside) == ["identity:user_fn.upper",
-                                                                "user_fn"]
-    edited = MethodSpec(spec.label, spec.registry, {}, origin="object", obj=user_fn.upper,
-                        source=spec.source + "# edited\n")
+    assert facts.uncached is None and sorted(facts.outside) == ["identity:user_fn.upper", "user_fn"]
+    edited = MethodSpec(
+        spec.label,
+        spec.registry,
+        {},
+        origin="object",
+        obj=user_fn.upper,
+        source=spec.source + "# edited\n",
+    )
     assert describe_method(edited).key() != facts.key()
     # a function whose source cannot be read is never cached
-    blind = MethodSpec(spec.label, spec.registry, {}, origin="object", obj=user_fn.upper,
-                       source=None)
+    blind = MethodSpec(
+        spec.label, spec.registry, {}, origin="object", obj=user_fn.upper, source=None
+    )
     assert describe_method(blind).key() is None
     assert "cannot be read" in describe_method(blind).uncached
     # a method from evalkit's own packages keys on its import closure, as registry methods do

@@ -5,8 +5,8 @@ Chromium (skipped, saying so, where it is not installed)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import hand_box
+
 from evalkit.core.page import Gold, Page
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.validate import ParamError
@@ -15,7 +15,8 @@ from evalkit.harness.render import browser_path, layout_for
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
-    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 
 
 def _block(x, y, w, h):
@@ -81,10 +82,15 @@ def test_a_three_column_page_gives_the_blocks_and_separators_worked_out_by_hand(
     assert [el.get("id") for el in head.elements] == ["head"] and head.doc == 10
     # the columns: vertical gaps x 200..220 and 780..800, 20 px -> weight 3, DoC 8
     assert [(s.horizontal, s.start, s.end, s.weight) for s in columns.separators] == [
-        (False, 200, 220, 3), (False, 780, 800, 3)]
+        (False, 200, 220, 3),
+        (False, 780, 800, 3),
+    ]
     assert columns.doc == 8 and columns.box == (0, 120, 1000, 400)
     assert [[el.get("id") for el in c.elements] for c in columns.children] == [
-        ["left"], ["main"], ["right"]]
+        ["left"],
+        ["main"],
+        ["right"],
+    ]
 
 
 MIXED = """<!DOCTYPE html><html><head><style>body{margin:0;font:16px 'DejaVu Sans'}</style>
@@ -122,8 +128,13 @@ body{margin:0;font:16px/20px 'DejaVu Sans'} div{position:absolute}
 def test_pab_on_vips_blocks_scores_the_leaves_by_their_tags(tmp_path):
     from baselines.pab import PAB
 
-    page = Page(id="pab", dataset="hand", raw=PAB_PAGE.encode(), gold=Gold(text=""),
-                url="http://news.example.com/a.html")
+    page = Page(
+        id="pab",
+        dataset="hand",
+        raw=PAB_PAGE.encode(),
+        gold=Gold(text=""),
+        url="http://news.example.com/a.html",
+    )
     method = PAB(segmenter="vips")
     layout, _ = layout_for(page, method.settings_, tmp_path)
     page.layouts[method.settings_.key()] = layout
@@ -133,27 +144,44 @@ def test_pab_on_vips_blocks_scores_the_leaves_by_their_tags(tmp_path):
     # title 1.0; h1 1.0; p 0.1; #ads 0.2 + 0.2 but both links lead to another site (share
     # 1 > 0.5): 0; #foot has no tag of the table: 0
     assert [(b.tag, b.scores["priority"], b.kept) for b in ext.blocks] == [
-        ("title", 1.0, True), ("h1", 1.0, True), ("p", 0.1, True), ("div", 0.0, False),
-        ("div", 0.0, False)]
+        ("title", 1.0, True),
+        ("h1", 1.0, True),
+        ("p", 0.1, True),
+        ("div", 0.0, False),
+        ("div", 0.0, False),
+    ]
     assert ext.text == "T\nBig news\nThe story, told."
 
 
 def test_a_block_of_an_empty_box_is_where_its_content_is_drawn():
     from evalkit.core.rendered import Layout
 
-    page = Page(id="e", dataset="hand", gold=Gold(text=""), raw=(
-        b"<html><body><a href=/x><span>one</span> <span>two</span></a>"
-        b"<div>words of a paragraph</div></body></html>"))
+    page = Page(
+        id="e",
+        dataset="hand",
+        gold=Gold(text=""),
+        raw=(
+            b"<html><body><a href=/x><span>one</span> <span>two</span></a>"
+            b"<div>words of a paragraph</div></body></html>"
+        ),
+    )
     # the link's own box has no size, at a position Chromium does not give reliably
     # (rendered.ElementBox.empty): its block is the union of its spans, 10..120 x 10..30
-    layout = Layout(url="http://a/", viewport=(1000, 600), browser="b", width=1000.0,
-                    height=600.0, elements=(
-                        hand_box("/html[1]", 0, 0, 1000, 600),
-                        hand_box("/html[1]/body[1]", 0, 0, 1000, 600),
-                        hand_box("/html[1]/body[1]/a[1]", 777, 5, 0, 0, "inline"),
-                        hand_box("/html[1]/body[1]/a[1]/span[1]", 10, 10, 40, 20, "inline"),
-                        hand_box("/html[1]/body[1]/a[1]/span[2]", 60, 12, 60, 18, "inline"),
-                        hand_box("/html[1]/body[1]/div[1]", 0, 100, 1000, 20)))
+    layout = Layout(
+        url="http://a/",
+        viewport=(1000, 600),
+        browser="b",
+        width=1000.0,
+        height=600.0,
+        elements=(
+            hand_box("/html[1]", 0, 0, 1000, 600),
+            hand_box("/html[1]/body[1]", 0, 0, 1000, 600),
+            hand_box("/html[1]/body[1]/a[1]", 777, 5, 0, 0, "inline"),
+            hand_box("/html[1]/body[1]/a[1]/span[1]", 10, 10, 40, 20, "inline"),
+            hand_box("/html[1]/body[1]/a[1]/span[2]", 60, 12, 60, 18, "inline"),
+            hand_box("/html[1]/body[1]/div[1]", 0, 100, 1000, 20),
+        ),
+    )
     tree = Vips().segment(page.tree(), layout)
     link = next(b for b in tree.leaves() if b.elements[0].tag == "a")
     assert link.box == (10, 10, 110, 20)

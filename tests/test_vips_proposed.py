@@ -29,16 +29,21 @@ h1{margin:0;font:bold 32px/40px 'DejaVu Sans'} p{margin:0}
 </body></html>"""
 
 #: every stage after 1.1 off: the records are the blocks of stage 1.1
-ONLY_BLOCKS = {"primary": {"enabled": False}, "dedup": {"enabled": False},
-               "scoring": {"enabled": False}}
+ONLY_BLOCKS = {
+    "primary": {"enabled": False},
+    "dedup": {"enabled": False},
+    "scoring": {"enabled": False},
+}
 
 
 def _blocks(ext):
     return [(b.tag, b.path, b.text) for b in ext.blocks]
 
 
-@pytest.mark.skipif(browser_path() is None, reason="Debian's chromium is not installed "
-                    "(apt-get install -y chromium fonts-dejavu-core)")
+@pytest.mark.skipif(
+    browser_path() is None,
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 def test_vips_blocks_of_a_three_column_page(tmp_path):
     page = Page(id="three", dataset="hand", raw=THREE_COLUMNS.encode(), gold=Gold(text=""))
     tags = METHODS.create("proposed", **ONLY_BLOCKS)
@@ -50,7 +55,8 @@ def test_vips_blocks_of_a_three_column_page(tmp_path):
     # the residual block (first); a record's text has its white space collapsed
     assert _blocks(tags.extract(page)) == [
         ("body", "/html/body", "Site title nav one nav two ads footer"),
-        ("div", "/html/body/div", "Big news The story, told.")]
+        ("div", "/html/body/div", "Big news The story, told."),
+    ]
     # VIPS (tests/test_vips.py works the rules through on the same layout with divs):
     # body is divided (the header's grey background differs from its own); header, nav,
     # aside and footer hold inline content in one font: leaves of DoC 10. The article div
@@ -64,11 +70,14 @@ def test_vips_blocks_of_a_three_column_page(tmp_path):
         ("h1", "/html/body/div/h1", "Big news"),
         ("p", "/html/body/div/p", "The story, told."),
         ("aside", "/html/body/aside", "ads"),
-        ("footer", "/html/body/footer", "footer")]
+        ("footer", "/html/body/footer", "footer"),
+    ]
     # with every later stage off the output is every block's text in document order (the
     # default puts the residual block first)
-    assert ext.text.split() == ("Site title nav one nav two Big news The story, told. ads "
-                                "footer").split()
+    assert (
+        ext.text.split()
+        == ("Site title nav one nav two Big news The story, told. ads footer").split()
+    )
 
 
 def test_the_segmenter_switch_is_checked_and_keys_only_what_it_changes():
@@ -81,8 +90,11 @@ def test_the_segmenter_switch_is_checked_and_keys_only_what_it_changes():
     with pytest.raises(ParamError, match="blocks.pdoc"):
         METHODS.create("proposed", blocks={"segmenter": "vips", "pdoc": 11})
     with pytest.raises(ParamError, match="blocks.render"):
-        METHODS.create("proposed", blocks={"segmenter": "vips", "render": {"viewport": [800, 600]}},
-                       primary={"image_size_from": "rendered"})
+        METHODS.create(
+            "proposed",
+            blocks={"segmenter": "vips", "render": {"viewport": [800, 600]}},
+            primary={"image_size_from": "rendered"},
+        )
     page = Page(id="x", dataset="hand", raw=THREE_COLUMNS.encode(), gold=Gold(text=""))
     with pytest.raises(RuntimeError, match="blocks.segmenter=vips"):
         vips.extract(page)

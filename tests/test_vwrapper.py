@@ -15,7 +15,8 @@ from evalkit.harness.render import browser_path, layout_for
 
 needs_browser = pytest.mark.skipif(
     browser_path() is None,
-    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)")
+    reason="Debian's chromium is not installed (apt-get install -y chromium fonts-dejavu-core)",
+)
 
 HAND = """<!DOCTYPE html><html><head><style>
 body{margin:0;font:16px/20px 'DejaVu Sans'} div{position:absolute}
@@ -77,13 +78,18 @@ def test_the_selection_learned_on_other_sites_picks_the_article(tmp_path):
     pages = []
     for i in range(10):
         art = " ".join(f"word{i}x{j}." for j in range(20 + 5 * i))
-        html = (f"<html><head><style>body{{margin:0}} div{{position:absolute}}</style></head>"
-                f"<body><div style='left:0;top:0;width:{150 + 10 * i}px;height:500px'>"
-                + " ".join(f"<a href=/{k}>link {k}</a>" for k in range(8 + i)) +
-                f"</div><div style='left:{250 + 10 * i}px;top:80px;width:600px;"
-                f"height:{300 + 20 * i}px'>{art}</div></body></html>")
-        pages.append(Page(id=f"p{i}", dataset="hand", raw=html.encode(),
-                          gold=Gold(text=art), site=f"site{i}"))
+        html = (
+            f"<html><head><style>body{{margin:0}} div{{position:absolute}}</style></head>"
+            f"<body><div style='left:0;top:0;width:{150 + 10 * i}px;height:500px'>"
+            + " ".join(f"<a href=/{k}>link {k}</a>" for k in range(8 + i))
+            + f"</div><div style='left:{250 + 10 * i}px;top:80px;width:600px;"
+            f"height:{300 + 20 * i}px'>{art}</div></body></html>"
+        )
+        pages.append(
+            Page(
+                id=f"p{i}", dataset="hand", raw=html.encode(), gold=Gold(text=art), site=f"site{i}"
+            )
+        )
     method = VWrapper(train={"pages": 10, "folds": 2})
     pairs = [(p, layout_for(p, method.settings_, tmp_path)[0]) for p in pages]
     model = method.fit_model(pairs)

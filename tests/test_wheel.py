@@ -29,14 +29,23 @@ pytestmark = pytest.mark.slow
 
 
 def _run(args, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False,
-                          timeout=kw.pop("timeout", 600), **kw)
+    return subprocess.run(
+        [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=kw.pop("timeout", 600),
+        **kw,
+    )
 
 
 def _clean_env(venv: Path) -> dict[str, str]:
     """The environment of a user of the venv: nothing points at this checkout."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "EVALKIT_ROOT", "EVALKIT_SHARED_DATA", "PYTHONHASHSEED")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "EVALKIT_ROOT", "EVALKIT_SHARED_DATA", "PYTHONHASHSEED")
+    }
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
     return env
@@ -58,8 +67,10 @@ def wheel(tmp_path_factory) -> Path:
     if proc.returncode != 0:
         log = proc.stdout + proc.stderr
         if "install build dependencies" in log:
-            pytest.skip("cannot build the wheel: pip could not install the build backend "
-                        f"(setuptools>=77; offline with an empty pip cache?): {log[-300:]}")
+            pytest.skip(
+                "cannot build the wheel: pip could not install the build backend "
+                f"(setuptools>=77; offline with an empty pip cache?): {log[-300:]}"
+            )
         pytest.fail(f"building the wheel failed:\n{log[-3000:]}")
     (whl,) = out.glob("evalkit-*.whl")
     return whl
@@ -71,8 +82,19 @@ def venv(wheel, tmp_path_factory) -> Path:
     proc = _run([sys.executable, "-m", "venv", "--system-site-packages", root])
     assert proc.returncode == 0, proc.stderr
     # --ignore-installed: this environment's own (editable) evalkit must not satisfy it
-    proc = _run([root / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps",
-                 "--no-index", "--ignore-installed", wheel])
+    proc = _run(
+        [
+            root / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--ignore-installed",
+            wheel,
+        ]
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return root
 
@@ -96,10 +118,12 @@ def test_the_wheel_holds_evalkit_alone_with_every_module_and_config(wheel):
 
 
 def test_the_venv_runs_the_wheel_not_this_checkout(venv, tmp_path):
-    probe = ("import evalkit, importlib.util, json; from evalkit.core.layout import layout; "
-             "from evalkit.harness.registry import METHODS; "
-             "print(json.dumps({'file': evalkit.__file__, 'kind': layout().kind, "
-             "'configs': layout().config_source, 'cetd': METHODS.get('cetd').__module__}))")
+    probe = (
+        "import evalkit, importlib.util, json; from evalkit.core.layout import layout; "
+        "from evalkit.harness.registry import METHODS; "
+        "print(json.dumps({'file': evalkit.__file__, 'kind': layout().kind, "
+        "'configs': layout().config_source, 'cetd': METHODS.get('cetd').__module__}))"
+    )
     proc = _run([venv / "bin" / "python", "-c", probe], cwd=tmp_path, env=_clean_env(venv))
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
@@ -113,8 +137,11 @@ def test_help_lists_every_group_and_option_from_an_empty_folder(venv, tmp_path):
     proc = _run([venv / "bin" / "evalkit", "--help"], cwd=tmp_path, env=_clean_env(venv))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stdout + proc.stderr
-    for group in sorted(p for p in (REPO / "configs").iterdir()
-                        if p.is_dir() and p.name not in ("hydra", "__pycache__")):
+    for group in sorted(
+        p
+        for p in (REPO / "configs").iterdir()
+        if p.is_dir() and p.name not in ("hydra", "__pycache__")
+    ):
         options = sorted(f.stem for f in group.glob("*.yaml"))
         assert f"{group.name}: {', '.join(options)}" in proc.stdout, group.name
     assert not any(tmp_path.iterdir())  # --help writes nothing
@@ -123,9 +150,19 @@ def test_help_lists_every_group_and_option_from_an_empty_folder(venv, tmp_path):
 def test_a_run_from_an_empty_folder_writes_results_there_and_says_so(venv, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = _run([venv / "bin" / "evalkit", "experiment=extraction", "dataset=synthetic",
-                 "dataset.synthetic.n_sites=2", "method=cetd", "runner.n_jobs=1",
-                 "runner.progress=false"], cwd=empty, env=_clean_env(venv))
+    proc = _run(
+        [
+            venv / "bin" / "evalkit",
+            "experiment=extraction",
+            "dataset=synthetic",
+            "dataset.synthetic.n_sites=2",
+            "method=cetd",
+            "runner.n_jobs=1",
+            "runner.progress=false",
+        ],
+        cwd=empty,
+        env=_clean_env(venv),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (empty / "results" / "runs" / "extraction").iterdir()
     assert f"evalkit: results in {run_dir}" in proc.stdout

@@ -68,9 +68,9 @@ import lxml.html
 import numpy as np
 from rapidfuzz.distance import LCSseq
 
-from evalkit.metrics import position_masks
 from evalkit.core.page import CONTENT, NOISE, Page, Unit
 from evalkit.core.units import DEFAULT_CONTENT_CLASSES, segment, span_units
+from evalkit.metrics import position_masks
 
 __all__ = [
     "DEFAULT_CONTENT_CLASSES",
@@ -97,8 +97,9 @@ _TRIM_ABOVE = 50_000_000
 _RAPIDFUZZ_MAX_CELLS = 400_000_000
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 # ASCII characters _NON_ALNUM removes that do not separate tokens either
-_ASCII_NON_ALNUM = str.maketrans({chr(i): None for i in range(128)
-                                  if not (chr(i).isalnum() or chr(i).isspace())})
+_ASCII_NON_ALNUM = str.maketrans(
+    {chr(i): None for i in range(128) if not (chr(i).isalnum() or chr(i).isspace())}
+)
 # the memo is emptied when it grows past this many tokens: a few MB at most over a long run
 # (a page holds a few thousand distinct words; refilling the common ones costs little)
 _NORM_MEMO_MAX = 50_000
@@ -160,7 +161,7 @@ def _align_ids(a: list[int], b: list[int]) -> list[bool]:
         while tail < min(m, len(b)) - head and a[m - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
         if head or tail:
-            inner = _align_ids(a[head:m - tail], b[head:len(b) - tail])
+            inner = _align_ids(a[head : m - tail], b[head : len(b) - tail])
             return [True] * head + inner + [True] * tail
     # text words absent from the units match nothing and leave the traceback's choices alone;
     # after a trim, words of the trimmed prefix or suffix may be absent from ``a`` too
@@ -186,7 +187,7 @@ def _align_rapidfuzz(a: list[int], b: list[int]) -> list[bool]:
     ops = LCSseq.editops([-2, *b, -3], [-4, *a, -5])
     for block in ops.as_matching_blocks():
         start = block.b - 1  # the sentinel shifts every unit word by one
-        matched[start:start + block.size] = [True] * block.size
+        matched[start : start + block.size] = [True] * block.size
     return matched
 
 
@@ -272,8 +273,7 @@ def unit_words(units: Sequence[Unit]) -> UnitWords:
     return UnitWords(vocab, ids, np.cumsum(n), n, chars, text)
 
 
-def align_units(words: UnitWords, text: str,
-                min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
+def align_units(words: UnitWords, text: str, min_share: float = DEFAULT_MIN_SHARE) -> list[bool]:
     """:func:`align` with the units' words prepared once (:func:`unit_words`)."""
     if not 0.0 <= min_share < 1.0:
         raise ValueError(f"min_share must be in [0, 1), got {min_share!r}")
@@ -308,7 +308,7 @@ def _found_rapidfuzz(words: UnitWords, b: list[str]) -> np.ndarray:
         ops = LCSseq.editops(f"{chr(v)}{t}{chr(v + 1)}", f"{chr(v + 2)}{words.text}{chr(v + 3)}")
         for block in ops.as_matching_blocks():
             # the sentinel shifts every unit word by one: block.b is found's index already
-            found[block.b:block.b + block.size] = 1
+            found[block.b : block.b + block.size] = 1
         np.cumsum(found, out=found)
     return found
 
@@ -337,9 +337,12 @@ def _fill_wordless(kept: np.ndarray, decided: np.ndarray) -> list[bool]:
     return np.where(decided, kept, before & after).tolist()
 
 
-def gold_units(page: Page, content_classes: Sequence[str] | None = None,
-               min_share: float = DEFAULT_MIN_SHARE,
-               tree: lxml.html.HtmlElement | None = None) -> list[Unit]:
+def gold_units(
+    page: Page,
+    content_classes: Sequence[str] | None = None,
+    min_share: float = DEFAULT_MIN_SHARE,
+    tree: lxml.html.HtmlElement | None = None,
+) -> list[Unit]:
     """The page's labelled evaluation units (cached on ``page.gold``).
 
     Returns ``page.gold.units`` when already set. Pages with an annotated copy
@@ -352,8 +355,9 @@ def gold_units(page: Page, content_classes: Sequence[str] | None = None,
     return _gold_units(page, content_classes, min_share, tree)[0]
 
 
-def gold_unit_words(page: Page, tree: lxml.html.HtmlElement | None = None,
-                    visible: list[str] | None = None) -> tuple[list[Unit], UnitWords]:
+def gold_unit_words(
+    page: Page, tree: lxml.html.HtmlElement | None = None, visible: list[str] | None = None
+) -> tuple[list[Unit], UnitWords]:
     """:func:`gold_units` (default classes and share) and their :func:`unit_words`, which
     labelling the units from the gold text computes on the way.
 
@@ -365,9 +369,13 @@ def gold_unit_words(page: Page, tree: lxml.html.HtmlElement | None = None,
     return units, words if words is not None else unit_words(units)
 
 
-def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: float,
-                tree: lxml.html.HtmlElement | None,
-                visible: list[str] | None = None) -> tuple[list[Unit], UnitWords | None]:
+def _gold_units(
+    page: Page,
+    content_classes: Sequence[str] | None,
+    min_share: float,
+    tree: lxml.html.HtmlElement | None,
+    visible: list[str] | None = None,
+) -> tuple[list[Unit], UnitWords | None]:
     gold = page.gold
     if gold.units is not None:
         return gold.units, None
@@ -376,8 +384,11 @@ def _gold_units(page: Page, content_classes: Sequence[str] | None, min_share: fl
     if annotation is not None:
         if content_classes is None:
             content_classes = annotation.content_classes or DEFAULT_CONTENT_CLASSES
-        units = span_units(annotation.html, content_classes=content_classes,
-                           source=annotation.source or page.source or page.id)
+        units = span_units(
+            annotation.html,
+            content_classes=content_classes,
+            source=annotation.source or page.source or page.id,
+        )
         source = "spans"
     else:
         units = segment(page.tree() if tree is None else tree, visible=visible)

@@ -94,7 +94,8 @@ class Block:
         field of the wrong type (a cache entry holding one is read as a miss)."""
         if not isinstance(data, dict):  # one error type for every malformed record
             raise ValueError(  # noqa: TRY004
-                f"a block record is a dict, not a {type(data).__name__}")
+                f"a block record is a dict, not a {type(data).__name__}"
+            )
         unknown = sorted(set(data) - set(BLOCK_FIELDS))
         if unknown:
             raise ValueError(f"unknown block field(s): {', '.join(unknown)}")
@@ -108,10 +109,20 @@ class Block:
 # the JSON types each field takes; bool is not an int here (True is no block index)
 _INT, _STR, _BOOL, _DICT = "int", "str", "bool", "dict"
 _FIELD_TYPES: dict[str, tuple[str, bool]] = {  # name -> (type, None allowed)
-    "index": (_INT, False), "tag": (_STR, False), "path": (_STR, True), "text": (_STR, False),
-    "words": (_INT, True), "link_words": (_INT, True), "kept": (_BOOL, False),
-    "stage": (_STR, True), "rule": (_STR, True), "reason": (_STR, True),
-    "duplicate_of": (_INT, True), "scores": (_DICT, False), "attrs": (_DICT, False)}
+    "index": (_INT, False),
+    "tag": (_STR, False),
+    "path": (_STR, True),
+    "text": (_STR, False),
+    "words": (_INT, True),
+    "link_words": (_INT, True),
+    "kept": (_BOOL, False),
+    "stage": (_STR, True),
+    "rule": (_STR, True),
+    "reason": (_STR, True),
+    "duplicate_of": (_INT, True),
+    "scores": (_DICT, False),
+    "attrs": (_DICT, False),
+}
 
 
 def _is(kind: str, value: Any) -> bool:
@@ -139,8 +150,9 @@ def _check_field(name: str, value: Any) -> None:
     if name == "scores":
         for key, score in value.items():
             if score is not None and type(score) not in (int, float):
-                raise ValueError(f"block score {key!r} is a {type(score).__name__}, "
-                                 "not a number or None")
+                raise ValueError(
+                    f"block score {key!r} is a {type(score).__name__}, not a number or None"
+                )
 
 
 def _copy(value: Any) -> Any:

@@ -29,8 +29,16 @@ import stat
 import zlib
 from pathlib import Path, PurePath
 
-__all__ = ["DEFAULT_MAX_FILE_BYTES", "FileTooLarge", "NotRegular", "Refused", "inside",
-           "read_capped", "read_regular", "within"]
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "FileTooLarge",
+    "NotRegular",
+    "Refused",
+    "inside",
+    "read_capped",
+    "read_regular",
+    "within",
+]
 
 #: the default of ``runner.max_page_bytes`` and ``runner.max_gold_bytes`` (configs/runner/)
 DEFAULT_MAX_FILE_BYTES = 50_000_000
@@ -63,8 +71,12 @@ def inside(root: str | os.PathLike, name: str, what: str = "file name") -> Path:
     if not isinstance(name, str) or not name or "\0" in name:
         raise Refused(f"{what} {name!r}: not a file name")
     parts = PurePath(name).parts
-    if os.path.isabs(name) or name.startswith(("/", "\\")) or ".." in parts \
-            or ".." in name.replace("\\", "/").split("/"):
+    if (
+        os.path.isabs(name)
+        or name.startswith(("/", "\\"))
+        or ".." in parts
+        or ".." in name.replace("\\", "/").split("/")
+    ):
         raise Refused(f"{what} {name!r}: leads out of {root} (absolute or '..'); not read")
     return Path(root) / name
 
@@ -80,14 +92,20 @@ def within(path: str | os.PathLike, root: str | os.PathLike) -> str:
     return real
 
 
-def _read(path: str | os.PathLike, cap: int | None, setting: str,
-          root: str | os.PathLike | None, nofollow: bool) -> bytes:
+def _read(
+    path: str | os.PathLike,
+    cap: int | None,
+    setting: str,
+    root: str | os.PathLike | None,
+    nofollow: bool,
+) -> bytes:
     """The raw bytes of a regular file under ``cap`` (module docstring)."""
     target = within(path, root) if root is not None else os.fspath(path)
     info = os.stat(target, follow_symlinks=not nofollow)  # FileNotFoundError passes
     if not stat.S_ISREG(info.st_mode):  # refused before it is opened (a device, a FIFO)
-        raise Refused(f"not a regular file (a FIFO, device, socket or folder); {setting} "
-                      "needs its size")
+        raise Refused(
+            f"not a regular file (a FIFO, device, socket or folder); {setting} needs its size"
+        )
     try:
         fd = os.open(target, _FLAGS | (_NOFOLLOW if nofollow or root is not None else 0))
     except OSError as exc:
@@ -97,8 +115,9 @@ def _read(path: str | os.PathLike, cap: int | None, setting: str,
     try:
         info = os.fstat(fd)  # the file opened, not the name checked
         if not stat.S_ISREG(info.st_mode):
-            raise Refused(f"not a regular file (a FIFO, device, socket or folder); {setting} "
-                          "needs its size")
+            raise Refused(
+                f"not a regular file (a FIFO, device, socket or folder); {setting} needs its size"
+            )
         if cap is not None and info.st_size > cap:
             raise Refused(f"too large: {info.st_size} bytes > {setting}")
         chunks, left = [], (cap + 1 if cap is not None else None)
@@ -117,8 +136,9 @@ def _read(path: str | os.PathLike, cap: int | None, setting: str,
     return raw
 
 
-def read_capped(path: str | os.PathLike, cap: int | None, setting: str,
-                root: str | os.PathLike | None = None) -> bytes:
+def read_capped(
+    path: str | os.PathLike, cap: int | None, setting: str, root: str | os.PathLike | None = None
+) -> bytes:
     """The bytes of ``path`` through the gate: with ``root``, only when its real path lies
     inside ``root``'s; a regular file only; its size checked against ``cap`` *before* it is
     read; a name ending in ``.gz`` decompressed as a stream, stopping once the decompressed
@@ -148,8 +168,9 @@ def read_capped(path: str | os.PathLike, cap: int | None, setting: str,
     return b"".join(out)
 
 
-def read_regular(path: str | os.PathLike, max_bytes: int,
-                 root: str | os.PathLike | None = None) -> bytes:
+def read_regular(
+    path: str | os.PathLike, max_bytes: int, root: str | os.PathLike | None = None
+) -> bytes:
     """The bytes of ``path`` as they are (no decompression) if it is a regular file of at most
     ``max_bytes`` that is no symbolic link (evalkit writes its own files by rename, never as
     links), inside ``root`` when given. FileNotFoundError when there is nothing;

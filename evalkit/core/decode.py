@@ -122,7 +122,7 @@ def decode_bytes(raw: bytes, legacy: str | None = None) -> tuple[str, str, str]:
         return "", "utf-8", "empty"
     for bom, enc in _BOMS:
         if raw.startswith(bom):
-            return raw[len(bom):].decode(enc, errors="replace"), enc, "bom"
+            return raw[len(bom) :].decode(enc, errors="replace"), enc, "bom"
     head = raw[:_SNIFF_BYTES]
     for how, rx in (("xml", _XML_DECL), ("meta", _META_CHARSET)):
         m = rx.search(head)
@@ -223,17 +223,20 @@ def undecodable(text: str) -> str | None:
     visible = len(text) - sum(1 for c in text if c.isspace())
     if bad <= MAX_NOT_TEXT_SHARE * visible:
         return None
-    return (f"not text in any encoding evalkit can read: {bad} of {visible} characters are "
-            "U+FFFD or control characters after decoding (byte-order mark, declared charset, "
-            "UTF-16/32, UTF-8, detection)")
+    return (
+        f"not text in any encoding evalkit can read: {bad} of {visible} characters are "
+        "U+FFFD or control characters after decoding (byte-order mark, declared charset, "
+        "UTF-16/32, UTF-8, detection)"
+    )
 
 
 #: what lxml refuses in text, tails and attribute values (found by trying every code point:
 #: C0 controls other than tab, LF and CR, lone surrogates, U+FFFE and U+FFFF), plus the
 #: other Unicode non-characters, which lxml takes but which are never text. Written as
 #: the complement of what is allowed: a class of ranges scans as fast as the C0 range alone
-_ALLOWED = (r"\t\n\r\x20-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd"
-            + "".join(rf"\U{plane:04x}0000-\U{plane:04x}fffd" for plane in range(1, 17)))
+_ALLOWED = r"\t\n\r\x20-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd" + "".join(
+    rf"\U{plane:04x}0000-\U{plane:04x}fffd" for plane in range(1, 17)
+)
 
 
 _REFUSED_CHAR = f"[^{_ALLOWED}]"
@@ -243,9 +246,11 @@ _REFUSED_CHAR = f"[^{_ALLOWED}]"
 # references that can name a refused code point are matched too (a superset, checked in
 # _clean_one; digits run as far as they go and ';' is optional, as in the parser). The
 # common ones (&#39; &#160; &#8217; &#x2019;) do not match, so their pages stay fast.
-_REFUSED_REF = (r"&#(?:[xX]0*(1?[0-9a-fA-F]|[dD][89a-fA-F][0-9a-fA-F]{2}|[fF][dD][dDeE][0-9a-fA-F]"
-                r"|(?:10|[0-9a-fA-F])?[fF]{3}[eEfF])(?![0-9a-fA-F])"
-                r"|0*([0-9]|[12][0-9]|3[01]|5[5-7][0-9]{3}|6[45][0-9]{3}|[0-9]{6,7})(?![0-9]));?")
+_REFUSED_REF = (
+    r"&#(?:[xX]0*(1?[0-9a-fA-F]|[dD][89a-fA-F][0-9a-fA-F]{2}|[fF][dD][dDeE][0-9a-fA-F]"
+    r"|(?:10|[0-9a-fA-F])?[fF]{3}[eEfF])(?![0-9a-fA-F])"
+    r"|0*([0-9]|[12][0-9]|3[01]|5[5-7][0-9]{3}|6[45][0-9]{3}|[0-9]{6,7})(?![0-9]));?"
+)
 
 
 _CHAR_RX = re.compile(_REFUSED_CHAR)
@@ -290,9 +295,14 @@ def clean_chars(text: str) -> str:
 
 
 #: file signatures of formats that are sometimes saved under an .html name
-_MAGIC = ((b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (docx/xlsx/epub?)"),
-          (b"\x1f\x8b", "gzip-compressed data (decompress it first)"),
-          (b"\x89PNG", "a PNG image"), (b"GIF8", "a GIF image"), (b"\xff\xd8\xff", "a JPEG image"))
+_MAGIC = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (docx/xlsx/epub?)"),
+    (b"\x1f\x8b", "gzip-compressed data (decompress it first)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+)
 
 
 #: control bytes (NUL..US and DEL, except tab, line ends, form feed and the ESC of ISO-2022)
@@ -322,8 +332,10 @@ def sniff_not_html(raw: bytes, html: str | None = None) -> str | None:
         share = sum(head.count(bytes([b])) for b in _CONTROL) / len(head)
         if share > MAX_CONTROL_SHARE:
             hint = "; UTF-16 without a byte-order mark?" if head.count(0) > len(head) // 4 else ""
-            return (f"not HTML: binary data ({share:.0%} control bytes in the first "
-                    f"{len(head)} bytes{hint})")
+            return (
+                f"not HTML: binary data ({share:.0%} control bytes in the first "
+                f"{len(head)} bytes{hint})"
+            )
     if stripped[:1] in (b"{", b"["):
         try:
             json.loads(html if html is not None else raw)

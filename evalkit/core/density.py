@@ -31,13 +31,13 @@ from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS, join_lines
 
 __all__ = [
     "DENSITIES",
-    "check_smoothing",
     "LINK_TAGS",
     "REMOVED_TAGS",
     "SMOOTHED_USES",
     "SMOOTHING_SCOPES",
     "TOLERANCE",
     "DomStats",
+    "check_smoothing",
     "clean_tree",
     "composite_text_density",
     "densities",
@@ -213,7 +213,7 @@ def dom_stats(body) -> DomStats:
                     j += size
             if len(edge) > 2:  # a token across each seam
                 m -= edge.count("db")
-                edge = edge[::len(edge) - 1]
+                edge = edge[:: len(edge) - 1]
             c = chars[i] = m - 1 if m else 0
             tags[i] = t
             if tag in link_tags:
@@ -236,7 +236,7 @@ def dom_stats(body) -> DomStats:
                 edge += t_edge
                 if len(edge) > 2:
                     m -= edge.count("db")
-                    edge = edge[::len(edge) - 1]
+                    edge = edge[:: len(edge) - 1]
         seen_m[i], seen_edge[i] = m, edge
 
     # inside a link, everything is link text and every tag a link tag; a subtree is
@@ -246,11 +246,21 @@ def dom_stats(body) -> DomStats:
         if i < end:
             continue
         end = i + tags[i] + 1
-        lchars[i + 1:end] = chars[i + 1:end]
-        ltags[i + 1:end] = tags[i + 1:end]
-    return DomStats(nodes=nodes, parent=parent, chars=chars, tags=tags, link_chars=lchars,
-                    link_tags=ltags, names=names, texts=texts, tails=tails, text_runs=text_runs,
-                    tail_runs=tail_runs)
+        lchars[i + 1 : end] = chars[i + 1 : end]
+        ltags[i + 1 : end] = tags[i + 1 : end]
+    return DomStats(
+        nodes=nodes,
+        parent=parent,
+        chars=chars,
+        tags=tags,
+        link_chars=lchars,
+        link_tags=ltags,
+        names=names,
+        texts=texts,
+        tails=tails,
+        text_runs=text_runs,
+        tail_runs=tail_runs,
+    )
 
 
 def text_density(c: int, t: int) -> float:
@@ -264,7 +274,11 @@ def composite_text_density(c: int, t: int, lc: int, lt: int, ratio: float) -> fl
         return 0.0
     nlc = c - lc
     t, lc, lt, nlc = t or 1, lc or 1, lt or 1, nlc or 1
-    return (c / t) * math.log((c / lc) * (t / lt)) / math.log(math.log((c / nlc) * lc + ratio * c + math.e))
+    return (
+        (c / t)
+        * math.log((c / lc) * (t / lt))
+        / math.log(math.log((c / nlc) * lc + ratio * c + math.e))
+    )
 
 
 def run_density(length: int, kind: str, ratio: float) -> float:
@@ -302,7 +316,11 @@ def densities(stats: DomStats, kind: str) -> list[float]:
                 if c:
                     nlc = c - lc
                     t, lc, lt, nlc = t or 1, lc or 1, lt or 1, nlc or 1
-                    d = (c / t) * log((c / lc) * (t / lt)) / log(log((c / nlc) * lc + ratio * c + e))
+                    d = (
+                        (c / t)
+                        * log((c / lc) * (t / lt))
+                        / log(log((c / nlc) * lc + ratio * c + e))
+                    )
                 else:
                     d = 0.0
                 seen[key] = d
@@ -363,8 +381,9 @@ def subtree_best(stats: DomStats, sums: list[float]) -> list[int]:
     return best
 
 
-def select_content(stats: DomStats, dens: list[float], sums: list[float],
-                   best: list[int] | None = None) -> tuple[list[int], int, float]:
+def select_content(
+    stats: DomStats, dens: list[float], sums: list[float], best: list[int] | None = None
+) -> tuple[list[int], int, float]:
     """Mark content: returns ``(marks, content_root, threshold)``.
 
     ``marks[i]`` is 1 for content (a marked element and its subtree), 2 for a
@@ -409,7 +428,13 @@ def kept_text(stats: DomStats, marks: list[int]) -> str:
     The same text as :func:`evalkit.core.visible.element_text` of the body skipping
     those elements, built from the texts and tails ``dom_stats`` already read.
     """
-    names, texts, tails, tags, parent = stats.names, stats.texts, stats.tails, stats.tags, stats.parent
+    names, texts, tails, tags, parent = (
+        stats.names,
+        stats.texts,
+        stats.tails,
+        stats.tags,
+        stats.parent,
+    )
     n = len(names)
     if not n or names[0] in INVISIBLE_TAGS:
         return ""
@@ -499,8 +524,9 @@ def smooth_sequence(values: list[float], weights: list[float]) -> list[float]:
     return out
 
 
-def smooth_densities(stats: DomStats, dens: list[float], weights: list[float],
-                     scope: str = "siblings") -> list[float]:
+def smooth_densities(
+    stats: DomStats, dens: list[float], weights: list[float], scope: str = "siblings"
+) -> list[float]:
     """Smoothed density of every element.
 
     ``siblings``: each element's density is smoothed with its siblings' (the children of
@@ -527,8 +553,9 @@ def smooth_densities(stats: DomStats, dens: list[float], weights: list[float],
 SMOOTHED_USES = ("select", "both")
 
 
-def select_smoothed(stats: DomStats, kind: str, weights: list[float], scope: str = "siblings",
-                    use: str = "select") -> tuple[list[int], int, float, list[float]]:
+def select_smoothed(
+    stats: DomStats, kind: str, weights: list[float], scope: str = "siblings", use: str = "select"
+) -> tuple[list[int], int, float, list[float]]:
     """Sun et al.'s selection with a smoothed density in place of DensitySum.
 
     Returns ``(marks, content_root, threshold, smoothed)``: the content root is the

@@ -25,21 +25,97 @@ from collections.abc import Iterable
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-__all__ = ["GENERIC_SLDS", "TWO_LEVEL_SUFFIXES", "host_matches", "host_of", "registrable_domain",
-           "site_key", "site_of", "url_host", "url_site"]
+__all__ = [
+    "GENERIC_SLDS",
+    "TWO_LEVEL_SUFFIXES",
+    "host_matches",
+    "host_of",
+    "registrable_domain",
+    "site_key",
+    "site_of",
+    "url_host",
+    "url_site",
+]
 
 #: two-label public suffixes under which a registrable domain has three labels
-TWO_LEVEL_SUFFIXES = frozenset({
-    "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
-    "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz", "net.nz",
-    "co.jp", "ne.jp", "or.jp", "ac.jp", "co.in", "org.in", "net.in", "gov.in", "ac.in",
-    "com.br", "com.cn", "net.cn", "org.cn", "com.hk", "com.sg", "com.my", "com.tw",
-    "co.za", "com.mx", "com.ar", "com.tr", "co.kr", "or.kr", "co.il", "com.pk", "com.ng",
-    "co.id", "com.ph", "com.vn", "com.ua", "com.pl", "com.es", "co.th",
-})
+TWO_LEVEL_SUFFIXES = frozenset(
+    {
+        "co.uk",
+        "org.uk",
+        "ac.uk",
+        "gov.uk",
+        "me.uk",
+        "ltd.uk",
+        "plc.uk",
+        "net.uk",
+        "com.au",
+        "net.au",
+        "org.au",
+        "edu.au",
+        "gov.au",
+        "co.nz",
+        "org.nz",
+        "net.nz",
+        "co.jp",
+        "ne.jp",
+        "or.jp",
+        "ac.jp",
+        "co.in",
+        "org.in",
+        "net.in",
+        "gov.in",
+        "ac.in",
+        "com.br",
+        "com.cn",
+        "net.cn",
+        "org.cn",
+        "com.hk",
+        "com.sg",
+        "com.my",
+        "com.tw",
+        "co.za",
+        "com.mx",
+        "com.ar",
+        "com.tr",
+        "co.kr",
+        "or.kr",
+        "co.il",
+        "com.pk",
+        "com.ng",
+        "co.id",
+        "com.ph",
+        "com.vn",
+        "com.ua",
+        "com.pl",
+        "com.es",
+        "co.th",
+    }
+)
 #: second-level labels under which sites register in a two-letter country domain
-GENERIC_SLDS = frozenset({"co", "com", "net", "org", "ac", "gov", "edu", "or", "ne", "go",
-                          "gv", "mil", "nic", "ltd", "plc", "sch", "nhs", "gob", "nom", "info"})
+GENERIC_SLDS = frozenset(
+    {
+        "co",
+        "com",
+        "net",
+        "org",
+        "ac",
+        "gov",
+        "edu",
+        "or",
+        "ne",
+        "go",
+        "gv",
+        "mil",
+        "nic",
+        "ltd",
+        "plc",
+        "sch",
+        "nhs",
+        "gob",
+        "nom",
+        "info",
+    }
+)
 
 _IP = re.compile(r"^[\d.]+$|:")
 # urlsplit's scheme (a letter, then letters, digits, + - .) and the netloc that follows "//"
@@ -83,8 +159,9 @@ def registrable_domain(url_or_host: str | None) -> str | None:
     labels = host.split(".")
     if len(labels) <= 2:
         return host
-    two_level = (".".join(labels[-2:]) in TWO_LEVEL_SUFFIXES
-                 or (len(labels[-1]) == 2 and labels[-2] in GENERIC_SLDS))
+    two_level = ".".join(labels[-2:]) in TWO_LEVEL_SUFFIXES or (
+        len(labels[-1]) == 2 and labels[-2] in GENERIC_SLDS
+    )
     return ".".join(labels[-3:] if two_level else labels[-2:])
 
 
@@ -103,7 +180,7 @@ def _host_in(host: str, hosts: frozenset[str]) -> bool:
         return True
     i = host.find(".")
     while i >= 0:
-        if host[i + 1:] in hosts:
+        if host[i + 1 :] in hosts:
             return True
         i = host.find(".", i + 1)
     return False

@@ -49,16 +49,34 @@ __all__ = [
     "proposed_entities",
 ]
 
-MIN_BODY_WORDS = 20        # an element proposes body entities from this many words
-MIN_BODY_F1 = 0.2          # mean word F1 a body entity needs over the training pages
-BODY_ALTERNATIVES = 3      # body entities kept, best first
+MIN_BODY_WORDS = 20  # an element proposes body entities from this many words
+MIN_BODY_F1 = 0.2  # mean word F1 a body entity needs over the training pages
+BODY_ALTERNATIVES = 3  # body entities kept, best first
 TITLE_ALTERNATIVES = 2
 DESCRIPTION_ALTERNATIVES = 2
-MIN_PRECISION = 0.8        # share of a title/description's words found in the gold
+MIN_PRECISION = 0.8  # share of a title/description's words found in the gold
 TITLE_WORDS = frozenset({"title", "headline", "heading", "headings", "hed", "h1"})
-DESCRIPTION_WORDS = frozenset({"description", "summary", "intro", "introduction", "standfirst",
-                               "lede", "lead", "dek", "subtitle", "subheadline", "subhead",
-                               "teaser", "abstract", "excerpt", "strapline", "sapo", "deck"})
+DESCRIPTION_WORDS = frozenset(
+    {
+        "description",
+        "summary",
+        "intro",
+        "introduction",
+        "standfirst",
+        "lede",
+        "lead",
+        "dek",
+        "subtitle",
+        "subheadline",
+        "subhead",
+        "teaser",
+        "abstract",
+        "excerpt",
+        "strapline",
+        "sapo",
+        "deck",
+    }
+)
 #: attributes that name an element of a page without ids and classes (old table layouts)
 LAYOUT_ATTRS = ("role", "width", "align", "valign", "size", "face", "colspan", "bgcolor")
 _VALUE = re.compile(r"[A-Za-z0-9_.%#-]+\Z")
@@ -71,7 +89,6 @@ _SKIP = frozenset({"script", "style", "noscript", "img", "figure", "figcaption",
 
 def _words(text: str) -> Counter:
     return Counter(_WORD.findall(text.lower()))
-
 
 
 def proposed_entities(el) -> list[str]:
@@ -186,15 +203,25 @@ def author_entities(pages: Sequence[tuple[object, str]]) -> dict[str, list[str]]
     body = [e for _, _, e in sorted(scored)[:BODY_ALTERNATIVES]]
     if not body:
         return {}
-    title = sorted((e for e in title_cands
-                    if all(_short_ok(root, e, g, 40) for (root, _), g in zip(pages, golds))),
-                   key=_specificity)[:TITLE_ALTERNATIVES]
+    title = sorted(
+        (
+            e
+            for e in title_cands
+            if all(_short_ok(root, e, g, 40) for (root, _), g in zip(pages, golds))
+        ),
+        key=_specificity,
+    )[:TITLE_ALTERNATIVES]
     best_body = [_selected(root, body[0]) for root, _ in pages]
     description = sorted(
-        (e for e in desc_cands
-         if all(_short_ok(root, e, g, 80) and not any(_inside(el, b) for el in
-                                                      _selected(root, e))
-                for (root, _), g, b in zip(pages, golds, best_body))),
-        key=_specificity)[:DESCRIPTION_ALTERNATIVES]
+        (
+            e
+            for e in desc_cands
+            if all(
+                _short_ok(root, e, g, 80) and not any(_inside(el, b) for el in _selected(root, e))
+                for (root, _), g, b in zip(pages, golds, best_body)
+            )
+        ),
+        key=_specificity,
+    )[:DESCRIPTION_ALTERNATIVES]
     out = {"title": title, "description": description, "body": body}
     return {r: v for r, v in out.items() if v}

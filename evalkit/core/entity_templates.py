@@ -73,8 +73,10 @@ _TOP_KEYS = {"format", "dataset", "site", "split", "entities", "note"}
 _SPLIT_KEYS = {"seed", "train_share", "train", "test"}
 # one compound selector: an optional tag, then .class, #id, [attr] or [attr=value] parts
 _TAG = re.compile(r"[A-Za-z][A-Za-z0-9_-]*|\*")
-_PART = re.compile(r"\.(?P<cls>[A-Za-z0-9_-]+)|#(?P<id>[A-Za-z0-9_:.-]+)"
-                   r"|\[(?P<attr>[A-Za-z_][A-Za-z0-9_:-]*)(?:=(?P<q>['\"]?)(?P<val>[^'\"\]]*)(?P=q))?\]")
+_PART = re.compile(
+    r"\.(?P<cls>[A-Za-z0-9_-]+)|#(?P<id>[A-Za-z0-9_:.-]+)"
+    r"|\[(?P<attr>[A-Za-z_][A-Za-z0-9_:-]*)(?:=(?P<q>['\"]?)(?P<val>[^'\"\]]*)(?P=q))?\]"
+)
 
 
 class TemplateError(ValueError):
@@ -121,8 +123,9 @@ def compile_entity(entity: str) -> str:
             if part is None:
                 raise ValueError(f"cannot read {step[pos:]!r} in entity {entity!r}")
             if part.group("cls"):
-                tests.append("contains(concat(' ', normalize-space(@class), ' '), "
-                             f"' {part.group('cls')} ')")
+                tests.append(
+                    f"contains(concat(' ', normalize-space(@class), ' '), ' {part.group('cls')} ')"
+                )
             elif part.group("id"):
                 tests.append(f"@id='{part.group('id')}'")
             elif part.group("val") is not None:
@@ -205,9 +208,17 @@ def load_template(path: str | Path) -> Template:
         xpaths[role] = tuple(compile_entity(e) for e in alternatives)
     if "body" not in out:
         _fail(path, "entities.body", "missing (the news body is the one role every template has)")
-    return Template(str(path), data["dataset"], data["site"],
-                    {r: out[r] for r in ROLES if r in out}, split["seed"], float(share),
-                    train, test, {r: xpaths[r] for r in ROLES if r in xpaths})
+    return Template(
+        str(path),
+        data["dataset"],
+        data["site"],
+        {r: out[r] for r in ROLES if r in out},
+        split["seed"],
+        float(share),
+        train,
+        test,
+        {r: xpaths[r] for r in ROLES if r in xpaths},
+    )
 
 
 def resolve_folder(templates: str | None) -> Path:
@@ -273,8 +284,9 @@ def page_site(page, root=None) -> str | None:
     return canonical_site(page.tree(plain=True) if root is None else root)
 
 
-def split_site(page_ids: Iterable[str], seed: int, train_share: float, dataset: str,
-               site: str) -> tuple[list[str], list[str]]:
+def split_site(
+    page_ids: Iterable[str], seed: int, train_share: float, dataset: str, site: str
+) -> tuple[list[str], list[str]]:
     """``(train, test)``: the sorted ids shuffled by a generator seeded with
     ``"<seed>/<dataset>/<site>"``; ``max(1, floor(n * train_share))`` pages train, the
     rest test (both sorted)."""
@@ -284,19 +296,36 @@ def split_site(page_ids: Iterable[str], seed: int, train_share: float, dataset: 
     return sorted(ids[:n_train]), sorted(ids[n_train:])
 
 
-def write_template(path: str | Path, dataset: str, site: str, entities: dict[str, list[str]],
-                   seed: int, train_share: float, train: list[str], test: list[str],
-                   note: str | None = None) -> Path:
+def write_template(
+    path: str | Path,
+    dataset: str,
+    site: str,
+    entities: dict[str, list[str]],
+    seed: int,
+    train_share: float,
+    train: list[str],
+    test: list[str],
+    note: str | None = None,
+) -> Path:
     """Write a version-1 template file (and check it reads back)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "dataset": dataset, "site": site,
-            "split": {"seed": seed, "train_share": train_share, "train": list(train),
-                      "test": list(test)},
-            "entities": {r: list(entities[r]) for r in ROLES if entities.get(r)}}
+    data = {
+        "format": FORMAT,
+        "dataset": dataset,
+        "site": site,
+        "split": {
+            "seed": seed,
+            "train_share": train_share,
+            "train": list(train),
+            "test": list(test),
+        },
+        "entities": {r: list(entities[r]) for r in ROLES if entities.get(r)},
+    }
     if note:
         data["note"] = note
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100),
-                    encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
     load_template(path)
     return path

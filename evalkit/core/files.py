@@ -30,9 +30,21 @@ from pathlib import Path
 
 from evalkit.core.capped import NotRegular, read_regular
 
-__all__ = ["OWNED_TAG", "STALE_TEMP_SECONDS", "NotRegular", "WriteRefused", "check_inside",
-           "is_owned", "mark_owned", "new_file_mode", "own_temp", "read_regular",
-           "remove_owned", "remove_stale_temps", "temp_beside"]
+__all__ = [
+    "OWNED_TAG",
+    "STALE_TEMP_SECONDS",
+    "NotRegular",
+    "WriteRefused",
+    "check_inside",
+    "is_owned",
+    "mark_owned",
+    "new_file_mode",
+    "own_temp",
+    "read_regular",
+    "remove_owned",
+    "remove_stale_temps",
+    "temp_beside",
+]
 
 #: a temporary file older than this is a leftover of a killed write whoever made it (a
 #: write takes milliseconds; this leaves room for a slow shared file system)
@@ -44,8 +56,10 @@ _TEMP_NAME = re.compile(r"^\..+~(\d+)@([^~/]*)~[^~/]*\.tmp$")
 #: the file that marks a folder as evalkit's own (the Cache Directory Tagging Specification)
 OWNED_TAG = "CACHEDIR.TAG"
 _TAG_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
-_TAG_TEXT = _TAG_SIGNATURE + (b"\n# This folder is an evalkit cache (docs/cache.md); evalkit "
-                              b"deletes files here only under this mark.\n")
+_TAG_TEXT = _TAG_SIGNATURE + (
+    b"\n# This folder is an evalkit cache (docs/cache.md); evalkit "
+    b"deletes files here only under this mark.\n"
+)
 
 
 class WriteRefused(OSError):
@@ -58,8 +72,9 @@ def check_inside(path: str | os.PathLike, root: str | os.PathLike, what: str) ->
     path = Path(path)
     real = Path(os.path.realpath(path.parent)) / path.name
     base = os.path.realpath(root)
-    if path.name in ("", ".", "..") or not (str(real) == base or str(real).startswith(
-            base.rstrip(os.sep) + os.sep)):
+    if path.name in ("", ".", "..") or not (
+        str(real) == base or str(real).startswith(base.rstrip(os.sep) + os.sep)
+    ):
         raise WriteRefused(f"{what}: {path} is outside {root}; evalkit writes only there")
     return path
 
@@ -92,8 +107,9 @@ def is_owned(root: str | os.PathLike) -> bool:
         return False
 
 
-def remove_owned(path: str | os.PathLike, root: str | os.PathLike,
-                 owned: Callable[[str], bool]) -> bool:
+def remove_owned(
+    path: str | os.PathLike, root: str | os.PathLike, owned: Callable[[str], bool]
+) -> bool:
     """Delete ``path`` only when ``root`` is marked evalkit's own (:func:`is_owned`), the
     path lies inside it (:func:`check_inside`), ``owned(name)`` says evalkit gives such
     names, and it is a regular file (a link is never followed nor removed). Returns
@@ -109,7 +125,6 @@ def remove_owned(path: str | os.PathLike, root: str | os.PathLike,
     except OSError:
         return False
     return True
-
 
 
 def new_file_mode() -> int:
@@ -128,8 +143,9 @@ def temp_beside(path: str | os.PathLike) -> tuple[int, str]:
     and a name that records this process (for :func:`remove_stale_temps`). Write it, then
     ``os.replace`` it onto ``path``."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}~{os.getpid()}@{_HOST}~",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}~{os.getpid()}@{_HOST}~", suffix=".tmp"
+    )
     try:
         os.fchmod(fd, new_file_mode())
     except OSError:  # a file system without modes: mkstemp's stays
@@ -161,8 +177,9 @@ def remove_stale_temps(root: str | os.PathLike, folders, now: float | None = Non
                 continue
             m = _TEMP_NAME.match(entry.name)
             dead = m.group(2) == _HOST and not _alive(int(m.group(1)))
-            if (dead or now - info.st_mtime > STALE_TEMP_SECONDS) \
-                    and remove_owned(entry.path, root, own_temp):
+            if (dead or now - info.st_mtime > STALE_TEMP_SECONDS) and remove_owned(
+                entry.path, root, own_temp
+            ):
                 removed += 1
     return removed
 

@@ -13,14 +13,21 @@ the fingerprint is bit k, least significant first, of the hash.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
 import xxhash
 
-__all__ = ["DEFAULT_BITS", "SUPPORTED_BITS", "fingerprint", "hamming", "term_hash", "within", "checked_hamming"]
+__all__ = [
+    "DEFAULT_BITS",
+    "SUPPORTED_BITS",
+    "checked_hamming",
+    "fingerprint",
+    "hamming",
+    "term_hash",
+    "within",
+]
 
 #: fingerprint width; 32 and 128 use XXH32 and XXH3-128
 DEFAULT_BITS = 64
@@ -93,14 +100,17 @@ def checked_hamming(a, b, bits: int, who: str) -> int:
         if not isinstance(sig, int) or isinstance(sig, bool) or sig < 0:
             raise ValueError(f"{who} compares integer fingerprints, got {sig!r}")
         if sig.bit_length() > bits:
-            raise ValueError(f"fingerprint has {sig.bit_length()} bits; this detector makes "
-                             f"{bits}-bit ones")
+            raise ValueError(
+                f"fingerprint has {sig.bit_length()} bits; this detector makes {bits}-bit ones"
+            )
     return hamming(a, b)
 
 
 def within(k: int) -> Callable[[int, int], bool]:
     """The near-duplicate rule of fingerprints, written once: two are near duplicates when they
     differ in at most ``k`` bits (a closure, so the hot loops call one function per pair)."""
+
     def near(a: int, b: int) -> bool:
         return (a ^ b).bit_count() <= k
+
     return near

@@ -27,8 +27,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from evalkit.core.fingerprint import fingerprint, hamming
-from evalkit.metrics import SHINGLE_N, aeb_tokens, shingle_counts
 from evalkit.core.text import normalize_space, shingles, words
+from evalkit.metrics import SHINGLE_N, aeb_tokens, shingle_counts
 
 __all__ = [
     "ARTEFACTS",
@@ -47,13 +47,15 @@ __all__ = [
 _HTML_NAMES = (
     "a|abbr|b|big|blockquote|body|br|center|code|dd|div|dl|dt|em|font|form|h[1-6]|head|hr|html"
     "|i|iframe|img|input|li|link|meta|ol|p|pre|s|script|small|span|strike|strong|style|sub|sup"
-    "|table|tbody|td|th|thead|title|tr|tt|u|ul")
+    "|table|tbody|td|th|thead|title|tr|tt|u|ul"
+)
 
 #: artefact kind -> pattern; a bare <p> counts as a CleanEval marker, not as an HTML tag
 ARTEFACTS: dict[str, re.Pattern] = {
     "annotation_marker": re.compile(r"<[phlPHL]>|\AURL:[ \t]*\S+"),
-    "html_tag": re.compile(rf"</(?:{_HTML_NAMES})\s*>|<(?:{_HTML_NAMES})(?:\s[^<>]*|\s*/)?>(?<!<p>)",
-                           re.IGNORECASE),
+    "html_tag": re.compile(
+        rf"</(?:{_HTML_NAMES})\s*>|<(?:{_HTML_NAMES})(?:\s[^<>]*|\s*/)?>(?<!<p>)", re.IGNORECASE
+    ),
     "entity": re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,7});"),
     # UTF-8 bytes decoded as Latin-1/cp1252: Ã© for é, Â£ for £, â€™ for ’
     "mojibake": re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac"),
@@ -107,13 +109,16 @@ def shortest(words: Mapping[str, int | None]) -> tuple[str | None, int | None]:
     return m, w
 
 
-def truncated(gold_words: int, shortest_words: int | None, fraction: float,
-              min_words: int) -> bool:
+def truncated(gold_words: int, shortest_words: int | None, fraction: float, min_words: int) -> bool:
     """The gold looks truncated: it has words, the shortest method output has at least
     ``min_words`` and the gold fewer than ``fraction`` of them. An empty gold is not
     "truncated" (the audit flags it apart)."""
-    return (gold_words > 0 and shortest_words is not None and shortest_words >= min_words
-            and gold_words < fraction * shortest_words)
+    return (
+        gold_words > 0
+        and shortest_words is not None
+        and shortest_words >= min_words
+        and gold_words < fraction * shortest_words
+    )
 
 
 def exact_key(text: str) -> str:
@@ -147,7 +152,7 @@ def near_pairs(fps: Sequence[int | None], k: int, bits: int = 64) -> list[tuple[
     pairs = set()
     for members in buckets.values():
         for x, i in enumerate(members):
-            for j in members[x + 1:]:
+            for j in members[x + 1 :]:
                 if (i, j) not in pairs and hamming(fps[i], fps[j]) <= k:
                     pairs.add((i, j))
     return sorted(pairs)

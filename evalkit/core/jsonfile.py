@@ -55,8 +55,11 @@ def loads(raw: bytes | str, where: str | os.PathLike) -> Any:
     try:
         return json.loads(raw, object_pairs_hook=_unique)
     except _Twice as exc:
-        raise DuplicateKey(f"{name}: key {exc.key!r} twice in one JSON object (a page id or "
-                           "field given twice; which one counts?)", exc.key) from None
+        raise DuplicateKey(
+            f"{name}: key {exc.key!r} twice in one JSON object (a page id or "
+            "field given twice; which one counts?)",
+            exc.key,
+        ) from None
     except RecursionError:
         raise DataFileError(f"{name}: not a JSON document (nested too deeply to read)") from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -65,8 +65,11 @@ class LayoutError(ValueError):
 def is_checkout(folder: str | os.PathLike) -> bool:
     """Whether ``folder`` has a checkout's layout: pyproject.toml, configs/ and baselines/."""
     folder = Path(folder)
-    return ((folder / "pyproject.toml").is_file() and (folder / "configs").is_dir()
-            and (folder / "baselines").is_dir())
+    return (
+        (folder / "pyproject.toml").is_file()
+        and (folder / "configs").is_dir()
+        and (folder / "baselines").is_dir()
+    )
 
 
 @dataclass(frozen=True)
@@ -115,9 +118,11 @@ def layout() -> Layout:
     if env:
         root = Path(env).expanduser().resolve()
         if not is_checkout(root):
-            raise LayoutError(f"{ROOT_ENV}={env}: not an evalkit checkout (it needs "
-                              "pyproject.toml, configs/ and baselines/); unset it to use the "
-                              "installed package")
+            raise LayoutError(
+                f"{ROOT_ENV}={env}: not an evalkit checkout (it needs "
+                "pyproject.toml, configs/ and baselines/); unset it to use the "
+                "installed package"
+            )
         return Layout(root)
     parent = PACKAGE_DIR.parent
     return Layout(parent if is_checkout(parent) else None)

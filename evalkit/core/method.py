@@ -20,8 +20,11 @@ __all__ = ["BaseMethod", "Detector", "Extractor", "FunctionExtractor", "param_na
 def param_names(cls: type) -> list[str]:
     """Keyword parameters of a class's constructor, in order."""
     sig = inspect.signature(cls.__init__)
-    return [p.name for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return [
+        p.name
+        for p in sig.parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
 
 
 class BaseMethod:
@@ -145,8 +148,7 @@ class FunctionExtractor(Extractor):
     def extract(self, page: Page) -> Extraction:
         text = self.func(page.html)
         if not isinstance(text, str):
-            raise TypeError(f"{function_name(self.func)} returned {type(text).__name__}, "
-                            "not str")
+            raise TypeError(f"{function_name(self.func)} returned {type(text).__name__}, not str")
         return Extraction(text=text)
 
 
@@ -184,8 +186,9 @@ class Detector(BaseMethod):
         """
         return self.match_signatures([self.fingerprint(t) for t in texts], seen)
 
-    def match_signatures(self, sigs: list[Any], seen: list[Any] | None = None,
-                         same=None) -> list[int | None]:
+    def match_signatures(
+        self, sigs: list[Any], seen: list[Any] | None = None, same=None
+    ) -> list[int | None]:
         """The matching of :meth:`find_duplicates` on signatures already computed.
 
         ``same`` optionally replaces :meth:`similar` for pairs of the page's own

@@ -73,10 +73,27 @@ DEFAULT_TEST_FRACTIONS = (0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.14)
 DEFAULT_REPEATS = 10
 DEFAULT_SEED = 0
 
-FRAME_COLUMNS = ["case", "test_fraction", "repeat", "n_train", "n_test", "n_correct",
-                 "accuracy", "stratified", "note"]
-SUMMARY_COLUMNS = ["case", "test_fraction", "n_test", "repeats", "mean", "std", "first",
-                   "stratified"]
+FRAME_COLUMNS = [
+    "case",
+    "test_fraction",
+    "repeat",
+    "n_train",
+    "n_test",
+    "n_correct",
+    "accuracy",
+    "stratified",
+    "note",
+]
+SUMMARY_COLUMNS = [
+    "case",
+    "test_fraction",
+    "n_test",
+    "repeats",
+    "mean",
+    "std",
+    "first",
+    "stratified",
+]
 
 
 def n_test_pages(n_pages: int, fraction: float) -> int:
@@ -108,8 +125,9 @@ def _majority(labels: list[str]) -> str:
     return min(lbl for lbl, c in counts.items() if c == top)
 
 
-def _classify(counts, labels: list[str], train_idx: np.ndarray,
-              test_idx: np.ndarray) -> tuple[list[str], str]:
+def _classify(
+    counts, labels: list[str], train_idx: np.ndarray, test_idx: np.ndarray
+) -> tuple[list[str], str]:
     """Predicted labels for the test rows, and a note when the prior alone was used.
 
     ``counts`` holds every page's word counts over the vocabulary of all pages.
@@ -128,10 +146,13 @@ def _classify(counts, labels: list[str], train_idx: np.ndarray,
     return [_majority(train_labels)] * len(test_idx), "empty vocabulary: majority label"
 
 
-def naive_bayes_accuracy(texts: list[str], labels: list[str],
-                         test_fractions: Sequence[float] = DEFAULT_TEST_FRACTIONS,
-                         repeats: int = DEFAULT_REPEATS,
-                         seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def naive_bayes_accuracy(
+    texts: list[str],
+    labels: list[str],
+    test_fractions: Sequence[float] = DEFAULT_TEST_FRACTIONS,
+    repeats: int = DEFAULT_REPEATS,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
     """Accuracy of multinomial NB for every case (test fraction) and repeat.
 
     Returns one row per (case, repeat) with columns ``FRAME_COLUMNS``; ``case``
@@ -161,17 +182,27 @@ def naive_bayes_accuracy(texts: list[str], labels: list[str],
         problem = _stratify_problem(class_sizes, n_train, n_test)
         for repeat in range(repeats):
             train_idx, test_idx = train_test_split(
-                index, test_size=n_test, random_state=_split_seed(seed, case, repeat),
-                shuffle=True, stratify=None if problem else labels,
+                index,
+                test_size=n_test,
+                random_state=_split_seed(seed, case, repeat),
+                shuffle=True,
+                stratify=None if problem else labels,
             )
             predicted, note = _classify(counts, labels, train_idx, test_idx)
             correct = sum(p == labels[i] for p, i in zip(predicted, test_idx))
-            rows.append({
-                "case": case, "test_fraction": frac, "repeat": repeat,
-                "n_train": n_train, "n_test": n_test, "n_correct": int(correct),
-                "accuracy": correct / n_test, "stratified": not problem,
-                "note": "; ".join(x for x in (problem, note) if x),
-            })
+            rows.append(
+                {
+                    "case": case,
+                    "test_fraction": frac,
+                    "repeat": repeat,
+                    "n_train": n_train,
+                    "n_test": n_test,
+                    "n_correct": int(correct),
+                    "accuracy": correct / n_test,
+                    "stratified": not problem,
+                    "note": "; ".join(x for x in (problem, note) if x),
+                }
+            )
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
@@ -181,16 +212,18 @@ def summarize_accuracy(frame: pd.DataFrame) -> pd.DataFrame:
     for case, group in frame.groupby("case", sort=True):
         group = group.sort_values("repeat")
         acc = group["accuracy"].to_numpy(dtype=float)
-        out.append({
-            "case": int(case),
-            "test_fraction": float(group["test_fraction"].iloc[0]),
-            "n_test": int(group["n_test"].iloc[0]),
-            "repeats": len(acc),
-            "mean": float(acc.mean()),
-            "std": float(acc.std(ddof=1)) if len(acc) > 1 else float("nan"),
-            "first": float(acc[0]),
-            "stratified": bool(group["stratified"].all()),
-        })
+        out.append(
+            {
+                "case": int(case),
+                "test_fraction": float(group["test_fraction"].iloc[0]),
+                "n_test": int(group["n_test"].iloc[0]),
+                "repeats": len(acc),
+                "mean": float(acc.mean()),
+                "std": float(acc.std(ddof=1)) if len(acc) > 1 else float("nan"),
+                "first": float(acc[0]),
+                "stratified": bool(group["stratified"].all()),
+            }
+        )
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
 
 

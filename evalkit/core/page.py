@@ -34,7 +34,6 @@ from evalkit.core.decode import (
 
 __all__ = [
     "CODE_TAGS",
-    "drop_code",
     "CONTENT",
     "NOISE",
     "NORMALISATION_VERSION",
@@ -48,6 +47,7 @@ __all__ = [
     "decode_bytes",
     "decode_gold",
     "decode_html",
+    "drop_code",
     "drop_tree",
     "lxml_versions",
     "page_id_from_bytes",
@@ -64,9 +64,6 @@ NOISE = "noise"
 #: (decode_html, clean_chars, prepare_html, and any cleaning a reader applies); part of
 #: every extraction's cache key (evalkit.harness.cache_keys): raise it whenever that changes
 NORMALISATION_VERSION = 2  # 2: clean_chars drops what lxml refuses
-
-
-
 
 
 class PageError(ValueError):
@@ -161,17 +158,24 @@ class Gold:
         frozen annotation are shared (immutable), lists and units copied, ``extra`` deep
         (a deep copy of the whole walks every string of every list: 2.3 times as long on a
         page of 2000 units and 20,000 visible words)."""
+
         def listed(items):
             return None if items is None else list(items)
 
         return Gold(
-            text=self.text, unit_source=self.unit_source, category=self.category,
+            text=self.text,
+            unit_source=self.unit_source,
+            category=self.category,
             units=None if self.units is None else [copy.copy(u) for u in self.units],
-            duplicate_groups=(None if self.duplicate_groups is None
-                              else [list(g) for g in self.duplicate_groups]),
-            extra=copy.deepcopy(self.extra), annotation=self.annotation,
-            block_texts=listed(self.block_texts), template_texts=listed(self.template_texts),
-            visible_words=listed(self.visible_words))
+            duplicate_groups=(
+                None if self.duplicate_groups is None else [list(g) for g in self.duplicate_groups]
+            ),
+            extra=copy.deepcopy(self.extra),
+            annotation=self.annotation,
+            block_texts=listed(self.block_texts),
+            template_texts=listed(self.template_texts),
+            visible_words=listed(self.visible_words),
+        )
 
 
 @dataclass
@@ -249,32 +253,6 @@ def page_id_from_bytes(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def prepare_html(html: str) -> str:
     """The repairs applied to decoded text before any parser sees it.
 
@@ -284,18 +262,12 @@ def prepare_html(html: str) -> str:
     """
     # attributes past attrcap.MAX_ATTRIBUTES cut, in one pass that reads quotes, comments
     # and raw text as libxml2's tokenizer does
-    return cap_attributes(
-        _close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")))
+    return cap_attributes(_close_title(_XML_DECL_TEXT.sub("", html, count=1).replace("\x00", "")))
 
 
-
-
-
-
-
-
-def parse_html(html: str | bytes, source: str = "<page>",
-               plain: bool = False) -> lxml.html.HtmlElement:
+def parse_html(
+    html: str | bytes, source: str = "<page>", plain: bool = False
+) -> lxml.html.HtmlElement:
     """Parse HTML text with lxml into a document root; clear :class:`PageError` if impossible.
 
     XML declarations are stripped first (lxml refuses a ``str`` that carries
@@ -326,8 +298,24 @@ def parse_html(html: str | bytes, source: str = "<page>",
 #: nesting deeper than this is flattened before parsing (libxml2 gives up at 2048)
 MAX_DEPTH = 1000
 _TAG_OR_TEXT = re.compile(r"<(/?)([a-zA-Z][\w:-]*)[^>]*>|[^<]+|<")
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "param", "source", "track", "wbr"})
+_VOID = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    }
+)
 
 
 _TITLE_OPEN = re.compile(r"<title[^>]*>", re.IGNORECASE)
@@ -337,7 +325,7 @@ def _close_title(html: str) -> str:
     """Close a ``<title>`` that never ends: the parser would read the whole page as title
     text (crawls that lost bytes; 7 L3S-GN1 pages). The title ends at the next tag."""
     m = _TITLE_OPEN.search(html)
-    if m is None or re.search(r"</title", html[m.end():], re.IGNORECASE):
+    if m is None or re.search(r"</title", html[m.end() :], re.IGNORECASE):
         return html
     nxt = html.find("<", m.end())
     nxt = len(html) if nxt < 0 else nxt
@@ -360,7 +348,6 @@ def drop_tree(el) -> None:
         else:
             previous.tail = (previous.tail or "") + el.tail
     parent.remove(el)
-
 
 
 #: the elements whose content is code, not text: what CoreEx and ECON remove before counting
@@ -432,5 +419,7 @@ def _cap_depth(html: str, max_depth: int) -> str:
 def lxml_versions() -> dict[str, str]:
     """lxml's version and the libxml2 it runs on: every method parses with them (read by
     the cache key and by run.json, so it sits with the parser, below both)."""
-    return {"lxml": lxml.etree.__version__,
-            "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
+    return {
+        "lxml": lxml.etree.__version__,
+        "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION)),
+    }

@@ -50,22 +50,54 @@ __all__ = [
 ]
 
 # Defaults of the thesis and of the jusText package (docs/methods/justext_style.md).
-DEFAULT_LENGTH_LOW = 70            # characters: below is "short"
-DEFAULT_LENGTH_HIGH = 200          # characters: above (with enough stop words) is "good"
-DEFAULT_STOPWORDS_LOW = 0.30       # stop-word density: below is "bad"
-DEFAULT_STOPWORDS_HIGH = 0.32      # stop-word density: at or above may be "good"
-DEFAULT_MAX_LINK_DENSITY = 0.2     # link characters / characters: above is "bad"
+DEFAULT_LENGTH_LOW = 70  # characters: below is "short"
+DEFAULT_LENGTH_HIGH = 200  # characters: above (with enough stop words) is "good"
+DEFAULT_STOPWORDS_LOW = 0.30  # stop-word density: below is "bad"
+DEFAULT_STOPWORDS_HIGH = 0.32  # stop-word density: at or above may be "good"
+DEFAULT_MAX_LINK_DENSITY = 0.2  # link characters / characters: above is "bad"
 DEFAULT_MAX_HEADING_DISTANCE = 200  # characters between a heading and a good paragraph
 
 #: block-level tags that open and close paragraphs (the thesis's list, plus body)
-PARAGRAPH_TAGS = frozenset({
-    "body", "blockquote", "caption", "center", "col", "colgroup", "dd", "div", "dl", "dt",
-    "fieldset", "form", "legend", "optgroup", "option", "p", "pre", "table", "td", "textarea",
-    "tfoot", "th", "thead", "tr", "ul", "li", "h1", "h2", "h3", "h4", "h5", "h6",
-})
+PARAGRAPH_TAGS = frozenset(
+    {
+        "body",
+        "blockquote",
+        "caption",
+        "center",
+        "col",
+        "colgroup",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "form",
+        "legend",
+        "optgroup",
+        "option",
+        "p",
+        "pre",
+        "table",
+        "td",
+        "textarea",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+    }
+)
 # Removed with everything inside; their tail text stays.
-_DROP_WITH_CONTENT = frozenset({"head", "base", "script", "style", "applet", "button", "input",
-                                "select", "textarea"})
+_DROP_WITH_CONTENT = frozenset(
+    {"head", "base", "script", "style", "applet", "button", "input", "select", "textarea"}
+)
 # Removed as tags; their text and children stay in place.
 _UNWRAP = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
 _COPYRIGHT = ("\u00a9", "&copy")
@@ -135,7 +167,7 @@ def _drop_tag(el) -> None:
         else:
             previous.tail = (previous.tail or "") + el.tail
     index = parent.index(el)
-    parent[index:index + 1] = el[:]
+    parent[index : index + 1] = el[:]
 
 
 def preprocess(root):
@@ -145,8 +177,13 @@ def preprocess(root):
     """
     drop, unwrap = [], []
     # lxml picks the candidates in C (the HTML parser gives lower-case tag names)
-    for el in root.iter(*_DROP_WITH_CONTENT, *_UNWRAP, lxml.etree.Comment,
-                        lxml.etree.ProcessingInstruction, lxml.etree.Entity):
+    for el in root.iter(
+        *_DROP_WITH_CONTENT,
+        *_UNWRAP,
+        lxml.etree.Comment,
+        lxml.etree.ProcessingInstruction,
+        lxml.etree.Entity,
+    ):
         tag = el.tag.lower() if isinstance(el.tag, str) else None
         if tag is None or tag in _DROP_WITH_CONTENT:  # comments and processing instructions
             drop.append(el)
@@ -230,14 +267,18 @@ def make_paragraphs(root) -> list[Paragraph]:
     return out
 
 
-def classify_context_free(paragraphs: list[Paragraph], stop: frozenset[str], *,
-                          length_low: int = DEFAULT_LENGTH_LOW,
-                          length_high: int = DEFAULT_LENGTH_HIGH,
-                          stopwords_low: float = DEFAULT_STOPWORDS_LOW,
-                          stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
-                          max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
-                          no_headings: bool = False,
-                          densities: list[float] | None = None) -> None:
+def classify_context_free(
+    paragraphs: list[Paragraph],
+    stop: frozenset[str],
+    *,
+    length_low: int = DEFAULT_LENGTH_LOW,
+    length_high: int = DEFAULT_LENGTH_HIGH,
+    stopwords_low: float = DEFAULT_STOPWORDS_LOW,
+    stopwords_high: float = DEFAULT_STOPWORDS_HIGH,
+    max_link_density: float = DEFAULT_MAX_LINK_DENSITY,
+    no_headings: bool = False,
+    densities: list[float] | None = None,
+) -> None:
     """Set ``cf_class`` (and ``heading``) of every paragraph: Algorithm 1 plus the © and select rules.
 
     ``densities``: the paragraphs' stop-word densities when the caller has them
@@ -246,8 +287,12 @@ def classify_context_free(paragraphs: list[Paragraph], stop: frozenset[str], *,
     for i, p in enumerate(paragraphs):
         p.heading = not no_headings and p.in_heading
         text = p.text
-        if p.link_density > max_link_density or _COPYRIGHT[0] in text or _COPYRIGHT[1] in text \
-                or "select" in p.path:
+        if (
+            p.link_density > max_link_density
+            or _COPYRIGHT[0] in text
+            or _COPYRIGHT[1] in text
+            or "select" in p.path
+        ):
             c = BAD
         elif len(text) < length_low:
             # a short paragraph with any link text is navigation
@@ -294,8 +339,9 @@ def _nearest(classes: list[str], step: int) -> tuple[list[str], list[str]]:
     return decided, any_
 
 
-def _good_follows(paragraphs: list[Paragraph], classes: list[str], i: int,
-                  max_distance: int) -> bool:
+def _good_follows(
+    paragraphs: list[Paragraph], classes: list[str], i: int, max_distance: int
+) -> bool:
     """Whether a good paragraph follows ``i`` with at most ``max_distance`` characters between."""
     distance = 0
     for j in range(i + 1, len(paragraphs)):
@@ -307,9 +353,12 @@ def _good_follows(paragraphs: list[Paragraph], classes: list[str], i: int,
     return False
 
 
-def revise(paragraphs: list[Paragraph], *,
-           max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
-           heading_pass_bug_compatible: bool = False) -> None:
+def revise(
+    paragraphs: list[Paragraph],
+    *,
+    max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE,
+    heading_pass_bug_compatible: bool = False,
+) -> None:
     """Context-sensitive revision: set ``cls`` of every paragraph to good or bad."""
     cls = [p.cf_class for p in paragraphs]
 
@@ -317,8 +366,11 @@ def revise(paragraphs: list[Paragraph], *,
     if not heading_pass_bug_compatible:
         cf = list(cls)  # the look-ahead sees context-free classes only
         for i, p in enumerate(paragraphs):
-            if p.heading and cf[i] == SHORT and _good_follows(paragraphs, cf, i,
-                                                               max_heading_distance):
+            if (
+                p.heading
+                and cf[i] == SHORT
+                and _good_follows(paragraphs, cf, i, max_heading_distance)
+            ):
                 cls[i] = NEARGOOD
 
     # 2. short paragraphs: decided together from the classes before this pass. The
@@ -354,8 +406,12 @@ def revise(paragraphs: list[Paragraph], *,
 
     # 4. headings the context made bad come back when good text follows closely
     for i, p in enumerate(paragraphs):
-        if p.heading and cls[i] == BAD and p.cf_class != BAD and \
-                _good_follows(paragraphs, cls, i, max_heading_distance):
+        if (
+            p.heading
+            and cls[i] == BAD
+            and p.cf_class != BAD
+            and _good_follows(paragraphs, cls, i, max_heading_distance)
+        ):
             cls[i] = GOOD
 
     for p, c in zip(paragraphs, cls):
@@ -373,15 +429,24 @@ DEFAULT_STOPLIST = "english"
 def check_stoplist(name) -> None:
     """Check a ``stoplist`` setting: a known name, and its package installed when it needs one."""
     if name == "auto":
-        raise ParamError("stoplist", name, "'auto' is no longer a stop list (it chose jusText's "
-                         "list whenever the justext package was installed); use english "
-                         f"(the default, shipped) or justext_english ({STOPLIST_INSTALL})")
+        raise ParamError(
+            "stoplist",
+            name,
+            "'auto' is no longer a stop list (it chose jusText's "
+            "list whenever the justext package was installed); use english "
+            f"(the default, shipped) or justext_english ({STOPLIST_INSTALL})",
+        )
     if name not in STOPLISTS:
-        raise ParamError("stoplist", name, "unknown stoplist; must be one of "
-                         f"{', '.join(STOPLISTS)}")
+        raise ParamError(
+            "stoplist", name, f"unknown stoplist; must be one of {', '.join(STOPLISTS)}"
+        )
     if not stoplist_available(name):
-        raise ParamError("stoplist", name, f"needs the {STOPLIST_MODULES[name]} package, "
-                         f"which is not installed: {STOPLIST_INSTALL}")
+        raise ParamError(
+            "stoplist",
+            name,
+            f"needs the {STOPLIST_MODULES[name]} package, "
+            f"which is not installed: {STOPLIST_INSTALL}",
+        )
 
 
 def check_cleaning(m) -> None:
@@ -397,8 +462,14 @@ def check_cleaning(m) -> None:
     check_bool("heading_pass_bug_compatible", m.heading_pass_bug_compatible)
     check_stoplist(m.stoplist)
     if not m.length_low <= m.length_high:
-        raise ParamError(("length_low", "length_high"), (m.length_low, m.length_high),
-                         "length_low must not exceed length_high")
+        raise ParamError(
+            ("length_low", "length_high"),
+            (m.length_low, m.length_high),
+            "length_low must not exceed length_high",
+        )
     if not m.stopwords_low <= m.stopwords_high:
-        raise ParamError(("stopwords_low", "stopwords_high"), (m.stopwords_low, m.stopwords_high),
-                         "stopwords_low must not exceed stopwords_high")
+        raise ParamError(
+            ("stopwords_low", "stopwords_high"),
+            (m.stopwords_low, m.stopwords_high),
+            "stopwords_low must not exceed stopwords_high",
+        )

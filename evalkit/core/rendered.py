@@ -46,8 +46,15 @@ DEFAULT_VIEWPORT = (1366, 768)
 #: and that has no width/height attribute or CSS size: Chromium's broken-image icon box
 DEFAULT_IMAGE_SIZE = (16, 16)
 #: the computed styles asked of DOMSnapshot.captureSnapshot, in this order
-SNAPSHOT_STYLES = ("display", "visibility", "font-size", "font-weight", "color",
-                   "background-color", "opacity")
+SNAPSHOT_STYLES = (
+    "display",
+    "visibility",
+    "font-size",
+    "font-weight",
+    "color",
+    "background-color",
+    "opacity",
+)
 _ELEMENT = 1  # DOM nodeType of an element
 #: tags a browser inserts where the markup has none (a table's ``tbody``): their children are
 #: numbered as children of their parent, so a row's path is the same in a tree with the
@@ -71,9 +78,14 @@ class RenderSettings:
     def __post_init__(self):
         check_bool("javascript", self.javascript)
         vp = self.viewport
-        if (not isinstance(vp, Sequence) or isinstance(vp, str) or len(vp) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 10000
-                           for v in vp)):
+        if (
+            not isinstance(vp, Sequence)
+            or isinstance(vp, str)
+            or len(vp) != 2
+            or not all(
+                isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 10000 for v in vp
+            )
+        ):
             raise ParamError("viewport", vp, "must be [width, height], whole pixels in 16..10000")
         object.__setattr__(self, "viewport", (int(vp[0]), int(vp[1])))
         check_number("timeout", self.timeout, low=0, low_open=True)
@@ -87,8 +99,11 @@ class RenderSettings:
         params = dict(params or {})
         unknown = sorted(set(params) - {"javascript", "viewport", "timeout"})
         if unknown:
-            raise ParamError(unknown[0], params[unknown[0]],
-                             "unknown render setting (javascript, viewport, timeout)")
+            raise ParamError(
+                unknown[0],
+                params[unknown[0]],
+                "unknown render setting (javascript, viewport, timeout)",
+            )
         if "viewport" in params and isinstance(params["viewport"], list):
             params["viewport"] = tuple(params["viewport"])
         return cls(**params)
@@ -98,8 +113,11 @@ class RenderSettings:
         return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"javascript": self.javascript, "viewport": list(self.viewport),
-                "timeout": self.timeout}
+        return {
+            "javascript": self.javascript,
+            "viewport": list(self.viewport),
+            "timeout": self.timeout,
+        }
 
 
 @dataclass(frozen=True)
@@ -135,8 +153,21 @@ class ElementBox:
         return not self.width and not self.height
 
 
-_FIELDS = ("path", "tag", "x", "y", "width", "height", "visible", "display", "font_size",
-           "font_weight", "color", "background", "mapped")
+_FIELDS = (
+    "path",
+    "tag",
+    "x",
+    "y",
+    "width",
+    "height",
+    "visible",
+    "display",
+    "font_size",
+    "font_weight",
+    "color",
+    "background",
+    "mapped",
+)
 
 
 @dataclass(frozen=True)
@@ -169,9 +200,15 @@ class Layout:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON data: the elements as one list per field (compact for pages of many elements)."""
-        return {"version": LAYOUT_VERSION, "url": self.url, "viewport": list(self.viewport),
-                "browser": self.browser, "width": self.width, "height": self.height,
-                "elements": {f: [getattr(e, f) for e in self.elements] for f in _FIELDS}}
+        return {
+            "version": LAYOUT_VERSION,
+            "url": self.url,
+            "viewport": list(self.viewport),
+            "browser": self.browser,
+            "width": self.width,
+            "height": self.height,
+            "elements": {f: [getattr(e, f) for e in self.elements] for f in _FIELDS},
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Layout:
@@ -183,9 +220,14 @@ class Layout:
             raise ValueError("layout elements of the wrong shape")
         n = len(cols["path"])
         elements = tuple(ElementBox(**{f: cols[f][i] for f in _FIELDS}) for i in range(n))
-        return cls(url=str(data["url"]), viewport=tuple(data["viewport"]),
-                   browser=str(data["browser"]), width=float(data["width"]),
-                   height=float(data["height"]), elements=elements)
+        return cls(
+            url=str(data["url"]),
+            viewport=tuple(data["viewport"]),
+            browser=str(data["browser"]),
+            width=float(data["width"]),
+            height=float(data["height"]),
+            elements=elements,
+        )
 
 
 def _step(tag: str, counts: dict[str, int]) -> str:
@@ -233,9 +275,14 @@ def _number(text: str, default: float) -> float:
         return default
 
 
-def layout_from_snapshot(snapshot: Mapping[str, Any], *, url: str,
-                         viewport: tuple[int, int], browser: str,
-                         lxml_root=None) -> Layout:
+def layout_from_snapshot(
+    snapshot: Mapping[str, Any],
+    *,
+    url: str,
+    viewport: tuple[int, int],
+    browser: str,
+    lxml_root=None,
+) -> Layout:
     """The :class:`Layout` of a ``DOMSnapshot.captureSnapshot`` answer (its first document,
     styles asked as :data:`SNAPSHOT_STYLES`); with ``lxml_root`` each element is marked
     ``mapped`` when its path names an element of the same tag in that tree."""
@@ -249,7 +296,7 @@ def layout_from_snapshot(snapshot: Mapping[str, Any], *, url: str,
     paths: dict[int, str] = {}
     counts: dict[int, dict[str, int]] = {}
     owners: dict[int, tuple[int, str]] = {}  # a tbody -> (counter owner, its path)
-    known = ({p for _, p in tree_paths(lxml_root)} if lxml_root is not None else set())
+    known = {p for _, p in tree_paths(lxml_root)} if lxml_root is not None else set()
     out = []
     for i, kind in enumerate(types):
         if kind != _ELEMENT:
@@ -263,25 +310,51 @@ def layout_from_snapshot(snapshot: Mapping[str, Any], *, url: str,
             owners[i] = owners.get(parent, (parent, base))
         paths[i] = f"{base}/{_step(tag, counts.setdefault(parent, {}))}"
         j = first.get(i)
-        style = ([strings[s] if s >= 0 else "" for s in lay["styles"][j]] if j is not None
-                 else [""] * len(SNAPSHOT_STYLES))
+        style = (
+            [strings[s] if s >= 0 else "" for s in lay["styles"][j]]
+            if j is not None
+            else [""] * len(SNAPSHOT_STYLES)
+        )
         display, visibility, size, weight, color, background, opacity = style
         box = lay["bounds"][j] if j is not None else None
         x, y, w, h = (float(v) for v in box) if box else (None, None, None, None)
-        visible = (box is not None and display != "none" and visibility == "visible"
-                   and _number(opacity, 1.0) > 0 and w > 0 and h > 0)
-        out.append(ElementBox(path=paths[i], tag=tag, x=x, y=y, width=w, height=h,
-                              visible=visible, display=display or "none",
-                              font_size=_number(size, 0.0),
-                              font_weight=int(_number(weight, 400)),
-                              color=color, background=background,
-                              mapped=paths[i] in known))
+        visible = (
+            box is not None
+            and display != "none"
+            and visibility == "visible"
+            and _number(opacity, 1.0) > 0
+            and w > 0
+            and h > 0
+        )
+        out.append(
+            ElementBox(
+                path=paths[i],
+                tag=tag,
+                x=x,
+                y=y,
+                width=w,
+                height=h,
+                visible=visible,
+                display=display or "none",
+                font_size=_number(size, 0.0),
+                font_weight=int(_number(weight, 400)),
+                color=color,
+                background=background,
+                mapped=paths[i] in known,
+            )
+        )
     # the extent of the boxes: an empty box has no reliable position (ElementBox.empty)
     drawn = [e for e in out if e.x is not None and not e.empty]
     width = max((e.x + e.width for e in drawn), default=0.0)
     height = max((e.y + e.height for e in drawn), default=0.0)
-    return Layout(url=url, viewport=tuple(viewport), browser=browser, width=width,
-                  height=height, elements=tuple(out))
+    return Layout(
+        url=url,
+        viewport=tuple(viewport),
+        browser=browser,
+        width=width,
+        height=height,
+        elements=tuple(out),
+    )
 
 
 def layout_difference(a: Layout, b: Layout) -> str | None:

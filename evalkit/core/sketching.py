@@ -230,14 +230,24 @@ def separate_blocks(root, block_tags=BLOCK_TAGS) -> list[PageBlock]:
         if not words:
             continue
         residual = el is body
-        blocks.append(PageBlock(len(blocks), el, "#residual" if residual else el.tag.lower(),
-                                tree.getpath(el), raw, words,
-                                min(link_words[id(el)], words), residual))
+        blocks.append(
+            PageBlock(
+                len(blocks),
+                el,
+                "#residual" if residual else el.tag.lower(),
+                tree.getpath(el),
+                raw,
+                words,
+                min(link_words[id(el)], words),
+                residual,
+            )
+        )
     return blocks
 
 
-def keyword_redundancy(block_terms: list[str], others: Counter | None = None,
-                       reading: str = "block") -> float:
+def keyword_redundancy(
+    block_terms: list[str], others: Counter | None = None, reading: str = "block"
+) -> float:
     """KR of one block. ``"block"``: (n - d) / n for n keyword occurrences and d distinct
     keywords; ``"page"``: the share of its distinct keywords found in ``others`` (the keyword
     counts of the page's other blocks). 0.0 for a block without keywords."""
@@ -257,8 +267,9 @@ def linkword_percentage(words: int, link_words: int) -> float:
     return 100.0 * link_words / words if words else 0.0
 
 
-def titleword_relevancy(block_terms: list[str], title_terms: set[str],
-                        reading: str = "coverage") -> float:
+def titleword_relevancy(
+    block_terms: list[str], title_terms: set[str], reading: str = "coverage"
+) -> float:
     """TR of one block. ``"coverage"``: distinct title terms in the block / distinct title
     terms; ``"eq5"``: title-term occurrences in the block / distinct title terms (the seed
     paper's Eq. 5, which can exceed 1). 0.0 when the title has no terms."""
@@ -271,8 +282,13 @@ def titleword_relevancy(block_terms: list[str], title_terms: set[str],
     raise ValueError(f"reading must be one of {TITLE_RELEVANCY}, got {reading!r}")
 
 
-def block_params(blocks: list[PageBlock], block_terms: list[list[str]], title_terms: set[str],
-                 redundancy: str = "block", title_relevancy: str = "coverage") -> list[BlockParams]:
+def block_params(
+    blocks: list[PageBlock],
+    block_terms: list[list[str]],
+    title_terms: set[str],
+    redundancy: str = "block",
+    title_relevancy: str = "coverage",
+) -> list[BlockParams]:
     """(KR, LP, TR) of each block; ``block_terms[i]`` are the keywords of ``blocks[i]``, and the
     ``"page"`` redundancy compares each block with the other blocks of this list."""
     page = Counter()
@@ -285,9 +301,13 @@ def block_params(blocks: list[PageBlock], block_terms: list[list[str]], title_te
         if redundancy == "page":
             others = page.copy()
             others.subtract(set(seq))
-        out.append(BlockParams(kr=keyword_redundancy(seq, others, redundancy),
-                               lp=linkword_percentage(b.words, b.link_words),
-                               tr=titleword_relevancy(seq, title_terms, title_relevancy)))
+        out.append(
+            BlockParams(
+                kr=keyword_redundancy(seq, others, redundancy),
+                lp=linkword_percentage(b.words, b.link_words),
+                tr=titleword_relevancy(seq, title_terms, title_relevancy),
+            )
+        )
     return out
 
 
@@ -305,9 +325,12 @@ def _min_max(columns: list[list[float]]) -> list[list[float]]:
     return out
 
 
-def sketch_select(params: list[BlockParams], weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
-                  threshold: str | float = "mean",
-                  enhanced: bool = False) -> tuple[list[bool], list[float], float | None]:
+def sketch_select(
+    params: list[BlockParams],
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    threshold: str | float = "mean",
+    enhanced: bool = False,
+) -> tuple[list[bool], list[float], float | None]:
     """Which blocks sketching keeps: ``(keep, importance, threshold)``.
 
     Importance = the weighted mean of the sketch (KR, 1 - LP/100, TR) with ``weights`` in that
@@ -321,8 +344,9 @@ def sketch_select(params: list[BlockParams], weights: tuple[float, float, float]
     if enhanced:
         columns = _min_max(columns)
     total = sum(weights)
-    importance = [sum(w * col[i] for w, col in zip(weights, columns)) / total
-                  for i in range(len(params))]
+    importance = [
+        sum(w * col[i] for w, col in zip(weights, columns)) / total for i in range(len(params))
+    ]
     cut = sum(importance) / len(importance) if threshold == "mean" else float(threshold)
     # a hair of tolerance so that a block exactly at the mean is kept whatever the rounding
     keep = [v >= cut - 1e-12 for v in importance]
@@ -342,8 +366,9 @@ def hybrid_fingerprint(feats: frozenset[str] | set[str], bits: int = DEFAULT_BIT
     return None if weights is None else fingerprint(weights, bits)
 
 
-def binary_vector(text: str, shingle: int = 1, stoplist: str = "english",
-                  stemmer: str = "porter") -> frozenset[str]:
+def binary_vector(
+    text: str, shingle: int = 1, stoplist: str = "english", stemmer: str = "porter"
+) -> frozenset[str]:
     """The features set to 1 in a block's binary vector: its distinct terms, or k-term shingles
     (``evalkit.core.termsets.features``, as the Jaccard and MinHash detectors read a block)."""
     return features(text, shingle, stoplist, stemmer)
@@ -379,8 +404,9 @@ def _hash_bytes(vocab, bits: int) -> bytes:
     return b"".join(map(table.__getitem__, vocab))
 
 
-def fingerprints_many(weights: list[dict[str, float] | None],
-                      bits: int = DEFAULT_BITS) -> list[int | None]:
+def fingerprints_many(
+    weights: list[dict[str, float] | None], bits: int = DEFAULT_BITS
+) -> list[int | None]:
     """``evalkit.core.fingerprint.fingerprint`` of every block of a page in one pass (None stays None).
 
     Each distinct term of the page is hashed once (``term_hash``); every (block, term) pair adds
@@ -429,19 +455,27 @@ def near_duplicates(fps: list[int | None], k: int = DEFAULT_K) -> list[int | Non
     return out
 
 
-def block_terms(blocks: list[PageBlock], stoplist: str = "english",
-                stemmer: str = "porter") -> list[list[str]]:
+def block_terms(
+    blocks: list[PageBlock], stoplist: str = "english", stemmer: str = "porter"
+) -> list[list[str]]:
     """The keywords of each block (``evalkit.core.text.terms``)."""
     return terms_many([b.raw for b in blocks], stoplist, stemmer)
 
 
-def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | None],
-                     bits: int = DEFAULT_BITS, k: int = DEFAULT_K, redundancy: str = "block",
-                     title_relevancy: str = "coverage",
-                     weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
-                     threshold: str | float = "mean", enhanced: bool = False,
-                     stoplist: str = "english", stemmer: str = "porter",
-                     block_tags=BLOCK_TAGS) -> Extraction:
+def extract_sketched(
+    page: Page,
+    weights_of: Callable[[str, list[str]], dict | None],
+    bits: int = DEFAULT_BITS,
+    k: int = DEFAULT_K,
+    redundancy: str = "block",
+    title_relevancy: str = "coverage",
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    threshold: str | float = "mean",
+    enhanced: bool = False,
+    stoplist: str = "english",
+    stemmer: str = "porter",
+    block_tags=BLOCK_TAGS,
+) -> Extraction:
     """The whole pipeline of both reconstructions on one page.
 
     Blocks (:func:`separate_blocks`) -> near duplicates removed (the ``bits``-bit simhash of
@@ -464,32 +498,52 @@ def extract_sketched(page: Page, weights_of: Callable[[str, list[str]], dict | N
     fps = fingerprints_many([weights_of(b.raw, seq) for b, seq in zip(blocks, seqs)], bits)
     dups = near_duplicates(fps, k)
     candidates = [i for i, d in enumerate(dups) if d is None and seqs[i]]
-    params = block_params([blocks[i] for i in candidates], [seqs[i] for i in candidates],
-                          title_terms, redundancy, title_relevancy)
+    params = block_params(
+        [blocks[i] for i in candidates],
+        [seqs[i] for i in candidates],
+        title_terms,
+        redundancy,
+        title_relevancy,
+    )
     keep, importance, cut = sketch_select(params, weights, threshold, enhanced)
     decided = {i: (p, keep[n], importance[n]) for n, (i, p) in enumerate(zip(candidates, params))}
     records, kept_text = [], []
     for i, b in enumerate(blocks):
-        rec = Block(index=i, tag=b.tag, path=b.path, text=preview(b.raw), words=b.words,
-                    link_words=b.link_words)
+        rec = Block(
+            index=i,
+            tag=b.tag,
+            path=b.path,
+            text=preview(b.raw),
+            words=b.words,
+            link_words=b.link_words,
+        )
         if dups[i] is not None:
-            rec.kept, rec.stage, rec.rule, rec.duplicate_of = False, "dedup", "near_duplicate", dups[i]
+            rec.kept, rec.stage, rec.rule, rec.duplicate_of = (
+                False,
+                "dedup",
+                "near_duplicate",
+                dups[i],
+            )
             rec.reason = f"within Hamming {k} of block {dups[i]}"
         elif i not in decided:
             rec.kept, rec.stage, rec.rule = False, "sketching", "no_keywords"
             rec.reason = "no keywords: nothing to sketch"
         else:
             p, kept, value = decided[i]
-            rec.scores = {"kr": p.kr, "lp": p.lp, "tr": p.tr, "importance": value,
-                          "threshold": cut}
+            rec.scores = {"kr": p.kr, "lp": p.lp, "tr": p.tr, "importance": value, "threshold": cut}
             if kept:
                 kept_text.append(b.text)
             else:
                 rec.kept, rec.stage, rec.rule = False, "sketching", "below_threshold"
                 rec.reason = f"importance {value:.3f} < {cut:.3f}"
         records.append(rec)
-    info = {"n_blocks": len(blocks), "n_duplicates": sum(d is not None for d in dups),
-            "n_sketched": len(candidates), "n_kept": len(kept_text), "threshold": cut}
+    info = {
+        "n_blocks": len(blocks),
+        "n_duplicates": sum(d is not None for d in dups),
+        "n_sketched": len(candidates),
+        "n_kept": len(kept_text),
+        "threshold": cut,
+    }
     return Extraction(text="\n".join(kept_text), blocks=records, info=info)
 
 

@@ -22,8 +22,9 @@ DEFAULT_THRESHOLD = 0.8
 DEFAULT_SHINGLE = 1
 
 
-def features(text: str, shingle: int = DEFAULT_SHINGLE, stoplist: str = "english",
-             stemmer: str = "porter") -> frozenset[str]:
+def features(
+    text: str, shingle: int = DEFAULT_SHINGLE, stoplist: str = "english", stemmer: str = "porter"
+) -> frozenset[str]:
     """The feature set of a text: its distinct terms, or its distinct k-term shingles.
 
     Shingles are joined with a space (terms never contain one), so every

@@ -35,8 +35,9 @@ _SPACE = re.compile(r"\s+")
 # \w+ runs; terms additionally need one letter (docs/methods/proposed.md#33-secondary-noise-removal)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # on ASCII, \w is [A-Za-z0-9_]: lower case it and make every other character a space
-_ASCII_WORDS = str.maketrans({chr(i): chr(i).lower() if chr(i).isalnum() or chr(i) == "_" else " "
-                              for i in range(128)})
+_ASCII_WORDS = str.maketrans(
+    {chr(i): chr(i).lower() if chr(i).isalnum() or chr(i) == "_" else " " for i in range(128)}
+)
 _CLEANEVAL_MARK = re.compile(r"^\s*<(?:p|h|l)>\s*", re.IGNORECASE | re.MULTILINE)
 
 
@@ -49,8 +50,10 @@ def normalize_space(text: str) -> str:
 # supplement), Hiragana, Katakana (with its phonetic extensions and the half-width forms):
 # the scripts written without spaces between words. Hangul is not among them: Korean puts
 # spaces between words (eojeol), so its white-space tokens are words already.
-_CJK_RANGES = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-               "\uff66-\uff9f\U00020000-\U0002fa1f")
+_CJK_RANGES = (
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0002fa1f"
+)
 #: one character of a script written without spaces (docs/metrics.md#tokens)
 CJK = re.compile(f"[{_CJK_RANGES}]")
 # one CJK character, or a run of anything else that is not white space
@@ -90,8 +93,10 @@ def _stopset(name: str) -> frozenset[str]:
         try:
             lib = importlib.import_module(module)
         except ImportError as exc:
-            raise ImportError(f"stop list {name!r} needs the {module} package, which is not "
-                              f"installed: {STOPLIST_INSTALL}") from exc
+            raise ImportError(
+                f"stop list {name!r} needs the {module} package, which is not "
+                f"installed: {STOPLIST_INSTALL}"
+            ) from exc
         return frozenset(w.lower() for w in lib.get_stoplist("English"))
     if name == "none":
         return frozenset()
@@ -114,8 +119,9 @@ def stopwords(name: str = "english") -> frozenset[str]:
 # on a new word, which a page of new words pays for.
 
 # c (consonant) or v (vowel) of each ASCII character; y is settled by what precedes it
-_CV_ASCII = str.maketrans({chr(i): "v" if chr(i) in "aeiou" else "y" if chr(i) == "y" else "c"
-                           for i in range(128)})
+_CV_ASCII = str.maketrans(
+    {chr(i): "v" if chr(i) in "aeiou" else "y" if chr(i) == "y" else "c" for i in range(128)}
+)
 
 
 def _cv(word: str) -> str:
@@ -137,15 +143,58 @@ def _cv(word: str) -> str:
 
 # (suffix, replacement) in the order a step tries them: the first suffix the word ends with
 # decides, whether or not its condition holds (so -ational is never retried as -tional)
-_STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"),
-          ("izer", "ize"), ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"),
-          ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"), ("ator", "ate"),
-          ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"),
-          ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"))
-_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"),
-          ("ful", ""), ("ness", ""))
-_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent",
-          "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize")
+_STEP2 = (
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("abli", "able"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+)
+_STEP3 = (
+    ("icate", "ic"),
+    ("ative", ""),
+    ("alize", "al"),
+    ("iciti", "ic"),
+    ("ical", "ic"),
+    ("ful", ""),
+    ("ness", ""),
+)
+_STEP4 = (
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+)
 _STEP2_ENDS = tuple(s for s, _ in _STEP2)
 _STEP3_ENDS = tuple(s for s, _ in _STEP3)
 _STEP2_LAST = frozenset(s[-1] for s in _STEP2_ENDS)
@@ -189,12 +238,14 @@ def _porter_original(w: str) -> str:
     if last == "y" and "v" in _cv(w[:-1]):
         w, last = w[:-1] + "i", "i"
     # 2 and 3: (m > 0)
-    for lasts, ends, rules in ((_STEP2_LAST, _STEP2_ENDS, _STEP2),
-                               (_STEP3_LAST, _STEP3_ENDS, _STEP3)):
+    for lasts, ends, rules in (
+        (_STEP2_LAST, _STEP2_ENDS, _STEP2),
+        (_STEP3_LAST, _STEP3_ENDS, _STEP3),
+    ):
         if last in lasts and w.endswith(ends):
             for suffix, repl in rules:
                 if w.endswith(suffix):
-                    stem = w[:-len(suffix)]
+                    stem = w[: -len(suffix)]
                     if "vc" in _cv(stem):
                         w = stem + repl
                         last = w[-1:]
@@ -203,7 +254,7 @@ def _porter_original(w: str) -> str:
     if last in _STEP4_LAST and w.endswith(_STEP4):
         for suffix in _STEP4:
             if w.endswith(suffix):
-                stem = w[:-len(suffix)]
+                stem = w[: -len(suffix)]
                 if _cv(stem).count("vc") > 1 and (suffix != "ion" or stem[-1] in "st"):
                     w = stem
                     last = w[-1:]
@@ -283,11 +334,14 @@ def terms(text: str, stoplist: str = "english", stemmer: str = "porter") -> list
     Every token is decided once per process (:class:`_TermMap`); after that a
     token costs one dict lookup.
     """
-    return [t for t in map(_term_map(stoplist, stemmer).__getitem__, _tokens(text)) if t is not None]
+    return [
+        t for t in map(_term_map(stoplist, stemmer).__getitem__, _tokens(text)) if t is not None
+    ]
 
 
-def terms_many(texts: list[str], stoplist: str = "english",
-               stemmer: str = "porter") -> list[list[str]]:
+def terms_many(
+    texts: list[str], stoplist: str = "english", stemmer: str = "porter"
+) -> list[list[str]]:
     """``[terms(t, stoplist, stemmer) for t in texts]``."""
     get = _term_map(stoplist, stemmer).__getitem__
     return [[t for t in map(get, _tokens(text)) if t is not None] for text in texts]
@@ -299,7 +353,7 @@ def shingles(tokens: list[str], n: int = 4) -> Counter:
         return Counter()
     if len(tokens) < n:
         return Counter([tuple(tokens)])
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def strip_cleaneval_markup(text: str) -> str:

@@ -24,8 +24,14 @@ import lxml.html
 from evalkit.core.page import CONTENT, NOISE, Unit, parse_html
 from evalkit.core.visible import BLOCK_TAGS, INVISIBLE_TAGS
 
-__all__ = ["DEFAULT_CONTENT_CLASSES", "L3S_CLASSES", "LabelFn", "segment", "span_label",
-           "span_units"]
+__all__ = [
+    "DEFAULT_CONTENT_CLASSES",
+    "L3S_CLASSES",
+    "LabelFn",
+    "segment",
+    "span_label",
+    "span_units",
+]
 
 #: maps the element a run starts in to ``(label, fine)``; None leaves the unit unlabelled
 LabelFn = Callable[[lxml.html.HtmlElement], "tuple[str | None, str | None] | None"]
@@ -38,8 +44,9 @@ _SEL = re.compile(r"\bx-nc-(sel[0-9])\b")
 _INVISIBLE = "x-nc-invisible"
 
 
-def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None,
-            visible: list[str] | None = None) -> list[Unit]:
+def segment(
+    root: lxml.html.HtmlElement, label_of: LabelFn | None = None, visible: list[str] | None = None
+) -> list[Unit]:
     """Split the visible text under ``<body>`` (or the root) into units, in document order.
 
     Iterative (no recursion), so 5,000-deep documents do not overflow the stack.
@@ -69,9 +76,17 @@ def segment(root: lxml.html.HtmlElement, label_of: LabelFn | None = None,
             text = " ".join(words)
             n = len(words)
             label, fine = (label_of(owner) or (None, None)) if label_of else (None, None)
-            units.append(Unit(index=len(units), text=text, n_words=n,
-                              n_link_words=min(link_words, n), path=owner_path,
-                              label=label, fine=fine))
+            units.append(
+                Unit(
+                    index=len(units),
+                    text=text,
+                    n_words=n,
+                    n_link_words=min(link_words, n),
+                    path=owner_path,
+                    label=label,
+                    fine=fine,
+                )
+            )
         parts = []
         has_text = False
         link_words = 0
@@ -178,8 +193,11 @@ def span_label(el, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES):
     return NOISE, None
 
 
-def span_units(annotated: bytes | str, content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
-               source: str = "<annotated>") -> list[Unit]:
+def span_units(
+    annotated: bytes | str,
+    content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
+    source: str = "<annotated>",
+) -> list[Unit]:
     """Atomic text blocks of an annotated L3S-GN1 document, labelled from its spans."""
     classes = tuple(content_classes)
     root = parse_html(annotated, source=source)

@@ -65,8 +65,10 @@ class ParamError(ValueError):
 
     def under(self, prefix: str) -> str:
         """The message with every name as ``<prefix>.<name>``."""
-        head = ", ".join(f"{prefix}.{n}={show(v)}" if prefix else f"{n}={show(v)}"
-                         for n, v in zip(self.names, self.values))
+        head = ", ".join(
+            f"{prefix}.{n}={show(v)}" if prefix else f"{n}={show(v)}"
+            for n, v in zip(self.names, self.values)
+        )
         return f"{head}: {self.allowed}"
 
 
@@ -86,8 +88,9 @@ def _bounds(low, high, low_open=False, high_open=False) -> str:
     return " and ".join(parts)
 
 
-def check_int(name: str, value: Any, low: int | None = None, high: int | None = None,
-              allow_none: bool = False) -> Any:
+def check_int(
+    name: str, value: Any, low: int | None = None, high: int | None = None, allow_none: bool = False
+) -> Any:
     """A whole number (not a bool, a float or a string) within [low, high]."""
     if value is None and allow_none:
         return value
@@ -97,14 +100,21 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     if ok and high is not None and value > high:
         ok = False
     if not ok:
-        want = "must be a whole number" + (f" {_bounds(low, high)}" if low is not None
-                                           or high is not None else "")
+        want = "must be a whole number" + (
+            f" {_bounds(low, high)}" if low is not None or high is not None else ""
+        )
         raise ParamError(name, value, want + (" or null" if allow_none else ""))
     return value
 
 
-def check_number(name: str, value: Any, low: float | None = None, high: float | None = None,
-                 low_open: bool = False, high_open: bool = False) -> Any:
+def check_number(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> Any:
     """A finite real number (not a bool or a string) within the bounds."""
     ok = _is_real(value) and math.isfinite(value)
     if ok and low is not None:
@@ -132,8 +142,11 @@ def check_workers(name: str, value: Any) -> Any:
     """A count of workers: a whole number from 1 to :func:`max_workers`."""
     high = max_workers()
     if isinstance(value, int) and not isinstance(value, bool) and value > high:
-        raise ParamError(name, value, f"must be a whole number from 1 to {high} "
-                         f"({WORKERS_PER_CPU} per CPU of this machine)")
+        raise ParamError(
+            name,
+            value,
+            f"must be a whole number from 1 to {high} ({WORKERS_PER_CPU} per CPU of this machine)",
+        )
     return check_int(name, value, low=1)
 
 
@@ -159,8 +172,9 @@ def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     raise ParamError(name, value, f"must be one of {', '.join(map(show, choices))}")
 
 
-def check_str_list(name: str, value: Any, choices: Iterable[str] | None = None,
-                   allow_empty: bool = False) -> Any:
+def check_str_list(
+    name: str, value: Any, choices: Iterable[str] | None = None, allow_empty: bool = False
+) -> Any:
     """A list of strings (a bare string is refused: it is not a list of one), optionally
     each one of ``choices``; empty only when ``allow_empty``."""
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
@@ -171,8 +185,9 @@ def check_str_list(name: str, value: Any, choices: Iterable[str] | None = None,
         choices = tuple(choices)
         bad = [v for v in value if v not in choices]
         if bad:
-            raise ParamError(name, value, f"{show(bad[0])} is not one of "
-                                          f"{', '.join(map(show, choices))}")
+            raise ParamError(
+                name, value, f"{show(bad[0])} is not one of {', '.join(map(show, choices))}"
+            )
     return value
 
 
@@ -187,8 +202,9 @@ def check_path(name: str, value: Any, folder: bool = True) -> Any:
     return value
 
 
-def renamed_keys(params: Mapping[str, Any],
-                 renamed: Mapping[str, str]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def renamed_keys(
+    params: Mapping[str, Any], renamed: Mapping[str, str]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """``params`` with each old key of ``renamed`` (old flat name -> new dotted place) moved
     to its new place, and the ``(old, new)`` pairs moved, in the order given.
 
@@ -197,10 +213,12 @@ def renamed_keys(params: Mapping[str, Any],
     over a value already at its new place (that one may be a config file's default; the
     old key is what the user wrote). ``params`` and the mappings in it are not changed.
     """
+
     def is_old(key: str) -> bool:
         new = renamed.get(key)
-        return new is not None and not (new.startswith(key + ".")
-                                        and isinstance(params[key], Mapping))
+        return new is not None and not (
+            new.startswith(key + ".") and isinstance(params[key], Mapping)
+        )
 
     moved = [(key, renamed[key]) for key in params if is_old(key)]
     olds = {old for old, _ in moved}

@@ -76,8 +76,9 @@ DEFAULT_MAX_GAP_STEPS = 5
 #: weight added to a separator an ``<hr>`` lies in
 DEFAULT_HR_BONUS = 2
 #: computed ``display`` values that lay an element out inside a line
-INLINE_DISPLAYS = frozenset({"inline", "inline-block", "inline-flex", "inline-grid",
-                             "inline-table", "contents"})
+INLINE_DISPLAYS = frozenset(
+    {"inline", "inline-block", "inline-flex", "inline-grid", "inline-table", "contents"}
+)
 #: tags whose presence among the children divides an element (line-break cues)
 BREAK_TAGS = frozenset({"hr", "br"})
 _TRANSPARENT_BG = frozenset({"", "transparent", "rgba(0, 0, 0, 0)"})
@@ -139,8 +140,9 @@ def _union(boxes) -> tuple[float, float, float, float]:
 class _Extractor:
     """Step 1 on one tree: ``boxes`` maps lxml elements to their :class:`ElementBox`."""
 
-    def __init__(self, boxes: dict[Any, ElementBox], page_area: float, pdoc: int,
-                 size_share: float):
+    def __init__(
+        self, boxes: dict[Any, ElementBox], page_area: float, pdoc: int, size_share: float
+    ):
         self.boxes, self.page_area = boxes, max(page_area, 1.0)
         self.pdoc, self.size_share = pdoc, size_share
         self._valid: dict[Any, bool] = {}
@@ -187,14 +189,20 @@ class _Extractor:
         given, are ``el``'s valid children (the only ones it is ever called with)."""
         if el not in self._inline:
             self._inline[el] = all(
-                self.boxes[c].display in INLINE_DISPLAYS and _tag(c) not in BREAK_TAGS
-                and self.inline_only(c) for c in self.valid_kids(el))
+                self.boxes[c].display in INLINE_DISPLAYS
+                and _tag(c) not in BREAK_TAGS
+                and self.inline_only(c)
+                for c in self.valid_kids(el)
+            )
         return self._inline[el]
 
     def text_doc(self, el, kids) -> int:
         """DoC of an element of inline parts only: one font throughout -> 10, else 9."""
-        fonts = {(self.boxes[x].font_size, self.boxes[x].font_weight)
-                 for x in [el, *kids] if x in self.boxes}
+        fonts = {
+            (self.boxes[x].font_size, self.boxes[x].font_weight)
+            for x in [el, *kids]
+            if x in self.boxes
+        }
         return MAX_DOC if len(fonts) <= 1 else MAX_DOC - 1
 
     def decide(self, el) -> int | None:
@@ -210,11 +218,15 @@ class _Extractor:
             return self.text_doc(el, kids)
         if any(_tag(c) in BREAK_TAGS for c in kids):
             return None
-        if any(self.boxes[c].background not in _TRANSPARENT_BG
-               and self.boxes[c].background != box.background for c in kids):
+        if any(
+            self.boxes[c].background not in _TRANSPARENT_BG
+            and self.boxes[c].background != box.background
+            for c in kids
+        ):
             return None
-        if (has_text or any(self.inline_only(c) for c in kids)) \
-                and self.extent(el) < self.size_share * self.page_area:
+        if (has_text or any(self.inline_only(c) for c in kids)) and self.extent(
+            el
+        ) < self.size_share * self.page_area:
             return MAX_DOC - 2
         return None
 
@@ -232,9 +244,13 @@ class _Extractor:
                 self.run(c, out)
 
 
-def extract_blocks(body, boxes: dict[Any, ElementBox], page_area: float,
-                   pdoc: int = DEFAULT_PDOC,
-                   size_share: float = DEFAULT_SIZE_SHARE) -> list[VisualBlock]:
+def extract_blocks(
+    body,
+    boxes: dict[Any, ElementBox],
+    page_area: float,
+    pdoc: int = DEFAULT_PDOC,
+    size_share: float = DEFAULT_SIZE_SHARE,
+) -> list[VisualBlock]:
     """Step 1: the visual blocks under ``body`` (document order), each with its DoC."""
     out: list[VisualBlock] = []
     ex = _Extractor(boxes, page_area, pdoc, size_share)
@@ -247,8 +263,9 @@ def _axis(box, horizontal: bool) -> tuple[float, float]:
     return (box[1], box[1] + box[3]) if horizontal else (box[0], box[0] + box[2])
 
 
-def detect_separators(blocks: list[VisualBlock], region: tuple[float, float, float, float],
-                      horizontal: bool) -> list[tuple[float, float]]:
+def detect_separators(
+    blocks: list[VisualBlock], region: tuple[float, float, float, float], horizontal: bool
+) -> list[tuple[float, float]]:
     """Step 2 without weights: the bands of one direction between ``blocks`` in ``region``."""
     lo, hi = _axis(region, horizontal)
     seps = [(lo, hi)]
@@ -270,11 +287,16 @@ def detect_separators(blocks: list[VisualBlock], region: tuple[float, float, flo
     return [(s0, s1) for s0, s1 in seps if s0 > lo and s1 < hi and s1 > s0]
 
 
-def separator_weight(band: tuple[float, float], horizontal: bool, blocks: list[VisualBlock],
-                     boxes: dict[Any, ElementBox], rules: list[tuple[float, float, float, float]],
-                     gap_step: float = DEFAULT_GAP_STEP,
-                     max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
-                     hr_bonus: int = DEFAULT_HR_BONUS) -> int:
+def separator_weight(
+    band: tuple[float, float],
+    horizontal: bool,
+    blocks: list[VisualBlock],
+    boxes: dict[Any, ElementBox],
+    rules: list[tuple[float, float, float, float]],
+    gap_step: float = DEFAULT_GAP_STEP,
+    max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
+    hr_bonus: int = DEFAULT_HR_BONUS,
+) -> int:
     """The weight of one separator band (module docstring, step 2)."""
     s0, s1 = band
     weight = 1 + min(max_gap_steps, int((s1 - s0) // gap_step))
@@ -294,11 +316,14 @@ def separator_weight(band: tuple[float, float], horizontal: bool, blocks: list[V
     return weight
 
 
-def content_structure(blocks: list[VisualBlock], boxes: dict[Any, ElementBox],
-                      rules: list[tuple[float, float, float, float]] = (),
-                      gap_step: float = DEFAULT_GAP_STEP,
-                      max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
-                      hr_bonus: int = DEFAULT_HR_BONUS) -> VisualBlock:
+def content_structure(
+    blocks: list[VisualBlock],
+    boxes: dict[Any, ElementBox],
+    rules: list[tuple[float, float, float, float]] = (),
+    gap_step: float = DEFAULT_GAP_STEP,
+    max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
+    hr_bonus: int = DEFAULT_HR_BONUS,
+) -> VisualBlock:
     """Step 3: the tree of ``blocks`` split at their heaviest separators, recursively."""
     region = _union(b.box for b in blocks)
     elements = [e for b in blocks for e in b.elements]
@@ -307,8 +332,16 @@ def content_structure(blocks: list[VisualBlock], boxes: dict[Any, ElementBox],
     seps = []
     for horizontal in (True, False):
         for band in detect_separators(blocks, region, horizontal):
-            seps.append(Separator(horizontal, band[0], band[1], separator_weight(
-                band, horizontal, blocks, boxes, rules, gap_step, max_gap_steps, hr_bonus)))
+            seps.append(
+                Separator(
+                    horizontal,
+                    band[0],
+                    band[1],
+                    separator_weight(
+                        band, horizontal, blocks, boxes, rules, gap_step, max_gap_steps, hr_bonus
+                    ),
+                )
+            )
     node = VisualBlock(elements, region, MAX_DOC, separators=seps)
     if not seps:  # blocks that overlap: no separator, they stay side by side
         node.children = list(blocks)
@@ -323,8 +356,9 @@ def content_structure(blocks: list[VisualBlock], boxes: dict[Any, ElementBox],
     for b in blocks:
         start = _axis(b.box, horizontal)[0]
         groups[sum(start >= c for c in cuts)].append(b)
-    node.children = [content_structure(g, boxes, rules, gap_step, max_gap_steps, hr_bonus)
-                     for g in groups if g]
+    node.children = [
+        content_structure(g, boxes, rules, gap_step, max_gap_steps, hr_bonus) for g in groups if g
+    ]
     return node
 
 
@@ -336,9 +370,14 @@ class Vips:
     ``hr_bonus``: the separator weights.
     """
 
-    def __init__(self, pdoc: int = DEFAULT_PDOC, size_share: float = DEFAULT_SIZE_SHARE,
-                 gap_step: float = DEFAULT_GAP_STEP, max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
-                 hr_bonus: int = DEFAULT_HR_BONUS):
+    def __init__(
+        self,
+        pdoc: int = DEFAULT_PDOC,
+        size_share: float = DEFAULT_SIZE_SHARE,
+        gap_step: float = DEFAULT_GAP_STEP,
+        max_gap_steps: int = DEFAULT_MAX_GAP_STEPS,
+        hr_bonus: int = DEFAULT_HR_BONUS,
+    ):
         self.pdoc = check_int("pdoc", pdoc, low=1, high=MAX_DOC)
         self.size_share = check_number("size_share", size_share, low=0, high=1)
         self.gap_step = check_number("gap_step", gap_step, low=0, low_open=True)
@@ -353,11 +392,16 @@ class Vips:
         body = next((c for c in root if _tag(c) == "body"), None)
         if body is None:
             return None
-        blocks = extract_blocks(body, boxes, layout.width * layout.height, self.pdoc,
-                                self.size_share)
+        blocks = extract_blocks(
+            body, boxes, layout.width * layout.height, self.pdoc, self.size_share
+        )
         if not blocks:
             return None
-        rules = [(b.x, b.y, b.width, b.height) for el, b in boxes.items()
-                 if _tag(el) == "hr" and b.x is not None]
-        return content_structure(blocks, boxes, rules, self.gap_step, self.max_gap_steps,
-                                 self.hr_bonus)
+        rules = [
+            (b.x, b.y, b.width, b.height)
+            for el, b in boxes.items()
+            if _tag(el) == "hr" and b.x is not None
+        ]
+        return content_structure(
+            blocks, boxes, rules, self.gap_step, self.max_gap_steps, self.hr_bonus
+        )

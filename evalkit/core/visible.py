@@ -8,18 +8,81 @@ from __future__ import annotations
 
 import lxml.html
 
+__all__ = [
+    "BLOCK_TAGS",
+    "INVISIBLE_TAGS",
+    "drop_invisible",
+    "element_text",
+    "element_word_count",
+    "join_lines",
+    "visible_text",
+]
 
-__all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "drop_invisible", "visible_text", "element_text",
-           "element_word_count", "join_lines"]
-
-INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta",
-                            "link", "svg", "math", "iframe", "object", "embed"})
-BLOCK_TAGS = frozenset({
-    "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
-    "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
-    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "li", "main", "nav", "ol", "p",
-    "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
-})
+INVISIBLE_TAGS = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "embed",
+    }
+)
+BLOCK_TAGS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
 
 
 def drop_invisible(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -63,8 +126,11 @@ def _text_parts(el: lxml.html.HtmlElement, skip_tags=frozenset(), skip=None) -> 
             if child.tail:
                 push(child.tail)
             ctag = child.tag
-            if ctag.__class__ is str and ctag.lower() not in skip_tags and (
-                    skip is None or not skip(child)):
+            if (
+                ctag.__class__ is str
+                and ctag.lower() not in skip_tags
+                and (skip is None or not skip(child))
+            ):
                 push(child)
     return parts
 

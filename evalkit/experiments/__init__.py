@@ -21,6 +21,9 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
+from evalkit.experiments._report import configure, report_settings, write_reports
+from evalkit.experiments._report import skipped as _skipped
+from evalkit.experiments.checks import check_sections
 from evalkit.harness.cache_keys import method_facts, page_key
 from evalkit.harness.config import (
     ConfigError,
@@ -31,9 +34,6 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
-from evalkit.experiments._report import configure, report_settings, write_reports
-from evalkit.experiments._report import skipped as _skipped
-from evalkit.experiments.checks import check_sections
 from evalkit.harness.method_rows import split_specs
 from evalkit.harness.preflight import (
     TELL_KEYS,
@@ -47,7 +47,12 @@ from evalkit.harness.preflight import (
     trial_run,
 )
 from evalkit.harness.registry import Registry
+from evalkit.harness.render import render_record
+from evalkit.harness.rundir import mark_interrupted
+from evalkit.harness.runner import Runner
+from evalkit.harness.training import train_specs
 from evalkit.report.filenames import file_stem, file_stems
+from evalkit.report.progress import set_enabled as set_progress
 from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
@@ -58,31 +63,29 @@ from evalkit.report.results import (
     write_frames_csv,
     write_run_json,
 )
-from evalkit.harness.render import render_record
-from evalkit.harness.rundir import mark_interrupted
-from evalkit.harness.runner import Runner
-from evalkit.harness.training import train_specs
-from evalkit.report.progress import set_enabled as set_progress
 from evalkit.report.sections import Section
 
 __all__ = ["EXPERIMENTS", "Context", "run_experiment", "warm_up"]
 
-EXPERIMENTS = Registry("experiment", {
-    "extraction": "evalkit.experiments.extraction:run",
-    "units": "evalkit.experiments.units:run",
-    "speed": "evalkit.experiments.speed:run",
-    "dedup": "evalkit.experiments.dedup:run",
-    "saravanan2020": "evalkit.experiments.saravanan2020:run",
-    "classification": "evalkit.experiments.classification:run",
-    "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",
-    "kaur2017": "evalkit.experiments.kaur2017:run",
-    "kaur2015": "evalkit.experiments.kaur2015:run",
-    "readings": "evalkit.experiments.readings:run",
-    "audit": "evalkit.experiments.audit:run",
-    "wcxb": "evalkit.experiments.wcxb:run",
-    "trafilatura_eval": "evalkit.experiments.trafilatura_eval:run",
-    "wceb": "evalkit.experiments.wceb:run",
-})
+EXPERIMENTS = Registry(
+    "experiment",
+    {
+        "extraction": "evalkit.experiments.extraction:run",
+        "units": "evalkit.experiments.units:run",
+        "speed": "evalkit.experiments.speed:run",
+        "dedup": "evalkit.experiments.dedup:run",
+        "saravanan2020": "evalkit.experiments.saravanan2020:run",
+        "classification": "evalkit.experiments.classification:run",
+        "kabir_blocks": "evalkit.experiments.kabir2015:run_blocks",
+        "kaur2017": "evalkit.experiments.kaur2017:run",
+        "kaur2015": "evalkit.experiments.kaur2015:run",
+        "readings": "evalkit.experiments.readings:run",
+        "audit": "evalkit.experiments.audit:run",
+        "wcxb": "evalkit.experiments.wcxb:run",
+        "trafilatura_eval": "evalkit.experiments.trafilatura_eval:run",
+        "wceb": "evalkit.experiments.wceb:run",
+    },
+)
 
 
 def warm_up(*jobs: Callable[[], object]) -> None:
@@ -95,6 +98,7 @@ def warm_up(*jobs: Callable[[], object]) -> None:
     each fills a cache of its own (a module, a memo) that the run reads later, and an error
     is left for that later call to raise. A later import of a module waits for the job's
     import of it (Python's per-module import lock)."""
+
     def run() -> None:
         if hasattr(signal, "pthread_sigmask"):  # Ctrl-C goes to the main thread, where it is
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # raised
@@ -166,8 +170,13 @@ class Context:
         spill = self.spill(f"{experiment}-{label}")
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
-        records = self.runner.iter_records(self._keyed(ds.pages(), experiment, label), self.specs, score=score,
-                                           desc=f"{experiment} {label}", total=ds.page_count())
+        records = self.runner.iter_records(
+            self._keyed(ds.pages(), experiment, label),
+            self.specs,
+            score=score,
+            desc=f"{experiment} {label}",
+            total=ds.page_count(),
+        )
         while chunk := list(itertools.islice(records, CHUNK_ROWS)):
             spill.append({"experiment": experiment, **rec} for rec in chunk)
         return spill
@@ -184,8 +193,9 @@ class Context:
             self.page_keys.add(key)
             yield page
 
-    def record_pages(self, per_page: pd.DataFrame, dataset: str,
-                     spill: RecordSpill | None = None) -> None:
+    def record_pages(
+        self, per_page: pd.DataFrame, dataset: str, spill: RecordSpill | None = None
+    ) -> None:
         """Keep an experiment's per-page records for per_page.csv and list its failures
         (page, method, error) for run.json. With ``spill``, per_page.csv gets the spill's
         records and ``per_page`` may hold only some of their columns (page_id, method and
@@ -197,8 +207,9 @@ class Context:
         if spill is not None:
             self.spills[id(per_page)] = spill
         for rec in per_page[per_page["error"].notna()].itertuples():
-            self.failures.append({"dataset": dataset, "page": rec.page_id, "method": rec.method,
-                                  "error": rec.error})
+            self.failures.append(
+                {"dataset": dataset, "page": rec.page_id, "method": rec.method, "error": rec.error}
+            )
         self._ask_methods(per_page, dataset)
 
     def _ask_methods(self, per_page: pd.DataFrame, dataset: str) -> None:
@@ -217,8 +228,9 @@ class Context:
             if note:
                 self.notes.setdefault(spec.label, {})[dataset] = note
                 if note.get("warning"):
-                    print(f"evalkit: warning: method {spec.label}: {note['warning']}",
-                          file=sys.stderr)
+                    print(
+                        f"evalkit: warning: method {spec.label}: {note['warning']}", file=sys.stderr
+                    )
 
     def section(self, name: str) -> dict[str, Any]:
         return plain(self.cfg.get(name)) or {}
@@ -232,9 +244,15 @@ def runner_from_config(cfg: DictConfig) -> Runner:
     return Runner.from_config(settings, cache_root=str(cache) if cache else None)
 
 
-def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
-                   datasets: dict[str, Any] | None = None, methods: list | None = None,
-                   extra: dict[str, Any] | None = None, check_failures: bool = False) -> Path:
+def run_experiment(
+    cfg: DictConfig,
+    out_dir: str | Path,
+    *,
+    datasets: dict[str, Any] | None = None,
+    methods: list | None = None,
+    extra: dict[str, Any] | None = None,
+    check_failures: bool = False,
+) -> Path:
     """Run every part of ``cfg.experiment`` and write the run folder; returns it.
 
     The one execution path of the ``evalkit`` command and of :func:`evalkit.shell.api.evaluate`:
@@ -288,8 +306,16 @@ def run_experiment(cfg: DictConfig, out_dir: str | Path, *,
                 print(f"evalkit: method {spec.label!r} is not cached: {why}", file=sys.stderr)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
-    ctx = Context(cfg=cfg, out=out, datasets=built, specs=specs, seed=int(cfg.seed),
-                  runner_=runner, tell=tell, unavailable=gone)
+    ctx = Context(
+        cfg=cfg,
+        out=out,
+        datasets=built,
+        specs=specs,
+        seed=int(cfg.seed),
+        runner_=runner,
+        tell=tell,
+        unavailable=gone,
+    )
     try:
         _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (evalkit.shell.cli): mark what finished
@@ -308,9 +334,16 @@ def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
     finished: dict[str, dict[str, int]] = {}
     for (dataset, method), n in ctx.n_records.items():
         finished.setdefault(dataset, {})[method] = n
-    mark_interrupted(ctx.out, {"experiment": str(ctx.cfg.experiment.name), "parts": parts,
-                               "finished_records": finished, "n_failures": len(ctx.failures),
-                               "wall_seconds": round(time.perf_counter() - t0, 3)})
+    mark_interrupted(
+        ctx.out,
+        {
+            "experiment": str(ctx.cfg.experiment.name),
+            "parts": parts,
+            "finished_records": finished,
+            "n_failures": len(ctx.failures),
+            "wall_seconds": round(time.perf_counter() - t0, 3),
+        },
+    )
 
 
 def _tell_end(ctx: Context, check_failures: bool) -> None:
@@ -321,9 +354,11 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     if ctx.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
         # by the key the pages' pipelines used (a worker's hash seed may differ from ours)
         keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
-        record_run(ctx.runner.cache_root,
-                   [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs
-                    if keys[s.label]], ctx.page_keys)
+        record_run(
+            ctx.runner.cache_root,
+            [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs if keys[s.label]],
+            ctx.page_keys,
+        )
     if ctx.failures:
         print("evalkit: failures per method (first error; all in run.json):")
         for line in failure_lines(ctx.failures, ctx.n_records):
@@ -345,18 +380,30 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
             if rows is not None and len(rows):
                 rows = rows.assign(experiment=name)
                 summaries.append(rows[SUMMARY_COLUMNS])
-    summary = (pd.concat(summaries, ignore_index=True) if summaries
-               else pd.DataFrame(columns=SUMMARY_COLUMNS))
+    summary = (
+        pd.concat(summaries, ignore_index=True)
+        if summaries
+        else pd.DataFrame(columns=SUMMARY_COLUMNS)
+    )
     write_csv(summary, out / "summary.csv")
     for label, ds in ctx.datasets.items():
         ctx.dataset_info.setdefault(label, {}).update(_describe(ds))
     # every file a reader passed over gets a row too, so per_page.csv accounts for every input
-    skipped_rows = pd.DataFrame([
-        {"experiment": str(cfg.experiment.name), "dataset": label,
-         "error": f"skipped: {s['reason']}", "skipped_file": s["file"]}
-        for label, info in ctx.dataset_info.items() for s in info.get("skipped", [])])
-    frames = ([ctx.spills.get(id(f), f) for f in ctx.per_page]
-              + ([skipped_rows] if len(skipped_rows) else []))
+    skipped_rows = pd.DataFrame(
+        [
+            {
+                "experiment": str(cfg.experiment.name),
+                "dataset": label,
+                "error": f"skipped: {s['reason']}",
+                "skipped_file": s["file"],
+            }
+            for label, info in ctx.dataset_info.items()
+            for s in info.get("skipped", [])
+        ]
+    )
+    frames = [ctx.spills.get(id(f), f) for f in ctx.per_page] + (
+        [skipped_rows] if len(skipped_rows) else []
+    )
     if frames:
         write_frames_csv(frames, out / "per_page.csv")
         _parquet_copy(cfg, frames, out / "per_page.csv")
@@ -364,12 +411,18 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     methods = {s.label: method_facts(s).provenance() for s in ctx.specs}
     for label, notes in ctx.notes.items():
         methods[label]["notes"] = notes
-    extra = {"status": "complete", "experiment": str(cfg.experiment.name), "parts": parts,
-             "runner": {"name": runner.name, "on_failure": runner.on_failure},
-             "paths": run_paths(cfg),
-             # what each label became in the names of tables/ and figures/ (report.filenames)
-             "file_names": {"datasets": file_stems(ctx.datasets),
-                            "methods": file_stems(s.label for s in ctx.specs)}}
+    extra = {
+        "status": "complete",
+        "experiment": str(cfg.experiment.name),
+        "parts": parts,
+        "runner": {"name": runner.name, "on_failure": runner.on_failure},
+        "paths": run_paths(cfg),
+        # what each label became in the names of tables/ and figures/ (report.filenames)
+        "file_names": {
+            "datasets": file_stems(ctx.datasets),
+            "methods": file_stems(s.label for s in ctx.specs),
+        },
+    }
     if detectors:
         extra["detectors"] = {s.label: method_facts(s).provenance() for s in detectors}
     if runner.render_counts:  # methods that read rendered pages (evalkit.harness.render)
@@ -381,14 +434,23 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     if ctx.unavailable:  # runner.skip_unavailable: which methods, and why
         extra["skipped_methods"] = {u.label: f"{u.cause}: {u.fix}" for u in ctx.unavailable}
     extra.update(more or {})
-    write_run_json(out / "run.json", root=project_root(), seed=ctx.seed,
-                   wall_seconds=time.perf_counter() - t0, datasets=ctx.dataset_info,
-                   methods=methods, failures=ctx.failures, extra=extra)
+    write_run_json(
+        out / "run.json",
+        root=project_root(),
+        seed=ctx.seed,
+        wall_seconds=time.perf_counter() - t0,
+        datasets=ctx.dataset_info,
+        methods=methods,
+        failures=ctx.failures,
+        extra=extra,
+    )
     write_reports(cfg, ctx)  # report.md and report.html (evalkit.experiments._report)
     skipped = _skipped(ctx)
     if ctx.failures or skipped:
-        print(f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
-              f"skipped files, listed in {out / 'run.json'}")
+        print(
+            f"evalkit: {len(ctx.failures)} failed (page, method) pairs and {len(skipped)} "
+            f"skipped files, listed in {out / 'run.json'}"
+        )
     return out
 
 
@@ -405,6 +467,10 @@ def _parquet_copy(cfg, frames, csv_path: Path) -> None:
 def _describe(ds) -> dict[str, Any]:
     """What run.json records of a data set: reader, folder, the pages the experiments were
     handed (count and fingerprint) and every file the reader skipped, with its reason."""
-    return {"reader": type(ds).__name__, "path": ds.path, "n_pages": len(ds.seen_),
-            "fingerprint": dataset_fingerprint(ds.seen_.values()),
-            "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped]}
+    return {
+        "reader": type(ds).__name__,
+        "path": ds.path,
+        "n_pages": len(ds.seen_),
+        "fingerprint": dataset_fingerprint(ds.seen_.values()),
+        "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped],
+    }

@@ -33,9 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["REPORT_DEFAULTS", "configure", "report_settings", "skipped", "write_reports"]
 
 #: the ``report`` section's keys and their defaults (configs/config.yaml)
-REPORT_DEFAULTS: dict[str, Any] = {"html": True, "max_pages": DEFAULT_MAX_PAGES,
-                                   "keep_extractions": True, "method_order": "score",
-                                   "parquet_rows": DEFAULT_PARQUET_ROWS}
+REPORT_DEFAULTS: dict[str, Any] = {
+    "html": True,
+    "max_pages": DEFAULT_MAX_PAGES,
+    "keep_extractions": True,
+    "method_order": "score",
+    "parquet_rows": DEFAULT_PARQUET_ROWS,
+}
 
 
 def report_settings(cfg: DictConfig) -> dict[str, Any]:
@@ -55,20 +59,32 @@ def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
     """The run's head: data, methods, failures, skipped files."""
     skips = skipped(ctx)
     # a study that makes its own methods (study=wceb: one per stored tool) names them by its records
-    methods = (", ".join(s.label for s in ctx.specs)
-               or ", ".join(dict.fromkeys(m for _, m in ctx.n_records)) or "none")
+    methods = (
+        ", ".join(s.label for s in ctx.specs)
+        or ", ".join(dict.fromkeys(m for _, m in ctx.n_records))
+        or "none"
+    )
     head: list[Section] = [
         Heading(f"evalkit run: {cfg.experiment.name}", level=1),
-        Text(f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
-             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
-             f" Skipped files: {len(skips)}.")]
+        Text(
+            f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
+            f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
+            f" Skipped files: {len(skips)}."
+        ),
+    ]
     if ctx.failures:
-        how = {"empty": "scored as an empty extraction (`runner.on_failure=empty`)",
-               "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
-                       "means cover fewer pages than the other methods'"}[ctx.on_failure]
-        head += [Text(f"Pages on which a method failed are {how}; every page is listed in "
-                      "run.json and per_page.csv."),
-                 Table(failure_table(ctx.failures))]
+        how = {
+            "empty": "scored as an empty extraction (`runner.on_failure=empty`)",
+            "drop": "left out of that method's scores (`runner.on_failure=drop`), so its "
+            "means cover fewer pages than the other methods'",
+        }[ctx.on_failure]
+        head += [
+            Text(
+                f"Pages on which a method failed are {how}; every page is listed in "
+                "run.json and per_page.csv."
+            ),
+            Table(failure_table(ctx.failures)),
+        ]
     if skips:
         rows = [(s["file"], s["reason"]) for s in skips[:50]]
         if len(skips) > 50:
@@ -80,11 +96,17 @@ def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
 def write_reports(cfg: DictConfig, ctx: Context) -> None:
     """Write report.md, report_sections.json and (``report.html``) report.html."""
     head, body = _head(cfg, ctx), list(ctx.report)
-    if ctx.unavailable:  # methods dropped by runner.skip_unavailable: in the head, under every table
+    if (
+        ctx.unavailable
+    ):  # methods dropped by runner.skip_unavailable: in the head, under every table
         note = skipped_note(ctx.unavailable)
         head.append(Text(note))
-        body = [dataclasses.replace(s, lead=f"{s.lead} {note}" if s.lead else note)
-                if isinstance(s, Table) else s for s in body]
+        body = [
+            dataclasses.replace(s, lead=f"{s.lead} {note}" if s.lead else note)
+            if isinstance(s, Table)
+            else s
+            for s in body
+        ]
     sections = head + body
     title = f"evalkit run: {cfg.experiment.name}"
     atomic_write_text(ctx.out / "report.md", render(sections))
@@ -94,5 +116,4 @@ def write_reports(cfg: DictConfig, ctx: Context) -> None:
         try:
             write_html(ctx.out, sections, title, settings["max_pages"], ctx.seed)
         except Exception as exc:  # noqa: BLE001 - the run's numbers are written: say, go on
-            print(f"evalkit: report.html not written: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
+            print(f"evalkit: report.html not written: {type(exc).__name__}: {exc}", file=sys.stderr)

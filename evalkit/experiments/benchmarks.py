@@ -25,21 +25,37 @@ from evalkit.core.page import Extraction, Page
 from evalkit.metrics import snippets as traf
 from evalkit.metrics import wceb_rouge, wcxb
 
-__all__ = ["BENCHMARKS", "bench_score", "by_method", "comparison", "installed_version",
-           "pages_note", "scored_sets", "version_note"]
+__all__ = [
+    "BENCHMARKS",
+    "bench_score",
+    "by_method",
+    "comparison",
+    "installed_version",
+    "pages_note",
+    "scored_sets",
+    "version_note",
+]
 
 #: the benchmarks :func:`bench_score` knows
 BENCHMARKS = ("wcxb", "trafilatura_eval", "wceb")
 
 
 def _base(page: Page, method: str, ext: Extraction) -> dict[str, Any]:
-    return {"dataset": page.dataset, "page_id": page.id, "site": page.site,
-            "category": page.category, "method": method, "error": ext.error,
-            "seconds": ext.seconds, "n_words_out": len((ext.text or "").split())}
+    return {
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "site": page.site,
+        "category": page.category,
+        "method": method,
+        "error": ext.error,
+        "seconds": ext.seconds,
+        "n_words_out": len((ext.text or "").split()),
+    }
 
 
-def bench_score(page: Page, method: str, ext: Extraction, *, benchmark: str,
-                sentences: str = "rule") -> dict[str, Any]:
+def bench_score(
+    page: Page, method: str, ext: Extraction, *, benchmark: str, sentences: str = "rule"
+) -> dict[str, Any]:
     """One per-page record under ``benchmark``'s own metric.
 
     A failed extraction is what each benchmark makes of it: WCXB scores a missing
@@ -77,7 +93,7 @@ def installed_version(package: str | None) -> str | None:
 
 
 def version_note(package: str | None, published: str | None) -> str:
-    """"" when the installed version is the published one, else why the rows differ."""
+    """ "" when the installed version is the published one, else why the rows differ."""
     if not published:
         return "not comparable: the benchmark does not say which version it ran"
     have = installed_version(package)
@@ -89,7 +105,7 @@ def version_note(package: str | None, published: str | None) -> str:
 
 
 def pages_note(n: int, published: int | None, limited: bool = False) -> str:
-    """"" when a run's ``n`` pages are the ``published`` figure's page count, else why its
+    """ "" when a run's ``n`` pages are the ``published`` figure's page count, else why its
     numbers cannot be compared with it. ``published`` None (not stated): only a ``limited``
     run (``dataset.X.limit``) is called a subset."""
     if published is None:
@@ -101,8 +117,13 @@ def pages_note(n: int, published: int | None, limited: bool = False) -> str:
     return ""
 
 
-def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics: list[str],
-               tolerance: float, pages: str = "") -> pd.DataFrame:
+def comparison(
+    ours: dict[str, dict[str, float]],
+    published: list[dict],
+    metrics: list[str],
+    tolerance: float,
+    pages: str = "",
+) -> pd.DataFrame:
     """One row per published row: evalkit's value beside the published one per metric, the
     difference when the versions and the pages agree, else why not (``pages``: the run's
     :func:`pages_note`, then the version note); ``ours``: method -> metric -> value. A
@@ -114,9 +135,12 @@ def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics
         note = version_note(pub.get("package"), pub.get("version")) if got else ""
         if got and pages:  # never "differs" on other pages than the published figure's
             note = pages + (f" ({note.removeprefix('not comparable: ')})" if note else "")
-        row = {"tool (published row)": pub["row"], "method": method or "-",
-               "version": f"{installed_version(pub.get('package')) or '-'} installed / "
-                          f"{pub.get('version') or '?'} published"}
+        row = {
+            "tool (published row)": pub["row"],
+            "method": method or "-",
+            "version": f"{installed_version(pub.get('package')) or '-'} installed / "
+            f"{pub.get('version') or '?'} published",
+        }
         worst = 0.0
         for m in metrics:
             p = pub.get(m)
@@ -130,16 +154,19 @@ def comparison(ours: dict[str, dict[str, float]], published: list[dict], metrics
         elif note:
             row["agreement"] = note
         else:
-            row["agreement"] = (f"within {tolerance:g} (largest difference {worst:.3f})"
-                                if worst <= tolerance else
-                                f"differs by up to {worst:.3f} at the published version"
-                                + (f": {pub['why']}" if pub.get("why") else ""))
+            row["agreement"] = (
+                f"within {tolerance:g} (largest difference {worst:.3f})"
+                if worst <= tolerance
+                else f"differs by up to {worst:.3f} at the published version"
+                + (f": {pub['why']}" if pub.get("why") else "")
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def scored_sets(ctx, benchmark: str, summarise: Callable[[pd.DataFrame, str], list[dict]]
-                ) -> Iterator[tuple[str, pd.DataFrame, pd.DataFrame]]:
+def scored_sets(
+    ctx, benchmark: str, summarise: Callable[[pd.DataFrame, str], list[dict]]
+) -> Iterator[tuple[str, pd.DataFrame, pd.DataFrame]]:
     """Each data set of the run (``ctx``, an :class:`evalkit.experiments.Context`) scored
     under ``benchmark``'s metric, as ``(label, per_page, summary)``: the per-page records
     are kept in the run's per_page.csv, ``summary`` holds ``summarise(per_page, label)``'s
@@ -156,5 +183,7 @@ def scored_sets(ctx, benchmark: str, summarise: Callable[[pd.DataFrame, str], li
 
 def by_method(summary: pd.DataFrame, prefix: str) -> dict[str, dict[str, float]]:
     """``{method: {metric without prefix: value}}`` of a summary, for :func:`comparison`."""
-    return {m: dict(zip(g["metric"].str.removeprefix(prefix), g["value"]))
-            for m, g in summary.groupby("method", sort=False)}
+    return {
+        m: dict(zip(g["metric"].str.removeprefix(prefix), g["value"]))
+        for m, g in summary.groupby("method", sort=False)
+    }

@@ -16,8 +16,6 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from evalkit.harness.config import ConfigError, plain
-from evalkit.harness.scoring import FAMILIES
 from evalkit.core.validate import (
     ParamError,
     check_bool,
@@ -27,6 +25,8 @@ from evalkit.core.validate import (
     check_share,
     check_str_list,
 )
+from evalkit.harness.config import ConfigError, plain
+from evalkit.harness.scoring import FAMILIES
 
 __all__ = ["SECTION_CHECKS", "check_sections"]
 
@@ -54,6 +54,7 @@ def _name(name: str, value: Any) -> Any:
 
 def _list_of(item: Check) -> Check:
     """A non-empty list, each item passing ``item``."""
+
     def check(name: str, value: Any) -> Any:
         if not isinstance(value, (list, tuple)) or not value:
             raise ParamError(name, value, "must be a non-empty list, e.g. [1,2]")
@@ -63,6 +64,7 @@ def _list_of(item: Check) -> Check:
             except ParamError as exc:
                 raise ParamError(name, value, f"every item {exc.allowed}") from None
         return value
+
     return check
 
 
@@ -80,9 +82,12 @@ def _targets(name: str, value: Any) -> Any:
 
 def _cut_points(name: str, value: Any) -> Any:
     # the two quantiles that cut each set's pages into low / medium / high complexity
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-            or not 0 < value[0] < value[1] < 1):
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        or not 0 < value[0] < value[1] < 1
+    ):
         raise ParamError(name, value, "must be two quantiles 0 < q1 < q2 < 1, e.g. [0.25,0.75]")
     return value
 
@@ -91,51 +96,107 @@ _BOOT = {"n_boot": _at_least(1), "alpha": _alpha}
 
 #: section -> key -> check (a nested dict is a sub-section)
 SECTION_CHECKS: dict[str, dict[str, Any]] = {
-    "extraction": {"reference": _name, "pages_correct_threshold": check_share,
-                   "shingle_n": _at_least(1), "unit_min_share": check_share,
-                   "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
-                   "complexity_quantiles": _cut_points,
-                   # [] is allowed: shingle alone, always scored (evalkit.harness.scoring.check_metrics)
-                   "metrics": lambda n, v: check_str_list(n, v, choices=FAMILIES,
-                                                          allow_empty=True),
-                   "rouge_n": _at_least(1), **_BOOT},
-    "dedup": {"scopes": lambda n, v: check_str_list(n, v, choices=("page", "site")),
-              "truth": _choice("auto", "gold", "shingles"), "theta": check_share,
-              "shingle": _at_least(1), "minhash_lsh": check_bool, **_BOOT},
-    "classification": {"test_fractions": _list_of(lambda n, v: check_number(
-                           n, v, low=0, high=1, low_open=True, high_open=True)),
-                       "repeats": _at_least(1), **_BOOT},
-    "units": {"folds": _at_least(2), "seed": check_int, "min_samples_leaf": _at_least(1),
-              "criterion": _choice("gini", "entropy", "log_loss"),
-              "train_weight": _choice("words", "none"), "line_width": _at_least(1),
-              "drop_inside": lambda n, v: check_str_list(n, v, allow_empty=True), **_BOOT},
-    "speed": {"clock": _choice("cpu", "wall"), "warmup": check_bool, "python_walk": check_bool,
-              "targets": _targets, **_BOOT,
-              "diff": {"enabled": check_bool, "words": _at_least(1), "repeat": _at_least(1),
-                       "seed": check_int},
-              "micro": {"enabled": check_bool, "lengths": _list_of(_at_least(1)),
-                        "repeat": _at_least(1), "vocabulary": _at_least(1),
-                        "exponent": _positive, "seed": check_int}},
-    "study": {"page_counts": _list_of(_at_least(1)), "correct_f1": check_share,
-              "unit_min_share": check_share, **_BOOT},
-    "readings": {"pages_correct_threshold": check_share, "shingle_n": _at_least(1),
-                 "stage_switches": check_bool,
-                 "max_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
-                 "switch_pages": lambda n, v: None if v is None else check_int(n, v, low=1)},
-    "audit": {"coverage_min": check_share, "shingle_n": _at_least(1),
-              "truncated_fraction": _positive, "truncated_min_words": _at_least(0),
-              "simhash_shingle": _at_least(1), "simhash_k": lambda n, v: check_int(n, v, low=0,
-                                                                                  high=63),
-              "duplicate_min_words": _at_least(1), "examples": _at_least(0)},
-    "kabir_blocks": {"method": _name, "methods": _list_of(_name), "first_pages": _at_least(1),
-                     **_BOOT},
-    "report": {"html": check_bool, "keep_extractions": check_bool,
-               "max_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
-               "method_order": _choice("score", "config"),
-               "parquet_rows": lambda n, v: None if v is None else check_int(n, v, low=0)},
-    "kaur2017": {"pages": _at_least(1), "shingle_n": _at_least(1),
-                 "unit_min_share": check_share, **_BOOT,
-                 "held_out_pages": lambda n, v: None if v is None else check_int(n, v, low=1)},
+    "extraction": {
+        "reference": _name,
+        "pages_correct_threshold": check_share,
+        "shingle_n": _at_least(1),
+        "unit_min_share": check_share,
+        "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
+        "complexity_quantiles": _cut_points,
+        # [] is allowed: shingle alone, always scored (evalkit.harness.scoring.check_metrics)
+        "metrics": lambda n, v: check_str_list(n, v, choices=FAMILIES, allow_empty=True),
+        "rouge_n": _at_least(1),
+        **_BOOT,
+    },
+    "dedup": {
+        "scopes": lambda n, v: check_str_list(n, v, choices=("page", "site")),
+        "truth": _choice("auto", "gold", "shingles"),
+        "theta": check_share,
+        "shingle": _at_least(1),
+        "minhash_lsh": check_bool,
+        **_BOOT,
+    },
+    "classification": {
+        "test_fractions": _list_of(
+            lambda n, v: check_number(n, v, low=0, high=1, low_open=True, high_open=True)
+        ),
+        "repeats": _at_least(1),
+        **_BOOT,
+    },
+    "units": {
+        "folds": _at_least(2),
+        "seed": check_int,
+        "min_samples_leaf": _at_least(1),
+        "criterion": _choice("gini", "entropy", "log_loss"),
+        "train_weight": _choice("words", "none"),
+        "line_width": _at_least(1),
+        "drop_inside": lambda n, v: check_str_list(n, v, allow_empty=True),
+        **_BOOT,
+    },
+    "speed": {
+        "clock": _choice("cpu", "wall"),
+        "warmup": check_bool,
+        "python_walk": check_bool,
+        "targets": _targets,
+        **_BOOT,
+        "diff": {
+            "enabled": check_bool,
+            "words": _at_least(1),
+            "repeat": _at_least(1),
+            "seed": check_int,
+        },
+        "micro": {
+            "enabled": check_bool,
+            "lengths": _list_of(_at_least(1)),
+            "repeat": _at_least(1),
+            "vocabulary": _at_least(1),
+            "exponent": _positive,
+            "seed": check_int,
+        },
+    },
+    "study": {
+        "page_counts": _list_of(_at_least(1)),
+        "correct_f1": check_share,
+        "unit_min_share": check_share,
+        **_BOOT,
+    },
+    "readings": {
+        "pages_correct_threshold": check_share,
+        "shingle_n": _at_least(1),
+        "stage_switches": check_bool,
+        "max_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
+        "switch_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
+    },
+    "audit": {
+        "coverage_min": check_share,
+        "shingle_n": _at_least(1),
+        "truncated_fraction": _positive,
+        "truncated_min_words": _at_least(0),
+        "simhash_shingle": _at_least(1),
+        "simhash_k": lambda n, v: check_int(n, v, low=0, high=63),
+        "duplicate_min_words": _at_least(1),
+        "examples": _at_least(0),
+    },
+    "kabir_blocks": {
+        "method": _name,
+        "methods": _list_of(_name),
+        "first_pages": _at_least(1),
+        **_BOOT,
+    },
+    "report": {
+        "html": check_bool,
+        "keep_extractions": check_bool,
+        "max_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
+        "method_order": _choice("score", "config"),
+        "parquet_rows": lambda n, v: None if v is None else check_int(n, v, low=0),
+    },
+    "kaur2017": {
+        "pages": _at_least(1),
+        "shingle_n": _at_least(1),
+        "unit_min_share": check_share,
+        **_BOOT,
+        "held_out_pages": lambda n, v: None if v is None else check_int(n, v, low=1),
+    },
 }
 
 

@@ -59,10 +59,10 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.core.text import shingles, terms
 from evalkit.experiments import Context
 from evalkit.harness.summary import summary_row
 from evalkit.report.filenames import file_stem
-from evalkit.core.text import shingles, terms
 
 __all__ = [
     "DEFAULT_SHINGLE",
@@ -87,8 +87,13 @@ DEFAULT_SHINGLE = 3
 SCOPES = ("page", "site")
 TABLE_METRICS = ("pair_precision", "pair_recall", "pair_f1", "pages_exact", "blocks_exact")
 # how the figures name TABLE_METRICS
-_BAR_LABELS = ("pair precision", "pair recall", "pair F1", "pages exactly right",
-              "blocks exactly right")
+_BAR_LABELS = (
+    "pair precision",
+    "pair recall",
+    "pair F1",
+    "pages exactly right",
+    "blocks exactly right",
+)
 _HAMMING_ROWS = 512  # rows of the pairwise XOR matrix computed at once (memory bound)
 _CELLS = 8_000_000  # signature values compared at once for MinHash (memory bound)
 
@@ -116,8 +121,11 @@ def _prefix_len(size: int, theta: float) -> int:
     return size - math.ceil(theta * size - 1e-12) + 1
 
 
-def set_pairs(sets: Sequence[frozenset | None], theta: float,
-              allowed: Callable[[int, int], bool] | None = None) -> set[tuple[int, int]]:
+def set_pairs(
+    sets: Sequence[frozenset | None],
+    theta: float,
+    allowed: Callable[[int, int], bool] | None = None,
+) -> set[tuple[int, int]]:
     """All pairs (i, j), i < j, of non-empty sets with Jaccard >= ``theta`` (exact).
 
     Candidates come from a prefix filter (tokens ordered rare-first), which
@@ -132,7 +140,7 @@ def set_pairs(sets: Sequence[frozenset | None], theta: float,
         if not s:
             continue
         ordered = sorted(s, key=lambda t: (freq[t], repr(t)))
-        for tok in ordered[:_prefix_len(len(s), theta)]:
+        for tok in ordered[: _prefix_len(len(s), theta)]:
             for i in index[tok]:
                 cands.add((i, j))
             index[tok].append(j)
@@ -154,7 +162,7 @@ def _int_candidates(fps: Sequence[int | None], k: int) -> set[tuple[int, int]]:
     arr = np.array([fps[i] for i in idx], dtype=np.uint64)
     out = set()
     for lo in range(0, len(arr), _HAMMING_ROWS):
-        block = np.bitwise_count(arr[lo:lo + _HAMMING_ROWS, None] ^ arr[None, :])
+        block = np.bitwise_count(arr[lo : lo + _HAMMING_ROWS, None] ^ arr[None, :])
         rows, cols = np.nonzero(block <= k)
         for r, c in zip(rows.tolist(), cols.tolist()):
             a, b = idx[lo + r], idx[c]
@@ -170,15 +178,22 @@ def _minhash_candidates(sigs: Sequence[Any], threshold: float) -> set[tuple[int,
     out = set()
     step = max(1, _CELLS // max(hv.size, 1))
     for lo in range(0, len(hv), step):
-        share = (hv[lo:lo + step, None, :] == hv[None, :, :]).mean(axis=2)
+        share = (hv[lo : lo + step, None, :] == hv[None, :, :]).mean(axis=2)
         rows, cols = np.nonzero(share >= threshold - 1e-9)
-        out |= {(idx[lo + r], idx[c]) for r, c in zip(rows.tolist(), cols.tolist())
-                if idx[lo + r] < idx[c]}
+        out |= {
+            (idx[lo + r], idx[c])
+            for r, c in zip(rows.tolist(), cols.tolist())
+            if idx[lo + r] < idx[c]
+        }
     return out
 
 
-def detector_pairs(det, fps: Sequence[Any], allowed: Callable[[int, int], bool] | None = None,
-                   use_lsh: bool = False) -> set[tuple[int, int]]:
+def detector_pairs(
+    det,
+    fps: Sequence[Any],
+    allowed: Callable[[int, int], bool] | None = None,
+    use_lsh: bool = False,
+) -> set[tuple[int, int]]:
     """Pairs (i, j), i < j, whose fingerprints the detector calls similar.
 
     ``None`` fingerprints (blocks without terms) are never compared. Every
@@ -192,8 +207,11 @@ def detector_pairs(det, fps: Sequence[Any], allowed: Callable[[int, int], bool] 
         return set()
     if use_lsh and hasattr(det, "candidates"):
         cands = det.candidates(list(fps))
-    elif (all(isinstance(f, int) and not isinstance(f, bool) for f in present)
-          and isinstance(getattr(det, "k", None), int) and getattr(det, "bits", 0) <= 64):
+    elif (
+        all(isinstance(f, int) and not isinstance(f, bool) for f in present)
+        and isinstance(getattr(det, "k", None), int)
+        and getattr(det, "bits", 0) <= 64
+    ):
         cands = _int_candidates(fps, det.k)
     elif all(isinstance(f, frozenset) for f in present) and getattr(det, "threshold", 0) > 0:
         cands = set_pairs(fps, det.threshold)
@@ -202,8 +220,11 @@ def detector_pairs(det, fps: Sequence[Any], allowed: Callable[[int, int], bool] 
     else:
         live = [i for i, f in enumerate(fps) if f is not None]
         cands = set(itertools.combinations(live, 2))
-    return {(i, j) for i, j in cands
-            if (allowed is None or allowed(i, j)) and det.similar(fps[i], fps[j])}
+    return {
+        (i, j)
+        for i, j in cands
+        if (allowed is None or allowed(i, j)) and det.similar(fps[i], fps[j])
+    }
 
 
 def _site_key(page) -> str:
@@ -227,9 +248,14 @@ def page_blocks(page, truth: str = "auto") -> PageBlocks:
         raise ValueError(f"page {page.id} has no planted duplicate groups; use truth=shingles")
     site = _site_key(page)
     if has_gold and truth != "shingles":
-        return PageBlocks(page.id, site, list(gold.block_texts),
-                          metrics.pairs_from_groups(gold.duplicate_groups), "gold",
-                          list(gold.template_texts or []))
+        return PageBlocks(
+            page.id,
+            site,
+            list(gold.block_texts),
+            metrics.pairs_from_groups(gold.duplicate_groups),
+            "gold",
+            list(gold.template_texts or []),
+        )
     from evalkit.proposed.blocks import block_text, drop_scripts, separate_blocks
 
     root = drop_scripts(page.tree())
@@ -264,8 +290,9 @@ def _site_items(pages: list[PageBlocks], scope: str, theta: float, shingle_n: in
         for i, t in enumerate(texts):
             by_text[" ".join(t.split())].append(i)
         for group in by_text.values():
-            true |= {(i, j) for i, j in itertools.combinations(group, 2)
-                     if page_of[i] != page_of[j]}
+            true |= {
+                (i, j) for i, j in itertools.combinations(group, 2) if page_of[i] != page_of[j]
+            }
     return _SiteItems(texts, page_of, true)
 
 
@@ -277,8 +304,14 @@ def _neighbours(pairs: set[tuple[int, int]]) -> dict[int, set[int]]:
     return nb
 
 
-def score_site(pages: list[PageBlocks], det, scope: str, theta: float = DEFAULT_THETA,
-               shingle_n: int = DEFAULT_SHINGLE, use_lsh: bool = False) -> list[dict[str, Any]]:
+def score_site(
+    pages: list[PageBlocks],
+    det,
+    scope: str,
+    theta: float = DEFAULT_THETA,
+    shingle_n: int = DEFAULT_SHINGLE,
+    use_lsh: bool = False,
+) -> list[dict[str, Any]]:
     """Per-page records of one detector at one scope over the pages of one site.
 
     A pair is charged to the page of its later item. ``blocks_right`` counts
@@ -303,25 +336,42 @@ def score_site(pages: list[PageBlocks], det, scope: str, theta: float = DEFAULT_
         by_page_pred[items.page_of[pair[1]]].add(pair)
     for pair in items.true:
         by_page_true[items.page_of[pair[1]]].add(pair)
-    right = Counter(p for i, p in enumerate(items.page_of)
-                    if pred_nb.get(i, set()) == true_nb.get(i, set()))
+    right = Counter(
+        p for i, p in enumerate(items.page_of) if pred_nb.get(i, set()) == true_nb.get(i, set())
+    )
     n_items = Counter(items.page_of)
     records = []
     for p, pb in enumerate(pages):
         pp, tp_ = by_page_pred[p], by_page_true[p]
         tp = len(pp & tp_)
-        records.append({
-            "page_id": pb.page_id, "site": pb.site, "scope": scope, "truth": pb.truth,
-            "n_items": n_items[p], "n_true_pairs": len(tp_), "n_pred_pairs": len(pp),
-            "pair_tp": tp, "pair_fp": len(pp) - tp, "pair_fn": len(tp_) - tp,
-            "exact": float(pp == tp_), "blocks_right": right[p],
-            "seconds_fingerprint": fp_seconds[p], "seconds_compare": compare,
-        })
+        records.append(
+            {
+                "page_id": pb.page_id,
+                "site": pb.site,
+                "scope": scope,
+                "truth": pb.truth,
+                "n_items": n_items[p],
+                "n_true_pairs": len(tp_),
+                "n_pred_pairs": len(pp),
+                "pair_tp": tp,
+                "pair_fp": len(pp) - tp,
+                "pair_fn": len(tp_) - tp,
+                "exact": float(pp == tp_),
+                "blocks_right": right[p],
+                "seconds_fingerprint": fp_seconds[p],
+                "seconds_compare": compare,
+            }
+        )
     return records
 
 
-def summarize(per_page: pd.DataFrame, dataset: str, n_boot: int = metrics.N_BOOT,
-              alpha: float = metrics.ALPHA, seed: int = 0) -> pd.DataFrame:
+def summarize(
+    per_page: pd.DataFrame,
+    dataset: str,
+    n_boot: int = metrics.N_BOOT,
+    alpha: float = metrics.ALPHA,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Long-format rows ``<metric>_<scope>`` per detector, with page-bootstrap intervals."""
     boot = functools.partial(metrics.bootstrap_ci_pages, n_boot=n_boot, alpha=alpha, seed=seed)
     rows = []
@@ -330,13 +380,24 @@ def summarize(per_page: pd.DataFrame, dataset: str, n_boot: int = metrics.N_BOOT
         counts = df[["pair_tp", "pair_fp", "pair_fn"]].to_numpy(float).T
         prf = metrics.prf_from_counts(*counts.sum(axis=1))
         for key in ("precision", "recall", "f1"):
-            ci = boot(counts, lambda tp, fp, fn, key=key: getattr(
-                metrics.prf_from_counts(tp.sum(), fp.sum(), fn.sum()), key))
+            ci = boot(
+                counts,
+                lambda tp, fp, fn, key=key: getattr(
+                    metrics.prf_from_counts(tp.sum(), fp.sum(), fn.sum()), key
+                ),
+            )
             rows.append(summary_row(dataset, det, f"pair_{key}_{scope}", getattr(prf, key), *ci, n))
         exact = df["exact"].to_numpy(float)
-        rows.append(summary_row(dataset, det, f"pages_exact_{scope}", float(exact.mean()),
-                                *metrics.bootstrap_ci(exact, n_boot=n_boot, alpha=alpha,
-                                                      seed=seed), n))
+        rows.append(
+            summary_row(
+                dataset,
+                det,
+                f"pages_exact_{scope}",
+                float(exact.mean()),
+                *metrics.bootstrap_ci(exact, n_boot=n_boot, alpha=alpha, seed=seed),
+                n,
+            )
+        )
         rb = df[["blocks_right", "n_items"]].to_numpy(float).T
         share = rb[0].sum() / rb[1].sum() if rb[1].sum() else math.nan
         ci = boot(rb, lambda r, m: r.sum() / m.sum() if m.sum() else math.nan)
@@ -351,8 +412,7 @@ def _sites(pages):
         yield list(group)
 
 
-def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh
-                    ) -> dict[str, Any]:
+def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh) -> dict[str, Any]:
     """The task the runner maps over a data set's sites (one site's consecutive pages): the
     items of every page, then each detector at each scope over them.
 
@@ -365,18 +425,27 @@ def score_site_task(pages, *, specs, scopes, truth, theta, shingle_n, use_lsh
         try:
             blocks.append(page_blocks(page, truth))
         except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
-            failures.append({"dataset": page.dataset, "page": page.id, "method": "dedup_blocks",
-                             "error": f"{type(exc).__name__}: {exc}"[:500]})
+            failures.append(
+                {
+                    "dataset": page.dataset,
+                    "page": page.id,
+                    "method": "dedup_blocks",
+                    "error": f"{type(exc).__name__}: {exc}"[:500],
+                }
+            )
     detectors = [(s.label, s.build()) for s in specs]
     records: dict[tuple[str, str], list[dict[str, Any]]] = {}
     if blocks:
         _warm_caches(blocks, detectors)
         for name, det in detectors:
             for scope in scopes:
-                records[(name, scope)] = score_site(blocks, det, scope, theta, shingle_n,
-                                                    use_lsh)
-    return {"records": records, "failures": failures, "n_pages": len(blocks),
-            "truth": blocks[0].truth if blocks else None}
+                records[(name, scope)] = score_site(blocks, det, scope, theta, shingle_n, use_lsh)
+    return {
+        "records": records,
+        "failures": failures,
+        "n_pages": len(blocks),
+        "truth": blocks[0].truth if blocks else None,
+    }
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
@@ -392,49 +461,86 @@ def run(ctx: Context) -> pd.DataFrame | None:
     use_lsh = bool(opts.get("minhash_lsh", True))
     n_boot, alpha = int(opts.get("n_boot", metrics.N_BOOT)), float(opts.get("alpha", metrics.ALPHA))
     specs = method_specs(ctx.cfg.detector, kind="detector")
-    task = functools.partial(score_site_task, specs=specs, scopes=scopes,
-                             truth=opts.get("truth", "auto"), theta=theta, shingle_n=shingle_n,
-                             use_lsh=use_lsh)
+    task = functools.partial(
+        score_site_task,
+        specs=specs,
+        scopes=scopes,
+        truth=opts.get("truth", "auto"),
+        theta=theta,
+        shingle_n=shingle_n,
+        use_lsh=use_lsh,
+    )
     summaries = []
     for label, ds in ctx.datasets.items():
         # the bar counts pages (a site's pages, read or failed) of the reader's page total
-        results = list(ctx.runner.map(task, _sites(ds.pages()), desc=f"dedup {label}",
-                                      total=ds.page_count(), unit="page",
-                                      count=lambda r: r["n_pages"] + len(r["failures"])))
+        results = list(
+            ctx.runner.map(
+                task,
+                _sites(ds.pages()),
+                desc=f"dedup {label}",
+                total=ds.page_count(),
+                unit="page",
+                count=lambda r: r["n_pages"] + len(r["failures"]),
+            )
+        )
         for res in results:
             ctx.failures.extend(res["failures"])
         n_pages = sum(res["n_pages"] for res in results)
         if not n_pages:
             continue
         # detector, then scope, then site and page: the order of the records, whatever ran where
-        records = [{"experiment": "dedup", "dataset": label, "method": name, **rec}
-                   for name in (s.label for s in specs) for scope in scopes
-                   for res in results for rec in res["records"].get((name, scope), [])]
+        records = [
+            {"experiment": "dedup", "dataset": label, "method": name, **rec}
+            for name in (s.label for s in specs)
+            for scope in scopes
+            for res in results
+            for rec in res["records"].get((name, scope), [])
+        ]
         per_page = pd.DataFrame.from_records(records)
         ctx.per_page.append(per_page)
         summary = summarize(per_page, label, n_boot, alpha, ctx.seed)
         summaries.append(summary)
         truth = next(res["truth"] for res in results if res["truth"])
-        ctx.report += [Heading(f"Near-duplicate detection on {label}"),
-                       Text(f"Truth: {_truth_note(truth, theta, shingle_n)}; {n_pages} pages.")]
+        ctx.report += [
+            Heading(f"Near-duplicate detection on {label}"),
+            Text(f"Truth: {_truth_note(truth, theta, shingle_n)}; {n_pages} pages."),
+        ]
         for scope in scopes:
             cols = [f"{m}_{scope}" for m in TABLE_METRICS]
             table = wide_table(summary, cols, dataset=label)
-            n_true = int(per_page[(per_page["scope"] == scope)
-                                  & (per_page["method"] == specs[0].label)]["n_true_pairs"].sum())
+            n_true = int(
+                per_page[(per_page["scope"] == scope) & (per_page["method"] == specs[0].label)][
+                    "n_true_pairs"
+                ].sum()
+            )
             stem = f"dedup_{file_stem(label)}_{scope}"
-            write_table(table, ctx.out / "tables" / stem,
-                        caption=f"Near duplicates on {label}, {scope} scope ({n_true} true pairs; "
-                                f"truth: {_truth_note(truth, theta, shingle_n)}): "
-                                f"mean [95% bootstrap CI over pages]")
-            bar_prf(summary, ctx.out / "figures" / stem, label, metrics=tuple(cols),
-                    labels=_BAR_LABELS, xlabel="near-duplicate detector",
-                    title=f"{label}: near-duplicate pairs, {scope} scope ({n_true} true pairs)")
-            ctx.report += [Heading(f"{scope} scope ({n_true} true pairs)", level=3),
-                           Table(table, gap=False), Figure(f"figures/{stem}.png", scope)]
+            write_table(
+                table,
+                ctx.out / "tables" / stem,
+                caption=f"Near duplicates on {label}, {scope} scope ({n_true} true pairs; "
+                f"truth: {_truth_note(truth, theta, shingle_n)}): "
+                f"mean [95% bootstrap CI over pages]",
+            )
+            bar_prf(
+                summary,
+                ctx.out / "figures" / stem,
+                label,
+                metrics=tuple(cols),
+                labels=_BAR_LABELS,
+                xlabel="near-duplicate detector",
+                title=f"{label}: near-duplicate pairs, {scope} scope ({n_true} true pairs)",
+            )
+            ctx.report += [
+                Heading(f"{scope} scope ({n_true} true pairs)", level=3),
+                Table(table, gap=False),
+                Figure(f"figures/{stem}.png", scope),
+            ]
         timing = _timing(per_page)
-        write_table(timing, ctx.out / "tables" / f"dedup_{file_stem(label)}_timing",
-                    caption=f"Detector time on {label}, milliseconds per page (this machine)")
+        write_table(
+            timing,
+            ctx.out / "tables" / f"dedup_{file_stem(label)}_timing",
+            caption=f"Detector time on {label}, milliseconds per page (this machine)",
+        )
         ctx.report += [Heading("Time per page", level=3), Table(timing)]
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
@@ -463,8 +569,11 @@ def _truth_note(truth: str, theta: float, n: int) -> str:
 
 def _timing(per_page: pd.DataFrame) -> pd.DataFrame:
     g = per_page.groupby(["method", "scope"], sort=False)
-    out = g.agg(fingerprint_ms=("seconds_fingerprint", "mean"),
-                compare_ms=("seconds_compare", "mean"), items=("n_items", "mean")).reset_index()
+    out = g.agg(
+        fingerprint_ms=("seconds_fingerprint", "mean"),
+        compare_ms=("seconds_compare", "mean"),
+        items=("n_items", "mean"),
+    ).reset_index()
     out[["fingerprint_ms", "compare_ms"]] *= 1000.0
     out["total_ms"] = out["fingerprint_ms"] + out["compare_ms"]
     return out.round({"fingerprint_ms": 3, "compare_ms": 3, "total_ms": 3, "items": 1})

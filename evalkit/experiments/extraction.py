@@ -23,14 +23,11 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
-from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
-from evalkit.harness.training import training_note
 from evalkit.experiments import Context, warm_up
 from evalkit.experiments._report import report_settings
+from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
 from evalkit.harness.kept import keep_extractions
 from evalkit.harness.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
-from evalkit.report.filenames import file_stem
-from evalkit.report.results import write_csv
 from evalkit.harness.scoring import check_metrics, score_extraction
 from evalkit.harness.summary import (
     SummaryRows,
@@ -40,24 +37,43 @@ from evalkit.harness.summary import (
     summary_row,
     with_note,
 )
+from evalkit.harness.training import training_note
 from evalkit.report.console import console_table
+from evalkit.report.filenames import file_stem
 from evalkit.report.pages import KEPT_FILE
+from evalkit.report.results import write_csv
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import wide_table, write_table
 
-__all__ = ["BUCKET_COLUMNS", "TABLE_METRICS", "bucket_rows", "ci_label", "run", "scorer_options",
-           "summarize", "table_metrics"]
+__all__ = [
+    "BUCKET_COLUMNS",
+    "TABLE_METRICS",
+    "bucket_rows",
+    "ci_label",
+    "run",
+    "scorer_options",
+    "summarize",
+    "table_metrics",
+]
 
-TABLE_METRICS = ["shingle_precision", "shingle_recall", "shingle_f1", "word_f1", "lcs_f1",
-                 "unit_precision_micro_words", "unit_recall_micro_words", "unit_f1_micro_words",
-                 "unit_accuracy_micro_words", "pages_correct"]
+TABLE_METRICS = [
+    "shingle_precision",
+    "shingle_recall",
+    "shingle_f1",
+    "word_f1",
+    "lcs_f1",
+    "unit_precision_micro_words",
+    "unit_recall_micro_words",
+    "unit_f1_micro_words",
+    "unit_accuracy_micro_words",
+    "pages_correct",
+]
 
 
 def scorer_options(opts: dict) -> dict:
     """The keyword arguments of :func:`~evalkit.harness.scoring.score_extraction` an ``extraction``
     section sets; an unknown ``extraction.metrics`` name raises here, before any page."""
-    out = {"shingle_n": opts.get("shingle_n", 4),
-           "unit_min_share": opts.get("unit_min_share", 0.5)}
+    out = {"shingle_n": opts.get("shingle_n", 4), "unit_min_share": opts.get("unit_min_share", 0.5)}
     if opts.get("metrics") is not None:
         out["metrics"] = list(check_metrics(opts["metrics"]))
     if opts.get("rouge_n") is not None:
@@ -83,8 +99,13 @@ def run(ctx: Context) -> pd.DataFrame:
         per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
         ctx.record_pages(per_page, label, spill=spill)
         if report_settings(ctx.cfg)["keep_extractions"]:  # report.html's page browser
-            keep_extractions(ctx.out / KEPT_FILE, ds.pages(), ctx.specs, ctx.runner.cache_root,
-                             ctx.runner.method_keys)
+            keep_extractions(
+                ctx.out / KEPT_FILE,
+                ds.pages(),
+                ctx.specs,
+                ctx.runner.cache_root,
+                ctx.runner.method_keys,
+            )
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written
@@ -123,15 +144,18 @@ def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
 
     for metric in ("shingle_f1", "unit_f1_micro_words", "failures"):
         table = cross_table(summary, metric, digits=0 if metric == "failures" else 3)
-        write_table(table, ctx.out / "tables" / f"extraction_overview_{metric}",
-                    caption=with_note(f"{metric} per method and data set"
-                                      f"{training_note(ctx.specs)}", note))
+        write_table(
+            table,
+            ctx.out / "tables" / f"extraction_overview_{metric}",
+            caption=with_note(f"{metric} per method and data set{training_note(ctx.specs)}", note),
+        )
         ctx.report += [Heading(f"Overview: {metric}")] + ([Text(f"{note}.")] if note else [])
         ctx.report.append(Table(table))
 
 
-def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
-              part: str = "") -> pd.DataFrame:
+def summarize(
+    per_page: pd.DataFrame, dataset: str, opts: dict, seed: int, part: str = ""
+) -> pd.DataFrame:
     """Aggregate per-page records of one data set into long-format summary rows.
 
     Metrics are computed over the records that carry scores (a page a method
@@ -151,24 +175,38 @@ def summarize(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
         out.add(fails[method])
         if n == 0:
             continue
-        out.shingle(dataset, method, ok["shingle_precision"].to_numpy(float),
-                    ok["shingle_recall"].to_numpy(float))
+        out.shingle(
+            dataset,
+            method,
+            ok["shingle_precision"].to_numpy(float),
+            ok["shingle_recall"].to_numpy(float),
+        )
         _mean_rows(out, ok, dataset, method, after_units=False)
         _unit_rows(out, ok, dataset, method)
         f1 = ok["shingle_f1"].to_numpy(float)
-        out.add(summary_row(dataset, method, "pages_correct", metrics.pages_correct(f1, thr),
-                            n_pages=n), out.batch.add_mean((f1 >= thr).astype(float)))
+        out.add(
+            summary_row(
+                dataset, method, "pages_correct", metrics.pages_correct(f1, thr), n_pages=n
+            ),
+            out.batch.add_mean((f1 >= thr).astype(float)),
+        )
         _mean_rows(out, ok, dataset, method, after_units=True)
     # a bar of the resamples, named by data set and part (a complexity bucket)
-    return pd.DataFrame(out.rows(" ".join(filter(None, ("bootstrap", dataset, part))))
-                        + _paired_rows(per_page, dataset, opts, seed))
+    return pd.DataFrame(
+        out.rows(" ".join(filter(None, ("bootstrap", dataset, part))))
+        + _paired_rows(per_page, dataset, opts, seed)
+    )
 
 
 def _mean_columns(columns, after_units: bool) -> list[str]:
     """The columns the ``mean`` rule summarises (evalkit.metrics.families), family by family
     in table order: those before the unit scores, or the field's metrics after them."""
-    return [col for fam in metrics.FAMILIES if fam.summary == "mean"
-            and fam.after_units == after_units for col in fam.summary_columns(columns)]
+    return [
+        col
+        for fam in metrics.FAMILIES
+        if fam.summary == "mean" and fam.after_units == after_units
+        for col in fam.summary_columns(columns)
+    ]
 
 
 def _mean_rows(out: SummaryRows, ok, dataset, method, after_units: bool) -> None:
@@ -192,20 +230,19 @@ def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
     def micro(idx):
         # each resample's scores of its summed counts; a row sum is numpy's sum of that
         # resample alone, so these are bootstrap_ci_pages' numbers of the summed-counts rule
-        s = metrics.confusion_scores_rows(tp[idx].sum(axis=1), fp[idx].sum(axis=1),
-                                          fn[idx].sum(axis=1), tn[idx].sum(axis=1))
+        s = metrics.confusion_scores_rows(
+            tp[idx].sum(axis=1), fp[idx].sum(axis=1), fn[idx].sum(axis=1), tn[idx].sum(axis=1)
+        )
         return np.column_stack([s[m] for m in metrics.UNIT_METRICS])
 
-    slot = dict(zip(metrics.UNIT_METRICS,
-                    out.batch.add(n, micro, width=len(metrics.UNIT_METRICS))))
+    slot = dict(zip(metrics.UNIT_METRICS, out.batch.add(n, micro, width=len(metrics.UNIT_METRICS))))
     per_page = metrics.confusion_scores_rows(tp, fp, fn, tn)
     for key, value in metrics.unit_scores([tuple(c) for c in counts]).items():
         if key == "n_pages":
             continue
         name, _, avg = key.partition("_")
         row = summary_row(dataset, method, f"unit_{key}", value, n_pages=n)
-        out.add(row, slot[name] if avg == "micro_words"
-                else out.batch.add_mean(per_page[name]))
+        out.add(row, slot[name] if avg == "micro_words" else out.batch.add_mean(per_page[name]))
 
 
 def _paired_rows(per_page, dataset, opts, seed):
@@ -236,7 +273,9 @@ def table_metrics(summary) -> list[str]:
     """:data:`TABLE_METRICS`, then the summary columns of each opt-in family the run scored
     (``extraction.metrics=[shingle,aeb_exact]`` adds the benchmark's accuracy column)."""
     present = sorted(set(summary["metric"]))
-    return TABLE_METRICS + [c for f in metrics.FAMILIES if f.opt_in for c in f.summary_columns(present)]
+    return TABLE_METRICS + [
+        c for f in metrics.FAMILIES if f.opt_in for c in f.summary_columns(present)
+    ]
 
 
 def ci_label(opts: dict) -> str:
@@ -248,26 +287,34 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
     stem = f"extraction_{file_stem(label)}"  # the label as a file name (report.filenames)
     thr = opts.get("pages_correct_threshold", 0.8)
     table = wide_table(summary, table_metrics(summary), dataset=label)
-    write_table(table, ctx.out / "tables" / stem,
-                caption=with_note(f"Extraction on {label}: mean [{ci_label(opts)}]; "
-                                  f"pages_correct at shingle F1 >= {thr}"
-                                  f"{training_note(ctx.specs)}",
-                                  drop_note(per_page, ctx.on_failure)))
+    write_table(
+        table,
+        ctx.out / "tables" / stem,
+        caption=with_note(
+            f"Extraction on {label}: mean [{ci_label(opts)}]; "
+            f"pages_correct at shingle F1 >= {thr}"
+            f"{training_note(ctx.specs)}",
+            drop_note(per_page, ctx.on_failure),
+        ),
+    )
     from evalkit.report.plots import bar_prf, pages_correct_curve
 
     bar_prf(summary, ctx.out / "figures" / f"{stem}_shingle_prf", label)
-    pages_correct_curve(per_page, ctx.out / "figures" / f"{stem}_pages_correct",
-                        label, seed=ctx.seed)
+    pages_correct_curve(
+        per_page, ctx.out / "figures" / f"{stem}_pages_correct", label, seed=ctx.seed
+    )
     note = drop_note(per_page, ctx.on_failure)
     ctx.report.append(Heading(f"Extraction on {label}"))
     if note:
         ctx.report.append(Text(f"{note}."))
-    ctx.report += [Table(table, gap=False),
-                   # how far the gold itself can be trusted: pages whose gold is off the page,
-                   # marked up, cut short or duplicated (docs/audit.md)
-                   Text(f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`."),
-                   Figure(f"figures/{stem}_shingle_prf.png", "P/R/F1", gap=False),
-                   Figure(f"figures/{stem}_pages_correct.png", "pages correct")]
+    ctx.report += [
+        Table(table, gap=False),
+        # how far the gold itself can be trusted: pages whose gold is off the page,
+        # marked up, cut short or duplicated (docs/audit.md)
+        Text(f"Gold audit of {label}: `evalkit experiment=audit dataset={label}`."),
+        Figure(f"figures/{stem}_shingle_prf.png", "P/R/F1", gap=False),
+        Figure(f"figures/{stem}_pages_correct.png", "pages correct"),
+    ]
     _field_table(ctx, summary, label, opts, note)
 
 
@@ -277,9 +324,15 @@ def _field_table(ctx: Context, summary, label, opts, note) -> None:
     if not cols:
         return
     table = wide_table(summary, cols, dataset=label)
-    write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_field",
-                caption=with_note(f"ROUGE and edit similarity on {label}: mean of pages "
-                                  f"[{ci_label(opts)}] (docs/metrics.md)", note))
+    write_table(
+        table,
+        ctx.out / "tables" / f"extraction_{file_stem(label)}_field",
+        caption=with_note(
+            f"ROUGE and edit similarity on {label}: mean of pages "
+            f"[{ci_label(opts)}] (docs/metrics.md)",
+            note,
+        ),
+    )
     ctx.report += [Heading(f"ROUGE and edit similarity on {label}", level=3), Table(table)]
 
 
@@ -287,39 +340,52 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     """Every pair of methods on each ``extraction.compare_metrics`` score: the rows of
     pairwise.csv, a matrix table per score and one figure with a panel per score."""
     from evalkit.report.plots import difference_matrix
+
     alpha = float(opts.get("alpha", metrics.ALPHA))
     names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
     if not names:  # extraction.compare_metrics=[]: no comparison asked for
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    frames = [pairwise_rows(per_page, label, m, n_boot=int(opts.get("n_boot", 1000)),
-                            alpha=alpha, seed=ctx.seed) for m in names]
+    frames = [
+        pairwise_rows(
+            per_page, label, m, n_boot=int(opts.get("n_boot", 1000)), alpha=alpha, seed=ctx.seed
+        )
+        for m in names
+    ]
     ctx.report.append(Heading(f"Every pair of methods on {label}", level=3))
     n_methods = per_page["method"].nunique()
     if n_methods < 2:
         ctx.report.append(Text(f"One method ({per_page['method'].iloc[0]}): no pairs to compare."))
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    ctx.report.append(Text(
-        "Cell: mean per-page difference row − column over the pages both methods scored; "
-        f"`*`: Holm-adjusted p < {alpha:g} (sign-flip permutation test, Holm over all pairs "
-        "of the data set and score). Intervals and p-values in pairwise.csv."))
+    ctx.report.append(
+        Text(
+            "Cell: mean per-page difference row − column over the pages both methods scored; "
+            f"`*`: Holm-adjusted p < {alpha:g} (sign-flip permutation test, Holm over all pairs "
+            "of the data set and score). Intervals and p-values in pairwise.csv."
+        )
+    )
     panels = []
     for name, rows in zip(names, frames):
         if rows.empty:
             ctx.report.append(Text(f"{name}: no per-page score of that name in this run."))
             continue
         table, diff, p = pairwise_matrix(rows, alpha=alpha)
-        write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_pairwise_{name}",
-                    caption=with_note(f"{label}: per-page {name}, mean difference row - column; "
-                                      f"* Holm-adjusted p < {alpha:g}",
-                                      drop_note(per_page, ctx.on_failure)))
-        ctx.report.append(Table(table, lead=f"**{name}** (n pages per pair: "
-                                             f"{_span(rows['n_pages'])})", gap=False))
+        write_table(
+            table,
+            ctx.out / "tables" / f"extraction_{file_stem(label)}_pairwise_{name}",
+            caption=with_note(
+                f"{label}: per-page {name}, mean difference row - column; "
+                f"* Holm-adjusted p < {alpha:g}",
+                drop_note(per_page, ctx.on_failure),
+            ),
+        )
+        ctx.report.append(
+            Table(table, lead=f"**{name}** (n pages per pair: {_span(rows['n_pages'])})", gap=False)
+        )
         panels.append((name, list(table["method"]), diff, p))
     if panels:
         stem = f"extraction_{file_stem(label)}_pairwise"
         difference_matrix(panels, ctx.out / "figures" / stem, label, alpha=alpha)
-        ctx.report.append(Figure(f"figures/{stem}.png",
-                                 "pairwise differences"))
+        ctx.report.append(Figure(f"figures/{stem}.png", "pairwise differences"))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -329,15 +395,26 @@ def _span(values) -> str:
 
 
 #: the columns of ``buckets.csv``: a summary row of the pages of one complexity bucket
-BUCKET_COLUMNS = ["dataset", "bucket", "complexity_min", "complexity_max", "method", "metric",
-                  "value", "ci_low", "ci_high", "n_pages"]
+BUCKET_COLUMNS = [
+    "dataset",
+    "bucket",
+    "complexity_min",
+    "complexity_max",
+    "method",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_pages",
+]
 
 #: the bucket tables and figures of the report; buckets.csv holds every summary metric
 _BUCKET_SHOWN = ("shingle_f1", "unit_f1_micro_words")
 
 
-def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
-                quantiles=TERCILES) -> tuple[pd.DataFrame, dict]:
+def bucket_rows(
+    per_page: pd.DataFrame, dataset: str, opts: dict, seed: int, quantiles=TERCILES
+) -> tuple[pd.DataFrame, dict]:
     """:func:`summarize` of the pages of each complexity bucket of one data set.
 
     Returns the ``buckets.csv`` rows and what the report says of the buckets: the cut points,
@@ -353,12 +430,25 @@ def bucket_rows(per_page: pd.DataFrame, dataset: str, opts: dict, seed: int,
         info["pages"][bucket] = len(ids)
         if ids.empty:
             continue
-        rows = summarize(per_page[per_page["page_id"].isin(set(ids["page_id"]))], dataset,
-                         opts, seed, part=f"{bucket} pages")
-        frames.append(rows.assign(bucket=bucket, complexity_min=ids["complexity"].min(),
-                                  complexity_max=ids["complexity"].max()))
-    out = (pd.concat(frames, ignore_index=True)[BUCKET_COLUMNS] if frames
-           else pd.DataFrame(columns=BUCKET_COLUMNS))
+        rows = summarize(
+            per_page[per_page["page_id"].isin(set(ids["page_id"]))],
+            dataset,
+            opts,
+            seed,
+            part=f"{bucket} pages",
+        )
+        frames.append(
+            rows.assign(
+                bucket=bucket,
+                complexity_min=ids["complexity"].min(),
+                complexity_max=ids["complexity"].max(),
+            )
+        )
+    out = (
+        pd.concat(frames, ignore_index=True)[BUCKET_COLUMNS]
+        if frames
+        else pd.DataFrame(columns=BUCKET_COLUMNS)
+    )
     return out, info
 
 
@@ -375,16 +465,25 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     c1, c2 = info["cuts"]
     n = info["pages"]
     # interval notation, ASCII only: the heads go into .tex tables too
-    heads = {"low": f"low (c in [0, {c1:.2f}], {n['low']} pages)",
-             "medium": f"medium (c in ({c1:.2f}, {c2:.2f}], {n['medium']} pages)",
-             "high": f"high (c in ({c2:.2f}, 1], {n['high']} pages)"}
-    ctx.report += [Heading(f"By page complexity on {label}", level=3), Text(
-                   "Complexity c = 1 − min(1, gold words / visible words): the share of the "
-                   "page's visible text that is not gold (Bevendorff et al. 2023). Buckets cut "
-                   f"at the {quantiles[0]:.3g} and {quantiles[1]:.3g} quantiles of this set's "
-                   "pages; every summary metric per bucket in buckets.csv."
-                   + (f" {info['unbucketed']} page(s) show no visible words and are in no "
-                      "bucket." if info["unbucketed"] else ""))]
+    heads = {
+        "low": f"low (c in [0, {c1:.2f}], {n['low']} pages)",
+        "medium": f"medium (c in ({c1:.2f}, {c2:.2f}], {n['medium']} pages)",
+        "high": f"high (c in ({c2:.2f}, 1], {n['high']} pages)",
+    }
+    ctx.report += [
+        Heading(f"By page complexity on {label}", level=3),
+        Text(
+            "Complexity c = 1 − min(1, gold words / visible words): the share of the "
+            "page's visible text that is not gold (Bevendorff et al. 2023). Buckets cut "
+            f"at the {quantiles[0]:.3g} and {quantiles[1]:.3g} quantiles of this set's "
+            "pages; every summary metric per bucket in buckets.csv."
+            + (
+                f" {info['unbucketed']} page(s) show no visible words and are in no bucket."
+                if info["unbucketed"]
+                else ""
+            )
+        ),
+    ]
     if rows.empty:
         ctx.report.append(Text("No page has a complexity: no buckets."))
         return rows
@@ -394,15 +493,29 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
         view = sub.assign(dataset=sub["bucket"].map(heads))
         # every bucket a column, in order, even an empty one
         table = cross_table(view, metric, with_ci=True).reindex(
-            columns=["method", *heads.values()], fill_value="-")
-        write_table(table, ctx.out / "tables" / f"extraction_{file_stem(label)}_buckets_{metric}",
-                    caption=with_note(f"{label}: {metric} by page-complexity bucket, mean "
-                                      f"[{ci_label(opts)}]", drop_note(per_page, ctx.on_failure)))
-        bar_prf(sub.assign(dataset=label, metric=sub["bucket"]),
-                ctx.out / "figures" / f"extraction_{file_stem(label)}_buckets_{metric}", label,
-                metrics=BUCKETS, labels=tuple(heads[b] for b in BUCKETS),
-                title=f"{label}: {metric} by page complexity")
-        ctx.report += [Table(table, lead=f"**{metric}**", gap=False),
-                       Figure(f"figures/extraction_{file_stem(label)}_buckets_{metric}.png",
-                              f"{metric} by complexity")]
+            columns=["method", *heads.values()], fill_value="-"
+        )
+        write_table(
+            table,
+            ctx.out / "tables" / f"extraction_{file_stem(label)}_buckets_{metric}",
+            caption=with_note(
+                f"{label}: {metric} by page-complexity bucket, mean [{ci_label(opts)}]",
+                drop_note(per_page, ctx.on_failure),
+            ),
+        )
+        bar_prf(
+            sub.assign(dataset=label, metric=sub["bucket"]),
+            ctx.out / "figures" / f"extraction_{file_stem(label)}_buckets_{metric}",
+            label,
+            metrics=BUCKETS,
+            labels=tuple(heads[b] for b in BUCKETS),
+            title=f"{label}: {metric} by page complexity",
+        )
+        ctx.report += [
+            Table(table, lead=f"**{metric}**", gap=False),
+            Figure(
+                f"figures/extraction_{file_stem(label)}_buckets_{metric}.png",
+                f"{metric} by complexity",
+            ),
+        ]
     return rows

@@ -91,18 +91,26 @@ def run(ctx: Context) -> None:
     paper = ctx.section("kaur2015").get("paper") or {}
     frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
     if not frames:
-        raise ValueError("kaur2015 needs the extraction part before it: "
-                         "experiment.parts=[extraction,kaur2015]")
+        raise ValueError(
+            "kaur2015 needs the extraction part before it: experiment.parts=[extraction,kaur2015]"
+        )
     per_page = pd.concat(frames, ignore_index=True)
-    summaries = {ds: summarize(df, ds, opts, ctx.seed)
-                 for ds, df in per_page.groupby("dataset", sort=False)}
+    summaries = {
+        ds: summarize(df, ds, opts, ctx.seed) for ds, df in per_page.groupby("dataset", sort=False)
+    }
     table = variant_table(summaries, paper, ref)
     source = paper.get("source", "the paper")
-    caption = with_note(f"CETD variants: {source}'s per-page scores (undefined units, no gold) "
-                        f"beside our shingle P/R/F1 [95% bootstrap CI] per data set and the "
-                        f"paired per-page F1 difference against {ref} (Holm-corrected "
-                        f"permutation p)", drop_note(per_page, ctx.on_failure))
+    caption = with_note(
+        f"CETD variants: {source}'s per-page scores (undefined units, no gold) "
+        f"beside our shingle P/R/F1 [95% bootstrap CI] per data set and the "
+        f"paired per-page F1 difference against {ref} (Holm-corrected "
+        f"permutation p)",
+        drop_note(per_page, ctx.on_failure),
+    )
     write_table(table, ctx.out / "tables" / "kaur2015_variants", caption=caption)
-    ctx.report += [Heading("Kaur 2015 Table 4.2.1: CETD variants"), Text(f"{caption}."),
-                   Table(table)]
+    ctx.report += [
+        Heading("Kaur 2015 Table 4.2.1: CETD variants"),
+        Text(f"{caption}."),
+        Table(table),
+    ]
     # no summary rows: the extraction part's already hold every number shown

@@ -64,10 +64,20 @@ __all__ = [
 ]
 
 DEFAULT_PAGES = 10  # the paper's ten news pages per newspaper
-COUNT_COLUMNS = {"n_words_gold": "total words", "n_words_out": "fetched words",
-                 "kaur_tp": "TP", "kaur_fp": "FP", "kaur_tn": "TN", "kaur_fn": "FN"}
-SCORE_COLUMNS = {"kaur_precision": "precision", "kaur_recall": "recall", "kaur_f1": "F1",
-                 "kaur_accuracy": "accuracy"}
+COUNT_COLUMNS = {
+    "n_words_gold": "total words",
+    "n_words_out": "fetched words",
+    "kaur_tp": "TP",
+    "kaur_fp": "FP",
+    "kaur_tn": "TN",
+    "kaur_fn": "FN",
+}
+SCORE_COLUMNS = {
+    "kaur_precision": "precision",
+    "kaur_recall": "recall",
+    "kaur_f1": "F1",
+    "kaur_accuracy": "accuracy",
+}
 
 
 def _ok(per_page: pd.DataFrame) -> pd.DataFrame:
@@ -125,8 +135,7 @@ def _summary_rows(per_page, dataset, n_boot, alpha, seed):
         for col in SCORE_COLUMNS:
             v = ok[col].to_numpy(float) if col in ok else np.array([])
             lo, hi = metrics.bootstrap_ci(v, n_boot=n_boot, alpha=alpha, seed=seed)
-            rows.append(summary_row(dataset, method, col, metrics.mean_defined(v),
-                                    lo, hi, len(ok)))
+            rows.append(summary_row(dataset, method, col, metrics.mean_defined(v), lo, hi, len(ok)))
         rows.append(fails[method])
     return rows
 
@@ -134,9 +143,12 @@ def _summary_rows(per_page, dataset, n_boot, alpha, seed):
 def run(ctx: Context) -> pd.DataFrame:
     opts = ctx.section("kaur2017")
     n_pages = int(opts.get("pages", DEFAULT_PAGES))
-    score = functools.partial(score_extraction, shingle_n=opts.get("shingle_n", 4),
-                              unit_min_share=opts.get("unit_min_share", 0.5),
-                              metrics=list(BASE_FAMILIES))
+    score = functools.partial(
+        score_extraction,
+        shingle_n=opts.get("shingle_n", 4),
+        unit_min_share=opts.get("unit_min_share", 0.5),
+        metrics=list(BASE_FAMILIES),
+    )
     # target_entities is scored on its templates' held-out pages only (kaur2017_held_out)
     specs = [s for s in ctx.specs if s.registry != TARGET_ENTITIES]
     rows = []
@@ -147,16 +159,27 @@ def run(ctx: Context) -> pd.DataFrame:
                 rows.append(held)
         if not specs:
             continue
-        records = ctx.runner.run_pages(itertools.islice(ds.pages(), n_pages), specs,
-                                       score=score, desc=f"kaur2017 {label}",
-                                       total=min(n_pages, ds.page_count() or n_pages))
+        records = ctx.runner.run_pages(
+            itertools.islice(ds.pages(), n_pages),
+            specs,
+            score=score,
+            desc=f"kaur2017 {label}",
+            total=min(n_pages, ds.page_count() or n_pages),
+        )
         per_page = pd.DataFrame.from_records(records)
         if per_page.empty:
             continue
         per_page.insert(0, "experiment", "kaur2017")
         ctx.record_pages(per_page, label)
-        summary = pd.DataFrame(_summary_rows(per_page, label, int(opts.get("n_boot", 1000)),
-                                             float(opts.get("alpha", 0.05)), ctx.seed))
+        summary = pd.DataFrame(
+            _summary_rows(
+                per_page,
+                label,
+                int(opts.get("n_boot", 1000)),
+                float(opts.get("alpha", 0.05)),
+                ctx.seed,
+            )
+        )
         rows.append(summary)
         _write(ctx, label, per_page, summary, opts.get("paper") or {}, n_pages)
     return pd.concat(rows, ignore_index=True) if rows else None
@@ -167,23 +190,48 @@ def _write(ctx, label, per_page, summary, paper, n_pages):
     counts, scores = count_table(per_page), score_table(per_page)
     source = paper.get("source", "the paper")
     note = drop_note(per_page, ctx.on_failure)
-    write_table(counts, tables / f"kaur2017_{file_stem(label)}_counts",
-                caption=with_note(f"Word counts per page on {label} (first {n_pages} pages), "
-                                  f"as in {source} Table 4-1", note))
-    write_table(scores, tables / f"kaur2017_{file_stem(label)}_scores",
-                caption=with_note(f"Precision, recall, F1, accuracy (%) per page on {label}, "
-                                  f"as in {source} Table 4-2", note))
+    write_table(
+        counts,
+        tables / f"kaur2017_{file_stem(label)}_counts",
+        caption=with_note(
+            f"Word counts per page on {label} (first {n_pages} pages), as in {source} Table 4-1",
+            note,
+        ),
+    )
+    write_table(
+        scores,
+        tables / f"kaur2017_{file_stem(label)}_scores",
+        caption=with_note(
+            f"Precision, recall, F1, accuracy (%) per page on {label}, as in {source} Table 4-2",
+            note,
+        ),
+    )
     ranges = paper_ranges(scores, paper)
-    write_table(ranges, tables / f"kaur2017_{file_stem(label)}_paper",
-                caption=with_note(f"Range over pages (mean) of each score (%): {source}'s "
-                                  f"pages beside ours on {label}; the pages differ, so compare "
-                                  "ranges only", note))
+    write_table(
+        ranges,
+        tables / f"kaur2017_{file_stem(label)}_paper",
+        caption=with_note(
+            f"Range over pages (mean) of each score (%): {source}'s "
+            f"pages beside ours on {label}; the pages differ, so compare "
+            "ranges only",
+            note,
+        ),
+    )
     fig = ctx.out / "figures" / f"kaur2017_{file_stem(label)}_scores"
-    bar_prf(summary, fig, label, metrics=tuple(SCORE_COLUMNS), labels=tuple(SCORE_COLUMNS.values()),
-            title=f"{label}: word-count precision / recall / F1 / accuracy (first {n_pages} pages)")
+    bar_prf(
+        summary,
+        fig,
+        label,
+        metrics=tuple(SCORE_COLUMNS),
+        labels=tuple(SCORE_COLUMNS.values()),
+        title=f"{label}: word-count precision / recall / F1 / accuracy (first {n_pages} pages)",
+    )
     ctx.report += [Heading(f"Kaur 2017 tables on {label}")] + ([Text(f"{note}.")] if note else [])
-    ctx.report += [Table(ranges), Table(scores, gap=False),
-                   Figure(f"figures/kaur2017_{file_stem(label)}_scores.png", "scores")]
+    ctx.report += [
+        Table(ranges),
+        Table(scores, gap=False),
+        Figure(f"figures/kaur2017_{file_stem(label)}_scores.png", "scores"),
+    ]
 
 
 def _held_out(ctx, label, ds, score, opts):
@@ -193,51 +241,82 @@ def _held_out(ctx, label, ds, score, opts):
     templates = held_out_templates(ctx.specs, label)
     test_ids = {i for t in templates.values() for i in t.test}
     if not test_ids:
-        ctx.report += [Heading(f"Kaur 2017 target entities on {label}"),
-                       Text(f"No target-entity template covers a page of {label}: no "
-                            "`target_entities` rows.")]
+        ctx.report += [
+            Heading(f"Kaur 2017 target entities on {label}"),
+            Text(f"No target-entity template covers a page of {label}: no `target_entities` rows."),
+        ]
         return None
     limit = opts.get("held_out_pages")
     pages = (p for p in ds.pages() if p.id in test_ids)
     if limit is not None:
         pages = itertools.islice(pages, int(limit))
-    records = ctx.runner.run_pages(pages, ctx.specs, score=score,
-                                   desc=f"kaur2017 {label} held-out")
+    records = ctx.runner.run_pages(pages, ctx.specs, score=score, desc=f"kaur2017 {label} held-out")
     per_page = pd.DataFrame.from_records(records)
     if per_page.empty:
         return None
     per_page.insert(0, "experiment", "kaur2017_held_out")
     name = f"{label}_held_out"
     ctx.record_pages(per_page, label)
-    summary = pd.DataFrame(_summary_rows(per_page, name, int(opts.get("n_boot", 1000)),
-                                         float(opts.get("alpha", 0.05)), ctx.seed))
+    summary = pd.DataFrame(
+        _summary_rows(
+            per_page, name, int(opts.get("n_boot", 1000)), float(opts.get("alpha", 0.05)), ctx.seed
+        )
+    )
     te = [s.label for s in ctx.specs if s.registry == TARGET_ENTITIES]
     matches = template_table(templates, per_page, te)
     tables = ctx.out / "tables"
     n = per_page["page_id"].nunique()
     note = drop_note(per_page, ctx.on_failure)
     scores = score_table(per_page)
-    write_table(matches, tables / f"kaur2017_{file_stem(label)}_held_out_templates",
-                caption=f"Target-entity templates of {label}: the seeded split each was "
-                        "written from (train) and the held-out pages (test) it is scored on, "
-                        "and how many of those it matched")
-    write_table(count_table(per_page), tables / f"kaur2017_{file_stem(label)}_held_out_counts",
-                caption=with_note(f"Word counts per page on the {n} held-out pages of "
-                                  f"{label}'s target-entity templates (Table 4-1 form)", note))
-    write_table(scores, tables / f"kaur2017_{file_stem(label)}_held_out_scores",
-                caption=with_note(f"Precision, recall, F1, accuracy (%) per page on the {n} "
-                                  f"held-out pages of {label} (Table 4-2 form)", note))
+    write_table(
+        matches,
+        tables / f"kaur2017_{file_stem(label)}_held_out_templates",
+        caption=f"Target-entity templates of {label}: the seeded split each was "
+        "written from (train) and the held-out pages (test) it is scored on, "
+        "and how many of those it matched",
+    )
+    write_table(
+        count_table(per_page),
+        tables / f"kaur2017_{file_stem(label)}_held_out_counts",
+        caption=with_note(
+            f"Word counts per page on the {n} held-out pages of "
+            f"{label}'s target-entity templates (Table 4-1 form)",
+            note,
+        ),
+    )
+    write_table(
+        scores,
+        tables / f"kaur2017_{file_stem(label)}_held_out_scores",
+        caption=with_note(
+            f"Precision, recall, F1, accuracy (%) per page on the {n} "
+            f"held-out pages of {label} (Table 4-2 form)",
+            note,
+        ),
+    )
     ranges = paper_ranges(scores, opts.get("paper") or {})
-    write_table(ranges, tables / f"kaur2017_{file_stem(label)}_held_out_paper",
-                caption=with_note(f"Range over the held-out pages of {label} (mean) of each "
-                                  "score (%), the paper's beside ours", note))
-    unmatched = int(per_page.loc[per_page["method"].isin(te), "error"].notna().sum()) \
-        if "error" in per_page else 0
-    ctx.report += [Heading(f"Kaur 2017 target entities on {label} (held-out pages only)"),
-                   Text(f"`target_entities` is scored only on the {n} pages its templates were not "
-                   "written from (each template's `split.test`; seeded split, recorded in the "
-                   "template files); every method runs on the same pages. Pages a template "
-                   f"did not match: {unmatched} (failures, scored empty: the dissertation gives "
-                   "no fallback).")] + ([Text(f"{note}.")] if note else [])
+    write_table(
+        ranges,
+        tables / f"kaur2017_{file_stem(label)}_held_out_paper",
+        caption=with_note(
+            f"Range over the held-out pages of {label} (mean) of each "
+            "score (%), the paper's beside ours",
+            note,
+        ),
+    )
+    unmatched = (
+        int(per_page.loc[per_page["method"].isin(te), "error"].notna().sum())
+        if "error" in per_page
+        else 0
+    )
+    ctx.report += [
+        Heading(f"Kaur 2017 target entities on {label} (held-out pages only)"),
+        Text(
+            f"`target_entities` is scored only on the {n} pages its templates were not "
+            "written from (each template's `split.test`; seeded split, recorded in the "
+            "template files); every method runs on the same pages. Pages a template "
+            f"did not match: {unmatched} (failures, scored empty: the dissertation gives "
+            "no fallback)."
+        ),
+    ] + ([Text(f"{note}.")] if note else [])
     ctx.report += [Table(matches), Table(ranges), Table(scores[scores["method"].isin(te)])]
     return summary

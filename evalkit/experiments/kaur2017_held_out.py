@@ -31,18 +31,24 @@ def held_out_templates(specs, dataset: str) -> dict[str, Template]:
     return {site: t for (ds, site), t in load_templates(folder).items() if ds == dataset}
 
 
-def template_table(templates: dict[str, Template], per_page: pd.DataFrame,
-                   labels: list[str]) -> pd.DataFrame:
+def template_table(
+    templates: dict[str, Template], per_page: pd.DataFrame, labels: list[str]
+) -> pd.DataFrame:
     """One row per template: its split (seed, train and test pages), the held-out pages
     scored, and for each ``target_entities`` label the pages its template matched (an
     extraction without error) and their mean word F1 (``kaur_f1``, percent)."""
     rows = []
     for site, t in sorted(templates.items()):
-        row = {"template (site)": site, "seed": t.seed, "train pages": len(t.train),
-               "test pages": len(t.test)}
+        row = {
+            "template (site)": site,
+            "seed": t.seed,
+            "train pages": len(t.train),
+            "test pages": len(t.test),
+        }
         for label in labels:
-            df = per_page[(per_page["method"] == label)
-                          & per_page["page_id"].astype(str).isin(t.test)]
+            df = per_page[
+                (per_page["method"] == label) & per_page["page_id"].astype(str).isin(t.test)
+            ]
             ok = df[df["error"].isna()] if "error" in df else df
             row[f"{label} scored"] = len(df)
             row[f"{label} matched"] = len(ok)

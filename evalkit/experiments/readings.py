@@ -63,8 +63,8 @@ from evalkit.experiments.readings_grid import (
 )
 from evalkit.experiments.readings_report import _profile_rows, _write
 from evalkit.experiments.saravanan2020 import DEFAULT_CORRECT_F1, correct_pages, fine_counts
-from evalkit.proposed.scoring import reproduces_table4, score_page
 from evalkit.harness.specs import MethodSpec
+from evalkit.proposed.scoring import reproduces_table4, score_page
 
 __all__ = [
     "ARITHMETIC",
@@ -84,8 +84,14 @@ __all__ = [
 ]
 
 
-def _page_outcomes(page, lines: list[str], decisions: list[tuple[bool, ...]], *, shingle_n: int,
-                   unit_min_share: float) -> tuple[list[dict[str, float]], np.ndarray]:
+def _page_outcomes(
+    page,
+    lines: list[str],
+    decisions: list[tuple[bool, ...]],
+    *,
+    shingle_n: int,
+    unit_min_share: float,
+) -> tuple[list[dict[str, float]], np.ndarray]:
     """Metrics of each distinct kept set of one page, and per decision the index of its
     metrics (pages' metrics are computed once per distinct output)."""
     from evalkit.core.align import gold_units, project
@@ -104,12 +110,17 @@ def _page_outcomes(page, lines: list[str], decisions: list[tuple[bool, ...]], *,
         if i is None:
             text = "\n".join(ln for ln, k in zip(lines, kept) if k and ln)
             prf = metrics.shingle_prf(text, page.gold.text, shingle_n)
-            rec = {"shingle_precision": prf.precision, "shingle_recall": prf.recall,
-                   "shingle_f1": prf.f1}
+            rec = {
+                "shingle_precision": prf.precision,
+                "shingle_recall": prf.recall,
+                "shingle_f1": prf.f1,
+            }
             if labelled:
-                conf = metrics.unit_confusion([u.is_content for u in units],
-                                              project(page, text, min_share=unit_min_share),
-                                              [u.n_words for u in units])
+                conf = metrics.unit_confusion(
+                    [u.is_content for u in units],
+                    project(page, text, min_share=unit_min_share),
+                    [u.n_words for u in units],
+                )
                 rec.update({f"unit_{k}": float(v) for k, v in conf._asdict().items()})
                 rec.update(fine_counts(page, text, unit_min_share))
             i = seen[kept] = len(outcomes)
@@ -118,8 +129,15 @@ def _page_outcomes(page, lines: list[str], decisions: list[tuple[bool, ...]], *,
     return outcomes, choice
 
 
-def site_task(numbered, *, settings: list[MethodSpec], shingle_n: int, unit_min_share: float,
-              correct_f1: float, switch_pages: int | None = None) -> dict[str, Any]:
+def site_task(
+    numbered,
+    *,
+    settings: list[MethodSpec],
+    shingle_n: int,
+    unit_min_share: float,
+    correct_f1: float,
+    switch_pages: int | None = None,
+) -> dict[str, Any]:
     """The task the runner maps over a data set's sites: per stage 1-3 variant (a
     ``proposed`` spec; the first is the default, scored under every reading of the grid and
     with every block kept, the others under :data:`PRESETS`), one stages 1-3 pass over the
@@ -144,25 +162,44 @@ def site_task(numbered, *, settings: list[MethodSpec], shingle_n: int, unit_min_
                 if v == 0:
                     decisions = [*grid_decisions(inputs), (True,) * len(lines)]
                 else:
-                    decisions = [(True,) * len(lines) if r is None else
-                                 score_page(r, inputs).kept for r in presets.values()]
-                outcomes, choice = _page_outcomes(page, lines, decisions, shingle_n=shingle_n,
-                                                  unit_min_share=unit_min_share)
+                    decisions = [
+                        (True,) * len(lines) if r is None else score_page(r, inputs).kept
+                        for r in presets.values()
+                    ]
+                outcomes, choice = _page_outcomes(
+                    page, lines, decisions, shingle_n=shingle_n, unit_min_share=unit_min_share
+                )
             except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
-                failures.append({"dataset": page.dataset, "page": page.id,
-                                 "method": f"readings:{label}",
-                                 "error": f"{type(exc).__name__}: {exc}"[:500]})
+                failures.append(
+                    {
+                        "dataset": page.dataset,
+                        "page": page.id,
+                        "method": f"readings:{label}",
+                        "error": f"{type(exc).__name__}: {exc}"[:500],
+                    }
+                )
                 continue
             df = pd.DataFrame(outcomes).assign(error=None)
-            ok = correct_pages(df, "table8", correct_f1) if "unit_tp" in df else \
-                np.zeros(len(df))
+            ok = correct_pages(df, "table8", correct_f1) if "unit_tp" in df else np.zeros(len(df))
             f1 = df["shingle_f1"].to_numpy(float)
-            units = df[[f"unit_{k}" for k in ["tp", "fp", "fn", "tn"]]].to_numpy(float) \
-                if "unit_tp" in df else np.full((len(df), 4), np.nan)
-            rows.append({"pos": pos, "page_id": page.id, "site": page.site, "choice": choice,
-                         "precision": df["shingle_precision"].to_numpy(float),
-                         "recall": df["shingle_recall"].to_numpy(float), "f1": f1,
-                         "units": units, "s2020": ok})
+            units = (
+                df[[f"unit_{k}" for k in ["tp", "fp", "fn", "tn"]]].to_numpy(float)
+                if "unit_tp" in df
+                else np.full((len(df), 4), np.nan)
+            )
+            rows.append(
+                {
+                    "pos": pos,
+                    "page_id": page.id,
+                    "site": page.site,
+                    "choice": choice,
+                    "precision": df["shingle_precision"].to_numpy(float),
+                    "recall": df["shingle_recall"].to_numpy(float),
+                    "f1": f1,
+                    "units": units,
+                    "s2020": ok,
+                }
+            )
     return {"variants": out, "failures": failures}
 
 
@@ -209,12 +246,14 @@ def _boot_mean(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _f1_of(p: np.ndarray, r: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1.0), 0.0) + \
-            np.where(np.isnan(p) | np.isnan(r), np.nan, 0.0)
+        return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1.0), 0.0) + np.where(
+            np.isnan(p) | np.isnan(r), np.nan, 0.0
+        )
 
 
-def _grid_summary(dataset: str, rows: list[dict[str, Any]], *, n_boot, alpha, seed, thr
-                  ) -> pd.DataFrame:
+def _grid_summary(
+    dataset: str, rows: list[dict[str, Any]], *, n_boot, alpha, seed, thr
+) -> pd.DataFrame:
     """Summary rows of every reading of the grid and of ``proposed@dedup`` (method = its
     label), computed once per distinct decision profile over the set's pages, all profiles
     at once: the point values as :func:`_profile_rows` computes them, the intervals from
@@ -253,15 +292,28 @@ def _grid_summary(dataset: str, rows: list[dict[str, Any]], *, n_boot, alpha, se
 
         out["unit_f1_micro_words"] = (
             uf1(tp.sum(0), fp.sum(0), fn.sum(0)),
-            *_interval(uf1(ucounts @ tp, ucounts @ fp, ucounts @ fn), alpha), len(u))
+            *_interval(uf1(ucounts @ tp, ucounts @ fp, ucounts @ fn), alpha),
+            len(u),
+        )
         out["saravanan2020_correct"] = (s2020.mean(0), *_interval(counts @ s2020 / n, alpha), n)
     good = (f1 >= thr).astype(float)
     out["pages_correct"] = (good.mean(0), *_interval(counts @ good / n, alpha), n)
     names = [reading_label(r) for r in GRID] + ["proposed@dedup"]
-    frames = [pd.DataFrame({"dataset": dataset, "method": names, "metric": metric,
-                            "value": value[inverse], "ci_low": low[inverse],
-                            "ci_high": high[inverse], "n_pages": n_pages, "profile": inverse})
-              for metric, (value, low, high, n_pages) in out.items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "dataset": dataset,
+                "method": names,
+                "metric": metric,
+                "value": value[inverse],
+                "ci_low": low[inverse],
+                "ci_high": high[inverse],
+                "n_pages": n_pages,
+                "profile": inverse,
+            }
+        )
+        for metric, (value, low, high, n_pages) in out.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -277,10 +329,13 @@ def run(ctx: Context) -> pd.DataFrame | None:
     switch_pages = opts.get("switch_pages")
     base_spec = next((s for s in ctx.specs if s.label == "proposed"), None)
     if base_spec is None:
-        raise ValueError("the readings study needs method=proposed (its stages 1-3 are the "
-                         "default the switches are tried against)")
-    base = {g: dict(v) if isinstance(v, dict) else v
-            for g, v in (plain(base_spec.params) or {}).items()}
+        raise ValueError(
+            "the readings study needs method=proposed (its stages 1-3 are the "
+            "default the switches are tried against)"
+        )
+    base = {
+        g: dict(v) if isinstance(v, dict) else v for g, v in (plain(base_spec.params) or {}).items()
+    }
     settings = [MethodSpec("default", base_spec.registry, base)]
     if opts.get("stage_switches", True):
         for key, values in STAGE_SWITCHES.items():
@@ -291,45 +346,76 @@ def run(ctx: Context) -> pd.DataFrame | None:
                 settings.append(MethodSpec(f"{key}={_show(value)}", base_spec.registry, params))
     for spec in settings:  # a bad switch value fails here, before any page
         spec.build()
-    task = functools.partial(site_task, settings=settings, shingle_n=int(opts.get("shingle_n", 4)),
-                             unit_min_share=unit_min_share, correct_f1=correct_f1,
-                             switch_pages=switch_pages)
+    task = functools.partial(
+        site_task,
+        settings=settings,
+        shingle_n=int(opts.get("shingle_n", 4)),
+        unit_min_share=unit_min_share,
+        correct_f1=correct_f1,
+        switch_pages=switch_pages,
+    )
     table4 = {reading_label(r): reproduces_table4(r) for r in GRID}
     summaries, variant_rows, set_rows = [], [], {}
     for label, ds in ctx.datasets.items():
         pages = ds.pages() if max_pages is None else itertools.islice(ds.pages(), max_pages)
-        results = list(ctx.runner.map(task, _sites(pages), desc=f"readings {label}",
-                                      unit="site"))
+        results = list(ctx.runner.map(task, _sites(pages), desc=f"readings {label}", unit="site"))
         for res in results:
             ctx.failures.extend(res["failures"])
-        per_variant = {name: [row for res in results for row in res["variants"][name]]
-                       for name in (s.label for s in settings)}
+        per_variant = {
+            name: [row for res in results for row in res["variants"][name]]
+            for name in (s.label for s in settings)
+        }
         rows = per_variant["default"]
         if not rows:
             print(f"evalkit: readings: no page of {label} could be scored; left out")
             continue
         set_rows[label] = rows
-        grid_summary = _grid_summary(label, rows, n_boot=n_boot, alpha=alpha, seed=ctx.seed,
-                                     thr=thr)
+        grid_summary = _grid_summary(
+            label, rows, n_boot=n_boot, alpha=alpha, seed=ctx.seed, thr=thr
+        )
         summaries.append(grid_summary.assign(variant="default"))
         if len(settings) > 1:  # the default on the same pages as the variants, then each
             column = {reading_label(r): i for i, r in enumerate(GRID)}
             column["proposed@dedup"] = len(GRID)
             cut = [r for r in rows if switch_pages is None or r["pos"] < switch_pages]
             for preset, r in _preset_readings().items():
-                variant_rows.append(pd.DataFrame(_profile_rows(
-                    label, f"(default); {preset}", cut, column[reading_label(r)],
-                    n_boot=n_boot, alpha=alpha, seed=ctx.seed, thr=thr)).assign(variant=""))
+                variant_rows.append(
+                    pd.DataFrame(
+                        _profile_rows(
+                            label,
+                            f"(default); {preset}",
+                            cut,
+                            column[reading_label(r)],
+                            n_boot=n_boot,
+                            alpha=alpha,
+                            seed=ctx.seed,
+                            thr=thr,
+                        )
+                    ).assign(variant="")
+                )
         for name in (s.label for s in settings[1:]):
             vrows = per_variant[name]
             for col, preset in enumerate(PRESETS):
                 if vrows:
-                    variant_rows.append(pd.DataFrame(_profile_rows(
-                        label, f"{name}; {preset}", vrows, col, n_boot=n_boot, alpha=alpha,
-                        seed=ctx.seed, thr=thr)).assign(variant=name))
-        print(f"evalkit: readings {label}: {len(rows)} pages, {len(GRID)} readings, "
-              f"{grid_summary['profile'].nunique()} distinct outcomes, "
-              f"{len(settings) - 1} stage 1-3 variants")
+                    variant_rows.append(
+                        pd.DataFrame(
+                            _profile_rows(
+                                label,
+                                f"{name}; {preset}",
+                                vrows,
+                                col,
+                                n_boot=n_boot,
+                                alpha=alpha,
+                                seed=ctx.seed,
+                                thr=thr,
+                            )
+                        ).assign(variant=name)
+                    )
+        print(
+            f"evalkit: readings {label}: {len(rows)} pages, {len(GRID)} readings, "
+            f"{grid_summary['profile'].nunique()} distinct outcomes, "
+            f"{len(settings) - 1} stage 1-3 variants"
+        )
     if not summaries:
         return None
     grid_all = pd.concat(summaries, ignore_index=True)

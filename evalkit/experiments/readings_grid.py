@@ -11,8 +11,20 @@ from typing import Any
 from evalkit.proposed import scoring
 from evalkit.proposed.scoring import READING_CHOICES, Reading, score_page
 
-__all__ = ["ARITHMETIC", "COUNTED", "DERIVED", "GRID", "PAPER_CORRECT", "PRESETS", "STAGE_SWITCHES",
-           "decide", "grid", "grid_decisions", "reading_label", "rescore"]
+__all__ = [
+    "ARITHMETIC",
+    "COUNTED",
+    "DERIVED",
+    "GRID",
+    "PAPER_CORRECT",
+    "PRESETS",
+    "STAGE_SWITCHES",
+    "decide",
+    "grid",
+    "grid_decisions",
+    "reading_label",
+    "rescore",
+]
 
 
 #: the share of pages the paper calls correctly extracted by the full method (Table 8, 279/300)
@@ -46,16 +58,27 @@ STAGE_SWITCHES: dict[str, tuple[Any, ...]] = {
 PRESETS: dict[str, dict[str, str] | None] = {
     "literal": {},
     "proposed_bounded": {"title_count": "distinct", "link_count": "distinct", "bound": "ratios"},
-    "proposed_best_table4": {"title_count": "distinct", "link_scope": "page",
-                             "link_count": "distinct", "content_count": "occurrences",
-                             "bound": "ratios", "if_none_pass": "all"},
+    "proposed_best_table4": {
+        "title_count": "distinct",
+        "link_scope": "page",
+        "link_count": "distinct",
+        "content_count": "occurrences",
+        "bound": "ratios",
+        "if_none_pass": "all",
+    },
     "proposed@dedup": None,
 }
 
 
 #: fields that change the counts: ``score_page`` runs once per combination of them
-COUNTED = ("title_source", "title_count", "link_scope", "link_count", "content_count",
-           "content_denominator")
+COUNTED = (
+    "title_source",
+    "title_count",
+    "link_scope",
+    "link_count",
+    "content_count",
+    "content_denominator",
+)
 
 
 #: fields applied to those counts by :func:`rescore` (the arithmetic of Eqs. 4-8)
@@ -70,8 +93,10 @@ def grid() -> list[Reading]:
     """Every reading of :data:`READING_CHOICES` (the paper's weights), in the order of the
     product of its fields (the literal reading first)."""
     fields = list(READING_CHOICES)
-    return [Reading(**dict(zip(fields, values)))
-            for values in itertools.product(*READING_CHOICES.values())]
+    return [
+        Reading(**dict(zip(fields, values)))
+        for values in itertools.product(*READING_CHOICES.values())
+    ]
 
 
 #: the readings of the study, computed once per process
@@ -89,8 +114,9 @@ def reading_label(reading: Reading | None) -> str:
     return " ".join(f"{k}={v}" for k, v in changes.items()) or "literal"
 
 
-def decide(scores: Sequence[float], t: float, comparison: str, if_none_pass: str
-           ) -> tuple[bool, ...]:
+def decide(
+    scores: Sequence[float], t: float, comparison: str, if_none_pass: str
+) -> tuple[bool, ...]:
     """The kept flags :func:`~evalkit.proposed.scoring.score_page` gives for these scores and
     threshold under ``comparison`` and ``if_none_pass`` (the same rules, without recounting)."""
     kept = [s > t for s in scores] if comparison == "gt" else [s >= t for s in scores]
@@ -102,8 +128,13 @@ def decide(scores: Sequence[float], t: float, comparison: str, if_none_pass: str
     return tuple(kept)
 
 
-def rescore(res: scoring.PageScores, inputs: scoring.PageInputs, content_weight: str,
-            bound: str, threshold_blocks: str) -> tuple[list[float], float]:
+def rescore(
+    res: scoring.PageScores,
+    inputs: scoring.PageInputs,
+    content_weight: str,
+    bound: str,
+    threshold_blocks: str,
+) -> tuple[list[float], float]:
     """The scores and threshold :func:`~evalkit.proposed.scoring.score_page` gives for a
     reading that differs from the one of ``res`` only in ``content_weight``, ``bound`` and
     ``threshold_blocks`` (the same arithmetic on ``res``'s counts and denominators; checked
@@ -118,8 +149,10 @@ def rescore(res: scoring.PageScores, inputs: scoring.PageInputs, content_weight:
     if content_weight == "eq4":
         scores = [1.0 - (a * t + b * ln + g * c) for t, ln, c in zip(t_w, l_w, c_w)]
     elif content_weight == "pseudocode":
-        scores = [1.0 - (a * t + b * ln + scoring.PSEUDOCODE_FACTOR * g * c)
-                  for t, ln, c in zip(t_w, l_w, c_w)]
+        scores = [
+            1.0 - (a * t + b * ln + scoring.PSEUDOCODE_FACTOR * g * c)
+            for t, ln, c in zip(t_w, l_w, c_w)
+        ]
     else:  # eq7_literal
         scores = [1.0 - (a * c + b * ln) for ln, c in zip(l_w, c_w)]
     if bound == "score":
@@ -139,11 +172,20 @@ def _plan() -> list[tuple[Reading, list[tuple[tuple[str, str, str], list[tuple[s
         arithmetic = []
         for arith in itertools.product(*(READING_CHOICES[f] for f in ARITHMETIC)):
             f = {**fields, **dict(zip(ARITHMETIC, arith))}
-            derived = [(comparison, if_none, index[tuple(
-                {**f, "comparison": comparison, "if_none_pass": if_none}[k]
-                for k in READING_CHOICES)])
+            derived = [
+                (
+                    comparison,
+                    if_none,
+                    index[
+                        tuple(
+                            {**f, "comparison": comparison, "if_none_pass": if_none}[k]
+                            for k in READING_CHOICES
+                        )
+                    ],
+                )
                 for comparison in READING_CHOICES["comparison"]
-                for if_none in READING_CHOICES["if_none_pass"]]
+                for if_none in READING_CHOICES["if_none_pass"]
+            ]
             arithmetic.append((arith, derived))
         plan.append((Reading(**fields), arithmetic))
     return plan

@@ -58,11 +58,11 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context
-from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
-from evalkit.harness.specs import MethodSpec
 from evalkit.harness.scoring import BASE_FAMILIES, score_extraction
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import failure_rows, summary_row
 from evalkit.harness.training import training_note
+from evalkit.proposed.scoring import BlockCounts, block_scores, threshold
 from evalkit.report.filenames import file_stem
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import format_cell, write_table
@@ -87,8 +87,11 @@ DEFAULT_CORRECT_F1 = 0.9
 CONTENT_FINE = ("headline", "content")
 COPY_FINE = "duplicate"
 TABLES = ("table6", "table7", "table8")
-_TITLES = {"table6": "Table 6: primary noise removal", "table7": "Table 7: near-duplicate removal",
-           "table8": "Table 8: core content extraction"}
+_TITLES = {
+    "table6": "Table 6: primary noise removal",
+    "table7": "Table 7: near-duplicate removal",
+    "table8": "Table 8: core content extraction",
+}
 _FIGS = {"table6": "fig7", "table7": "fig8", "table8": "fig9"}
 
 
@@ -103,24 +106,41 @@ def table4(paper: Mapping[str, Any]) -> pd.DataFrame:
     """
     ids = list(paper["blocks"])
     rows = [paper["blocks"][b] for b in ids]
-    counts = [BlockCounts(n_terms=r[0], title_count=r[1], link_count=r[2], n_distinct=r[3])
-              for r in rows]
+    counts = [
+        BlockCounts(n_terms=r[0], title_count=r[1], link_count=r[2], n_distinct=r[3]) for r in rows
+    ]
     d_t, d_l, d_c = (int(paper[k]) for k in ("d_title", "d_link", "d_content"))
     w = paper.get("weights", {})
     scores = block_scores(counts, d_t, d_l, d_c, **w)
     t = threshold(len(ids), int(paper["n_blocks"]))
     out = []
     for b, c, r, s in zip(ids, counts, rows, scores):
-        out.append({"block": b, "terms": c.n_terms, "title": c.title_count,
-                    "T_w": round(c.title_count / d_t, 3), "link": c.link_count,
-                    "L_w": round(c.link_count / d_l, 3), "content": c.content_count,
-                    "distinct": c.n_distinct, "C_w": round(c.content_count / d_c, 3),
-                    "score ours": round(s, 3), "score paper": r[4],
-                    "kept ours (> t)": "yes" if s > t else "no",
-                    "kept paper": "yes" if r[4] > t else "no"})
+        out.append(
+            {
+                "block": b,
+                "terms": c.n_terms,
+                "title": c.title_count,
+                "T_w": round(c.title_count / d_t, 3),
+                "link": c.link_count,
+                "L_w": round(c.link_count / d_l, 3),
+                "content": c.content_count,
+                "distinct": c.n_distinct,
+                "C_w": round(c.content_count / d_c, 3),
+                "score ours": round(s, 3),
+                "score paper": r[4],
+                "kept ours (> t)": "yes" if s > t else "no",
+                "kept paper": "yes" if r[4] > t else "no",
+            }
+        )
     blank = dict.fromkeys(out[0], "")
-    out.append({**blank, "block": f"threshold t = {len(ids)}/{paper['n_blocks']}",
-                "score ours": round(t, 3), "score paper": paper.get("threshold", "")})
+    out.append(
+        {
+            **blank,
+            "block": f"threshold t = {len(ids)}/{paper['n_blocks']}",
+            "score ours": round(t, 3),
+            "score paper": paper.get("threshold", ""),
+        }
+    )
     return pd.DataFrame(out, dtype=object)
 
 
@@ -146,8 +166,7 @@ def fine_counts(page, text: str, min_share: float = 0.5) -> dict[str, float]:
 
 def score_page(page, method: str, ext, *, unit_min_share: float = 0.5) -> dict[str, Any]:
     """The extraction record of ``evalkit.harness.scoring`` plus the words kept per fine class."""
-    rec = score_extraction(page, method, ext, unit_min_share=unit_min_share,
-                           metrics=BASE_FAMILIES)
+    rec = score_extraction(page, method, ext, unit_min_share=unit_min_share, metrics=BASE_FAMILIES)
     if ext.error is None:
         rec.update(fine_counts(page, ext.text, unit_min_share))
     return rec
@@ -169,8 +188,12 @@ def _has_fine(df: pd.DataFrame) -> bool:
     return ok.shape[1] > 0 and len(ok) > 0 and bool(ok.notna().any(axis=1).all())
 
 
-def correct_pages(df: pd.DataFrame, table: str, correct_f1: float = DEFAULT_CORRECT_F1,
-                  reference: pd.DataFrame | None = None) -> np.ndarray:
+def correct_pages(
+    df: pd.DataFrame,
+    table: str,
+    correct_f1: float = DEFAULT_CORRECT_F1,
+    reference: pd.DataFrame | None = None,
+) -> np.ndarray:
     """1.0/0.0 per row of one method's per-page records: the page is correctly extracted.
 
     ``reference`` (Table 7 only) holds ``proposed@primary``'s records of the
@@ -178,10 +201,13 @@ def correct_pages(df: pd.DataFrame, table: str, correct_f1: float = DEFAULT_CORR
     """
     ok = df["error"].isna().to_numpy()
     fine = _has_fine(df)
-    if table == "table7" and (reference is None
-                              or list(reference["page_id"]) != list(df["page_id"])):
-        raise ValueError("table7 needs proposed@primary's records of the same pages, "
-                         "in the same order, as the reference")
+    if table == "table7" and (
+        reference is None or list(reference["page_id"]) != list(df["page_id"])
+    ):
+        raise ValueError(
+            "table7 needs proposed@primary's records of the same pages, "
+            "in the same order, as the reference"
+        )
     if table == "table7" and fine:
         copies = _fine(df, [COPY_FINE], "kept")
         kept = _fine(df, CONTENT_FINE, "kept")
@@ -223,15 +249,17 @@ def table7_specs(cfg, base_label: str, detectors: Sequence[str]) -> list[MethodS
         registry, base = spec.registry, dict(spec.params)
     else:
         registry = "proposed"
-        base = {"primary": {"enabled": True}, "dedup": {"enabled": True},
-                "scoring": {"enabled": False}}
+        base = {
+            "primary": {"enabled": True},
+            "dedup": {"enabled": True},
+            "scoring": {"enabled": False},
+        }
     specs = []
     for name in detectors:
         settings = dict(det_cfg.get(name) or {})
         det_registry = settings.pop("_name_", name)
         # for modified_simhash these override the pipeline's own bits/k/stoplist/stemmer
-        dedup = {**(base.get("dedup") or {}), "detector": det_registry,
-                 "detector_params": settings}
+        dedup = {**(base.get("dedup") or {}), "detector": det_registry, "detector_params": settings}
         params = {**base, "dedup": dedup}
         specs.append(MethodSpec(label=f"{base_label}[{name}]", registry=registry, params=params))
     return specs
@@ -259,20 +287,34 @@ def run(ctx: Context) -> pd.DataFrame | None:
 
     if paper.get("table4"):
         t4 = table4(paper["table4"])
-        write_table(t4, ctx.out / "tables" / "saravanan2020_table4",
-                    caption="Table 4 rebuilt from the paper's counts (ours) beside its scores")
-        ctx.report += [Heading("Saravanan & Sathya Bama (2020), Table 4: weighted block scores"),
-                       Table(t4)]
+        write_table(
+            t4,
+            ctx.out / "tables" / "saravanan2020_table4",
+            caption="Table 4 rebuilt from the paper's counts (ours) beside its scores",
+        )
+        ctx.report += [
+            Heading("Saravanan & Sathya Bama (2020), Table 4: weighted block scores"),
+            Table(t4),
+        ]
         for r in t4.to_dict("records"):
             metric = "threshold" if str(r["block"]).startswith("threshold") else "block_score"
-            rows.append(summary_row("paper_table4", str(r["block"]).split(" ")[0], metric,
-                                    float(r["score ours"]), n_pages=1))
+            rows.append(
+                summary_row(
+                    "paper_table4",
+                    str(r["block"]).split(" ")[0],
+                    metric,
+                    float(r["score ours"]),
+                    n_pages=1,
+                )
+            )
 
     by_label = {s.label: s for s in ctx.specs}
     t7 = tables.get("table7", {})
-    t7_specs = table7_specs(ctx.cfg, t7.get("method", "proposed@dedup"),
-                            t7.get("detectors", ["jaccard", "minhash", "simhash",
-                                                 "modified_simhash"]))
+    t7_specs = table7_specs(
+        ctx.cfg,
+        t7.get("method", "proposed@dedup"),
+        t7.get("detectors", ["jaccard", "minhash", "simhash", "modified_simhash"]),
+    )
     wanted = []
     for key in ("table6", "table8"):
         wanted += list(tables.get(key, {}).get("methods", []))
@@ -280,14 +322,17 @@ def run(ctx: Context) -> pd.DataFrame | None:
     wanted.append(reference)
     missing = [m for m in dict.fromkeys(wanted) if m not in by_label]
     if missing:
-        raise ValueError(f"study tables name methods missing from cfg.method: {missing}; "
-                         f"present: {sorted(by_label)}")
+        raise ValueError(
+            f"study tables name methods missing from cfg.method: {missing}; "
+            f"present: {sorted(by_label)}"
+        )
     specs = [by_label[m] for m in dict.fromkeys(wanted)] + t7_specs
     score = functools.partial(score_page, unit_min_share=min_share)
     for label, ds in ctx.datasets.items():
         pages = list(islice(ds.pages(), counts[-1]))
-        records = ctx.runner.run_pages(iter(pages), specs, score=score, total=len(pages),
-                                       desc=f"saravanan2020 {label}")
+        records = ctx.runner.run_pages(
+            iter(pages), specs, score=score, total=len(pages), desc=f"saravanan2020 {label}"
+        )
         per_page = pd.DataFrame.from_records(records)
         per_page.insert(0, "experiment", "saravanan2020")
         ctx.record_pages(per_page, label)
@@ -297,21 +342,41 @@ def run(ctx: Context) -> pd.DataFrame | None:
         per_page["_pos"] = per_page["page_id"].map(order)
         usable = [n for n in counts if n <= len(pages)]
         if len(usable) < len(counts):
-            ctx.report.append(Text(f"Only {len(pages)} pages in {label}: page counts "
-                                   f"{[n for n in counts if n > len(pages)]} skipped.", gap=False))
+            ctx.report.append(
+                Text(
+                    f"Only {len(pages)} pages in {label}: page counts "
+                    f"{[n for n in counts if n > len(pages)]} skipped.",
+                    gap=False,
+                )
+            )
         ref = per_page[per_page["method"] == reference].sort_values("_pos")
         for table in TABLES:
-            methods = ([s.label for s in t7_specs] if table == "table7"
-                       else list(tables.get(table, {}).get("methods", [])))
+            methods = (
+                [s.label for s in t7_specs]
+                if table == "table7"
+                else list(tables.get(table, {}).get("methods", []))
+            )
             mapping = dict((tables.get(table, {}) or {}).get("paper_rows", {}))
-            rows += _study_table(ctx, per_page, ref, label, table, methods, usable,
-                                 correct_f1, n_boot, alpha,
-                                 _paper_rows(paper, table), mapping)
+            rows += _study_table(
+                ctx,
+                per_page,
+                ref,
+                label,
+                table,
+                methods,
+                usable,
+                correct_f1,
+                n_boot,
+                alpha,
+                _paper_rows(paper, table),
+                mapping,
+            )
     return pd.DataFrame(rows) if rows else None
 
 
-def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1, n_boot,
-                 alpha, paper, mapping) -> list[dict]:
+def _study_table(
+    ctx, per_page, ref, dataset, table, methods, counts, correct_f1, n_boot, alpha, paper, mapping
+) -> list[dict]:
     """One of Tables 6-8: correct pages per method and page count, the paper's beside ours."""
     rows, table_rows = [], []
     shares: dict[tuple[str, int], tuple[float, float, float]] = {}
@@ -328,48 +393,89 @@ def _study_table(ctx, per_page, ref, dataset, table, methods, counts, correct_f1
             rows.append(summary_row(dataset, m, f"{table}_correct_{n}", share, lo, hi, len(ok)))
             prow = mapping.get(_short(m))
             shown.add(prow)
-            table_rows.append({
-                "pages": n, "method (ours)": m, "paper row": prow or "-",
-                **_paper(pub.get(prow), n), "ours correct": int(ok.sum()),
-                # a number cell: md and tex show "72.00 [63.00, 80.00]", the csv the numbers
-                "ours correct (%) [95% CI]": format_cell(100 * share, 100 * lo, 100 * hi, 2)})
+            table_rows.append(
+                {
+                    "pages": n,
+                    "method (ours)": m,
+                    "paper row": prow or "-",
+                    **_paper(pub.get(prow), n),
+                    "ours correct": int(ok.sum()),
+                    # a number cell: md and tex show "72.00 [63.00, 80.00]", the csv the numbers
+                    "ours correct (%) [95% CI]": format_cell(100 * share, 100 * lo, 100 * hi, 2),
+                }
+            )
         for prow, v in pub.items():
             if prow not in shown:
-                table_rows.append({"pages": n, "method (ours)": "- (not implemented)",
-                                   "paper row": prow, **_paper(v, n),
-                                   "ours correct": "-", "ours correct (%) [95% CI]": "-"})
+                table_rows.append(
+                    {
+                        "pages": n,
+                        "method (ours)": "- (not implemented)",
+                        "paper row": prow,
+                        **_paper(v, n),
+                        "ours correct": "-",
+                        "ours correct (%) [95% CI]": "-",
+                    }
+                )
     df = pd.DataFrame(table_rows)
     stem = f"saravanan2020_{table}_{file_stem(dataset)}"
     fine = _has_fine(per_page[per_page["method"].isin(methods)])
     if table == "table7":
-        rule = ("no word of a planted copy kept and no content word removed by stage 1.3"
-                if fine else f"unit F1 >= {correct_f1} and no content word removed by stage 1.3")
+        rule = (
+            "no word of a planted copy kept and no content word removed by stage 1.3"
+            if fine
+            else f"unit F1 >= {correct_f1} and no content word removed by stage 1.3"
+        )
     else:
-        target = ("content and planted copies" if table == "table6" else "content") if fine \
+        target = (
+            ("content and planted copies" if table == "table6" else "content")
+            if fine
             else "content"
+        )
         rule = f"F1 of the kept words against the {target} >= {correct_f1}"
-    caption = (f"{_TITLES[table]} on {dataset}: correctly extracted pages ({rule}) "
-               f"beside the paper's")
+    caption = (
+        f"{_TITLES[table]} on {dataset}: correctly extracted pages ({rule}) beside the paper's"
+    )
     # systems rebuilt from the paper's sentences about them (their own papers unread)
-    rebuilt = [m for m in methods if _short(m) in
-               (ctx.cfg.study.tables.get(table, {}) or {}).get("reconstructions", [])]
+    rebuilt = [
+        m
+        for m in methods
+        if _short(m) in (ctx.cfg.study.tables.get(table, {}) or {}).get("reconstructions", [])
+    ]
     if rebuilt:
         caption += f"; reconstructions from the paper's description: {', '.join(rebuilt)}"
     caption += training_note([s for s in ctx.specs if s.label in methods])
     write_table(df, ctx.out / "tables" / stem, caption=caption)
-    fig = _figure(shares, methods, counts, paper, mapping,
-                  ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{file_stem(dataset)}",
-                  f"{_TITLES[table]} ({dataset})")
-    ctx.report += [Heading(f"{_TITLES[table]} ({dataset})"), Text(f"Correct page: {rule}."),
-                   *([Text("Reconstructions (from the paper's own description; docs/methods/): "
-                           f"{', '.join(rebuilt)}.")] if rebuilt else []),
-                   Table(df, gap=False), Figure(f"figures/{fig.name}", _FIGS[table])]
+    fig = _figure(
+        shares,
+        methods,
+        counts,
+        paper,
+        mapping,
+        ctx.out / "figures" / f"saravanan2020_{_FIGS[table]}_{file_stem(dataset)}",
+        f"{_TITLES[table]} ({dataset})",
+    )
+    ctx.report += [
+        Heading(f"{_TITLES[table]} ({dataset})"),
+        Text(f"Correct page: {rule}."),
+        *(
+            [
+                Text(
+                    "Reconstructions (from the paper's own description; docs/methods/): "
+                    f"{', '.join(rebuilt)}."
+                )
+            ]
+            if rebuilt
+            else []
+        ),
+        Table(df, gap=False),
+        Figure(f"figures/{fig.name}", _FIGS[table]),
+    ]
     return rows
 
 
 def _short(label: str) -> str:
     """``proposed@dedup[jaccard]`` -> ``jaccard``: Table 7 maps detectors to paper rows."""
-    return label[label.index("[") + 1:-1] if label.endswith("]") and "[" in label else label
+    return label[label.index("[") + 1 : -1] if label.endswith("]") and "[" in label else label
 
 
 def _paper(count, n) -> dict:
@@ -377,8 +483,10 @@ def _paper(count, n) -> dict:
     paper gives none), each a number of its own for the csv."""
     if count is None:
         return {"paper correct": "-", "paper correct (%)": "-"}
-    return {"paper correct": int(count),
-            "paper correct (%)": format_cell(100 * count / n, digits=2)}
+    return {
+        "paper correct": int(count),
+        "paper correct (%)": format_cell(100 * count / n, digits=2),
+    }
 
 
 def _figure(shares, methods, counts, paper, mapping, stem, title):
@@ -397,8 +505,18 @@ def _figure(shares, methods, counts, paper, mapping, stem, title):
         err = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
         pos = x + (j - (len(methods) - 1) / 2) * width
         look = method_style(m)  # the method's colour and hatch in every figure
-        ax.bar(pos, vals, width, yerr=np.nan_to_num(err), capsize=3, label=m, color=look.colour,
-               hatch=look.hatch, edgecolor="0.25", linewidth=0.3)
+        ax.bar(
+            pos,
+            vals,
+            width,
+            yerr=np.nan_to_num(err),
+            capsize=3,
+            label=m,
+            color=look.colour,
+            hatch=look.hatch,
+            edgecolor="0.25",
+            linewidth=0.3,
+        )
         prow = mapping.get(_short(m))
         pv = [100 * paper.get(n, {}).get(prow, np.nan) / n if prow else np.nan for n in counts]
         if not np.all(np.isnan(pv)):

@@ -38,14 +38,20 @@ def summary_rows(per_page: pd.DataFrame, dataset: str) -> list[dict]:
     """Micro scores and summed counts of each method (every document counts, failed or not)."""
     rows = []
     for method, df in per_page.groupby("method", sort=False):
-        counts = [SnippetCounts(*map(int, r)) for r in
-                  df[[f"{PREFIX}{k}" for k in SnippetCounts._fields]].fillna(0).to_numpy()]
+        counts = [
+            SnippetCounts(*map(int, r))
+            for r in df[[f"{PREFIX}{k}" for k in SnippetCounts._fields]].fillna(0).to_numpy()
+        ]
         scores = micro_scores(counts)
         for key in (*SCORES, *SnippetCounts._fields):
-            rows.append(summary_row(dataset, method, f"{PREFIX}{key}", scores[key],
-                                    n_pages=len(df)))
-        rows.append(summary_row(dataset, method, f"{PREFIX}errors",
-                                int(df["error"].notna().sum()), n_pages=len(df)))
+            rows.append(
+                summary_row(dataset, method, f"{PREFIX}{key}", scores[key], n_pages=len(df))
+            )
+        rows.append(
+            summary_row(
+                dataset, method, f"{PREFIX}errors", int(df["error"].notna().sum()), n_pages=len(df)
+            )
+        )
     return rows
 
 
@@ -61,28 +67,51 @@ def run(ctx: Context) -> pd.DataFrame | None:
         subset = pages_note(n, published.get("pages"), ctx.datasets[label].limit is not None)
         table = comparison(ours, published.get("rows") or [], list(SCORES), tolerance, subset)
         source = published.get("source", "trafilatura's evaluation.rst")
-        cap = (f"trafilatura's evaluation on {label} ({n} documents): evalkit's micro "
-               f"precision / recall / accuracy / F-score of the with/without segments beside "
-               f"{source}")
-        write_table(table, ctx.out / "tables" / f"trafilatura_eval_published_{label}",
-                    caption=cap)
-        show(ctx, headline(summary, per_page, PREFIX, {"f_score": "F-score", "precision": "P",
-                                                       "recall": "R", "accuracy": "accuracy"},
-                           table),
-             f"{label} ({n} documents): trafilatura's segment metric (micro), sorted by F-score",
-             (f"  {subset}",) if subset else ())
+        cap = (
+            f"trafilatura's evaluation on {label} ({n} documents): evalkit's micro "
+            f"precision / recall / accuracy / F-score of the with/without segments beside "
+            f"{source}"
+        )
+        write_table(table, ctx.out / "tables" / f"trafilatura_eval_published_{label}", caption=cap)
+        show(
+            ctx,
+            headline(
+                summary,
+                per_page,
+                PREFIX,
+                {"f_score": "F-score", "precision": "P", "recall": "R", "accuracy": "accuracy"},
+                table,
+            ),
+            f"{label} ({n} documents): trafilatura's segment metric (micro), sorted by F-score",
+            (f"  {subset}",) if subset else (),
+        )
         from evalkit.report.plots import bar_prf
 
         stem = f"figures/trafilatura_eval_{label}"
-        bar_prf(summary, ctx.out / stem, label,
-                metrics=tuple(f"{PREFIX}{k}" for k in SCORES), labels=SCORES,
-                title=f"{label}: trafilatura's segment metric (micro)")
-        counts = summary[summary["metric"].isin(
-            [f"{PREFIX}{k}" for k in (*SnippetCounts._fields, "errors")])].pivot(
-            index="method", columns="metric", values="value").reset_index()
-        ctx.report += [Heading(f"trafilatura's evaluation: {label}"), Text(f"{cap}."),
-                       Table(table), Figure(f"{stem}.png", f"segment scores on {label}"),
-                       Text("Summed counts (tp: `with` segments found, fn: missed; fp: "
-                            "`without` segments found, tn: absent) and failed documents."),
-                       Table(counts.astype({c: int for c in counts.columns if c != "method"}))]
+        bar_prf(
+            summary,
+            ctx.out / stem,
+            label,
+            metrics=tuple(f"{PREFIX}{k}" for k in SCORES),
+            labels=SCORES,
+            title=f"{label}: trafilatura's segment metric (micro)",
+        )
+        counts = (
+            summary[
+                summary["metric"].isin([f"{PREFIX}{k}" for k in (*SnippetCounts._fields, "errors")])
+            ]
+            .pivot(index="method", columns="metric", values="value")
+            .reset_index()
+        )
+        ctx.report += [
+            Heading(f"trafilatura's evaluation: {label}"),
+            Text(f"{cap}."),
+            Table(table),
+            Figure(f"{stem}.png", f"segment scores on {label}"),
+            Text(
+                "Summed counts (tp: `with` segments found, fn: missed; fp: "
+                "`without` segments found, tn: absent) and failed documents."
+            ),
+            Table(counts.astype({c: int for c in counts.columns if c != "method"})),
+        ]
     return pd.concat(out, ignore_index=True) if out else None

@@ -65,8 +65,10 @@ def stored_specs(outputs: Path, tools: list[str] | None = None) -> list[MethodSp
         if missing:
             raise FileNotFoundError(f"{outputs}: no stored output for {', '.join(missing)}")
         files = {t: files[t] for t in tools}
-    return [MethodSpec(label=t, registry="stored", params={"path": str(f), "format": "jsonl"})
-            for t, f in files.items()]
+    return [
+        MethodSpec(label=t, registry="stored", params={"path": str(f), "format": "jsonl"})
+        for t, f in files.items()
+    ]
 
 
 def read_csv_scores(folder: Path) -> dict[str, dict[str, float]]:
@@ -76,8 +78,9 @@ def read_csv_scores(folder: Path) -> dict[str, dict[str, float]]:
         return out
     for f in sorted(folder.glob("rouge_*.csv")):
         with f.open(newline="", encoding="utf-8") as fh:
-            out[f.stem.removeprefix("rouge_")] = {r["hash_key"]: float(r["f1"])
-                                                  for r in csv.DictReader(fh)}
+            out[f.stem.removeprefix("rouge_")] = {
+                r["hash_key"]: float(r["f1"]) for r in csv.DictReader(fh)
+            }
     return out
 
 
@@ -95,43 +98,60 @@ def _set_rows(per_page: pd.DataFrame, label: str, csv_scores: dict, page_tol: fl
             col = f"{PREFIX}{key}"
             if col in ok:
                 rows.append(summary_row(label, tool, col, ok[col].mean(), n_pages=len(ok)))
-        rows.append(summary_row(label, tool, MEDIAN, ok[F1].median() if len(ok) else
-                                math.nan, n_pages=len(ok)))
+        rows.append(
+            summary_row(
+                label, tool, MEDIAN, ok[F1].median() if len(ok) else math.nan, n_pages=len(ok)
+            )
+        )
         ref = csv_scores.get(tool)
         if ref:
             got = dict(zip(ok["page_id"].astype(str), ok[F1]))
             both = [k for k in ref if k in got]
             within = sum(abs(got[k] - ref[k]) <= page_tol for k in both)
-            rows += [summary_row(label, tool, "wceb_csv_f1", sum(ref.values()) / len(ref),
-                                 n_pages=len(ref)),
-                     # like for like: both means over the pages both sides scored
-                     summary_row(label, tool, "wceb_f1_compared", _mean_over(got, both),
-                                 n_pages=len(both)),
-                     summary_row(label, tool, "wceb_csv_f1_compared", _mean_over(ref, both),
-                                 n_pages=len(both)),
-                     summary_row(label, tool, "wceb_pages_within",
-                                 within / len(both) if both else math.nan, n_pages=len(both)),
-                     summary_row(label, tool, "wceb_pages_compared", len(both),
-                                 n_pages=len(both))]
+            rows += [
+                summary_row(
+                    label, tool, "wceb_csv_f1", sum(ref.values()) / len(ref), n_pages=len(ref)
+                ),
+                # like for like: both means over the pages both sides scored
+                summary_row(
+                    label, tool, "wceb_f1_compared", _mean_over(got, both), n_pages=len(both)
+                ),
+                summary_row(
+                    label, tool, "wceb_csv_f1_compared", _mean_over(ref, both), n_pages=len(both)
+                ),
+                summary_row(
+                    label,
+                    tool,
+                    "wceb_pages_within",
+                    within / len(both) if both else math.nan,
+                    n_pages=len(both),
+                ),
+                summary_row(label, tool, "wceb_pages_compared", len(both), n_pages=len(both)),
+            ]
     return rows
 
 
 def aggregate_rows(pages: dict[str, pd.DataFrame]) -> list[dict]:
     """WCEB's micro and macro mean and median F1 of each tool over the sets in ``pages``."""
     rows = []
-    frames = [df[df[F1].notna() & df.get("error", pd.Series(None, index=df.index)).isna()]
-              [["method", F1]].assign(dataset=s) for s, df in pages.items()
-              if F1 in df]
+    frames = [
+        df[df[F1].notna() & df.get("error", pd.Series(None, index=df.index)).isna()][
+            ["method", F1]
+        ].assign(dataset=s)
+        for s, df in pages.items()
+        if F1 in df
+    ]
     if not frames:
         return rows
     allp = pd.concat(frames, ignore_index=True)
     for tool, df in allp.groupby("method", sort=False):
         by_set = df.groupby("dataset")[F1]
-        rows += [summary_row("micro", tool, MEAN, df[F1].mean(), n_pages=len(df)),
-                 summary_row("micro", tool, MEDIAN, df[F1].median(), n_pages=len(df)),
-                 summary_row("macro", tool, MEAN, by_set.mean().mean(), n_pages=len(df)),
-                 summary_row("macro", tool, MEDIAN, by_set.median().median(),
-                             n_pages=len(df))]
+        rows += [
+            summary_row("micro", tool, MEAN, df[F1].mean(), n_pages=len(df)),
+            summary_row("micro", tool, MEDIAN, df[F1].median(), n_pages=len(df)),
+            summary_row("macro", tool, MEAN, by_set.mean().mean(), n_pages=len(df)),
+            summary_row("macro", tool, MEDIAN, by_set.median().median(), n_pages=len(df)),
+        ]
     return rows
 
 
@@ -143,13 +163,19 @@ def _comparison_table(summary: pd.DataFrame, tol: float, page_tol: float) -> pd.
             continue
         ours, ref = v[(ds, tool, F1)], v[(ds, tool, "wceb_csv_f1")]
         same, same_ref = v[(ds, tool, "wceb_f1_compared")], v[(ds, tool, "wceb_csv_f1_compared")]
-        rows.append({"set": ds, "tool": tool, "evalkit mean F1": f"{ours:.4f}",
-                     "WCEB CSV mean F1": f"{ref:.4f}", "difference": f"{same - same_ref:+.4f}",
-                     f"within {tol:g}": "yes" if abs(same - same_ref) <= tol else "no",
-                     "pages compared": int(v[(ds, tool, "wceb_pages_compared")]),
-                     "evalkit / CSV mean there": f"{same:.4f} / {same_ref:.4f}",
-                     f"pages within {page_tol:g}":
-                         f"{v[(ds, tool, 'wceb_pages_within')]:.1%}"})
+        rows.append(
+            {
+                "set": ds,
+                "tool": tool,
+                "evalkit mean F1": f"{ours:.4f}",
+                "WCEB CSV mean F1": f"{ref:.4f}",
+                "difference": f"{same - same_ref:+.4f}",
+                f"within {tol:g}": "yes" if abs(same - same_ref) <= tol else "no",
+                "pages compared": int(v[(ds, tool, "wceb_pages_compared")]),
+                "evalkit / CSV mean there": f"{same:.4f} / {same_ref:.4f}",
+                f"pages within {page_tol:g}": f"{v[(ds, tool, 'wceb_pages_within')]:.1%}",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -164,8 +190,14 @@ def _aggregate_table(agg: pd.DataFrame, sets: pd.DataFrame) -> pd.DataFrame:
     n_sets = scored.groupby("method")["dataset"].nunique()
     most = int(n_sets.max()) if len(n_sets) else 0
     # a tool over fewer sets than the others is not ranked like for like: marked
-    out.insert(1, "sets", [f"{int(n_sets.get(t, 0))}" + (FEWER if n_sets.get(t, 0) < most
-                                                          else "") for t in out["tool"]])
+    out.insert(
+        1,
+        "sets",
+        [
+            f"{int(n_sets.get(t, 0))}" + (FEWER if n_sets.get(t, 0) < most else "")
+            for t in out["tool"]
+        ],
+    )
     return out
 
 
@@ -180,23 +212,31 @@ def _tell_set(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
     unmatched = sorted(str(i) for i in per_id[per_id == tools].index)
     if unmatched:
         ids = set(unmatched)
-        ctx.failures[:] = [f for f in ctx.failures if not (
-            f["dataset"] == label and str(f["page"]) in ids)]
+        ctx.failures[:] = [
+            f for f in ctx.failures if not (f["dataset"] == label and str(f["page"]) in ids)
+        ]
         ctx.dataset_info.setdefault(label, {})["without_stored_output"] = unmatched
-        print(f"evalkit: wceb {label}: {len(unmatched)} page(s) have no stored output of any of "
-              f"the {tools} tools (ids WCEB's copy does not share, docs/benchmarks.md): "
-              "expected, not counted as failures; listed in run.json", file=sys.stderr)
+        print(
+            f"evalkit: wceb {label}: {len(unmatched)} page(s) have no stored output of any of "
+            f"the {tools} tools (ids WCEB's copy does not share, docs/benchmarks.md): "
+            "expected, not counted as failures; listed in run.json",
+            file=sys.stderr,
+        )
     ok = per_page[per_page["error"].isna()]
     for tool, df in ok.groupby("method", sort=False):
         if len(df) and (df["n_words_out"] == 0).all():
-            print(f"evalkit: warning: wceb {label}: all {len(df)} stored outputs of {tool} are "
-                  "empty (every page scores 0)", file=sys.stderr)
+            print(
+                f"evalkit: warning: wceb {label}: all {len(df)} stored outputs of {tool} are "
+                "empty (every page scores 0)",
+                file=sys.stderr,
+            )
 
 
 def _stream(ctx: Context, label, ds, specs, score):
     spill = ctx.spill(f"wceb-{label}")
-    records = ctx.runner.iter_records(ds.pages(), specs, score=score, desc=f"wceb {label}",
-                                      total=ds.page_count())
+    records = ctx.runner.iter_records(
+        ds.pages(), specs, score=score, desc=f"wceb {label}", total=ds.page_count()
+    )
     while chunk := list(itertools.islice(records, CHUNK_ROWS)):
         spill.append({"experiment": "wceb", **rec} for rec in chunk)
     return spill
@@ -228,8 +268,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
     for label, ds in ctx.datasets.items():
         wceb_set = getattr(ds, "set", None)
         if wceb_set is None:
-            raise ValueError(f"study wceb: data set {label!r} is not read by the wceb reader "
-                             "(dataset=wceb_scrapinghub, ...)")
+            raise ValueError(
+                f"study wceb: data set {label!r} is not read by the wceb reader "
+                "(dataset=wceb_scrapinghub, ...)"
+            )
         specs = stored_specs(outputs / wceb_set, opts.get("tools"))
         spill = _stream(ctx, label, ds, specs, score)
         if not spill.n_records:
@@ -243,41 +285,68 @@ def run(ctx: Context) -> pd.DataFrame | None:
         return None
     out += aggregate_rows(pages)
     summary = pd.DataFrame(out)
-    how = ("NLTK Punkt sentences, as WCEB's split_summaries" if sentences == "punkt" else
-           "evalkit's rule sentences (Punkt is not installed here, pip install "
-           "\"evalkit[bench]\": numbers may differ from WCEB's by a little; docs/benchmarks.md, "
-           "Punkt)")
+    how = (
+        "NLTK Punkt sentences, as WCEB's split_summaries"
+        if sentences == "punkt"
+        else "evalkit's rule sentences (Punkt is not installed here, pip install "
+        '"evalkit[bench]": numbers may differ from WCEB\'s by a little; docs/benchmarks.md, '
+        "Punkt)"
+    )
     comp = _comparison_table(summary, tol, page_tol)
-    cap = (f"WCEB ROUGE-LSum F1 recomputed from the stored outputs ({how}) beside the mean of "
-           f"WCEB's own per-page CSVs (over all their pages; a run of fewer pages compares "
-           f"on the pages both scored: 'mean there'); share of pages within {page_tol:g}")
+    cap = (
+        f"WCEB ROUGE-LSum F1 recomputed from the stored outputs ({how}) beside the mean of "
+        f"WCEB's own per-page CSVs (over all their pages; a run of fewer pages compares "
+        f"on the pages both scored: 'mean there'); share of pages within {page_tol:g}"
+    )
     write_table(comp, ctx.out / "tables" / "wceb_csv_comparison", caption=cap)
     sets = summary[~summary["dataset"].isin(["micro", "macro"])]
     agg = summary[summary["dataset"].isin(["micro", "macro"])]
     table = _aggregate_table(agg, sets)
-    acap = ("WCEB ROUGE-LSum F1 per tool (sets: how many it was scored on; "
-            f"{FEWER}: fewer than the others): mean per set, micro (all pages pooled) and macro "
-            "(mean of set means, median of set medians) mean and median over the sets")
+    acap = (
+        "WCEB ROUGE-LSum F1 per tool (sets: how many it was scored on; "
+        f"{FEWER}: fewer than the others): mean per set, micro (all pages pooled) and macro "
+        "(mean of set means, median of set medians) mean and median over the sets"
+    )
     write_table(table, ctx.out / "tables" / "wceb_aggregates", caption=acap)
     heads = ["tool", "sets", "micro mean", "macro mean", "macro median"]
     fewer = (f"  {FEWER} over fewer sets than the others: not ranked like for like",)
-    show(ctx, table[[c for c in heads if c in table]].map(
-             lambda v: ("-" if math.isnan(v) else f"{v:.3f}") if isinstance(v, float) else str(v)),
-         f"WCEB ROUGE-LSum F1 over {len(pages)} set(s), sorted by micro mean",
-         fewer if table["sets"].str.endswith(FEWER).any() else ())
+    show(
+        ctx,
+        table[[c for c in heads if c in table]].map(
+            lambda v: ("-" if math.isnan(v) else f"{v:.3f}") if isinstance(v, float) else str(v)
+        ),
+        f"WCEB ROUGE-LSum F1 over {len(pages)} set(s), sorted by micro mean",
+        fewer if table["sets"].str.endswith(FEWER).any() else (),
+    )
     from evalkit.report.plots import bar_prf
 
-    frame = agg.assign(metric=agg["dataset"] + "_" + agg["metric"], dataset="all",
-                       ci_low=math.nan, ci_high=math.nan)
+    frame = agg.assign(
+        metric=agg["dataset"] + "_" + agg["metric"],
+        dataset="all",
+        ci_low=math.nan,
+        ci_high=math.nan,
+    )
     keys = ("micro_" + MEAN, "micro_" + MEDIAN, "macro_" + MEAN, "macro_" + MEDIAN)
-    bar_prf(frame, ctx.out / "figures" / "wceb_aggregates", "all", metrics=keys,
-            labels=("micro mean", "micro median", "macro mean", "macro median"),
-            title="WCEB ROUGE-LSum F1 over the shared sets",
-            methods=list(table["tool"]), xlabel="tool (WCEB stored output)")
+    bar_prf(
+        frame,
+        ctx.out / "figures" / "wceb_aggregates",
+        "all",
+        metrics=keys,
+        labels=("micro mean", "micro median", "macro mean", "macro median"),
+        title="WCEB ROUGE-LSum F1 over the shared sets",
+        methods=list(table["tool"]),
+        xlabel="tool (WCEB stored output)",
+    )
     tools = ", ".join(dict.fromkeys(t for df in pages.values() for t in df["method"]))
-    ctx.report += [Heading("WCEB stored outputs under WCEB's ROUGE-LSum"),
-                   Text(f"Tools (each one `stored` method reading `{outputs}/<set>/<tool>.jsonl.gz`"
-                        f"): {tools}."),
-                   Text(f"{cap}."), Table(comp), Text(f"{acap}."), Table(table),
-                   Figure("figures/wceb_aggregates.png", "WCEB micro and macro F1 per tool")]
+    ctx.report += [
+        Heading("WCEB stored outputs under WCEB's ROUGE-LSum"),
+        Text(
+            f"Tools (each one `stored` method reading `{outputs}/<set>/<tool>.jsonl.gz`): {tools}."
+        ),
+        Text(f"{cap}."),
+        Table(comp),
+        Text(f"{acap}."),
+        Table(table),
+        Figure("figures/wceb_aggregates.png", "WCEB micro and macro F1 per tool"),
+    ]
     return summary

@@ -44,13 +44,15 @@ def summary_rows(per_page: pd.DataFrame, dataset: str) -> list[dict]:
         for ty in PAGE_TYPES:
             sub = df[df["category"] == ty]
             if len(sub):
-                rows.append(summary_row(dataset, method, f"wcxb_f1_{ty}", sub["wcxb_f1"].mean(),
-                                        n_pages=len(sub)))
+                rows.append(
+                    summary_row(
+                        dataset, method, f"wcxb_f1_{ty}", sub["wcxb_f1"].mean(), n_pages=len(sub)
+                    )
+                )
     return rows
 
 
-def page_type_table(summary: pd.DataFrame, per_page: pd.DataFrame,
-                    published: dict) -> pd.DataFrame:
+def page_type_table(summary: pd.DataFrame, per_page: pd.DataFrame, published: dict) -> pd.DataFrame:
     """One row per page type: pages, each method's F1, then the README's per-type columns."""
     methods = list(dict.fromkeys(summary["method"]))
     value = summary.set_index(["method", "metric"])["value"]
@@ -82,8 +84,14 @@ def _figure(ctx: Context, summary: pd.DataFrame, label: str) -> str:
     # one group per method (its colour, as in every figure), one bar per page type
     types = [t for t in PAGE_TYPES if (summary["metric"] == f"wcxb_f1_{t}").any()]
     stem = f"figures/wcxb_page_types_{label}"
-    bar_prf(summary, ctx.out / stem, label, metrics=tuple(f"wcxb_f1_{t}" for t in types),
-            labels=tuple(types), title=f"{label}: WCXB F1 per page type")
+    bar_prf(
+        summary,
+        ctx.out / stem,
+        label,
+        metrics=tuple(f"wcxb_f1_{t}" for t in types),
+        labels=tuple(types),
+        title=f"{label}: WCXB F1 per page type",
+    )
     return f"{stem}.png"
 
 
@@ -97,29 +105,52 @@ def run(ctx: Context) -> pd.DataFrame | None:
         ours = by_method(summary, "wcxb_")
         n = per_page["page_id"].nunique()
         subset = pages_note(n, published.get("pages"), ctx.datasets[label].limit is not None)
-        table = comparison(ours, published.get("rows") or [], ["f1", "precision", "recall"],
-                           tolerance, subset)
+        table = comparison(
+            ours, published.get("rows") or [], ["f1", "precision", "recall"], tolerance, subset
+        )
         source = published.get("source", "WCXB README")
-        cap = (f"WCXB on {label} ({n} pages): evalkit's mean per-page "
-               f"F1 / P / R under WCXB's metric beside {source}")
+        cap = (
+            f"WCXB on {label} ({n} pages): evalkit's mean per-page "
+            f"F1 / P / R under WCXB's metric beside {source}"
+        )
         write_table(table, ctx.out / "tables" / f"wcxb_published_{label}", caption=cap)
-        show(ctx, headline(summary, per_page, "wcxb_", {"f1": "F1", "precision": "P",
-                                                       "recall": "R"}, table),
-             f"{label} ({n} pages): WCXB's mean per-page F1, sorted by F1",
-             (f"  {subset}",) if subset else ())
+        show(
+            ctx,
+            headline(
+                summary, per_page, "wcxb_", {"f1": "F1", "precision": "P", "recall": "R"}, table
+            ),
+            f"{label} ({n} pages): WCXB's mean per-page F1, sorted by F1",
+            (f"  {subset}",) if subset else (),
+        )
         types = page_type_table(summary, per_page, published.get("page_types") or {})
-        tcap = (f"WCXB F1 per page type on {label}: evalkit's runs, then "
-                f"{(published.get('page_types') or {}).get('source', 'the README')}"
-                + (f" ({subset.removesuffix(': not comparable')}: the published columns are "
-                   f"over all pages)" if subset else ""))
+        tcap = (
+            f"WCXB F1 per page type on {label}: evalkit's runs, then "
+            f"{(published.get('page_types') or {}).get('source', 'the README')}"
+            + (
+                f" ({subset.removesuffix(': not comparable')}: the published columns are "
+                f"over all pages)"
+                if subset
+                else ""
+            )
+        )
         write_table(types, ctx.out / "tables" / f"wcxb_page_types_{label}", caption=tcap)
         fig = _figure(ctx, summary, label)
-        snip = summary[summary["metric"].isin(["wcxb_with", "wcxb_without"])].pivot(
-            index="method", columns="metric", values="value").reset_index()
-        ctx.report += [Heading(f"WCXB: {label}"), Text(f"{cap}."), Table(table),
-                       Text(f"{tcap}."), Table(types),
-                       Figure(fig, f"WCXB F1 per page type on {label}"),
-                       Text("Snippet shares (WCXB's rule: share of `with` snippets found, of "
-                            "`without` snippets found, lower-cased; 1 when a page lists none)."),
-                       Table(snip.round(3))]
+        snip = (
+            summary[summary["metric"].isin(["wcxb_with", "wcxb_without"])]
+            .pivot(index="method", columns="metric", values="value")
+            .reset_index()
+        )
+        ctx.report += [
+            Heading(f"WCXB: {label}"),
+            Text(f"{cap}."),
+            Table(table),
+            Text(f"{tcap}."),
+            Table(types),
+            Figure(fig, f"WCXB F1 per page type on {label}"),
+            Text(
+                "Snippet shares (WCXB's rule: share of `with` snippets found, of "
+                "`without` snippets found, lower-cased; 1 when a page lists none)."
+            ),
+            Table(snip.round(3)),
+        ]
     return pd.concat(out, ignore_index=True) if out else None

@@ -198,8 +198,8 @@ class Browser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
-            preexec_fn=_parent_death_hook(),
-        )  # noqa: PLW1509 - a C call only (see there)
+            preexec_fn=_parent_death_hook(),  # noqa: PLW1509 - prctl only, before exec
+        )
         keep(self.proc.pid)  # this process's browser: no method's child (evalkit.harness.children)
         deadline = time.monotonic() + START_SECONDS
         endpoint = None

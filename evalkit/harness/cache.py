@@ -25,8 +25,16 @@ from evalkit.harness import cache_entry
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.errors import CacheWriteError, cache_write_line
 
-__all__ = ["ENTRY_NAME", "MAX_ENTRY_BYTES", "ExtractionCache", "claim", "invalid_entries_line",
-           "read_entry", "sweep_temps", "write_atomic"]
+__all__ = [
+    "ENTRY_NAME",
+    "MAX_ENTRY_BYTES",
+    "ExtractionCache",
+    "claim",
+    "invalid_entries_line",
+    "read_entry",
+    "sweep_temps",
+    "write_atomic",
+]
 
 #: a cache file larger than this is not read (a miss, counted invalid): the cap on what
 #: one entry may make this process hold
@@ -34,8 +42,10 @@ MAX_ENTRY_BYTES = 512 << 20
 #: the name of an extraction entry or a score record: a sha256 key and its suffix
 ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.(?:json|score)$")
 #: what a cache folder holds at its top: key shards, score records, the method index, the mark
-_TOP = re.compile(r"^(?:[0-9a-f]{2}|scores|methods|hmac\.key|\.hmac\.key~[^/]*\.tmp"
-                  r"|\.evalkit[^/]*)$")
+_TOP = re.compile(
+    r"^(?:[0-9a-f]{2}|scores|methods|hmac\.key|\.hmac\.key~[^/]*\.tmp"
+    r"|\.evalkit[^/]*)$"
+)
 
 
 class ExtractionCache:
@@ -158,13 +168,20 @@ def sweep_temps(root: str | os.PathLike | None) -> int:
     if not claim(root):
         return 0
     folders = [d for d in Path(root).iterdir() if d.is_dir() and not d.is_symlink()]
-    folders += [d for f in folders if f.name == "scores" for d in f.iterdir()
-                if d.is_dir() and not d.is_symlink()]
+    folders += [
+        d
+        for f in folders
+        if f.name == "scores"
+        for d in f.iterdir()
+        if d.is_dir() and not d.is_symlink()
+    ]
     return remove_stale_temps(root, folders)
 
 
 def invalid_entries_line(root: str | os.PathLike, n: int) -> str:
     """The one line a run prints when ``n`` cache entries under ``root`` did not validate."""
-    return (f"evalkit: {n} {'entry' if n == 1 else 'entries'} in the extraction cache {root} "
-            "did not validate (corrupt, truncated, crafted or from another evalkit version); "
-            "they were treated as misses, re-extracted and rewritten")
+    return (
+        f"evalkit: {n} {'entry' if n == 1 else 'entries'} in the extraction cache {root} "
+        "did not validate (corrupt, truncated, crafted or from another evalkit version); "
+        "they were treated as misses, re-extracted and rewritten"
+    )

@@ -36,8 +36,18 @@ from typing import Any
 from evalkit.core.files import OWNED_TAG, NotRegular, read_regular, remove_owned, temp_beside
 from evalkit.harness.cache import ENTRY_NAME, claim
 
-__all__ = ["INDEX", "UNATTRIBUTED", "CacheListing", "Entry", "entry_keys", "listing", "main",
-           "prune", "record_run", "size_line"]
+__all__ = [
+    "INDEX",
+    "UNATTRIBUTED",
+    "CacheListing",
+    "Entry",
+    "entry_keys",
+    "listing",
+    "main",
+    "prune",
+    "record_run",
+    "size_line",
+]
 
 #: the index folder under the cache root
 INDEX = "methods"
@@ -89,8 +99,10 @@ class CacheListing:
                 slot = per.setdefault(label, [0, 0])
                 slot[0] += 1
                 slot[1] += entry.size
-        named = sorted(((m, n, b) for m, (n, b) in per.items() if m != UNATTRIBUTED),
-                       key=lambda r: (-r[2], r[0]))
+        named = sorted(
+            ((m, n, b) for m, (n, b) in per.items() if m != UNATTRIBUTED),
+            key=lambda r: (-r[2], r[0]),
+        )
         if UNATTRIBUTED in per:
             named.append((UNATTRIBUTED, *per[UNATTRIBUTED]))
         return named
@@ -102,8 +114,11 @@ def entry_keys(method_key: str, page_keys: Iterable[str]) -> list[str]:
     return [hashlib.sha256(f"{method_key}|{pkey}|".encode()).hexdigest() for pkey in page_keys]
 
 
-def record_run(root: str | os.PathLike | None, methods: Iterable[tuple[str, str, Any, str]],
-               page_keys: Iterable[str]) -> None:
+def record_run(
+    root: str | os.PathLike | None,
+    methods: Iterable[tuple[str, str, Any, str]],
+    page_keys: Iterable[str],
+) -> None:
     """Add this run's entries to the index: ``methods`` are (label, registry, params, method
     key) of the cached methods, ``page_keys`` the run's pages. Each update reads, merges and
     replaces its file under a lock on ``<cache>/methods/.lock`` (:func:`fcntl.flock`), so two
@@ -118,8 +133,12 @@ def record_run(root: str | os.PathLike | None, methods: Iterable[tuple[str, str,
         try:
             with _index_lock(folder):
                 keys = set(_index_entries(path)) | set(entry_keys(mkey, pkeys))
-                data = {"label": label, "registry": registry, "params": params,
-                        "entries": sorted(keys)}
+                data = {
+                    "label": label,
+                    "registry": registry,
+                    "params": params,
+                    "entries": sorted(keys),
+                }
                 fd, tmp = temp_beside(path)
                 try:
                     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -170,8 +189,12 @@ def _entry_file(file: Path) -> bool:
 
 
 def _shard(folder: Path) -> bool:
-    return len(folder.name) == 2 and folder.is_dir() and not folder.is_symlink() \
+    return (
+        len(folder.name) == 2
+        and folder.is_dir()
+        and not folder.is_symlink()
         and all(c in "0123456789abcdef" for c in folder.name)
+    )
 
 
 def _files(root: Path) -> Iterable[tuple[str, Path]]:
@@ -206,16 +229,23 @@ def listing(root: str | os.PathLike) -> CacheListing:
         label = str(data.get("label", path.stem))
         if label in out.methods and out.methods[label]["registry"] != data.get("registry"):
             label = f"{label} [{path.stem[:8]}]"
-        slot = out.methods.setdefault(label, {"registry": data.get("registry"), "keys": set(),
-                                              "index": []})
+        slot = out.methods.setdefault(
+            label, {"registry": data.get("registry"), "keys": set(), "index": []}
+        )
         slot["keys"] |= set(data.get("entries", []))
         slot["index"].append(path)
     return out
 
 
-def prune(root: str | os.PathLike, *, older_than_days: float | None = None,
-          methods: Iterable[str] = (), max_size_mb: float | None = None,
-          now: float | None = None, dry_run: bool = False) -> tuple[int, int]:
+def prune(
+    root: str | os.PathLike,
+    *,
+    older_than_days: float | None = None,
+    methods: Iterable[str] = (),
+    max_size_mb: float | None = None,
+    now: float | None = None,
+    dry_run: bool = False,
+) -> tuple[int, int]:
     """Delete entries written more than ``older_than_days`` ago, every entry of the named
     ``methods`` (label or registry name), then the oldest entries until the cache holds at
     most ``max_size_mb``. Returns (files deleted, bytes freed)."""
@@ -239,8 +269,9 @@ def prune(root: str | os.PathLike, *, older_than_days: float | None = None,
     freed = sum(found.entries[k].size for k in doomed)
     if not dry_run:
         if not claim(root):
-            raise PermissionError(f"{root}: not an evalkit cache (it holds files a cache does "
-                                  "not); nothing deleted")
+            raise PermissionError(
+                f"{root}: not an evalkit cache (it holds files a cache does not); nothing deleted"
+            )
         for key in doomed:
             remove_owned(found.entries[key].path, root, ENTRY_NAME.match)
         for label, info in found.methods.items():  # an index keeps the keys still there
@@ -262,9 +293,11 @@ def size_line(root: str | os.PathLike | None, threshold_mb: float | None) -> str
             continue
     if total <= threshold_mb * MB:
         return None
-    return (f"evalkit: the extraction cache {root} holds {total / MB:,.0f} MB (more than "
-            f"runner.cache_report_mb={threshold_mb:g}); list and prune it with "
-            "python -m evalkit.cache")
+    return (
+        f"evalkit: the extraction cache {root} holds {total / MB:,.0f} MB (more than "
+        f"runner.cache_report_mb={threshold_mb:g}); list and prune it with "
+        "python -m evalkit.cache"
+    )
 
 
 def _default_root() -> Path:
@@ -281,17 +314,34 @@ def _parser():
         prog="python -m evalkit.cache",
         description="List the extraction cache (size and entries per method) or prune it.",
         epilog="examples: python -m evalkit.cache ; python -m evalkit.cache --prune "
-               "--older-than 30 ; python -m evalkit.cache --prune --method cetd ; "
-               "python -m evalkit.cache --prune --max-size 200 --dry-run")
-    p.add_argument("--cache", default=None,
-                   help="the cache folder (default: paths.cache's default, <results>/cache)")
+        "--older-than 30 ; python -m evalkit.cache --prune --method cetd ; "
+        "python -m evalkit.cache --prune --max-size 200 --dry-run",
+    )
+    p.add_argument(
+        "--cache",
+        default=None,
+        help="the cache folder (default: paths.cache's default, <results>/cache)",
+    )
     p.add_argument("--prune", action="store_true", help="delete entries (else only list)")
-    p.add_argument("--older-than", type=float, metavar="DAYS",
-                   help="prune entries written more than DAYS days ago")
-    p.add_argument("--method", action="append", default=[], metavar="NAME",
-                   help="prune every entry of this method (label or registry name; repeatable)")
-    p.add_argument("--max-size", type=float, metavar="MB",
-                   help="prune the oldest entries until the cache holds at most MB megabytes")
+    p.add_argument(
+        "--older-than",
+        type=float,
+        metavar="DAYS",
+        help="prune entries written more than DAYS days ago",
+    )
+    p.add_argument(
+        "--method",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="prune every entry of this method (label or registry name; repeatable)",
+    )
+    p.add_argument(
+        "--max-size",
+        type=float,
+        metavar="MB",
+        help="prune the oldest entries until the cache holds at most MB megabytes",
+    )
     p.add_argument("--dry-run", action="store_true", help="say what --prune would delete")
     return p
 
@@ -311,22 +361,35 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.prune:
         if not claim(root):
-            print(f"evalkit.cache: {root}: not an evalkit cache (it holds files a cache does "
-                  f"not, and no {OWNED_TAG}); nothing deleted", file=sys.stderr)
+            print(
+                f"evalkit.cache: {root}: not an evalkit cache (it holds files a cache does "
+                f"not, and no {OWNED_TAG}); nothing deleted",
+                file=sys.stderr,
+            )
             return 2
         if args.older_than is None and not args.method and args.max_size is None:
-            print("evalkit.cache: --prune needs --older-than DAYS, --method NAME or "
-                  "--max-size MB", file=sys.stderr)
+            print(
+                "evalkit.cache: --prune needs --older-than DAYS, --method NAME or --max-size MB",
+                file=sys.stderr,
+            )
             return 2
         found = listing(root)
         known = set(found.methods) | {i["registry"] for i in found.methods.values()}
         unknown = [m for m in args.method if m not in known]
         if unknown:
-            print(f"evalkit.cache: no method {unknown[0]!r} in the index of {root}; indexed: "
-                  f"{', '.join(sorted(found.methods)) or 'none'}", file=sys.stderr)
+            print(
+                f"evalkit.cache: no method {unknown[0]!r} in the index of {root}; indexed: "
+                f"{', '.join(sorted(found.methods)) or 'none'}",
+                file=sys.stderr,
+            )
             return 2
-        n, freed = prune(root, older_than_days=args.older_than, methods=args.method,
-                         max_size_mb=args.max_size, dry_run=args.dry_run)
+        n, freed = prune(
+            root,
+            older_than_days=args.older_than,
+            methods=args.method,
+            max_size_mb=args.max_size,
+            dry_run=args.dry_run,
+        )
         verb = "would delete" if args.dry_run else "deleted"
         print(f"evalkit.cache: {verb} {n} entries, {freed / MB:,.1f} MB")
     found = listing(root)

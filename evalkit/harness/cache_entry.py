@@ -99,8 +99,10 @@ def _plain(value: Any) -> Any:
             return base(value)
     if isinstance(value, list | tuple | dict):  # subclasses: their plain form
         return _plain(dict(value) if isinstance(value, dict) else list(value))
-    raise _NotData(f"is a {kind.__name__}, not JSON data "
-                   "(str, int, float, bool, None, lists, dicts with string keys)")
+    raise _NotData(
+        f"is a {kind.__name__}, not JSON data "
+        "(str, int, float, bool, None, lists, dicts with string keys)"
+    )
 
 
 def as_data(ext: Extraction) -> Extraction:
@@ -125,18 +127,24 @@ def as_data(ext: Extraction) -> Extraction:
         text, kept, blocks, info, error = fields.values()
         if not isinstance(text, str):
             raise _NotData("text is not a string")
-        if kept is not None and not (isinstance(kept, list)
-                                     and all(type(i) is int for i in kept)):
+        if kept is not None and not (isinstance(kept, list) and all(type(i) is int for i in kept)):
             raise _NotData("kept_units is not None or a list of ints")
         if not isinstance(info, dict):
             raise _NotData("info is not a dict")
         if error is not None and not isinstance(error, str):
             raise _NotData("error is not None or a string")
     except (_NotData, RecursionError) as exc:
-        return Extraction(error=f"the extraction is not JSON data: {exc}"[:500],
-                          seconds=float(ext.seconds))
-    return Extraction(text=text, kept_units=kept, blocks=blocks, info=info, error=error,
-                      seconds=float(ext.seconds))
+        return Extraction(
+            error=f"the extraction is not JSON data: {exc}"[:500], seconds=float(ext.seconds)
+        )
+    return Extraction(
+        text=text,
+        kept_units=kept,
+        blocks=blocks,
+        info=info,
+        error=error,
+        seconds=float(ext.seconds),
+    )
 
 
 def _plain_blocks(blocks: Any) -> list[Block]:
@@ -170,8 +178,21 @@ _STR_OR_NONE = (str, type(None))
 _NUMBER_OR_NONE = (int, float, type(None))
 _SCALAR = (str, int, float, bool, type(None))
 # the copy below names every field in order: a field added to Block turns it off
-_FAST_OK = BLOCK_FIELDS == ("index", "tag", "path", "text", "words", "link_words", "kept",
-                            "stage", "rule", "reason", "duplicate_of", "scores", "attrs")
+_FAST_OK = BLOCK_FIELDS == (
+    "index",
+    "tag",
+    "path",
+    "text",
+    "words",
+    "link_words",
+    "kept",
+    "stage",
+    "rule",
+    "reason",
+    "duplicate_of",
+    "scores",
+    "attrs",
+)
 
 
 def _copy_if_plain(b: Block) -> Block | None:
@@ -182,24 +203,47 @@ def _copy_if_plain(b: Block) -> Block | None:
     three passes, which was most of the harness's time on the jusText-style method's
     pages (about 150 blocks a page). Anything it does not recognise at a glance (a numpy
     scalar, a list in ``attrs``, a subclass of str) is left to that route."""
-    if not _FAST_OK or not (type(b.index) is int and type(b.tag) is str and type(b.text) is str
-            and type(b.kept) is bool and type(b.path) in _STR_OR_NONE
-            and type(b.words) in _INT_OR_NONE and type(b.link_words) in _INT_OR_NONE
-            and type(b.stage) in _STR_OR_NONE and type(b.rule) in _STR_OR_NONE
-            and type(b.reason) in _STR_OR_NONE and type(b.duplicate_of) in _INT_OR_NONE
-            and type(b.scores) is dict and type(b.attrs) is dict):
+    if not _FAST_OK or not (
+        type(b.index) is int
+        and type(b.tag) is str
+        and type(b.text) is str
+        and type(b.kept) is bool
+        and type(b.path) in _STR_OR_NONE
+        and type(b.words) in _INT_OR_NONE
+        and type(b.link_words) in _INT_OR_NONE
+        and type(b.stage) in _STR_OR_NONE
+        and type(b.rule) in _STR_OR_NONE
+        and type(b.reason) in _STR_OR_NONE
+        and type(b.duplicate_of) in _INT_OR_NONE
+        and type(b.scores) is dict
+        and type(b.attrs) is dict
+    ):
         return None
     for values, kinds in ((b.scores, _NUMBER_OR_NONE), (b.attrs, _SCALAR)):
         for key, value in values.items():
             if type(key) is not str or type(value) not in kinds:
                 return None
-    return Block(b.index, b.tag, b.path, b.text, b.words, b.link_words, b.kept, b.stage,
-                 b.rule, b.reason, b.duplicate_of, dict(b.scores), dict(b.attrs))
+    return Block(
+        b.index,
+        b.tag,
+        b.path,
+        b.text,
+        b.words,
+        b.link_words,
+        b.kept,
+        b.stage,
+        b.rule,
+        b.reason,
+        b.duplicate_of,
+        dict(b.scores),
+        dict(b.attrs),
+    )
 
 
 def _canonical(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=True).encode("ascii")
+    return json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=True
+    ).encode("ascii")
 
 
 def digest(ext: Extraction) -> str:
@@ -223,17 +267,28 @@ def encode(key: str, ext: Extraction, seal: Seal | None = None) -> bytes:
     plain = as_data(ext)
     if plain.error != ext.error:
         raise TypeError(plain.error)
-    payload = {"text": plain.text, "kept_units": plain.kept_units,
-               "blocks": [b.to_dict() for b in plain.blocks],
-               "info": plain.info, "error": plain.error, "seconds": plain.seconds}
+    payload = {
+        "text": plain.text,
+        "kept_units": plain.kept_units,
+        "blocks": [b.to_dict() for b in plain.blocks],
+        "info": plain.info,
+        "error": plain.error,
+        "seconds": plain.seconds,
+    }
     checksum = hashlib.sha256(_canonical(payload)).hexdigest()
-    entry = {"format": FORMAT, "version": VERSION, "key": key, "sha256": checksum,
-             "payload": payload}
+    entry = {
+        "format": FORMAT,
+        "version": VERSION,
+        "key": key,
+        "sha256": checksum,
+        "payload": payload,
+    }
     if seal is not None:
         entry["mac"] = seal.sign(FORMAT, key, checksum)
     # readable text in the file (a page in Greek stays Greek); a lone surrogate survives
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", "surrogatepass")
+        "utf-8", "surrogatepass"
+    )
 
 
 def _check_payload(payload: Any) -> Extraction:
@@ -247,8 +302,13 @@ def _check_payload(payload: Any) -> Extraction:
     if not isinstance(payload, dict) or set(payload) != _FIELDS:
         raise InvalidEntry(f"payload fields are not {sorted(_FIELDS)}")
     text, kept, blocks, info, error, seconds = (
-        payload["text"], payload["kept_units"], payload["blocks"], payload["info"],
-        payload["error"], payload["seconds"])
+        payload["text"],
+        payload["kept_units"],
+        payload["blocks"],
+        payload["info"],
+        payload["error"],
+        payload["seconds"],
+    )
     if not isinstance(text, str):
         raise InvalidEntry("text is not a string")
     if kept is not None and not (isinstance(kept, list) and all(type(i) is int for i in kept)):
@@ -267,8 +327,9 @@ def _check_payload(payload: Any) -> Extraction:
         raise InvalidEntry("error is not null or a string")
     if type(seconds) is not float:
         raise InvalidEntry("seconds is not a float")
-    return Extraction(text=text, kept_units=kept, blocks=records, info=info, error=error,
-                      seconds=seconds)
+    return Extraction(
+        text=text, kept_units=kept, blocks=records, info=info, error=error, seconds=seconds
+    )
 
 
 def decode(data: bytes, key: str, seal: Seal | None = None) -> Extraction:

@@ -50,7 +50,6 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from evalkit import __version__
-
 from evalkit.core.layout import layout
 from evalkit.core.page import NORMALISATION_VERSION, Page, lxml_versions
 from evalkit.harness.cache_closure import LocalClosure, local_closure
@@ -89,8 +88,11 @@ class SourceTree:
     file's bytes (tests pass one that edits a file without touching the disk).
     """
 
-    def __init__(self, roots: Mapping[str, str | os.PathLike] | None = None,
-                 read: Callable[[Path], bytes] = Path.read_bytes):
+    def __init__(
+        self,
+        roots: Mapping[str, str | os.PathLike] | None = None,
+        read: Callable[[Path], bytes] = Path.read_bytes,
+    ):
         if roots is None:
             roots = layout().package_roots()
         self.roots = {name: Path(folder) for name, folder in roots.items()}
@@ -153,17 +155,20 @@ class SourceTree:
                 elif isinstance(node, ast.ImportFrom):
                     base = node.module or ""
                     if node.level:
-                        anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                         base = ".".join([*anchor, *([base] if base else [])])
                     found.add(base)
                     for alias in node.names:
                         if self.is_project(base) and self.path(f"{base}.{alias.name}"):
                             found.add(f"{base}.{alias.name}")
-                elif (isinstance(node, ast.Call) and node.args
-                      and isinstance(node.args[0], ast.Constant)
-                      and isinstance(node.args[0].value, str)
-                      and getattr(node.func, "attr", getattr(node.func, "id", None))
-                      == "import_module"):
+                elif (
+                    isinstance(node, ast.Call)
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                    and getattr(node.func, "attr", getattr(node.func, "id", None))
+                    == "import_module"
+                ):
                     found.add(node.args[0].value)
             self._imports[module] = frozenset(found - {""})
         return self._imports[module]
@@ -286,10 +291,14 @@ def _runtime() -> dict[str, Any]:
     # imported here: evalkit.report.results brings pandas, which the page worker never needs
     from evalkit.report.results import interpreter_hash_seed
 
-    return {"evalkit": __version__, "python": sys.version, **lxml_versions(),
-            # string-hash order can decide a peer library's output (evalkit.shell.entry); the seed
-            # this process runs under, not the one it passes to its workers (evalkit.shell.api)
-            "python_hash_seed": interpreter_hash_seed()}
+    return {
+        "evalkit": __version__,
+        "python": sys.version,
+        **lxml_versions(),
+        # string-hash order can decide a peer library's output (evalkit.shell.entry); the seed
+        # this process runs under, not the one it passes to its workers (evalkit.shell.api)
+        "python_hash_seed": interpreter_hash_seed(),
+    }
 
 
 @dataclass(frozen=True)
@@ -300,7 +309,7 @@ class MethodFacts:
     registry: str
     params: dict[str, Any]
     resolved_params: dict[str, Any]
-    modules: dict[str, str]   # project module -> source digest
+    modules: dict[str, str]  # project module -> source digest
     packages: dict[str, str]  # canonical distribution name -> version
     #: code from outside the project's packages (a ``_target_`` module, a notebook's
     #: function): its module or function name -> digest of the source read
@@ -310,8 +319,12 @@ class MethodFacts:
 
     def provenance(self) -> dict[str, Any]:
         """The ``run.json`` entry of a method."""
-        out = {"registry": self.registry, "params": self.params,
-               "resolved_params": self.resolved_params, "packages": self.packages}
+        out = {
+            "registry": self.registry,
+            "params": self.params,
+            "resolved_params": self.resolved_params,
+            "packages": self.packages,
+        }
         if self.outside:
             out["outside_sources"] = self.outside
         if self.uncached:
@@ -321,8 +334,14 @@ class MethodFacts:
     def key(self) -> str | None:
         if self.uncached:
             return None
-        parts = [self.kind, self.registry, self.resolved_params, self.modules, self.packages,
-                 _runtime()]
+        parts = [
+            self.kind,
+            self.registry,
+            self.resolved_params,
+            self.modules,
+            self.packages,
+            _runtime(),
+        ]
         if self.outside:  # only then, so that the keys of the project's methods stay as they were
             parts.append(self.outside)
         blob = json.dumps(parts, sort_keys=True, default=str)
@@ -452,11 +471,14 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
             elif spec.source is None and identity is None:
                 from evalkit.core.method import function_name
 
-                uncached = (f"the source of {function_name(code)} cannot be read (typed at an "
-                            "interactive prompt?); it is extracted afresh on every run")
+                uncached = (
+                    f"the source of {function_name(code)} cannot be read (typed at an "
+                    "interactive prompt?); it is extracted afresh on every run"
+                )
             elif spec.source is not None:
                 outside[module or "?"] = hashlib.sha256(
-                    spec.source.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+                    spec.source.encode("utf-8", "surrogateescape")
+                ).hexdigest()[:16]
                 names = _text_imports(spec.source)
                 closure = getattr(spec, "closure", None)
                 if closure is not None and closure.why:
@@ -479,11 +501,16 @@ def describe_method(spec, tree: SourceTree | None = None) -> MethodFacts:
     packages.update(distribution_versions(n for n in extra_names if _providers(n)))
     for name, version in declared.items():
         packages.setdefault(canonicalize_name(name), version)
-    return MethodFacts(kind=spec.kind, registry=spec.registry, params=dict(spec.params),
-                       resolved_params=json.loads(json.dumps(resolved, default=str)),
-                       modules={m: tree.digest(m) for m in sorted(project)},
-                       packages=dict(sorted(packages.items())), outside=outside,
-                       uncached=uncached)
+    return MethodFacts(
+        kind=spec.kind,
+        registry=spec.registry,
+        params=dict(spec.params),
+        resolved_params=json.loads(json.dumps(resolved, default=str)),
+        modules={m: tree.digest(m) for m in sorted(project)},
+        packages=dict(sorted(packages.items())),
+        outside=outside,
+        uncached=uncached,
+    )
 
 
 #: spec -> (facts, key), filled once per process (the runner asks for the key on every page)
@@ -493,8 +520,13 @@ _FACTS: dict[str, tuple[MethodFacts, str | None]] = {}
 def _memo(spec) -> tuple[MethodFacts, str | None]:
     parts = [spec.kind, spec.registry, spec.params]
     if getattr(spec, "origin", "registry") != "registry":  # two lambdas share a name
-        parts += [spec.origin, spec.label, spec.source, getattr(spec, "identity", None),
-                  getattr(spec, "closure", None)]
+        parts += [
+            spec.origin,
+            spec.label,
+            spec.source,
+            getattr(spec, "identity", None),
+            getattr(spec, "closure", None),
+        ]
     sid = json.dumps(parts, sort_keys=True, default=str)
     if sid not in _FACTS:
         facts = describe_method(spec)

@@ -44,8 +44,9 @@ def page_complexity(n_words_gold: int, n_words_visible: int) -> float:
     return 1.0 - min(1.0, n_words_gold / n_words_visible)
 
 
-def bucket_cuts(values: Sequence[float],
-                quantiles: Sequence[float] = TERCILES) -> tuple[float, float]:
+def bucket_cuts(
+    values: Sequence[float], quantiles: Sequence[float] = TERCILES
+) -> tuple[float, float]:
     """The two cut points: ``numpy.quantile`` (linear interpolation) of the defined values
     at ``quantiles``; (NaN, NaN) when no value is defined."""
     x = np.asarray(values, dtype=float)
@@ -58,9 +59,9 @@ def bucket_cuts(values: Sequence[float],
     return float(low), float(high)
 
 
-def complexity_buckets(values: Sequence[float],
-                       quantiles: Sequence[float] = TERCILES) -> tuple[list[str | None],
-                                                                      tuple[float, float]]:
+def complexity_buckets(
+    values: Sequence[float], quantiles: Sequence[float] = TERCILES
+) -> tuple[list[str | None], tuple[float, float]]:
     """Bucket name of each value and the cut points ``(c1, c2)``.
 
     ``low``: value <= c1; ``medium``: c1 < value <= c2; ``high``: value > c2; None for NaN

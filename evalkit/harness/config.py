@@ -36,6 +36,7 @@ __all__ = [
 class ConfigError(ValueError):
     """A configuration mistake found before any work starts (one line for the user)."""
 
+
 def project_root() -> str | None:
     """The checkout evalkit runs from; None for an installed package (:mod:`evalkit.core.layout`:
     decided from the package's files, never from the working directory; EVALKIT_ROOT
@@ -60,15 +61,18 @@ def register_resolvers(make_folders: bool = True) -> None:
     from evalkit.harness.rundir import propose, reserve
 
     start_dir()  # the working directory is read once, now, before anything can move it
-    for name, fn in (("evalkit_root", project_root),
-                     ("evalkit_results", lambda: str(default_results())),
-                     ("evalkit_shared_data", lambda: str(default_shared_data()))):
+    for name, fn in (
+        ("evalkit_root", project_root),
+        ("evalkit_results", lambda: str(default_results())),
+        ("evalkit_shared_data", lambda: str(default_shared_data())),
+    ):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn)
     if not OmegaConf.has_resolver("evalkit_unique"):
         # cached: a config reserves one folder however often its run dir is read
-        OmegaConf.register_new_resolver("evalkit_unique", reserve if make_folders else propose,
-                                        use_cache=True)
+        OmegaConf.register_new_resolver(
+            "evalkit_unique", reserve if make_folders else propose, use_cache=True
+        )
 
 
 def run_paths(cfg: DictConfig) -> dict[str, Any]:
@@ -77,16 +81,28 @@ def run_paths(cfg: DictConfig) -> dict[str, Any]:
     paths = plain(cfg.get("paths")) or {}
     results = paths.get("results")
     default = str(default_results())
-    source = ("paths.results" if results != default
-              else "working directory" if layout().installed else "checkout")
-    return {"layout": layout().kind, "root": project_root(),
-            "started_in": str(start_dir()), "results": results, "results_from": source,
-            "cache": paths.get("cache"), "shared_data": paths.get("shared_data")}
+    source = (
+        "paths.results"
+        if results != default
+        else "working directory"
+        if layout().installed
+        else "checkout"
+    )
+    return {
+        "layout": layout().kind,
+        "root": project_root(),
+        "started_in": str(start_dir()),
+        "results": results,
+        "results_from": source,
+        "cache": paths.get("cache"),
+        "shared_data": paths.get("shared_data"),
+    }
 
 
 @contextmanager
-def hydra_configs(config_dir: str | None = None, config_path: str | None = None,
-                  job_name: str = "evalkit") -> Iterator[None]:
+def hydra_configs(
+    config_dir: str | None = None, config_path: str | None = None, job_name: str = "evalkit"
+) -> Iterator[None]:
     """Hydra initialised with the config search path the ``evalkit`` command builds:
     evalkit's configs (or ``--config-path``) with ``--config-dir`` ahead of them, so that a
     composition (and every option list) sees the user's configs as a run does.
@@ -108,8 +124,11 @@ def hydra_configs(config_dir: str | None = None, config_path: str | None = None,
         if not os.path.isdir(folder):
             raise ConfigError(f"--config-dir {config_dir}: no such folder")
         # where Hydra's command line puts it: ahead of evalkit's configs
-        search.prepend(provider="command-line", path=f"file://{folder}",
-                       anchor=SearchPathQuery(provider="schema"))
+        search.prepend(
+            provider="command-line",
+            path=f"file://{folder}",
+            anchor=SearchPathQuery(provider="schema"),
+        )
     backup = get_gh_backup()
     version.setbase("1.3")
     Hydra.create_main_hydra2(task_name=job_name, config_search_path=search)
@@ -138,19 +157,21 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
 
     With ``skip_missing`` (``experiment.skip_missing_data``, the readings study) a set whose
     folder is absent is left out with one line on stderr instead of stopping the run."""
-    from evalkit.readers.base import DatasetMissingError
-    from evalkit.harness.registry import DATASETS
     from evalkit.core.validate import ParamError, show
+    from evalkit.harness.registry import DATASETS
+    from evalkit.readers.base import DatasetMissingError
 
     out = {}
     for label, settings in _entries(cfg.get("dataset") or {}).items():
         registry = settings.pop("_name_", label)
         if registry not in DATASETS:  # a set from the user's own config folder, say
             readers = ", ".join(DATASETS.names())
-            raise ConfigError(f"dataset.{label}._name_={registry}: no such reader; readers: "
-                              f"{readers}" if registry != label else
-                              f"dataset.{label} names no reader: set dataset.{label}._name_ "
-                              f"to one of {readers}")
+            raise ConfigError(
+                f"dataset.{label}._name_={registry}: no such reader; readers: {readers}"
+                if registry != label
+                else f"dataset.{label} names no reader: set dataset.{label}._name_ "
+                f"to one of {readers}"
+            )
         try:
             ds = DATASETS.create(registry, **settings)  # readers check their values here
         except ParamError as exc:  # dataset.chaos.limit=-1: ...
@@ -167,11 +188,15 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
                 ds.root()  # raises DatasetMissingError with the fetch hint
             except DatasetMissingError as exc:  # the key as typed, the value, the fetch hint
                 if skip_missing:
-                    print(f"evalkit: dataset.{label}.path={show(ds.path)}: no such folder, "
-                          f"left out; {ds.fetch_hint}", file=sys.stderr)
+                    print(
+                        f"evalkit: dataset.{label}.path={show(ds.path)}: no such folder, "
+                        f"left out; {ds.fetch_hint}",
+                        file=sys.stderr,
+                    )
                     continue
-                raise DatasetMissingError(f"dataset.{label}.path={show(ds.path)}: no such "
-                                          f"folder; {ds.fetch_hint}") from exc
+                raise DatasetMissingError(
+                    f"dataset.{label}.path={show(ds.path)}: no such folder; {ds.fetch_hint}"
+                ) from exc
         out[label] = ds
     return out
 
@@ -193,8 +218,8 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
 
     A key a method has renamed (its class's ``renamed``: ``k`` -> ``dedup.k``) is moved
     to its new place, with one warning line naming both."""
-    from evalkit.harness.registry import DETECTORS, METHODS
     from evalkit.core.validate import renamed_keys
+    from evalkit.harness.registry import DETECTORS, METHODS
 
     reg = METHODS if kind == "method" else DETECTORS
     specs = []
@@ -224,8 +249,10 @@ def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
         raise ConfigError(f"{where}: a {kind} has either _target_ or _name_, not both")
     special = sorted(k for k in settings if k.startswith("_"))
     if special:
-        raise ConfigError(f"{kind}.{label}.{special[0]}: not supported (a _target_ {kind} "
-                          "takes the class's keyword parameters only)")
+        raise ConfigError(
+            f"{kind}.{label}.{special[0]}: not supported (a _target_ {kind} "
+            "takes the class's keyword parameters only)"
+        )
     from evalkit.harness.targets import TargetRefused, resolve_target
 
     try:
@@ -234,9 +261,11 @@ def _target_spec(label: str, settings: dict[str, Any], kind: str) -> MethodSpec:
     except TargetRefused as exc:
         raise ConfigError(f"{kind}.{label}._target_: {exc}") from exc
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"{where}: cannot import {exc.name!r}; the module must be "
-                          "importable (installed, on PYTHONPATH, or in the folder evalkit "
-                          "runs in)") from exc
+        raise ConfigError(
+            f"{where}: cannot import {exc.name!r}; the module must be "
+            "importable (installed, on PYTHONPATH, or in the folder evalkit "
+            "runs in)"
+        ) from exc
     except Exception as exc:  # an error inside the user's module: one line naming the key
         raise ConfigError(f"{where}: cannot import it: {type(exc).__name__}: {exc}") from exc
 
@@ -264,10 +293,19 @@ def check_specs(specs: list[MethodSpec], build_targets: bool = True) -> None:
         except (TypeError, ValueError) as exc:
             # the registry says "method 'proposed' has no parameter ...": name the label once
             msg = str(exc)
-            own = next((p for p in (f"{spec.kind} {spec.registry!r} ",
-                                    f"{spec.kind} {spec.label!r} ") if msg.startswith(p)), None)
-            text = (f"{spec.kind} {spec.label!r} {msg[len(own):]}" if own
-                    else f"{spec.kind} {spec.label!r}: {msg}")
+            own = next(
+                (
+                    p
+                    for p in (f"{spec.kind} {spec.registry!r} ", f"{spec.kind} {spec.label!r} ")
+                    if msg.startswith(p)
+                ),
+                None,
+            )
+            text = (
+                f"{spec.kind} {spec.label!r} {msg[len(own) :]}"
+                if own
+                else f"{spec.kind} {spec.label!r}: {msg}"
+            )
             raise ConfigError(text) from exc
         if getattr(method, "needs_layout", False):  # fails at start, not on every page
             from evalkit.harness.render import browser_path, missing_browser_line

@@ -32,8 +32,14 @@ from typing import Any, Self
 from evalkit.core.validate import ParamError, check_bool, check_int, check_workers
 from evalkit.harness.errors import RunnerError
 
-__all__ = ["DEFAULT_N_WORKERS", "DEFAULT_RETRIES", "DEFAULT_THREADS_PER_WORKER",
-           "DEFAULT_WINDOW_PER_WORKER", "DaskBackend", "check_dask"]
+__all__ = [
+    "DEFAULT_N_WORKERS",
+    "DEFAULT_RETRIES",
+    "DEFAULT_THREADS_PER_WORKER",
+    "DEFAULT_WINDOW_PER_WORKER",
+    "DaskBackend",
+    "check_dask",
+]
 
 #: workers of the LocalCluster started when no scheduler address is given
 DEFAULT_N_WORKERS = 2
@@ -81,15 +87,22 @@ class DaskBackend:
     """A Dask client (of a running scheduler, or of a LocalCluster it starts) and an ordered,
     windowed map over it: :class:`evalkit.harness.runner.Runner`'s ``dask`` backend."""
 
-    def __init__(self, scheduler: str | None = None,
-                 n_workers: int = DEFAULT_N_WORKERS,
-                 threads_per_worker: int = DEFAULT_THREADS_PER_WORKER, processes: bool = True,
-                 window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
-                 retries: int = DEFAULT_RETRIES, **unknown: Any):
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        n_workers: int = DEFAULT_N_WORKERS,
+        threads_per_worker: int = DEFAULT_THREADS_PER_WORKER,
+        processes: bool = True,
+        window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
+        retries: int = DEFAULT_RETRIES,
+        **unknown: Any,
+    ):
         if unknown:
-            raise RunnerError(f"unknown Dask runner setting(s) {', '.join(sorted(unknown))}; "
-                              "valid: scheduler, n_workers, threads_per_worker, processes, "
-                              "window_per_worker, retries")
+            raise RunnerError(
+                f"unknown Dask runner setting(s) {', '.join(sorted(unknown))}; "
+                "valid: scheduler, n_workers, threads_per_worker, processes, "
+                "window_per_worker, retries"
+            )
         self.scheduler = scheduler or None
         self.n_workers = int(n_workers)
         self.threads_per_worker = int(threads_per_worker)
@@ -116,13 +129,20 @@ class DaskBackend:
             except (OSError, TimeoutError, ValueError) as exc:
                 self._stack.close()
                 why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise RunnerError(f"cannot reach the Dask scheduler {self.scheduler} "
-                                  f"(runner.scheduler): {why}") from None
+                raise RunnerError(
+                    f"cannot reach the Dask scheduler {self.scheduler} (runner.scheduler): {why}"
+                ) from None
             return self
         # no dashboard: a run must not fail because port 8787 is taken by another run
-        cluster = self._stack.enter_context(LocalCluster(
-            n_workers=self.n_workers, threads_per_worker=self.threads_per_worker,
-            processes=self.processes, dashboard_address=None, silence_logs=logging.ERROR))
+        cluster = self._stack.enter_context(
+            LocalCluster(
+                n_workers=self.n_workers,
+                threads_per_worker=self.threads_per_worker,
+                processes=self.processes,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+        )
         self.client = self._stack.enter_context(Client(cluster))
         return self
 
@@ -130,8 +150,12 @@ class DaskBackend:
         self._stack.close()
         self.client = None
 
-    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
-            on_crash: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Iterable[Any],
+        on_crash: Callable[[Any, str], Any] | None = None,
+    ) -> Iterator[Any]:
         """``fn(task)`` on the cluster, results in task order, at most ``window_per_worker``
         tasks per worker thread submitted and not yet handed on (so tasks stream from a
         lazy iterable and memory does not grow with their number).
@@ -179,9 +203,12 @@ class DaskBackend:
                 except KilledWorker as exc:
                     if on_crash is None:
                         raise
-                    ready[at] = on_crash(held[at], "worker died: the task killed every Dask "
-                                         f"worker it ran on ({type(exc).__name__}); the run "
-                                         "went on")
+                    ready[at] = on_crash(
+                        held[at],
+                        "worker died: the task killed every Dask "
+                        f"worker it ran on ({type(exc).__name__}); the run "
+                        "went on",
+                    )
                 held.pop(at, None)
                 future.release()
                 del future

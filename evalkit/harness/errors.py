@@ -19,6 +19,8 @@ def cache_write_line(root, exc: OSError) -> str:
     import errno
 
     name = errno.errorcode.get(exc.errno or 0, "OSError")
-    return (f"cannot write to the extraction cache {root} (paths.cache): {name}: "
-            f"{exc.strerror or exc}; free space there, set paths.cache to another folder, "
-            "or runner.cache=false")
+    return (
+        f"cannot write to the extraction cache {root} (paths.cache): {name}: "
+        f"{exc.strerror or exc}; free space there, set paths.cache to another folder, "
+        "or runner.cache=false"
+    )

@@ -11,8 +11,16 @@ import traceback
 
 from evalkit.core.page import Extraction, Page
 
-__all__ = ["BUILD_FAILED", "CACHE_INVALID", "METHOD_KEY", "ON_FAILURE", "PAGE_SHA", "TOO_LARGE",
-           "extract_one", "page_bytes"]
+__all__ = [
+    "BUILD_FAILED",
+    "CACHE_INVALID",
+    "METHOD_KEY",
+    "ON_FAILURE",
+    "PAGE_SHA",
+    "TOO_LARGE",
+    "extract_one",
+    "page_bytes",
+]
 
 
 def extract_one(method, page: Page) -> Extraction:
@@ -38,8 +46,10 @@ def extract_one(method, page: Page) -> Extraction:
     try:
         ext = method.extract(mine)
         if not isinstance(ext, Extraction):
-            raise TypeError(f"{type(method).__qualname__}.extract returned "
-                            f"{type(ext).__name__}, not an Extraction")
+            raise TypeError(
+                f"{type(method).__qualname__}.extract returned "
+                f"{type(ext).__name__}, not an Extraction"
+            )
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - a failing page never stops the run

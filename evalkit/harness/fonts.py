@@ -21,26 +21,67 @@ import hashlib
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-__all__ = ["FONTS_PACKAGE", "FONT_FILES", "FontsMissing", "config_text", "fingerprint",
-           "write_config"]
+__all__ = [
+    "FONTS_PACKAGE",
+    "FONT_FILES",
+    "FontsMissing",
+    "config_text",
+    "fingerprint",
+    "write_config",
+]
 
 #: the Debian package of the fonts pages are laid out with (installed by .ci/run)
 FONTS_PACKAGE = "fonts-dejavu-core"
 #: where that package puts its files, and the files (``dpkg -L fonts-dejavu-core``)
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
-FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf",
-              "DejaVuSerif-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf")
+FONT_FILES = (
+    "DejaVuSans.ttf",
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSerif.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSansMono.ttf",
+    "DejaVuSansMono-Bold.ttf",
+)
 #: names set in DejaVu Serif: CSS's generic serif and Chromium's default standard font, with
 #: the serif faces pages ask for most
-SERIF_NAMES = ("serif", "Times New Roman", "Times", "Georgia", "Cambria", "Garamond",
-               "Palatino", "Palatino Linotype", "Book Antiqua")
+SERIF_NAMES = (
+    "serif",
+    "Times New Roman",
+    "Times",
+    "Georgia",
+    "Cambria",
+    "Garamond",
+    "Palatino",
+    "Palatino Linotype",
+    "Book Antiqua",
+)
 #: names set in DejaVu Sans: CSS's generic sans-serif and the sans faces pages ask for most
-SANS_NAMES = ("sans-serif", "system-ui", "Arial", "Helvetica", "Helvetica Neue", "Verdana",
-              "Tahoma", "Trebuchet MS", "Segoe UI", "Roboto", "Open Sans", "Lucida Grande",
-              "Liberation Sans")
+SANS_NAMES = (
+    "sans-serif",
+    "system-ui",
+    "Arial",
+    "Helvetica",
+    "Helvetica Neue",
+    "Verdana",
+    "Tahoma",
+    "Trebuchet MS",
+    "Segoe UI",
+    "Roboto",
+    "Open Sans",
+    "Lucida Grande",
+    "Liberation Sans",
+)
 #: names set in DejaVu Sans Mono
-MONO_NAMES = ("monospace", "Monospace", "Courier New", "Courier", "Consolas", "Menlo",
-              "Monaco", "Lucida Console")
+MONO_NAMES = (
+    "monospace",
+    "Monospace",
+    "Courier New",
+    "Courier",
+    "Consolas",
+    "Menlo",
+    "Monaco",
+    "Lucida Console",
+)
 
 
 class FontsMissing(RuntimeError):
@@ -52,32 +93,39 @@ def font_paths() -> list[Path]:
     paths = [FONT_DIR / name for name in FONT_FILES]
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
-        raise FontsMissing(f"{FONTS_PACKAGE} is not installed ({', '.join(missing)} not in "
-                           f"{FONT_DIR}): apt-get install -y {FONTS_PACKAGE}")
+        raise FontsMissing(
+            f"{FONTS_PACKAGE} is not installed ({', '.join(missing)} not in "
+            f"{FONT_DIR}): apt-get install -y {FONTS_PACKAGE}"
+        )
     return paths
 
 
 def _alias(names: tuple[str, ...], family: str) -> str:
-    return "".join(f"  <alias binding=\"same\"><family>{escape(n)}</family>"
-                   f"<prefer><family>{escape(family)}</family></prefer></alias>\n"
-                   for n in names)
+    return "".join(
+        f'  <alias binding="same"><family>{escape(n)}</family>'
+        f"<prefer><family>{escape(family)}</family></prefer></alias>\n"
+        for n in names
+    )
 
 
 def config_text(font_dir: str, cache_dir: str) -> str:
     """fontconfig's configuration: one folder, the aliases, DejaVu Sans as the last resort."""
-    return ("<?xml version=\"1.0\"?>\n"
-            "<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">\n"
-            "<fontconfig>\n"
-            f"  <dir>{escape(font_dir)}</dir>\n"
-            f"  <cachedir>{escape(cache_dir)}</cachedir>\n"
-            + _alias(SERIF_NAMES, "DejaVu Serif") + _alias(SANS_NAMES, "DejaVu Sans")
-            + _alias(MONO_NAMES, "DejaVu Sans Mono")
-            # outlines unhinted, as --font-render-hinting=none asks: fontconfig's built-in
-            # default hints them, which rounds every advance to whole pixels
-            + "  <match target=\"font\"><edit name=\"hinting\" mode=\"assign\"><bool>false"
-            "</bool></edit><edit name=\"antialias\" mode=\"assign\"><bool>true</bool></edit>"
-            "</match>\n"
-            "</fontconfig>\n")
+    return (
+        '<?xml version="1.0"?>\n'
+        '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+        "<fontconfig>\n"
+        f"  <dir>{escape(font_dir)}</dir>\n"
+        f"  <cachedir>{escape(cache_dir)}</cachedir>\n"
+        + _alias(SERIF_NAMES, "DejaVu Serif")
+        + _alias(SANS_NAMES, "DejaVu Sans")
+        + _alias(MONO_NAMES, "DejaVu Sans Mono")
+        # outlines unhinted, as --font-render-hinting=none asks: fontconfig's built-in
+        # default hints them, which rounds every advance to whole pixels
+        + '  <match target="font"><edit name="hinting" mode="assign"><bool>false'
+        '</bool></edit><edit name="antialias" mode="assign"><bool>true</bool></edit>'
+        "</match>\n"
+        "</fontconfig>\n"
+    )
 
 
 def write_config(folder: str | Path) -> Path:

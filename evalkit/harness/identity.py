@@ -49,8 +49,19 @@ MAX_NODES = 200_000
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+|0x[0-9a-fA-F]{8,}")
 
 #: class attributes that are bookkeeping, not behaviour
-_CLASS_SKIP = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
-                         "__annotations__", "_abc_impl", "__parameters__", "__orig_bases__"})
+_CLASS_SKIP = frozenset(
+    {
+        "__dict__",
+        "__weakref__",
+        "__module__",
+        "__qualname__",
+        "__doc__",
+        "__annotations__",
+        "_abc_impl",
+        "__parameters__",
+        "__orig_bases__",
+    }
+)
 
 _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 
@@ -112,8 +123,7 @@ class _Walker:
 
     def tag(self, *parts: Any) -> None:
         for part in parts:
-            data = part if isinstance(part, bytes) else str(part).encode("utf-8",
-                                                                       "surrogatepass")
+            data = part if isinstance(part, bytes) else str(part).encode("utf-8", "surrogatepass")
             self.h.update(f"{len(data)}:".encode())
             self.h.update(data)
 
@@ -170,8 +180,12 @@ class _Walker:
             self.tag("bound method")
             self.feed(value.__func__, where)
             self.feed(value.__self__, f"the object of {where}")
-        elif kind in (types.BuiltinFunctionType, types.WrapperDescriptorType,
-                      types.MethodDescriptorType, types.MethodWrapperType):
+        elif kind in (
+            types.BuiltinFunctionType,
+            types.WrapperDescriptorType,
+            types.MethodDescriptorType,
+            types.MethodWrapperType,
+        ):
             self._builtin(value, where)
         elif kind is types.ModuleType:
             self.foreign(value.__name__)
@@ -236,9 +250,21 @@ class _Walker:
                 self.tag("unbound")
 
     def _code(self, code: types.CodeType, where: str) -> None:
-        self.tag("code", code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
-                 code.co_flags, code.co_code, *code.co_names, "|", *code.co_varnames, "|",
-                 *code.co_freevars, "|", *code.co_cellvars)
+        self.tag(
+            "code",
+            code.co_argcount,
+            code.co_posonlyargcount,
+            code.co_kwonlyargcount,
+            code.co_flags,
+            code.co_code,
+            *code.co_names,
+            "|",
+            *code.co_varnames,
+            "|",
+            *code.co_freevars,
+            "|",
+            *code.co_cellvars,
+        )
         self.tag(len(code.co_consts))
         for const in code.co_consts:
             self.feed(const, f"a constant of {where}")
@@ -246,7 +272,8 @@ class _Walker:
     def _builtin(self, func: Any, where: str) -> None:
         owner = getattr(func, "__self__", None)
         module = getattr(func, "__module__", None) or getattr(
-            getattr(func, "__objclass__", None), "__module__", None)
+            getattr(func, "__objclass__", None), "__module__", None
+        )
         self.foreign(module or "builtins")
         self.tag("builtin", module, getattr(func, "__qualname__", getattr(func, "__name__", "")))
         if owner is not None and not isinstance(owner, (types.ModuleType, type)):
@@ -281,10 +308,13 @@ class _Walker:
 
             self.foreign(kind.__module__)  # pandas's version goes on the key
             try:
-                self.tag("pandas", kind.__qualname__,
-                         hashlib.sha256(pickle.dumps(value, protocol=4)).hexdigest())
+                self.tag(
+                    "pandas",
+                    kind.__qualname__,
+                    hashlib.sha256(pickle.dumps(value, protocol=4)).hexdigest(),
+                )
                 return
-            except Exception as exc:  # noqa: BLE001 - then it is not identified
+            except Exception as exc:
                 raise Unidentified(f"{where} is a pandas object that does not pickle") from exc
         wrapped = getattr(value, "__wrapped__", None)
         if callable(wrapped):  # functools.lru_cache and other wrappers: what they wrap
@@ -303,8 +333,10 @@ class _Walker:
         # an address says where it is, not what; "..." marks a repr cut short (a large
         # pandas frame), which two different values can share
         if not text or _ADDRESS.search(text) or "..." in text or "…" in text:
-            raise Unidentified(f"{where} is a {kind.__module__}.{kind.__qualname__} object "
-                               "with no stable value to key on")
+            raise Unidentified(
+                f"{where} is a {kind.__module__}.{kind.__qualname__} object "
+                "with no stable value to key on"
+            )
         self.tag("object", kind.__module__, kind.__qualname__, text)
 
 
@@ -323,4 +355,3 @@ def _globals_read(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             found |= _globals_read(const)
     return found
-

@@ -37,8 +37,19 @@ from evalkit.report.pages import KEPT_FILE
 __all__ = ["BLOCK_KEYS", "KEPT_FILE", "keep_extractions", "read_kept", "texts_table"]
 
 #: the fields of a block record kept (evalkit.core.block.Block): enough to say why it went
-BLOCK_KEYS = ("index", "tag", "text", "words", "kept", "stage", "rule", "reason",
-              "duplicate_of", "scores", "attrs")
+BLOCK_KEYS = (
+    "index",
+    "tag",
+    "text",
+    "words",
+    "kept",
+    "stage",
+    "rule",
+    "reason",
+    "duplicate_of",
+    "scores",
+    "attrs",
+)
 
 
 def _scope(spec) -> str:
@@ -52,9 +63,13 @@ def _blocks(ext) -> list[dict[str, Any]]:
     return [{k: getattr(b, k) for k in BLOCK_KEYS} for b in ext.blocks]
 
 
-def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list,
-                     cache_root: str | None,
-                     method_keys: dict[str, str] | None = None) -> dict[str, int]:
+def keep_extractions(
+    path: str | os.PathLike,
+    pages: Iterable[Page],
+    specs: list,
+    cache_root: str | None,
+    method_keys: dict[str, str] | None = None,
+) -> dict[str, int]:
     """Append the pages' gold and every method's extraction (from the cache at
     ``cache_root``) to ``path``; returns counts (pages, kept, missing). ``method_keys``:
     label -> the key the run's pipelines filed a method's entries under
@@ -67,8 +82,11 @@ def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list
     counts = {"pages": 0, "kept": 0, "missing": 0}
     # a gzip member per data set, appended; no time stamp in its header (the same bytes on
     # every run of the same config)
-    with open(Path(path), "ab") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped, \
-            io.TextIOWrapper(zipped, encoding="utf-8", errors="surrogatepass") as out:
+    with (
+        open(Path(path), "ab") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped,
+        io.TextIOWrapper(zipped, encoding="utf-8", errors="surrogatepass") as out,
+    ):
         for page in pages:
             counts["pages"] += 1
             head = {"dataset": page.dataset, "page_id": page.id}
@@ -81,8 +99,10 @@ def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list
                 if cache.root is None:
                     rec["missing"] = "the run had no extraction cache (runner.cache=false)"
                 elif is_site:
-                    rec["missing"] = ("a site-scope method: its extraction depends on the "
-                                      "site's other pages and is not cached")
+                    rec["missing"] = (
+                        "a site-scope method: its extraction depends on the "
+                        "site's other pages and is not cached"
+                    )
                 elif mkey is None:
                     rec["missing"] = "the method's code cannot be read, so it is not cached"
                 else:
@@ -90,8 +110,10 @@ def keep_extractions(path: str | os.PathLike, pages: Iterable[Page], specs: list
                     key = hashlib.sha256(f"{mkey}|{pkey}|".encode()).hexdigest()
                     ext = cache.get(key)
                     if ext is None:
-                        rec["missing"] = ("not in the cache: the method failed on the page "
-                                          "(per_page.csv error) or the entry was removed")
+                        rec["missing"] = (
+                            "not in the cache: the method failed on the page "
+                            "(per_page.csv error) or the entry was removed"
+                        )
                 if ext is not None:
                     rec.update(text=ext.text, error=ext.error, blocks=_blocks(ext))
                     counts["kept"] += 1
@@ -113,8 +135,12 @@ def read_kept(run_dir: str | os.PathLike) -> Iterable[dict[str, Any]]:
             rec = json.loads(line) if line.strip() else {}
             if rec.get("kind") != "extraction" or "missing" in rec:
                 continue
-            out = {"dataset": rec["dataset"], "page": str(rec["page_id"]),
-                   "method": rec["method"], "text": rec.get("text") or ""}
+            out = {
+                "dataset": rec["dataset"],
+                "page": str(rec["page_id"]),
+                "method": rec["method"],
+                "text": rec.get("text") or "",
+            }
             if rec.get("error"):
                 out["error"] = rec["error"]
             yield out

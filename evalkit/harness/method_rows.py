@@ -26,8 +26,10 @@ def split_specs(specs: list[MethodSpec]) -> list[MethodSpec]:
         if rows is None:
             out.append(spec)
             continue
-        out.extend(MethodSpec(label=label, registry=spec.registry, params=params,
-                              kind=spec.kind) for label, params in rows.items())
+        out.extend(
+            MethodSpec(label=label, registry=spec.registry, params=params, kind=spec.kind)
+            for label, params in rows.items()
+        )
     return out
 
 

@@ -71,8 +71,10 @@ TIMEOUT = "timeout: "
 #: start of the error of a (page, method) whose worker process died under it
 WORKER_DIED = "worker died: "
 #: what follows WORKER_DIED when the answer read was not the one awaited
-STRAY_ANSWER = ("an answer for another request came back (a method's own child process "
-                "writing to the worker's pipe?); nothing of it was used")
+STRAY_ANSWER = (
+    "an answer for another request came back (a method's own child process "
+    "writing to the worker's pipe?); nothing of it was used"
+)
 
 
 #: bytes each pipe is asked to hold (Linux; the system's pipe-max-size is 1 MiB by
@@ -146,10 +148,19 @@ class PageWorker:
         # registered a method from
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evalkit.harness.page_worker", str(to_child), str(from_child),
-             str(os.getpid())],
-            pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL, env=env,
-            process_group=0)  # its own group: kill() ends what its methods started too
+            [
+                sys.executable,
+                "-m",
+                "evalkit.harness.page_worker",
+                str(to_child),
+                str(from_child),
+                str(os.getpid()),
+            ],
+            pass_fds=(to_child, from_child),
+            stdin=subprocess.DEVNULL,
+            env=env,
+            process_group=0,
+        )  # its own group: kill() ends what its methods started too
         os.close(to_child)
         os.close(from_child)
         self._send = Connection(from_parent, readable=False)
@@ -221,8 +232,9 @@ class PageWorker:
         self.build_errors = [err for err, _ in answer]
         self.stateful = [site for _, site in answer]
 
-    def extract(self, page: Page, todo: list[int], timeout: float
-                ) -> Iterator[tuple[int, Extraction]]:
+    def extract(
+        self, page: Page, todo: list[int], timeout: float
+    ) -> Iterator[tuple[int, Extraction]]:
         """``(j, extraction)`` for every method index in ``todo``, in order; a method that
         does not answer within ``timeout`` seconds gets a timeout error and the worker is
         replaced (with fresh methods) before the next one. :meth:`submit` then
@@ -237,8 +249,7 @@ class PageWorker:
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
         rid = next(self._ids)
-        self._queue.append(_Submitted(page, list(todo), rid, ran, self.starts,
-                                      time.monotonic()))
+        self._queue.append(_Submitted(page, list(todo), rid, ran, self.starts, time.monotonic()))
         if todo:
             try:
                 self._send.send(("extract", rid, page, todo))
@@ -289,8 +300,9 @@ class PageWorker:
         self._pending += len(todo)
         return rid
 
-    def _answer(self, start: float, timeout: float | None, expect: tuple[int, int]
-                ) -> tuple[Any, str | None, float | None]:
+    def _answer(
+        self, start: float, timeout: float | None, expect: tuple[int, int]
+    ) -> tuple[Any, str | None, float | None]:
         """The answer to request and method ``expect`` and the moment it was made, or (None,
         the error with a ``{label}`` to fill in, None) when none comes by ``start + timeout``
         or what comes is not that answer (then the worker is not trusted any more)."""
@@ -299,8 +311,13 @@ class PageWorker:
             if self._recv.poll(wait):
                 self._pending -= 1
                 msg = self._recv.recv()
-                if (type(msg) is tuple and len(msg) == 4 and msg[:2] == expect
-                        and isinstance(msg[2], Extraction) and isinstance(msg[3], float)):
+                if (
+                    type(msg) is tuple
+                    and len(msg) == 4
+                    and msg[:2] == expect
+                    and isinstance(msg[2], Extraction)
+                    and isinstance(msg[3], float)
+                ):
                     return msg[2], None, msg[3]
                 return None, f"{WORKER_DIED}{STRAY_ANSWER}", None
             return None, f"{TIMEOUT}{{label}} ran over {timeout:g} s on this page", None
@@ -310,8 +327,9 @@ class PageWorker:
         except Exception:  # noqa: BLE001 - bytes that are no message: never trusted
             return None, f"{WORKER_DIED}{STRAY_ANSWER}", None
 
-    def _restart(self, timeout: float, page: Page | None = None, todo: list[int] = ()
-                 ) -> int | None:
+    def _restart(
+        self, timeout: float, page: Page | None = None, todo: list[int] = ()
+    ) -> int | None:
         """Kill the worker, start a fresh one with fresh methods and give its site-scope
         methods back their memory by running them again on the pages they had seen; then
         send it ``page`` for the methods ``todo`` (returns that request's id, None when
@@ -426,8 +444,9 @@ def serve(recv: Connection, send: Connection) -> None:
 
     me = os.getpid()
     inbox: queue.SimpleQueue = queue.SimpleQueue()
-    threading.Thread(target=_read_requests, args=(recv, inbox), name="evalkit-requests",
-                     daemon=True).start()
+    threading.Thread(
+        target=_read_requests, args=(recv, inbox), name="evalkit-requests", daemon=True
+    ).start()
     methods: list[Any] = []
     while True:
         msg = inbox.get()
@@ -438,8 +457,11 @@ def serve(recv: Connection, send: Connection) -> None:
             methods, answer = [], []
             for spec, reg in specs:
                 try:
-                    method = (reg.create(spec.registry, **spec.params) if reg is not None
-                              else spec.build())
+                    method = (
+                        reg.create(spec.registry, **spec.params)
+                        if reg is not None
+                        else spec.build()
+                    )
                     answer.append((None, getattr(method, "scope", "page") == "site"))
                 except KeyboardInterrupt:
                     raise

@@ -26,8 +26,20 @@ from evalkit.report.cells import Cell
 __all__ = ["PAIRWISE_COLUMNS", "page_scores", "pairwise_matrix", "pairwise_rows"]
 
 #: the columns of ``pairwise.csv``
-PAIRWISE_COLUMNS = ["dataset", "metric", "method_a", "method_b", "n_pages", "mean_a", "mean_b",
-                    "diff", "ci_low", "ci_high", "p_value", "p_holm"]
+PAIRWISE_COLUMNS = [
+    "dataset",
+    "metric",
+    "method_a",
+    "method_b",
+    "n_pages",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_holm",
+]
 
 _UNIT_COUNTS = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
 
@@ -42,8 +54,10 @@ def page_scores(per_page: pd.DataFrame, metric: str) -> pd.DataFrame | None:
     df = per_page
     if metric == "unit_f1" and metric not in df and set(_UNIT_COUNTS) <= set(df.columns):
         counts = df[_UNIT_COUNTS].to_numpy(float)
-        f1 = [metrics.confusion_scores(*c)["f1"] if not np.isnan(c).any() else math.nan
-              for c in counts]
+        f1 = [
+            metrics.confusion_scores(*c)["f1"] if not np.isnan(c).any() else math.nan
+            for c in counts
+        ]
         df = df.assign(unit_f1=f1)
     if metric not in df:
         return None
@@ -55,8 +69,16 @@ def page_scores(per_page: pd.DataFrame, metric: str) -> pd.DataFrame | None:
     return wide[methods]
 
 
-def pairwise_rows(per_page: pd.DataFrame, dataset: str, metric: str, *, n_boot: int,
-                  alpha: float, seed: int, n_perm: int = metrics.N_PERM) -> pd.DataFrame:
+def pairwise_rows(
+    per_page: pd.DataFrame,
+    dataset: str,
+    metric: str,
+    *,
+    n_boot: int,
+    alpha: float,
+    seed: int,
+    n_perm: int = metrics.N_PERM,
+) -> pd.DataFrame:
     """One ``pairwise.csv`` row per pair of methods with a score in ``metric``.
 
     Empty (with the columns) when the score is absent or fewer than two methods have it.
@@ -75,10 +97,18 @@ def pairwise_rows(per_page: pd.DataFrame, dataset: str, metric: str, *, n_boot: 
         n = len(d)
         pairs.append((x, y))
         slots.append(batch.add_mean(d))
-        rows.append({"dataset": dataset, "metric": metric, "method_a": a, "method_b": b,
-                     "n_pages": n, "mean_a": float(x.mean()) if n else math.nan,
-                     "mean_b": float(y.mean()) if n else math.nan,
-                     "diff": float(d.mean()) if n else math.nan})
+        rows.append(
+            {
+                "dataset": dataset,
+                "metric": metric,
+                "method_a": a,
+                "method_b": b,
+                "n_pages": n,
+                "mean_a": float(x.mean()) if n else math.nan,
+                "mean_b": float(y.mean()) if n else math.nan,
+                "diff": float(d.mean()) if n else math.nan,
+            }
+        )
     cis = batch.intervals()
     pvals = metrics.paired_permutation_tests(pairs, n_perm=n_perm, seed=seed)
     for row, slot, p in zip(rows, slots, pvals):
@@ -89,8 +119,9 @@ def pairwise_rows(per_page: pd.DataFrame, dataset: str, metric: str, *, n_boot: 
     return out
 
 
-def pairwise_matrix(rows: pd.DataFrame, alpha: float = metrics.ALPHA,
-                    digits: int = 3) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+def pairwise_matrix(
+    rows: pd.DataFrame, alpha: float = metrics.ALPHA, digits: int = 3
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """The methods x methods view of one (data set, score)'s rows.
 
     Returns the display table (cell = mean difference row − column, ``*`` when its Holm p
@@ -115,5 +146,9 @@ def pairwise_matrix(rows: pd.DataFrame, alpha: float = metrics.ALPHA,
 
 def _cell(d: float, p: float, alpha: float, digits: int) -> Cell:
     # a Cell shows as before (+0.012*) and keeps the number for the table's csv
-    return Cell(d, digits=digits, signed=True,
-                mark="*" if not math.isnan(d) and not math.isnan(p) and p < alpha else "")
+    return Cell(
+        d,
+        digits=digits,
+        signed=True,
+        mark="*" if not math.isnan(d) and not math.isnan(p) and p < alpha else "",
+    )

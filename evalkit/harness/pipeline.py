@@ -137,14 +137,22 @@ class PagePipeline:
     """The tasks of a run through one pipeline (see the module docstring); :meth:`run` yields each
     task's records as soon as its last page is scored."""
 
-    def __init__(self, specs: list[MethodSpec], cache_root: str | None,
-                 score: Callable[[Page, str, Extraction], dict[str, Any]],
-                 on_failure: str = "empty", page_timeout: float | None = None,
-                 max_page_bytes: int | None = None, crashed: str | None = None,
-                 max_output_chars: int | None = None, max_score_words: int | None = None):
+    def __init__(
+        self,
+        specs: list[MethodSpec],
+        cache_root: str | None,
+        score: Callable[[Page, str, Extraction], dict[str, Any]],
+        on_failure: str = "empty",
+        page_timeout: float | None = None,
+        max_page_bytes: int | None = None,
+        crashed: str | None = None,
+        max_output_chars: int | None = None,
+        max_score_words: int | None = None,
+    ):
         if on_failure not in ON_FAILURE:
-            raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, "
-                             f"got {on_failure!r}")
+            raise ValueError(
+                f"on_failure must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}"
+            )
         self.specs, self.score, self.on_failure = specs, score, on_failure
         self.page_timeout, self.max_page_bytes = page_timeout, max_page_bytes
         self.max_output_chars, self.max_score_words = max_output_chars, max_score_words
@@ -160,8 +168,13 @@ class PagePipeline:
         self.worker = shared_worker() if page_timeout and crashed is None else None
         # methods run in this process: the processes they start end with the pipeline (in
         # the main thread only: a Dask worker's threads run other tasks' methods beside it)
-        self.children = (ChildWatch() if self.worker is None and crashed is None
-                         and threading.current_thread() is threading.main_thread() else None)
+        self.children = (
+            ChildWatch()
+            if self.worker is None
+            and crashed is None
+            and threading.current_thread() is threading.main_thread()
+            else None
+        )
         # the render settings of each method that needs a rendered page (None: it does not)
         self.render = [render_settings(spec) for spec in specs]
         self.open_tasks: collections.deque[_Task] = collections.deque()
@@ -215,23 +228,33 @@ class PagePipeline:
         methods, cache = task.methods, self.cache
         # hashing the page (its bytes, text and gold) only names cache entries
         size = page_bytes(page)
-        state = _PageState(task, page, _page_key(page) if self.keyed else "",
-                           self.max_page_bytes is not None and size > self.max_page_bytes)
+        state = _PageState(
+            task,
+            page,
+            _page_key(page) if self.keyed else "",
+            self.max_page_bytes is not None and size > self.max_page_bytes,
+        )
         for j, spec in enumerate(self.specs):
             stateful = methods.stateful[j]
-            state.keys[j] = hashlib.sha256(
-                f"{self.method_keys[j]}|{state.pkey}|{task.context.hexdigest() if stateful else ''}"
-                .encode()).hexdigest() if self.keyed else ""
+            state.keys[j] = (
+                hashlib.sha256(
+                    f"{self.method_keys[j]}|{state.pkey}|{task.context.hexdigest() if stateful else ''}".encode()
+                ).hexdigest()
+                if self.keyed
+                else ""
+            )
             before = cache.invalid
-            ext = (None if stateful or state.too_large or self.uncached[j] or self.crashed
-                   else cache.get(state.keys[j]))
+            ext = (
+                None
+                if stateful or state.too_large or self.uncached[j] or self.crashed
+                else cache.get(state.keys[j])
+            )
             state.invalid[j] = cache.invalid > before
             state.cached[j] = ext is not None
             if ext is not None:
                 state.exts[j] = ext
             elif state.too_large:
-                state.exts[j] = Extraction(
-                    error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
+                state.exts[j] = Extraction(error=f"{TOO_LARGE}{size} bytes > runner.max_page_bytes")
             elif methods.build_errors[j] is not None:
                 state.exts[j] = Extraction(error=methods.build_errors[j])
             else:
@@ -247,11 +270,18 @@ class PagePipeline:
         """The extractions of the methods a page was handed to; new ones go to the cache."""
         methods, cache = state.task.methods, self.cache
         for j, ext in methods.collect(self.page_timeout):
-            if (ext.error is None and self.max_output_chars is not None
-                    and len(ext.text) > self.max_output_chars):
+            if (
+                ext.error is None
+                and self.max_output_chars is not None
+                and len(ext.text) > self.max_output_chars
+            ):
                 # neither cached nor scored: a failure like a method's own (scored as empty)
-                ext = Extraction(seconds=ext.seconds, error=(
-                    f"{TOO_LONG_OUTPUT}{len(ext.text)} characters > runner.max_output_chars"))
+                ext = Extraction(
+                    seconds=ext.seconds,
+                    error=(
+                        f"{TOO_LONG_OUTPUT}{len(ext.text)} characters > runner.max_output_chars"
+                    ),
+                )
             state.exts[j] = ext
             if ext.error is None and not methods.stateful[j] and not self.uncached[j]:
                 before = cache.invalid
@@ -285,14 +315,18 @@ class PagePipeline:
                     error = failed  # the output's scoring failed: score it as empty, in a
                     # time limit of its own (when that fails too, the page's side failed)
                     if self.on_failure == "empty":
-                        rec, failed = self._score(page, spec.label,
-                                                  Extraction(seconds=ext.seconds),
-                                                  self.page_timeout)
+                        rec, failed = self._score(
+                            page, spec.label, Extraction(seconds=ext.seconds), self.page_timeout
+                        )
                 if failed is not None and rec is None:
                     # the page's own side failed (its gold, its units): so for every method
                     page_error = page_error or failed
-            if (rec is None and page_error is not None and not never_scored
-                    and self.on_failure == "empty"):
+            if (
+                rec is None
+                and page_error is not None
+                and not never_scored
+                and self.on_failure == "empty"
+            ):
                 rec = self._empty(page, spec.label, ext)  # counted, as an empty output
             if rec is None:
                 rec = {"dataset": page.dataset, "page_id": page.id, "method": spec.label}
@@ -314,8 +348,9 @@ class PagePipeline:
         """:func:`~evalkit.harness.score_limits.empty_record` in the scoring time limit; None
         when even that fails (the scorer's own defect: the page keeps only its error)."""
         try:
-            return score_within(self.page_timeout, functools.partial(empty_record, self.score),
-                                page, label, ext)
+            return score_within(
+                self.page_timeout, functools.partial(empty_record, self.score), page, label, ext
+            )
         except ScoreWriteError:
             raise
         except Exception:  # noqa: BLE001 - as in _score
@@ -344,11 +379,17 @@ class PagePipeline:
             yield self.open_tasks.popleft().records
 
 
-def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
-             score: Callable[[Page, str, Extraction], dict[str, Any]],
-             on_failure: str = "empty", page_timeout: float | None = None,
-             max_page_bytes: int | None = None, crashed: str | None = None, **limits
-             ) -> list[dict[str, Any]]:
+def run_task(
+    pages: list[Page],
+    specs: list[MethodSpec],
+    cache_root: str | None,
+    score: Callable[[Page, str, Extraction], dict[str, Any]],
+    on_failure: str = "empty",
+    page_timeout: float | None = None,
+    max_page_bytes: int | None = None,
+    crashed: str | None = None,
+    **limits,
+) -> list[dict[str, Any]]:
     """Run every method on a task's pages (one site's run of pages); returns records.
 
     A page on which a method raised keeps its error in the record; under
@@ -365,8 +406,9 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
     ``crashed``: no method runs; every extraction is a failure with this error (a task
     whose worker process died, :meth:`evalkit.harness.runner.Runner.map`).
     """
-    pipeline = PagePipeline(specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
-                            crashed, **limits)
+    pipeline = PagePipeline(
+        specs, cache_root, score, on_failure, page_timeout, max_page_bytes, crashed, **limits
+    )
     run = pipeline.run([pages])
     try:
         return next(run)
@@ -374,10 +416,16 @@ def run_task(pages: list[Page], specs: list[MethodSpec], cache_root: str | None,
         run.close()  # the end of the task's run: what its methods started ends
 
 
-def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: str | None,
-              score: Callable[[Page, str, Extraction], dict[str, Any]],
-              on_failure: str = "empty", page_timeout: float | None = None,
-              max_page_bytes: int | None = None, **limits) -> Iterator[list[dict[str, Any]]]:
+def run_tasks(
+    tasks: Iterable[list[Page]],
+    specs: list[MethodSpec],
+    cache_root: str | None,
+    score: Callable[[Page, str, Extraction], dict[str, Any]],
+    on_failure: str = "empty",
+    page_timeout: float | None = None,
+    max_page_bytes: int | None = None,
+    **limits,
+) -> Iterator[list[dict[str, Any]]]:
     """:func:`run_task` of every task, in order, through one pipeline: yields each task's
     records as soon as its last page is scored.
 
@@ -391,14 +439,24 @@ def run_tasks(tasks: Iterable[list[Page]], specs: list[MethodSpec], cache_root: 
     (evalkit.harness.children). Either way every task gets fresh method instances and
     records are the same, in the same order.
     """
-    yield from PagePipeline(specs, cache_root, score, on_failure, page_timeout,
-                            max_page_bytes, **limits).run(tasks)
+    yield from PagePipeline(
+        specs, cache_root, score, on_failure, page_timeout, max_page_bytes, **limits
+    ).run(tasks)
 
 
-def run_page_task(pages, *, specs, cache_root, score, on_failure, page_timeout=None,
-              max_page_bytes=None, crashed=None, **limits):
+def run_page_task(
+    pages,
+    *,
+    specs,
+    cache_root,
+    score,
+    on_failure,
+    page_timeout=None,
+    max_page_bytes=None,
+    crashed=None,
+    **limits,
+):
     # the one-argument task function Runner.map hands out (module level: it must pickle)
-    return run_task(pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes,
-                    crashed, **limits)
-
-
+    return run_task(
+        pages, specs, cache_root, score, on_failure, page_timeout, max_page_bytes, crashed, **limits
+    )

@@ -33,9 +33,22 @@ from evalkit.core.validate import ParamError, check_bool, check_share
 from evalkit.harness.config import ConfigError
 from evalkit.harness.specs import MethodSpec
 
-__all__ = ["DEFAULT_MAX_FAILURE_SHARE", "TELL_KEYS", "FailureShareError", "Settings",
-           "Unavailable", "check_methods", "check_readers", "failure_lines", "over_share",
-           "preflight_specs", "reader_unavailable", "skipped_note", "trial_run", "unavailable"]
+__all__ = [
+    "DEFAULT_MAX_FAILURE_SHARE",
+    "TELL_KEYS",
+    "FailureShareError",
+    "Settings",
+    "Unavailable",
+    "check_methods",
+    "check_readers",
+    "failure_lines",
+    "over_share",
+    "preflight_specs",
+    "reader_unavailable",
+    "skipped_note",
+    "trial_run",
+    "unavailable",
+]
 
 #: the share of a data set's pages a method may fail on before the command exits non-zero
 DEFAULT_MAX_FAILURE_SHARE = 0.5
@@ -46,13 +59,15 @@ DEFAULT_CACHE_REPORT_MB = 500
 #: the fix printed for a missing module that no method names an install command for
 GENERIC_FIX = "pip install {package}"
 #: a small page every method can read: a title, a menu and two paragraphs of text
-TRIAL_HTML = (b"<html><head><title>Preflight</title></head><body><nav><a href='/'>Home</a> "
-              b"<a href='/news'>News</a></nav><article><h1>River otters return</h1><p>After "
-              b"an absence of more than forty years, river otters have been seen again in the "
-              b"upper valley, according to a survey published by the regional wildlife trust."
-              b"</p><p>The animals were recorded on camera traps at six sites along the river, "
-              b"and volunteers found tracks near the old mill.</p></article>"
-              b"<footer>Copyright 2026</footer></body></html>")
+TRIAL_HTML = (
+    b"<html><head><title>Preflight</title></head><body><nav><a href='/'>Home</a> "
+    b"<a href='/news'>News</a></nav><article><h1>River otters return</h1><p>After "
+    b"an absence of more than forty years, river otters have been seen again in the "
+    b"upper valley, according to a survey published by the regional wildlife trust."
+    b"</p><p>The animals were recorded on camera traps at six sites along the river, "
+    b"and volunteers found tracks near the old mill.</p></article>"
+    b"<footer>Copyright 2026</footer></body></html>"
+)
 
 
 class FailureShareError(RuntimeError):
@@ -84,11 +99,15 @@ class Settings:
             check_bool("quiet", made.quiet)
             check_share("max_failure_share", made.max_failure_share)
             if made.cache_report_mb is not None and (
-                    isinstance(made.cache_report_mb, bool)
-                    or not isinstance(made.cache_report_mb, (int, float))
-                    or made.cache_report_mb < 0):
-                raise ParamError("cache_report_mb", made.cache_report_mb,
-                                 "must be a number of megabytes >= 0, or null")
+                isinstance(made.cache_report_mb, bool)
+                or not isinstance(made.cache_report_mb, (int, float))
+                or made.cache_report_mb < 0
+            ):
+                raise ParamError(
+                    "cache_report_mb",
+                    made.cache_report_mb,
+                    "must be a number of megabytes >= 0, or null",
+                )
         except ParamError as exc:
             raise ConfigError(exc.under("runner")) from exc
         return made
@@ -108,7 +127,7 @@ class Unavailable:
 
 def _importable(module: str) -> bool:
     if sys.modules.get(module) is not None:  # imported already (find_spec then raises for a
-        return True                         # module loaded without a spec)
+        return True  # module loaded without a spec)
     try:
         if importlib.util.find_spec(module) is not None:
             return True
@@ -171,13 +190,15 @@ def check_readers(datasets: dict[str, Any]) -> None:
     causes = list(dict.fromkeys((u.cause, u.fix) for u in gone))
     if len(causes) == 1:
         cause = causes[0][0].replace("its reader needs", "their reader needs")
-        raise ConfigError(f"datasets {', '.join(repr(u.label) for u in gone)}: {cause}: "
-                          f"{causes[0][1]}")
+        raise ConfigError(
+            f"datasets {', '.join(repr(u.label) for u in gone)}: {cause}: {causes[0][1]}"
+        )
     raise ConfigError("; ".join(f"dataset {u.label!r}: {u.cause}: {u.fix}" for u in gone))
 
 
-def check_methods(specs: list[MethodSpec], settings: Settings) -> tuple[list[MethodSpec],
-                                                                         list[Unavailable]]:
+def check_methods(
+    specs: list[MethodSpec], settings: Settings
+) -> tuple[list[MethodSpec], list[Unavailable]]:
     """The specs that can run here and the ones dropped (``runner.skip_unavailable``).
 
     Without ``skip_unavailable`` a method that cannot run is a ConfigError: one line
@@ -186,18 +207,23 @@ def check_methods(specs: list[MethodSpec], settings: Settings) -> tuple[list[Met
     gone = [u for u in (unavailable(s) for s in specs) if u is not None]
     if gone and len(gone) == len(specs) and settings.skip_unavailable:
         fixes = list(dict.fromkeys(u.fix for u in gone))
-        raise ConfigError("no method can run here, and runner.skip_unavailable=true would "
-                          "leave nothing to run: "
-                          + ", ".join(f"{u.label!r} ({u.cause})" for u in gone)
-                          + f": {' and '.join(fixes)}")
+        raise ConfigError(
+            "no method can run here, and runner.skip_unavailable=true would "
+            "leave nothing to run: "
+            + ", ".join(f"{u.label!r} ({u.cause})" for u in gone)
+            + f": {' and '.join(fixes)}"
+        )
     if gone and not settings.skip_unavailable:
         if len(gone) == 1:
-            raise ConfigError(f"{gone[0].line()} (or runner.skip_unavailable=true to run "
-                              "without it)")
+            raise ConfigError(
+                f"{gone[0].line()} (or runner.skip_unavailable=true to run without it)"
+            )
         fixes = list(dict.fromkeys(u.fix for u in gone))
-        raise ConfigError(f"methods {', '.join(repr(u.label) for u in gone)} cannot run here "
-                          f"({'; '.join(u.cause for u in gone)}): {' and '.join(fixes)} (or "
-                          "runner.skip_unavailable=true to run without them)")
+        raise ConfigError(
+            f"methods {', '.join(repr(u.label) for u in gone)} cannot run here "
+            f"({'; '.join(u.cause for u in gone)}): {' and '.join(fixes)} (or "
+            "runner.skip_unavailable=true to run without them)"
+        )
     dropped = {u.label for u in gone}
     return [s for s in specs if s.label not in dropped], gone
 
@@ -221,21 +247,25 @@ def trial_run(specs: list[MethodSpec]) -> None:
     for spec in specs:
         if spec.origin == "registry" or spec.kind != "method":
             continue
-        page = page or Page(id="preflight", dataset="preflight", raw=TRIAL_HTML,
-                            gold=Gold(text=""))
+        page = page or Page(id="preflight", dataset="preflight", raw=TRIAL_HTML, gold=Gold(text=""))
         try:
             spec.build().extract(page)
         except Exception as exc:
             params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items())
-            raise ConfigError(f"method {spec.label!r} fails on a small test page before the "
-                              f"run: {type(exc).__name__}: {exc}"
-                              + (f" (its parameters: {params})" if params else "")) from exc
+            raise ConfigError(
+                f"method {spec.label!r} fails on a small test page before the "
+                f"run: {type(exc).__name__}: {exc}"
+                + (f" (its parameters: {params})" if params else "")
+            ) from exc
 
 
 def skipped_note(gone: list[Unavailable]) -> str:
     """The sentence the report and every table caption carry about dropped methods."""
-    return ("Skipped (runner.skip_unavailable): "
-            + "; ".join(f"{u.label} ({u.cause}: {u.fix})" for u in gone) + ".")
+    return (
+        "Skipped (runner.skip_unavailable): "
+        + "; ".join(f"{u.label} ({u.cause}: {u.fix})" for u in gone)
+        + "."
+    )
 
 
 def _grouped(failures: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -250,8 +280,9 @@ def _grouped(failures: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[
     return out
 
 
-def failure_lines(failures: list[dict[str, Any]], pages: dict[tuple[str, str], int],
-                  limit: int = 160) -> list[str]:
+def failure_lines(
+    failures: list[dict[str, Any]], pages: dict[tuple[str, str], int], limit: int = 160
+) -> list[str]:
     """One line per (data set, method) with failures: count, share and first error.
 
     ``pages``: (data set, method) -> the method's records on that data set."""
@@ -261,19 +292,22 @@ def failure_lines(failures: list[dict[str, Any]], pages: dict[tuple[str, str], i
         first = str(rows[0]["error"]).replace("\n", " ")
         head = f"  {method} on {dataset}: {len(rows)} of {n} pages failed; first: "
         if len(head) + len(first) > limit:
-            first = first[:max(20, limit - len(head) - 3)] + "..."
+            first = first[: max(20, limit - len(head) - 3)] + "..."
         lines.append(head + first)
     return lines
 
 
-def over_share(failures: list[dict[str, Any]], pages: dict[tuple[str, str], int],
-               share: float) -> list[str]:
+def over_share(
+    failures: list[dict[str, Any]], pages: dict[tuple[str, str], int], share: float
+) -> list[str]:
     """One line per (data set, method) whose failures exceed ``share`` of its pages."""
     lines = []
     for (dataset, method), rows in _grouped(failures).items():
         n = pages.get((dataset, method)) or len(rows)
         if len(rows) > share * n:
-            lines.append(f"method {method!r} failed on {len(rows)} of {n} pages of {dataset} "
-                         f"(more than runner.max_failure_share={share:g}); first error: "
-                         f"{str(rows[0]['error']).splitlines()[0] if rows[0]['error'] else ''}")
+            lines.append(
+                f"method {method!r} failed on {len(rows)} of {n} pages of {dataset} "
+                f"(more than runner.max_failure_share={share:g}); first error: "
+                f"{str(rows[0]['error']).splitlines()[0] if rows[0]['error'] else ''}"
+            )
     return lines

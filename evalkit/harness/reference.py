@@ -37,10 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from evalkit.harness.config import project_root
-from evalkit.report.csv_safe import restore_frame
+from evalkit.harness.reference_check import compare_files, read_csv, read_summary
 from evalkit.report.progress import steps
 
 __all__ = [
@@ -59,22 +57,54 @@ __all__ = [
     "write_constraints",
 ]
 
-SHARED_SETS = ["l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "aeb", "chaos",
-               "big5_2017"]
-OWN_METHODS = ["proposed", "proposed_primary", "proposed_dedup", "cetd", "cetd_ds", "pab",
-               "justext_style", "fulltext"]
+SHARED_SETS = [
+    "l3s_gn1",
+    "cleaneval_dev",
+    "cleanportaleval",
+    "readability",
+    "aeb",
+    "chaos",
+    "big5_2017",
+]
+OWN_METHODS = [
+    "proposed",
+    "proposed_primary",
+    "proposed_dedup",
+    "cetd",
+    "cetd_ds",
+    "pab",
+    "justext_style",
+    "fulltext",
+]
 #: the seed papers' other systems (issues 25 and 26): in the extraction reference beside the
 #: own methods, and not in the CI subset (quick), whose cost stays as it was
-SEED_SYSTEMS = ["coreex", "econ", "tag_based", "existing1", "existing2", "eniw", "cectd_s",
-                "ecectd_s", "san_aye", "target_entities"]
+SEED_SYSTEMS = [
+    "coreex",
+    "econ",
+    "tag_based",
+    "existing1",
+    "existing2",
+    "eniw",
+    "cectd_s",
+    "ecectd_s",
+    "san_aye",
+    "target_entities",
+]
 #: the seed papers' systems that read the page as a browser lays it out (issue 27): the
 #: layouts come from the layout cache (every change to the renderer's source renders the
 #: shared pages again: experiments/speed/README.md measures that)
 RENDERED_SYSTEMS = ["vwrapper"]
 #: every extractor of the extraction entries
 ALL_EXTRACTORS = OWN_METHODS + SEED_SYSTEMS + RENDERED_SYSTEMS
-PEERS = ["trafilatura", "justext", "readability_lxml", "resiliparse", "boilerpy3", "goose3",
-         "html_text"]
+PEERS = [
+    "trafilatura",
+    "justext",
+    "readability_lxml",
+    "resiliparse",
+    "boilerpy3",
+    "goose3",
+    "html_text",
+]
 #: the shared sets and page limit of the ``quick`` entry: the legacy-charset set, a
 #: CleanEval set and two article sets, enough pages for every metric to be non-trivial
 QUICK_SETS = ["l3s_gn1", "cleaneval_dev", "aeb", "chaos"]
@@ -96,11 +126,17 @@ def _list(names):
 
 #: entry name -> evalkit overrides (one command each)
 ENTRIES: dict[str, list[str]] = {
-    "extraction_all": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
-                       f"method={_list(ALL_EXTRACTORS + PEERS)}"],
+    "extraction_all": [
+        "experiment=extraction",
+        f"dataset={_list(SHARED_SETS)}",
+        f"method={_list(ALL_EXTRACTORS + PEERS)}",
+    ],
     "dedup_real": ["experiment=dedup", "dataset=[cleanportaleval,big5_2017]"],
-    "speed_aeb": ["experiment=speed", "dataset=aeb",
-                  f"method={_list(OWN_METHODS + SEED_SYSTEMS + ['trafilatura'])}"],
+    "speed_aeb": [
+        "experiment=speed",
+        "dataset=aeb",
+        f"method={_list(OWN_METHODS + SEED_SYSTEMS + ['trafilatura'])}",
+    ],
     "saravanan2020": ["study=saravanan2020"],
     "kabir2015": ["study=kabir2015"],
     "san_aye": ["study=san_aye"],
@@ -114,30 +150,48 @@ ENTRIES: dict[str, list[str]] = {
     "audit": ["experiment=audit", f"dataset={_list(SHARED_SETS)}"],
     # small enough to recompute whole in CI (--check --quick): extraction and dedup on the
     # first pages of four shared sets and a small synthetic set, every own method, two peers
-    "quick": ["experiment=all", "experiment.parts=[extraction,dedup]",
-              f"dataset={_list(QUICK_SETS + ['synthetic'])}",
-              *[f"dataset.{name}.limit={QUICK_LIMIT}" for name in QUICK_SETS],
-              "dataset.synthetic.n_sites=10",
-              f"method={_list(OWN_METHODS + ['trafilatura', 'readability_lxml'])}"],
+    "quick": [
+        "experiment=all",
+        "experiment.parts=[extraction,dedup]",
+        f"dataset={_list(QUICK_SETS + ['synthetic'])}",
+        *[f"dataset.{name}.limit={QUICK_LIMIT}" for name in QUICK_SETS],
+        "dataset.synthetic.n_sites=10",
+        f"method={_list(OWN_METHODS + ['trafilatura', 'readability_lxml'])}",
+    ],
     # the CI variants (--check --quick) of the entries too slow to recompute whole there:
     # the same commands on the first pages of each set, so every kind of entry -- every
     # experiment and study, every method and every shared reader -- runs in CI
-    "extraction_small": ["experiment=extraction", f"dataset={_list(SHARED_SETS)}",
-                         *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS],
-                         f"method={_list(ALL_EXTRACTORS + PEERS)}",
-                         f"method.vwrapper.train.pages={SMALL_TRAIN_PAGES}"],
-    "speed_small": ["experiment=speed", "dataset=aeb", f"dataset.aeb.limit={SMALL_LIMIT}",
-                    "method=[proposed,cetd,fulltext,trafilatura]"],
+    "extraction_small": [
+        "experiment=extraction",
+        f"dataset={_list(SHARED_SETS)}",
+        *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS],
+        f"method={_list(ALL_EXTRACTORS + PEERS)}",
+        f"method.vwrapper.train.pages={SMALL_TRAIN_PAGES}",
+    ],
+    "speed_small": [
+        "experiment=speed",
+        "dataset=aeb",
+        f"dataset.aeb.limit={SMALL_LIMIT}",
+        "method=[proposed,cetd,fulltext,trafilatura]",
+    ],
     "kabir2015_small": ["study=kabir2015", "dataset.chaos.limit=72"],
     "san_aye_small": ["study=san_aye", "dataset.l3s_gn1.limit=30"],
-    "readings_small": ["study=readings", f"readings.max_pages={SMALL_LIMIT}",
-                       "readings.switch_pages=2"],
-    "audit_small": ["experiment=audit", f"dataset={_list(SHARED_SETS)}",
-                    *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS]],
+    "readings_small": [
+        "study=readings",
+        f"readings.max_pages={SMALL_LIMIT}",
+        "readings.switch_pages=2",
+    ],
+    "audit_small": [
+        "experiment=audit",
+        f"dataset={_list(SHARED_SETS)}",
+        *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in SHARED_SETS],
+    ],
     # the field's other benchmarks (docs/benchmarks.md), each study on its first pages
     "wcxb_small": ["study=wcxb", f"dataset.wcxb_dev.limit={BENCH_LIMIT}"],
-    "trafilatura_eval_small": ["study=trafilatura_eval",
-                               f"dataset.trafilatura_eval.limit={BENCH_LIMIT}"],
+    "trafilatura_eval_small": [
+        "study=trafilatura_eval",
+        f"dataset.trafilatura_eval.limit={BENCH_LIMIT}",
+    ],
     "wceb_small": ["study=wceb", *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in WCEB_SETS]],
 }
 
@@ -149,13 +203,28 @@ COSTS: dict[str, str] = {
 }
 
 #: the entries ``--check --quick`` recomputes (CI): measured in docs/reference.md
-QUICK = ["quick", "kaur2017", "kaur2015", "dedup_real", "all_synthetic", "saravanan2020",
-         "extraction_small", "speed_small", "kabir2015_small", "san_aye_small", "readings_small",
-         "audit_small", "wcxb_small", "trafilatura_eval_small", "wceb_small"]
+QUICK = [
+    "quick",
+    "kaur2017",
+    "kaur2015",
+    "dedup_real",
+    "all_synthetic",
+    "saravanan2020",
+    "extraction_small",
+    "speed_small",
+    "kabir2015_small",
+    "san_aye_small",
+    "readings_small",
+    "audit_small",
+    "wcxb_small",
+    "trafilatura_eval_small",
+    "wceb_small",
+]
 
 #: overrides that change how a command runs, never its numbers (left out of comparisons)
 _RUN_ONLY = re.compile(
-    r"^(runner\.(n_jobs|progress|cache|max_failure_share)|paths\.(results|cache))=")
+    r"^(runner\.(n_jobs|progress|cache|max_failure_share)|paths\.(results|cache))="
+)
 #: added to every entry's command: the reference records every method, one that fails on
 #: most pages included (target_entities has no template for most sets: run.json lists why);
 #: runner.max_failure_share is the user's alarm (exit 1 after writing everything), not a
@@ -206,15 +275,26 @@ def write_constraints(dest_root: Path, pinned: dict[str, str]) -> Path:
 
 
 def _pin_drift(old: dict[str, str], new: dict[str, str]) -> list[str]:
-    return [f"{n} {new.get(n, 'not installed')} installed, {CONSTRAINTS} has {v}"
-            for n, v in old.items() if new.get(n) != v] + \
-           [f"{n} {v} installed, not in {CONSTRAINTS}" for n, v in new.items() if n not in old]
+    return [
+        f"{n} {new.get(n, 'not installed')} installed, {CONSTRAINTS} has {v}"
+        for n, v in old.items()
+        if new.get(n) != v
+    ] + [f"{n} {v} installed, not in {CONSTRAINTS}" for n, v in new.items() if n not in old]
 
 
 def _index_lines(index: Path) -> list[str]:
-    return index.read_text().splitlines() if index.exists() else [
-        "# Reference results", "", "Made by `python -m evalkit.reference`; one folder per entry.",
-        "", "| entry | command | made |", "|---|---|---|"]
+    return (
+        index.read_text().splitlines()
+        if index.exists()
+        else [
+            "# Reference results",
+            "",
+            "Made by `python -m evalkit.reference`; one folder per entry.",
+            "",
+            "| entry | command | made |",
+            "|---|---|---|",
+        ]
+    )
 
 
 def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries: bool) -> int:
@@ -228,15 +308,20 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
     added = [line for line in drift if line.endswith(f"not in {CONSTRAINTS}")]
     drift = [line for line in drift if line not in added]
     if added and old:
-        print(f"[reference] pinned for the first time: {len(added)} packages "
-              f"({'; '.join(added[:3])}{' ...' if len(added) > 3 else ''})", file=sys.stderr)
+        print(
+            f"[reference] pinned for the first time: {len(added)} packages "
+            f"({'; '.join(added[:3])}{' ...' if len(added) > 3 else ''})",
+            file=sys.stderr,
+        )
     if drift and (dest_root / CONSTRAINTS).is_file() and not all_entries:
         # the constraints file speaks for every committed entry: a subset made with other
         # versions would make it lie about the rest
-        print(f"[reference] installed versions differ from {dest_root / CONSTRAINTS} "
-              f"({'; '.join(drift[:5])}{' ...' if len(drift) > 5 else ''}): regenerate every "
-              "entry (no --only), or install with -c " + str(dest_root / CONSTRAINTS),
-              file=sys.stderr)
+        print(
+            f"[reference] installed versions differ from {dest_root / CONSTRAINTS} "
+            f"({'; '.join(drift[:5])}{' ...' if len(drift) > 5 else ''}): regenerate every "
+            "entry (no --only), or install with -c " + str(dest_root / CONSTRAINTS),
+            file=sys.stderr,
+        )
         return 2
     done = []
     for name in steps(names, len(names), "[reference] entry"):
@@ -259,6 +344,7 @@ def _regenerate(names: list[str], dest_root: Path, extra: list[str], all_entries
 
 
 # --- the check ---------------------------------------------------------------------------
+
 
 def missing_data(overrides: list[str]) -> str | None:
     """The first data folder an entry's command would read that does not exist, else None."""
@@ -291,40 +377,6 @@ def _numbers_only(overrides: list[str]) -> list[str]:
     return [o for o in overrides if not _RUN_ONLY.match(o)]
 
 
-def _read_summary(folder: Path) -> pd.DataFrame:
-    # as text: the comparison is of what was written, not of re-parsed floats; a text cell's
-    # formula quote (evalkit.report.csv_safe) is how it is written, not what it holds
-    return restore_frame(pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False))
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    return restore_frame(pd.read_csv(path, dtype=str, keep_default_na=False))
-
-
-def _compare_files(result, name: str, committed: Path, fresh: Path,
-                   reasons: dict[str, str]) -> None:
-    """Add the comparison of every number file but summary.csv (buckets.csv, pairwise.csv,
-    tables/*.csv) to ``result``; a file on one side only is a difference."""
-    from evalkit.harness.reference_check import compare_number_file, number_files
-
-    old, new = number_files(committed), number_files(fresh)
-    for rel in sorted(set(old) | set(new)):
-        if rel not in new:
-            result.differences.append(f"{name}: {rel} committed, not made by the recomputed run")
-            continue
-        if rel not in old:
-            result.differences.append(f"{name}: {rel} made by the recomputed run, not committed")
-            continue
-        part = compare_number_file(name, rel, _read_csv(committed / rel), _read_csv(fresh / rel),
-                                   reasons)
-        result.compared += part.compared
-        result.timing += part.timing
-        result.differences += part.differences
-        for label, n in part.not_comparable.items():
-            result.not_comparable[label] = result.not_comparable.get(label, 0) + n
-        result.files += 1
-
-
 def _not_comparable_entry(name: str, committed: Path, fresh: Path, why: str):
     """Every row of an entry reported not comparable (``why``), each number file checked for
     its presence and shape (the same files, the same rows)."""
@@ -333,14 +385,19 @@ def _not_comparable_entry(name: str, committed: Path, fresh: Path, why: str):
     out = Comparison(name, reasons={"(every method)": why})
     old, new = number_files(committed), number_files(fresh)
     for rel in sorted(set(old) ^ set(new)):
-        side = "committed, not made by the recomputed run" if rel in old else \
-            "made by the recomputed run, not committed"
+        side = (
+            "committed, not made by the recomputed run"
+            if rel in old
+            else "made by the recomputed run, not committed"
+        )
         out.differences.append(f"{name}: {rel} {side}")
     for rel in sorted(set(old) & set(new)):
-        a, b = _read_csv(committed / rel), _read_csv(fresh / rel)
+        a, b = read_csv(committed / rel), read_csv(fresh / rel)
         if a.shape != b.shape or list(a.columns) != list(b.columns):
-            out.differences.append(f"{name}: {rel}: committed {a.shape[0]} rows x {a.shape[1]} "
-                                   f"columns, recomputed {b.shape[0]} x {b.shape[1]}")
+            out.differences.append(
+                f"{name}: {rel}: committed {a.shape[0]} rows x {a.shape[1]} "
+                f"columns, recomputed {b.shape[0]} x {b.shape[1]}"
+            )
         out.not_comparable["(every method)"] = out.not_comparable.get("(every method)", 0) + len(a)
         out.files += 1
     return out
@@ -358,13 +415,18 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     committed = ref_root / name
     if not (committed / "summary.csv").is_file():
         out = Comparison(name)
-        out.differences.append(f"{name}: no committed reference ({committed / 'summary.csv'} "
-                               f"missing); make it with python -m evalkit.reference --only {name}")
+        out.differences.append(
+            f"{name}: no committed reference ({committed / 'summary.csv'} "
+            f"missing); make it with python -m evalkit.reference --only {name}"
+        )
         return out
     made_with = _committed_command(ref_root / "INDEX.md", name)
     stale = made_with is not None and _numbers_only(made_with) != _numbers_only(ENTRIES[name])
-    run = [f"paths.results={work / 'results'}", f"paths.cache={work / 'cache'}",
-           "runner.progress=false"]
+    run = [
+        f"paths.results={work / 'results'}",
+        f"paths.cache={work / 'cache'}",
+        "runner.progress=false",
+    ]
     try:
         fresh = run_entry(name, work / "out", [*extra, *run])
     except RuntimeError as exc:  # the command itself failed: one finding, the rest goes on
@@ -378,22 +440,28 @@ def check_entry(name: str, ref_root: Path, extra: list[str], work: Path, constra
     if scoring:  # the scorer's own inputs moved: nothing of the entry is comparable
         return _not_comparable_entry(name, committed, fresh, scoring)
     reasons = comparability(old_run, new_run, constraints)
-    result = compare_summaries(name, _read_summary(committed), _read_summary(fresh), reasons)
-    _compare_files(result, name, committed, fresh, reasons)
+    result = compare_summaries(name, read_summary(committed), read_summary(fresh), reasons)
+    compare_files(result, name, committed, fresh, reasons)
     if stale:  # the tool no longer makes what is committed: a finding, not a note
-        result.differences.insert(0, f"{name}: INDEX.md says the reference was made by "
-                                  f"`evalkit {' '.join(made_with)}`, the entry is now "
-                                  f"`evalkit {' '.join(ENTRIES[name])}` (regenerate it)")
+        result.differences.insert(
+            0,
+            f"{name}: INDEX.md says the reference was made by "
+            f"`evalkit {' '.join(made_with)}`, the entry is now "
+            f"`evalkit {' '.join(ENTRIES[name])}` (regenerate it)",
+        )
     for what in ("python", "lxml"):  # on every method's cache key; context for a difference
         if what in old_run and old_run[what] != new_run.get(what):
-            result.notes.append(f"{name}: {what} {new_run.get(what)} here, reference made "
-                                f"with {old_run[what]}")
+            result.notes.append(
+                f"{name}: {what} {new_run.get(what)} here, reference made with {old_run[what]}"
+            )
     for ds, info in (old_run.get("datasets") or {}).items():
         new_fp = ((new_run.get("datasets") or {}).get(ds) or {}).get("fingerprint")
         if isinstance(info, dict) and info.get("fingerprint") not in (None, new_fp):
-            result.notes.append(f"{name}: data set {ds} is not the one the reference was made "
-                                f"from (fingerprint {str(new_fp)[:12]}, reference "
-                                f"{info['fingerprint'][:12]})")
+            result.notes.append(
+                f"{name}: data set {ds} is not the one the reference was made "
+                f"from (fingerprint {str(new_fp)[:12]}, reference "
+                f"{info['fingerprint'][:12]})"
+            )
     return result
 
 
@@ -418,25 +486,31 @@ def _check(names: list[str], ref_root: Path, extra: list[str]) -> int:
         start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"evalkit-check-{name}-") as tmp:
             result = check_entry(name, ref_root, extra, Path(tmp), constraints)
-        print(f"[check] {name}: {result.compared} rows compared in {result.files} number "
-              f"files, {len(result.differences)} differences "
-              f"({time.monotonic() - start:.0f} s)")
+        print(
+            f"[check] {name}: {result.compared} rows compared in {result.files} number "
+            f"files, {len(result.differences)} differences "
+            f"({time.monotonic() - start:.0f} s)"
+        )
         for line in result.notes:
             print(f"note: {line}")
         for line in result.differences:
             print(f"DIFF {line}")
         for label, n in result.not_comparable.items():
-            print(f"NOT COMPARABLE {name}: {label}, {n} rows: not comparable: "
-                  f"{result.reasons.get(label, 'a method of its table is not comparable')}")
+            print(
+                f"NOT COMPARABLE {name}: {label}, {n} rows: not comparable: "
+                f"{result.reasons.get(label, 'a method of its table is not comparable')}"
+            )
             not_comparable[f"{name}/{label}"] = n
         n_rows += result.compared
         n_timing += result.timing
         n_diff += len(result.differences)
     checked = len(names) - len(skipped)
-    print(f"[check] {checked} entries checked{f', {len(skipped)} skipped (no data)' if skipped else ''}, "
-          f"{n_rows} rows compared, {n_timing} timing rows present, {n_diff} differences, "
-          f"{sum(not_comparable.values())} rows not comparable "
-          f"({len(not_comparable)} methods): {'FAIL' if n_diff else 'ok'}")
+    print(
+        f"[check] {checked} entries checked{f', {len(skipped)} skipped (no data)' if skipped else ''}, "
+        f"{n_rows} rows compared, {n_timing} timing rows present, {n_diff} differences, "
+        f"{sum(not_comparable.values())} rows not comparable "
+        f"({len(not_comparable)} methods): {'FAIL' if n_diff else 'ok'}"
+    )
     return 1 if n_diff else 0
 
 
@@ -445,23 +519,34 @@ def main(argv: list[str] | None = None) -> int:
 
     guard_console()  # data's control characters are shown, never obeyed
 
-    ap = argparse.ArgumentParser(prog="python -m evalkit.reference", description=__doc__.split("\n")[0])
-    ap.add_argument("--only", default=None,
-                    help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})")
+    ap = argparse.ArgumentParser(
+        prog="python -m evalkit.reference", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument(
+        "--only",
+        default=None,
+        help=f"comma-separated entries to run (default all: {','.join(ENTRIES)})",
+    )
     ap.add_argument("--list", action="store_true", help="print the entries and their commands")
     ap.add_argument("--dest", default=None, help="reference folder (default results/reference)")
-    ap.add_argument("--check", action="store_true",
-                    help="recompute the entries from an empty cache and compare with --dest")
-    ap.add_argument("--quick", action="store_true",
-                    help=f"with --check: only the CI subset ({','.join(QUICK)})")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="recompute the entries from an empty cache and compare with --dest",
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help=f"with --check: only the CI subset ({','.join(QUICK)})"
+    )
     args, extra = ap.parse_known_args(argv)
     if args.list:
         for name, overrides in ENTRIES.items():
             print(f"{name}: evalkit {' '.join(overrides)}")
         return 0
     if project_root() is None:  # pyproject.toml's pins and results/reference/ live there
-        ap.error("the reference runs need an evalkit checkout (its pyproject.toml and "
-                 "results/reference/); this evalkit is an installed package")
+        ap.error(
+            "the reference runs need an evalkit checkout (its pyproject.toml and "
+            "results/reference/); this evalkit is an installed package"
+        )
     if args.quick and not args.check:
         ap.error("--quick goes with --check")
     if args.quick and args.only:

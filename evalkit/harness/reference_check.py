@@ -33,10 +33,13 @@ import math
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from packaging.utils import canonicalize_name
+
+from evalkit.report.csv_safe import restore_frame
 
 __all__ = [
     "FIELDS",
@@ -44,6 +47,7 @@ __all__ = [
     "MAX_LINES_PER_FILE",
     "Comparison",
     "comparability",
+    "compare_files",
     "compare_number_file",
     "compare_summaries",
     "installed_versions",
@@ -51,6 +55,8 @@ __all__ = [
     "is_timing_column",
     "is_timing_file",
     "number_files",
+    "read_csv",
+    "read_summary",
     "recorded_versions",
     "scoring_difference",
 ]
@@ -63,9 +69,11 @@ FIELDS = ["value", "ci_low", "ci_high", "n_pages"]
 #: name, so a new speed metric is compared (and fails) until someone decides what it is.
 #: meets_target and growth_exponent are derived from timings; peak_rss_mb is memory;
 #: harness_* are the harness's own costs (evalkit.experiments.speed.harness).
-_TIMING = re.compile(r"^(ms_median|ms_p90|ms_mean|pages_per_s|ratio_to_parse|growth_exponent"
-                     r"|meets_target|peak_rss_mb|step_\w+_ms_mean|twc_pfm_ms_\d+"
-                     r"|harness_\w+|diff_s_\d+|startup_\w+_s)$")
+_TIMING = re.compile(
+    r"^(ms_median|ms_p90|ms_mean|pages_per_s|ratio_to_parse|growth_exponent"
+    r"|meets_target|peak_rss_mb|step_\w+_ms_mean|twc_pfm_ms_\d+"
+    r"|harness_\w+|diff_s_\d+|startup_\w+_s)$"
+)
 
 
 def is_timing(experiment: str, metric: str) -> bool:
@@ -75,8 +83,10 @@ def is_timing(experiment: str, metric: str) -> bool:
 
 #: columns of a table (``tables/*.csv``) that hold a clock or memory measurement, checked
 #: for presence only: ``ms``, ``total_ms``, ``time (s)``, ``ms / page``, ``seconds`` ...
-_TIMING_COLUMN = re.compile(r"(^|[^a-z])(ms|seconds|time|rss|pages/s|per_s)([^a-z]|$)"
-                            r"|_ms$|^ms_")
+_TIMING_COLUMN = re.compile(
+    r"(^|[^a-z])(ms|seconds|time|rss|pages/s|per_s)([^a-z]|$)"
+    r"|_ms$|^ms_"
+)
 #: tables of the speed experiment: every number in them is a timing or derived from one
 _TIMING_FILE = re.compile(r"^speed_")
 #: at most this many differing cells are listed per file (then a count of the rest)
@@ -103,8 +113,11 @@ def number_files(folder) -> list[str]:
     from pathlib import Path
 
     root = Path(folder)
-    found = [p for pattern in ("*.csv", "*.csv.gz", "tables/*.csv", "tables/*.csv.gz")
-             for p in root.glob(pattern)]
+    found = [
+        p
+        for pattern in ("*.csv", "*.csv.gz", "tables/*.csv", "tables/*.csv.gz")
+        for p in root.glob(pattern)
+    ]
     return sorted(str(p.relative_to(root)) for p in found if p.name != "summary.csv")
 
 
@@ -132,14 +145,20 @@ def installed_versions(info: dict[str, Any], create=None) -> dict[str, str]:
 
         create = METHODS.create
     try:
-        return {str(k): str(v) for k, v in
-                create(info["registry"], **(info.get("params") or {})).versions().items()}
+        return {
+            str(k): str(v)
+            for k, v in create(info["registry"], **(info.get("params") or {})).versions().items()
+        }
     except Exception:  # noqa: BLE001 - an unknown or changed method has nothing to say
         return {}
 
 
-def recorded_versions(info: dict[str, Any], names: list[str], run_packages: dict[str, Any],
-                      constraints: dict[str, str]) -> dict[str, str | None]:
+def recorded_versions(
+    info: dict[str, Any],
+    names: list[str],
+    run_packages: dict[str, Any],
+    constraints: dict[str, str],
+) -> dict[str, str | None]:
     """The versions the committed reference made one method with.
 
     ``packages`` in the committed method record when it is there (the contract);
@@ -169,8 +188,12 @@ def _installed(name: str, installed: dict[str, str]) -> str:
         return _ABSENT
 
 
-def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
-                  constraints: dict[str, str], create=None) -> dict[str, str]:
+def comparability(
+    committed_run: dict[str, Any],
+    recomputed_run: dict[str, Any],
+    constraints: dict[str, str],
+    create=None,
+) -> dict[str, str]:
     """``{method label: reason}`` for every method whose rows are not comparable.
 
     The reason reads ``trafilatura 2.3.1 installed, reference made with 2.0.0`` (one
@@ -178,13 +201,16 @@ def comparability(committed_run: dict[str, Any], recomputed_run: dict[str, Any],
     """
     out = {}
     # methods and (dedup experiment) detectors: both record what they ran with
-    records = [(label, info, (recomputed_run.get(kind) or {}).get(label))
-               for kind in ("methods", "detectors")
-               for label, info in (committed_run.get(kind) or {}).items()]
+    records = [
+        (label, info, (recomputed_run.get(kind) or {}).get(label))
+        for kind in ("methods", "detectors")
+        for label, info in (committed_run.get(kind) or {}).items()
+    ]
     for label, info, fresh in records:
         now = installed_versions(fresh or info, create)
-        then = recorded_versions(info, sorted(now), committed_run.get("packages") or {},
-                                 constraints)
+        then = recorded_versions(
+            info, sorted(now), committed_run.get("packages") or {}, constraints
+        )
         clauses = []
         for name, version in then.items():
             have = _installed(name, now)
@@ -220,8 +246,11 @@ def scoring_difference(committed_run: dict[str, Any], recomputed_run: dict[str, 
         return ""
     if not old:
         return "reference recorded no scoring inputs (made before run.json had them)"
-    clauses = [f"{key} {new.get(key, 'absent')} here, reference made with {old.get(key, 'absent')}"
-               for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+    clauses = [
+        f"{key} {new.get(key, 'absent')} here, reference made with {old.get(key, 'absent')}"
+        for key in sorted(set(old) | set(new))
+        if old.get(key) != new.get(key)
+    ]
     return "; ".join(clauses)
 
 
@@ -230,29 +259,34 @@ class Comparison:
     """The outcome of comparing one entry's summaries."""
 
     entry: str
-    compared: int = 0                       # rows compared value for value
-    timing: int = 0                         # timing rows, checked for presence only
-    differences: list[str] = field(default_factory=list)    # one line each
+    compared: int = 0  # rows compared value for value
+    timing: int = 0  # timing rows, checked for presence only
+    differences: list[str] = field(default_factory=list)  # one line each
     not_comparable: dict[str, int] = field(default_factory=dict)  # label -> rows
     reasons: dict[str, str] = field(default_factory=dict)  # label -> why not comparable
     notes: list[str] = field(default_factory=list)  # context that is not itself a finding
-    files: int = 1                          # number files compared (summary.csv and others)
+    files: int = 1  # number files compared (summary.csv and others)
 
 
 def _describe(entry: str, key: tuple) -> str:
     return f"{entry}: {' / '.join(str(k) for k in key)}"
 
 
-def compare_summaries(entry: str, committed: pd.DataFrame, recomputed: pd.DataFrame,
-                      not_comparable: dict[str, str] | None = None) -> Comparison:
+def compare_summaries(
+    entry: str,
+    committed: pd.DataFrame,
+    recomputed: pd.DataFrame,
+    not_comparable: dict[str, str] | None = None,
+) -> Comparison:
     """Compare two ``summary.csv`` frames (read with ``dtype=str``) row by row."""
     not_comparable = not_comparable or {}
     result = Comparison(entry, reasons=dict(not_comparable))
     for name, frame in (("committed", committed), ("recomputed", recomputed)):
         dup = frame[frame.duplicated(KEY)]
         if len(dup):
-            raise ValueError(f"{entry}: the {name} summary repeats the row "
-                             f"{' / '.join(dup.iloc[0][KEY])}")
+            raise ValueError(
+                f"{entry}: the {name} summary repeats the row {' / '.join(dup.iloc[0][KEY])}"
+            )
     old = committed.set_index(KEY)
     new = recomputed.set_index(KEY)
     # Holm adjusts over every method of one (experiment, dataset) table
@@ -260,26 +294,34 @@ def compare_summaries(entry: str, committed: pd.DataFrame, recomputed: pd.DataFr
     for key, row in old.iterrows():
         experiment, dataset, method, metric = key
         if key not in new.index:
-            result.differences.append(f"{_describe(entry, key)}: committed {row['value']}, "
-                                      "missing from the recomputed summary")
+            result.differences.append(
+                f"{_describe(entry, key)}: committed {row['value']}, "
+                "missing from the recomputed summary"
+            )
             continue
         if is_timing(experiment, metric):
             result.timing += 1
             continue
-        if method in not_comparable or (metric.startswith("p_holm")
-                                        and (experiment, dataset) in tainted):
+        if method in not_comparable or (
+            metric.startswith("p_holm") and (experiment, dataset) in tainted
+        ):
             label = method if method in not_comparable else f"{method} (Holm family)"
             result.not_comparable[label] = result.not_comparable.get(label, 0) + 1
             continue
         result.compared += 1
         other = new.loc[key]
-        diffs = [f"{f} committed {row[f]!s} recomputed {other[f]!s}" for f in FIELDS
-                 if not _same(str(row[f]), str(other[f]))]
+        diffs = [
+            f"{f} committed {row[f]!s} recomputed {other[f]!s}"
+            for f in FIELDS
+            if not _same(str(row[f]), str(other[f]))
+        ]
         if diffs:
             result.differences.append(f"{_describe(entry, key)}: {'; '.join(diffs)}")
     for key in new.index.difference(old.index):
-        result.differences.append(f"{_describe(entry, key)}: recomputed "
-                                  f"{new.loc[key, 'value']}, not in the committed summary")
+        result.differences.append(
+            f"{_describe(entry, key)}: recomputed "
+            f"{new.loc[key, 'value']}, not in the committed summary"
+        )
     return result
 
 
@@ -298,9 +340,13 @@ def _row_name(row: pd.Series, columns: list[str]) -> str:
     return " / ".join(parts)
 
 
-def compare_number_file(entry: str, name: str, committed: pd.DataFrame,
-                        recomputed: pd.DataFrame,
-                        not_comparable: dict[str, str] | None = None) -> Comparison:
+def compare_number_file(
+    entry: str,
+    name: str,
+    committed: pd.DataFrame,
+    recomputed: pd.DataFrame,
+    not_comparable: dict[str, str] | None = None,
+) -> Comparison:
     """Compare one number file of an entry (read with ``dtype=str``) cell by cell, in order:
     the same code, data and seed write the same rows in the same order.
 
@@ -315,12 +361,15 @@ def compare_number_file(entry: str, name: str, committed: pd.DataFrame,
     if list(committed.columns) != list(recomputed.columns):
         gone = [c for c in committed.columns if c not in recomputed.columns]
         new = [c for c in recomputed.columns if c not in committed.columns]
-        result.differences.append(f"{where}: columns differ (committed only: {gone or '-'}; "
-                                  f"recomputed only: {new or '-'})")
+        result.differences.append(
+            f"{where}: columns differ (committed only: {gone or '-'}; "
+            f"recomputed only: {new or '-'})"
+        )
         return result
     if len(committed) != len(recomputed):
-        result.differences.append(f"{where}: committed {len(committed)} rows, recomputed "
-                                  f"{len(recomputed)}")
+        result.differences.append(
+            f"{where}: committed {len(committed)} rows, recomputed {len(recomputed)}"
+        )
         return result
     if is_timing_file(name.rsplit("/", 1)[-1]):
         result.timing += len(committed)
@@ -328,19 +377,26 @@ def compare_number_file(entry: str, name: str, committed: pd.DataFrame,
     labels = set(not_comparable)
     method_cols = [c for c in committed.columns if c in _METHOD_COLUMNS]
     cells = committed[method_cols + list(committed.columns[:1])].astype(str)
-    tainted = bool(labels) and (bool(labels & set(map(str, committed.columns)))
-                                or bool(labels & set(cells.to_numpy().ravel())))
+    tainted = bool(labels) and (
+        bool(labels & set(map(str, committed.columns)))
+        or bool(labels & set(cells.to_numpy().ravel()))
+    )
     holm = tainted and ("pairwise" in name)
-    columns = [c for c in committed.columns
-               if not is_timing_column(c) and str(c) not in labels
-               and not (tainted and str(c).startswith("p_holm"))]
+    columns = [
+        c
+        for c in committed.columns
+        if not is_timing_column(c)
+        and str(c) not in labels
+        and not (tainted and str(c).startswith("p_holm"))
+    ]
     if holm and name != "pairwise.csv":  # a matrix whose stars are Holm-adjusted
         result.not_comparable["(Holm family)"] = len(committed)
         return result
     lines: list[str] = []
     # cells equal as text need no closer look (a readings grid has 80,000 rows)
-    unequal = (committed[columns].astype(str).to_numpy()
-               != recomputed[columns].astype(str).to_numpy()).any(axis=1)
+    unequal = (
+        committed[columns].astype(str).to_numpy() != recomputed[columns].astype(str).to_numpy()
+    ).any(axis=1)
     about = committed[method_cols].astype(str).to_numpy() if method_cols else None
     for i in range(len(committed)):
         hit = sorted(set(about[i]) & labels) if about is not None and labels else []
@@ -351,13 +407,51 @@ def compare_number_file(entry: str, name: str, committed: pd.DataFrame,
         if not unequal[i]:
             continue
         old, new = committed.iloc[i], recomputed.iloc[i]
-        diffs = [f"{c} committed {old[c]!s} recomputed {new[c]!s}" for c in columns
-                 if not _same(str(old[c]), str(new[c]))]
+        diffs = [
+            f"{c} committed {old[c]!s} recomputed {new[c]!s}"
+            for c in columns
+            if not _same(str(old[c]), str(new[c]))
+        ]
         if diffs:
-            lines.append(f"{where} row {i + 1} ({_row_name(old, list(committed.columns))}): "
-                         f"{'; '.join(diffs)}")
+            lines.append(
+                f"{where} row {i + 1} ({_row_name(old, list(committed.columns))}): "
+                f"{'; '.join(diffs)}"
+            )
     result.differences += lines[:MAX_LINES_PER_FILE]
     if len(lines) > MAX_LINES_PER_FILE:
-        result.differences.append(f"{where}: {len(lines) - MAX_LINES_PER_FILE} more rows "
-                                  "differ")
+        result.differences.append(f"{where}: {len(lines) - MAX_LINES_PER_FILE} more rows differ")
     return result
+
+
+def read_summary(folder: Path) -> pd.DataFrame:
+    """A run folder's summary.csv as the text it holds."""
+    # as text: the comparison is of what was written, not of re-parsed floats; a text cell's
+    # formula quote (evalkit.report.csv_safe) is how it is written, not what it holds
+    return restore_frame(pd.read_csv(folder / "summary.csv", dtype=str, keep_default_na=False))
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """A number file as the text it holds, formula quotes taken off."""
+    return restore_frame(pd.read_csv(path, dtype=str, keep_default_na=False))
+
+
+def compare_files(result, name: str, committed: Path, fresh: Path, reasons: dict[str, str]) -> None:
+    """Add the comparison of every number file but summary.csv (buckets.csv, pairwise.csv,
+    tables/*.csv) to ``result``; a file on one side only is a difference."""
+    old, new = number_files(committed), number_files(fresh)
+    for rel in sorted(set(old) | set(new)):
+        if rel not in new:
+            result.differences.append(f"{name}: {rel} committed, not made by the recomputed run")
+            continue
+        if rel not in old:
+            result.differences.append(f"{name}: {rel} made by the recomputed run, not committed")
+            continue
+        part = compare_number_file(
+            name, rel, read_csv(committed / rel), read_csv(fresh / rel), reasons
+        )
+        result.compared += part.compared
+        result.timing += part.timing
+        result.differences += part.differences
+        for label, n in part.not_comparable.items():
+            result.not_comparable[label] = result.not_comparable.get(label, 0) + n
+        result.files += 1

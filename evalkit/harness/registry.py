@@ -88,51 +88,60 @@ def instantiate(cls: type, kind: str, name: str, params: dict[str, Any]):
     return obj
 
 
-DATASETS = Registry("dataset", {
-    "synthetic": "evalkit.readers.synthetic:SyntheticDataset",
-    "l3s_gn1": "evalkit.readers.l3s:L3SGN1Dataset",
-    "cleaneval": "evalkit.readers.cleaneval:CleanEvalDataset",
-    "readability": "evalkit.readers.readability:ReadabilityDataset",
-    "aeb": "evalkit.readers.aeb:AEBDataset",
-    "pairs": "evalkit.readers.pairs:PairsDataset",
-    "wcxb": "evalkit.readers.wcxb:WCXBDataset",
-    "trafilatura_eval": "evalkit.readers.trafilatura_eval:TrafilaturaEvalDataset",
-    "wceb": "evalkit.readers.wceb:WcebDataset",
-})
+DATASETS = Registry(
+    "dataset",
+    {
+        "synthetic": "evalkit.readers.synthetic:SyntheticDataset",
+        "l3s_gn1": "evalkit.readers.l3s:L3SGN1Dataset",
+        "cleaneval": "evalkit.readers.cleaneval:CleanEvalDataset",
+        "readability": "evalkit.readers.readability:ReadabilityDataset",
+        "aeb": "evalkit.readers.aeb:AEBDataset",
+        "pairs": "evalkit.readers.pairs:PairsDataset",
+        "wcxb": "evalkit.readers.wcxb:WCXBDataset",
+        "trafilatura_eval": "evalkit.readers.trafilatura_eval:TrafilaturaEvalDataset",
+        "wceb": "evalkit.readers.wceb:WcebDataset",
+    },
+)
 
-METHODS = Registry("method", {
-    "fulltext": "baselines.reference:FullText",
-    "empty": "baselines.reference:Empty",
-    "proposed": "evalkit.proposed.pipeline:Proposed",
-    "cetd": "baselines.cetd:CETD",
-    "cectd_s": "baselines.cectd_s:CECTDS",
-    "ecectd_s": "baselines.ecectd_s:ECECTDS",
-    "eniw": "baselines.eniw:ENIW",
-    "pab": "baselines.pab:PAB",
-    "justext_style": "baselines.justext_style:JustextStyle",
-    "san_aye": "baselines.san_aye:SanAye",
-    "target_entities": "baselines.target_entities:TargetEntities",
-    "coreex": "baselines.coreex:CoreEx",
-    "econ": "baselines.econ:ECON",
-    "tag_based": "baselines.tag_based:TagBased",
-    "gold": "baselines.reference:GoldText",
-    "trafilatura": "baselines.peers:Trafilatura",
-    "justext": "baselines.peers:Justext",
-    "readability_lxml": "baselines.peers:ReadabilityLxml",
-    "resiliparse": "baselines.peers:Resiliparse",
-    "boilerpy3": "baselines.peers:Boilerpy3",
-    "goose3": "baselines.peers:Goose3",
-    "html_text": "baselines.peers:HtmlText",
-    "stored": "baselines.stored:Stored",
-    "existing1": "baselines.existing1:Existing1",
-    "existing2": "baselines.existing2:Existing2",
-    "vwrapper": "baselines.vwrapper:VWrapper",
-})
+METHODS = Registry(
+    "method",
+    {
+        "fulltext": "baselines.reference:FullText",
+        "empty": "baselines.reference:Empty",
+        "proposed": "evalkit.proposed.pipeline:Proposed",
+        "cetd": "baselines.cetd:CETD",
+        "cectd_s": "baselines.cectd_s:CECTDS",
+        "ecectd_s": "baselines.ecectd_s:ECECTDS",
+        "eniw": "baselines.eniw:ENIW",
+        "pab": "baselines.pab:PAB",
+        "justext_style": "baselines.justext_style:JustextStyle",
+        "san_aye": "baselines.san_aye:SanAye",
+        "target_entities": "baselines.target_entities:TargetEntities",
+        "coreex": "baselines.coreex:CoreEx",
+        "econ": "baselines.econ:ECON",
+        "tag_based": "baselines.tag_based:TagBased",
+        "gold": "baselines.reference:GoldText",
+        "trafilatura": "baselines.peers:Trafilatura",
+        "justext": "baselines.peers:Justext",
+        "readability_lxml": "baselines.peers:ReadabilityLxml",
+        "resiliparse": "baselines.peers:Resiliparse",
+        "boilerpy3": "baselines.peers:Boilerpy3",
+        "goose3": "baselines.peers:Goose3",
+        "html_text": "baselines.peers:HtmlText",
+        "stored": "baselines.stored:Stored",
+        "existing1": "baselines.existing1:Existing1",
+        "existing2": "baselines.existing2:Existing2",
+        "vwrapper": "baselines.vwrapper:VWrapper",
+    },
+)
 
-DETECTORS = Registry("detector", {
-    "modified_simhash": "evalkit.proposed.dedup:ModifiedSimhash",
-    "simhash": "baselines.simhash:Simhash",
-    "jaccard": "baselines.jaccard:Jaccard",
-    "minhash": "baselines.minhash:MinHash",
-    "hybridhash": "baselines.hybridhash:Hybridhash",
-})
+DETECTORS = Registry(
+    "detector",
+    {
+        "modified_simhash": "evalkit.proposed.dedup:ModifiedSimhash",
+        "simhash": "baselines.simhash:Simhash",
+        "jaccard": "baselines.jaccard:Jaccard",
+        "minhash": "baselines.minhash:MinHash",
+        "hybridhash": "baselines.hybridhash:Hybridhash",
+    },
+)

@@ -53,9 +53,6 @@ from evalkit.core.rendered import (
     RenderSettings,
     layout_from_snapshot,
 )
-from evalkit.harness.cache import write_atomic
-from evalkit.harness.cache_seal import cache_seal
-from evalkit.harness.cache_entry import InvalidEntry, _canonical
 from evalkit.harness import browser, fonts
 from evalkit.harness.browser import (
     BROWSER_PACKAGE,
@@ -65,12 +62,27 @@ from evalkit.harness.browser import (
     browser_version,
     missing_browser_line,
 )
+from evalkit.harness.cache import write_atomic
+from evalkit.harness.cache_entry import InvalidEntry, _canonical
+from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.fonts import FONTS_PACKAGE
 from evalkit.harness.fonts import fingerprint as fonts_fingerprint
 
-__all__ = ["BROWSER_PACKAGE", "FALLBACK_URL", "FONTS_PACKAGE", "LayoutCache", "RenderError",
-           "Renderer", "browser_path", "browser_version", "fonts_fingerprint", "layout_for",
-           "layout_key", "missing_browser_line", "settings_id"]
+__all__ = [
+    "BROWSER_PACKAGE",
+    "FALLBACK_URL",
+    "FONTS_PACKAGE",
+    "LayoutCache",
+    "RenderError",
+    "Renderer",
+    "browser_path",
+    "browser_version",
+    "fonts_fingerprint",
+    "layout_for",
+    "layout_key",
+    "missing_browser_line",
+    "settings_id",
+]
 
 #: the URL a page without an http(s) URL is loaded under
 FALLBACK_URL = "http://page.evalkit.invalid/"
@@ -81,12 +93,13 @@ FORMAT = "evalkit.layout"
 #: wide on two loads of one aeb page, its ``transition: all 0.3s`` held at its start or never
 #: started). Without them every element has its settled style. An adopted style sheet: no
 #: element is added to the page
-SETTLED_CSS = ("*, *::before, *::after { transition: none !important; "
-               "animation: none !important; }")
+SETTLED_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 #: adds SETTLED_CSS (DevTools' Runtime.evaluate runs when the page's own scripts are off)
-SETTLE_SCRIPT = ("(() => { const sheet = new CSSStyleSheet(); sheet.replaceSync(%s); "
-                 "document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; })()"
-                 % json.dumps(SETTLED_CSS))
+SETTLE_SCRIPT = (
+    "(() => { const sheet = new CSSStyleSheet(); sheet.replaceSync("
+    + json.dumps(SETTLED_CSS)
+    + "); document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; })()"
+)
 #: the screenshot that makes the browser draw a frame before the snapshot: one pixel, since
 #: only the frame is wanted
 FRAME_CLIP = {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}
@@ -100,11 +113,15 @@ def guard(javascript: bool) -> list[tuple[str, dict[str, Any]]]:
     handshakes blocked, every frame or worker it starts attached paused (and guarded in
     turn), and with ``javascript`` false its scripts off, as the page's (a frame of another
     origin runs in a process of its own, beyond the tab's own setting)."""
-    return [("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
-            ("Network.setBlockedURLs", {"urls": BLOCKED_URLS}),
-            ("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
-                                      "flatten": True}),
-            *([] if javascript else [("Emulation.setScriptExecutionDisabled", {"value": True})])]
+    return [
+        ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+        ("Network.setBlockedURLs", {"urls": BLOCKED_URLS}),
+        (
+            "Target.setAutoAttach",
+            {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+        ),
+        *([] if javascript else [("Emulation.setScriptExecutionDisabled", {"value": True})]),
+    ]
 
 
 def settings_id(settings: RenderSettings) -> str:
@@ -123,12 +140,20 @@ def page_body(page: Page) -> bytes:
     return page.html.encode("utf-8", "replace")
 
 
-def layout_key(body: bytes, url: str, settings: RenderSettings, browser: str,
-               fonts: str) -> str:
-    blob = json.dumps({"body": hashlib.sha256(body).hexdigest(), "url": url,
-                       "settings": settings.as_dict(), "browser": browser, "fonts": fonts,
-                       "layout": LAYOUT_VERSION, "styles": SNAPSHOT_STYLES,
-                       "code": _code_digest()}, sort_keys=True)
+def layout_key(body: bytes, url: str, settings: RenderSettings, browser: str, fonts: str) -> str:
+    blob = json.dumps(
+        {
+            "body": hashlib.sha256(body).hexdigest(),
+            "url": url,
+            "settings": settings.as_dict(),
+            "browser": browser,
+            "fonts": fonts,
+            "layout": LAYOUT_VERSION,
+            "styles": SNAPSHOT_STYLES,
+            "code": _code_digest(),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -167,9 +192,12 @@ class LayoutCache:
         try:
             entry = json.loads(data)
             digest = hashlib.sha256(_canonical(entry["payload"])).hexdigest()
-            if (entry.get("format") != FORMAT or entry.get("key") != key
-                    or digest != entry.get("sha256")
-                    or not cache_seal(self.root.parent).verify(FORMAT, key, digest, entry.get("mac"))):
+            if (
+                entry.get("format") != FORMAT
+                or entry.get("key") != key
+                or digest != entry.get("sha256")
+                or not cache_seal(self.root.parent).verify(FORMAT, key, digest, entry.get("mac"))
+            ):
                 raise InvalidEntry("not this key's layout")
             return Layout.from_dict(entry["payload"])
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -187,8 +215,13 @@ class LayoutCache:
             return
         payload = layout.to_dict()
         digest = hashlib.sha256(_canonical(payload)).hexdigest()
-        entry = {"format": FORMAT, "key": key, "sha256": digest, "payload": payload,
-                 "mac": cache_seal(self.root.parent).sign(FORMAT, key, digest)}
+        entry = {
+            "format": FORMAT,
+            "key": key,
+            "sha256": digest,
+            "payload": payload,
+            "mac": cache_seal(self.root.parent).sign(FORMAT, key, digest),
+        }
         write_atomic(self._path(key), json.dumps(entry, separators=(",", ":")).encode())
 
 
@@ -226,26 +259,31 @@ class Renderer(Browser):
         """(context id, target id, session id) of a new tab in a new browser context, with
         every request intercepted, animations held, and ``settings``' JavaScript and
         viewport."""
-        context = self.send("Target.createBrowserContext", {"disposeOnDetach": True},
-                            deadline)["browserContextId"]
-        target = self.send("Target.createTarget",
-                           {"url": "about:blank", "browserContextId": context},
-                           deadline)["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                            deadline)["sessionId"]
+        context = self.send("Target.createBrowserContext", {"disposeOnDetach": True}, deadline)[
+            "browserContextId"
+        ]
+        target = self.send(
+            "Target.createTarget", {"url": "about:blank", "browserContextId": context}, deadline
+        )["targetId"]
+        session = self.send(
+            "Target.attachToTarget", {"targetId": target, "flatten": True}, deadline
+        )["sessionId"]
         w, h = settings.viewport
         self._kids: set[str] = set()
         self._kid_setup = guard(settings.javascript)
         quiet = self._offline(session, target, None)
         for method, params in (
-                ("Page.enable", {}),
-                ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                *guard(True),
-                ("Animation.enable", {}),
-                ("Animation.setPlaybackRate", {"playbackRate": 0}),
-                ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
-                ("Emulation.setDeviceMetricsOverride",
-                 {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})):
+            ("Page.enable", {}),
+            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            *guard(True),
+            ("Animation.enable", {}),
+            ("Animation.setPlaybackRate", {"playbackRate": 0}),
+            ("Emulation.setScriptExecutionDisabled", {"value": not settings.javascript}),
+            (
+                "Emulation.setDeviceMetricsOverride",
+                {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False},
+            ),
+        ):
             self.send(method, params, deadline, session, quiet)
         return context, target, session
 
@@ -272,23 +310,36 @@ class Renderer(Browser):
                 self.post(kid, "Runtime.runIfWaitingForDebugger", {})
             elif name == "Fetch.requestPaused":
                 rid = params["requestId"]
-                own = (sid == session and params.get("resourceType") == "Document"
-                       and params.get("frameId") == target)
+                own = (
+                    sid == session
+                    and params.get("resourceType") == "Document"
+                    and params.get("frameId") == target
+                )
                 if own and not state["main"]:
                     # the navigation to the page (Chrome may have normalised its URL)
                     state["main"] = True
-                    self.post(session, "Fetch.fulfillRequest", {
-                        "requestId": rid, "responseCode": 200,
-                        "responseHeaders": [{"name": "Content-Type",
-                                             "value": "text/html; charset=utf-8"}],
-                        "body": base64.b64encode(body).decode("ascii")})
+                    self.post(
+                        session,
+                        "Fetch.fulfillRequest",
+                        {
+                            "requestId": rid,
+                            "responseCode": 200,
+                            "responseHeaders": [
+                                {"name": "Content-Type", "value": "text/html; charset=utf-8"}
+                            ],
+                            "body": base64.b64encode(body).decode("ascii"),
+                        },
+                    )
                 else:  # offline: nothing but the page itself is ever answered
                     # A later navigation of the tab itself (a meta refresh, a script's
                     # location change) is aborted, which leaves the page in place: blocked, it
                     # would put an error page in the tab, and a snapshot taken after that came
                     # out empty (tests/test_render.py's meta-refresh test)
-                    self.post(sid, "Fetch.failRequest", {
-                        "requestId": rid, "errorReason": "Aborted" if own else "BlockedByClient"})
+                    self.post(
+                        sid,
+                        "Fetch.failRequest",
+                        {"requestId": rid, "errorReason": "Aborted" if own else "BlockedByClient"},
+                    )
             elif name == "Page.lifecycleEvent" and params.get("name") == "load":
                 on_event.loads.add(params.get("loaderId"))
 
@@ -298,8 +349,9 @@ class Renderer(Browser):
     def _navigate(self, session: str, url: str, deadline: float, on_event) -> None:
         """Load ``url`` in the tab and wait for the load event of that navigation (the
         lifecycle event of its loader: a late event of the page before cannot pass for it)."""
-        loader = self.send("Page.navigate", {"url": url}, deadline, session,
-                           on_event).get("loaderId")
+        loader = self.send("Page.navigate", {"url": url}, deadline, session, on_event).get(
+            "loaderId"
+        )
         if loader is None:
             raise RenderError(f"Page.navigate: no document loaded for {url[:80]}")
         while loader not in on_event.loads:
@@ -311,14 +363,23 @@ class Renderer(Browser):
         on_event = self._offline(session, target, body)
         self._navigate(session, url, deadline, on_event)
         # CSS transitions end and CSS animations go (SETTLED_CSS), whenever they started
-        self.send("Runtime.evaluate", {"expression": SETTLE_SCRIPT}, deadline, session,
-                  on_event)
+        self.send("Runtime.evaluate", {"expression": SETTLE_SCRIPT}, deadline, session, on_event)
         # one frame drawn before the snapshot: what starts on the first frame (a marquee's
         # scrolling, held at its start by the playback rate 0) has then always started
-        self.send("Page.captureScreenshot", {"format": "jpeg", "quality": 1, "clip": FRAME_CLIP},
-                  deadline, session, on_event)
-        return self.send("DOMSnapshot.captureSnapshot",
-                         {"computedStyles": list(SNAPSHOT_STYLES)}, deadline, session, on_event)
+        self.send(
+            "Page.captureScreenshot",
+            {"format": "jpeg", "quality": 1, "clip": FRAME_CLIP},
+            deadline,
+            session,
+            on_event,
+        )
+        return self.send(
+            "DOMSnapshot.captureSnapshot",
+            {"computedStyles": list(SNAPSHOT_STYLES)},
+            deadline,
+            session,
+            on_event,
+        )
 
     def layout(self, page: Page, settings: RenderSettings) -> Layout:
         """The page's :class:`Layout`, its elements mapped onto evalkit's lxml tree."""
@@ -328,8 +389,9 @@ class Renderer(Browser):
             root = parse_html(page.html, page.source or page.id)
         except ValueError:
             root = None  # a page lxml cannot parse: every element is unmapped
-        return layout_from_snapshot(snap, url=url, viewport=settings.viewport,
-                                    browser=self.version, lxml_root=root)
+        return layout_from_snapshot(
+            snap, url=url, viewport=settings.viewport, browser=self.version, lxml_root=root
+        )
 
 
 _RENDERER: Renderer | None = None
@@ -344,15 +406,17 @@ def renderer() -> Renderer:
     return _RENDERER
 
 
-def layout_for(page: Page, settings: RenderSettings,
-               cache_root: str | os.PathLike | None) -> tuple[Layout, bool]:
+def layout_for(
+    page: Page, settings: RenderSettings, cache_root: str | os.PathLike | None
+) -> tuple[Layout, bool]:
     """The page's layout under ``settings`` and whether it came from the cache
     (``<cache_root>/layouts``); RenderError when it cannot be rendered."""
     if browser_path() is None:
         raise RenderError(missing_browser_line())
     cache = LayoutCache(Path(cache_root) / "layouts" if cache_root else None)
-    key = layout_key(page_body(page), page_url(page), settings, browser_version(),
-                     fonts_fingerprint_cached())
+    key = layout_key(
+        page_body(page), page_url(page), settings, browser_version(), fonts_fingerprint_cached()
+    )
     found = cache.get(key)
     if found is not None:
         return found, True
@@ -399,8 +463,7 @@ def render_settings(spec) -> RenderSettings | None:
         return None
 
 
-def render_todo(page: Page, state, settings: list[RenderSettings | None],
-                cache_root) -> None:
+def render_todo(page: Page, state, settings: list[RenderSettings | None], cache_root) -> None:
     """Lay ``page`` out once per render setting the methods of ``state.todo`` need and put
     the layouts in ``page.layouts``; a method whose page cannot be rendered gets a
     ``render failed: ...`` failure instead of the page (scored as ``runner.on_failure``)."""
@@ -417,11 +480,13 @@ def render_todo(page: Page, state, settings: list[RenderSettings | None],
             try:
                 made, hit = layout_for(page, settings[j], cache_root)
                 page.layouts[sid] = made
-                done[sid] = {"status": "cached" if hit else "rendered",
-                             "browser": made.browser}
+                done[sid] = {"status": "cached" if hit else "rendered", "browser": made.browser}
             except RenderError as exc:
-                done[sid] = {"status": "failed", "browser": renderer().version,
-                             "error": f"{RENDER_FAILED}{exc}"[:500]}
+                done[sid] = {
+                    "status": "failed",
+                    "browser": renderer().version,
+                    "error": f"{RENDER_FAILED}{exc}"[:500],
+                }
             done[sid]["seconds"] = time.perf_counter() - t0
         mark = done[sid]
         if first:  # a layout shared by several methods is counted once
@@ -437,8 +502,16 @@ def count_render(counts: dict[str, Any], mark: dict[str, Any] | None) -> None:
     if not mark:
         return
     if not counts:
-        counts.update({"browser": "", "fonts": FONTS_PACKAGE, "rendered": 0, "cached": 0,
-                       "failed": 0, "render_seconds": 0.0})
+        counts.update(
+            {
+                "browser": "",
+                "fonts": FONTS_PACKAGE,
+                "rendered": 0,
+                "cached": 0,
+                "failed": 0,
+                "render_seconds": 0.0,
+            }
+        )
     counts[mark["status"]] += 1
     counts["render_seconds"] += float(mark.get("seconds", 0.0))
     if mark.get("browser") and not counts["browser"]:
@@ -453,6 +526,7 @@ def render_record(specs) -> dict[str, Any]:
     counts: dict[str, Any] = {}
     count_render(counts, {"status": "rendered", "browser": browser_version()})
     counts["rendered"] = 0
-    counts["settings"] = sorted({render_settings(s).key() for s in specs
-                                          if render_settings(s) is not None})
+    counts["settings"] = sorted(
+        {render_settings(s).key() for s in specs if render_settings(s) is not None}
+    )
     return counts

@@ -65,9 +65,14 @@ def _pages(label: str, shared: str | None):
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            f"dataset={label}", "method=[fulltext]",
-            *([f"paths.shared_data={shared}"] if shared else [])])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                f"dataset={label}",
+                "method=[fulltext]",
+                *([f"paths.shared_data={shared}"] if shared else []),
+            ],
+        )
     (ds,) = build_datasets(cfg).values()
     yield from ds.pages()
 
@@ -92,8 +97,9 @@ def _rss_tree(pid: int) -> int:
     return total
 
 
-def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
-                 on_result=None) -> dict[str, Any]:
+def render_pages(
+    items, jobs: int, settings: RenderSettings, cache_root, on_result=None
+) -> dict[str, Any]:
     """Render the (label, page) pairs of ``items`` on ``jobs`` worker processes; the results
     per label ({"pages", "failed", "render_s", "parse_s"}), the peak resident memory of
     this process, the workers and their browsers (``peak_rss``, bytes; 0 without psutil) and
@@ -103,8 +109,9 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
 
     ctx = multiprocessing.get_context("spawn")
     todo, done = ctx.Queue(QUEUE_PER_WORKER * jobs), ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(todo, done, settings, cache_root))
-               for _ in range(jobs)]
+    workers = [
+        ctx.Process(target=_worker, args=(todo, done, settings, cache_root)) for _ in range(jobs)
+    ]
     for w in workers:
         w.start()
     out: dict[str, Any] = {}
@@ -124,8 +131,7 @@ def render_pages(items, jobs: int, settings: RenderSettings, cache_root,
                     return
             else:
                 received += 1
-                r = out.setdefault(label, {"pages": 0, "failed": [], "render_s": [],
-                                           "parse_s": []})
+                r = out.setdefault(label, {"pages": 0, "failed": [], "render_s": [], "parse_s": []})
                 r["pages"] += 1
                 r["parse_s"].append(parse_s)
                 r["render_s"].append(render_s)
@@ -178,10 +184,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("sets", nargs="+")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default=None, help="layout cache root (default: none)")
-    ap.add_argument("--against", default=None, metavar="OTHER",
-                    help="compare the layouts of --cache with those of this cache root")
-    ap.add_argument("--shared", default=None,
-                    help="the shared data sets' folder (default: paths.shared_data's default)")
+    ap.add_argument(
+        "--against",
+        default=None,
+        metavar="OTHER",
+        help="compare the layouts of --cache with those of this cache root",
+    )
+    ap.add_argument(
+        "--shared",
+        default=None,
+        help="the shared data sets' folder (default: paths.shared_data's default)",
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be 1 or more")
@@ -189,16 +202,21 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--against needs --cache (the layouts to compare)")
     if args.against and not os.path.isdir(os.path.join(args.against, "layouts")):
         # before the render, not after it: a mistyped folder would compare nothing
-        ap.error(f"--against {args.against}: no layout cache there "
-                 f"({os.path.join(args.against, 'layouts')} does not exist)")
+        ap.error(
+            f"--against {args.against}: no layout cache there "
+            f"({os.path.join(args.against, 'layouts')} does not exist)"
+        )
     settings = RenderSettings()
     t0 = time.perf_counter()
     load0 = os.getloadavg()[0]
 
     def progress(n: int) -> None:
         if n % 100 == 0:
-            print(f"render_all: {n} pages rendered, {time.perf_counter() - t0:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"render_all: {n} pages rendered, {time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     items = ((label, page) for label in args.sets for page in _pages(label, args.shared))
     res = render_pages(items, args.jobs, settings, args.cache, on_result=progress)
@@ -211,17 +229,20 @@ def main(argv: list[str] | None = None) -> None:
             continue
         total += r["pages"]
         med_r, med_p = statistics.median(r["render_s"]), statistics.median(r["parse_s"])
-        print(f"{label}: {r['pages']} pages, {len(r['failed'])} failed, "
-              f"render median {1000 * med_r:.0f} ms, lxml parse median {1000 * med_p:.1f} ms, "
-              f"ratio {med_r / med_p:.0f}x")
+        print(
+            f"{label}: {r['pages']} pages, {len(r['failed'])} failed, "
+            f"render median {1000 * med_r:.0f} ms, lxml parse median {1000 * med_p:.1f} ms, "
+            f"ratio {med_r / med_p:.0f}x"
+        )
         for pid, why in r["failed"]:
             print(f"  failed {pid}: {why}")
-    peak = (f"{res['peak_rss'] / 2**20:.0f} MiB" if res["peak_rss"]
-            else "not measured (no psutil)")
-    print(f"all: {total} pages in {wall:.0f} s wall on {args.jobs} processes "
-          f"({browser_version()}; load average {load0:.1f} at start, "
-          f"{os.getloadavg()[0]:.1f} at end; peak resident memory of this process, "
-          f"the workers and their browsers {peak})")
+    peak = f"{res['peak_rss'] / 2**20:.0f} MiB" if res["peak_rss"] else "not measured (no psutil)"
+    print(
+        f"all: {total} pages in {wall:.0f} s wall on {args.jobs} processes "
+        f"({browser_version()}; load average {load0:.1f} at start, "
+        f"{os.getloadavg()[0]:.1f} at end; peak resident memory of this process, "
+        f"the workers and their browsers {peak})"
+    )
     print(memory_by_pages(res["rss_samples"], total))
     if args.against:
         print(compare_caches(args.cache, args.against))
@@ -263,11 +284,15 @@ def memory_by_pages(samples: list[tuple[int, int]], total: int) -> str:
         if before:
             marks.append(f"{mark}: {before[-1] / 2**20:.0f}")
     third = max(1, len(samples) // 3)
-    first, last = (sum(rss for _, rss in part) / len(part) / 2**20
-                   for part in (samples[:third], samples[-third:]))
-    return (f"memory by pages rendered (MiB, this process, the workers and their browsers): "
-            f"{', '.join(marks)}; mean of the first third of the {len(samples)} samples "
-            f"{first:.0f}, of the last third {last:.0f}")
+    first, last = (
+        sum(rss for _, rss in part) / len(part) / 2**20
+        for part in (samples[:third], samples[-third:])
+    )
+    return (
+        f"memory by pages rendered (MiB, this process, the workers and their browsers): "
+        f"{', '.join(marks)}; mean of the first third of the {len(samples)} samples "
+        f"{first:.0f}, of the last third {last:.0f}"
+    )
 
 
 if __name__ == "__main__":

@@ -26,9 +26,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["PROBE_BYTES", "RESERVED", "SUFFIX_HEX", "discard", "mark_failed", "mark_interrupted",
-           "one_line", "prints_only", "propose", "refused_folders", "reserve", "unwritable",
-           "write_failure"]
+__all__ = [
+    "PROBE_BYTES",
+    "RESERVED",
+    "SUFFIX_HEX",
+    "discard",
+    "mark_failed",
+    "mark_interrupted",
+    "one_line",
+    "prints_only",
+    "propose",
+    "refused_folders",
+    "reserve",
+    "unwritable",
+    "write_failure",
+]
 
 #: hex digits of the random suffix (24 bits: names stay short; the exclusive mkdir,
 #: not the odds, is what keeps them unique)
@@ -91,8 +103,9 @@ def discard(out: str | os.PathLike) -> None:
             pass
 
 
-def mark_interrupted(out: str | os.PathLike, info: dict | None = None,
-                     since: float | None = None) -> None:
+def mark_interrupted(
+    out: str | os.PathLike, info: dict | None = None, since: float | None = None
+) -> None:
     """Write ``run.json`` of a run folder the user stopped: ``"status": "interrupted"`` and
     ``info`` (what finished), so that no run folder is left without a marker. With ``since``
     (a time stamp), a run.json written after it is kept: the run marked itself with what
@@ -104,10 +117,19 @@ def mark_interrupted(out: str | os.PathLike, info: dict | None = None,
     with contextlib.suppress(OSError):
         if since is not None and path.stat().st_mtime >= since:
             return
-    text = json.dumps({"status": "interrupted", "finished_records": {},
-                       "resume": "run the same command again: finished extractions come "
-                                 "from the cache", **(info or {})},
-                      indent=2, sort_keys=True) + "\n"
+    text = (
+        json.dumps(
+            {
+                "status": "interrupted",
+                "finished_records": {},
+                "resume": "run the same command again: finished extractions come from the cache",
+                **(info or {}),
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     with contextlib.suppress(OSError):
         if Path(out).is_dir():
             atomic_write_text(path, text)
@@ -168,8 +190,9 @@ def unwritable(folder: str | os.PathLike, key: str, hint: str = "") -> str | Non
             os.unlink(probe)
     except OSError as exc:
         where = "" if here == path else f" ({here})"
-        return (f"{key}={folder}: cannot write there{where}: {_errno(exc)}"
-                + (f"; {hint}" if hint else ""))
+        return f"{key}={folder}: cannot write there{where}: {_errno(exc)}" + (
+            f"; {hint}" if hint else ""
+        )
     return None
 
 
@@ -201,15 +224,19 @@ def refused_folders(argv: list[str]) -> str | None:
     if sub is not None and sub.strip("'\"") not in ("null", "None", "~", ""):
         name = sub.strip("'\"")
         if os.path.isabs(name) or ".." in Path(name).parts or "\0" in name:
-            return (f"hydra.output_subdir={sub}: must be a folder inside the run folder "
-                    "(relative, no '..'); nothing run")
+            return (
+                f"hydra.output_subdir={sub}: must be a folder inside the run folder "
+                "(relative, no '..'); nothing run"
+            )
     for key in ("hydra.run.dir", "hydra.sweep.dir"):
         folder = _given(argv, key)
         if not folder or "${" in folder:
             continue
         with contextlib.suppress(OSError):
             if any(os.scandir(Path(folder).expanduser())):
-                return (f"{key}={folder}: already holds files (an earlier run?); evalkit "
-                        f"never writes over them: name a new or empty folder, or leave {key} "
-                        "unset for a fresh one; nothing run")
+                return (
+                    f"{key}={folder}: already holds files (an earlier run?); evalkit "
+                    f"never writes over them: name a new or empty folder, or leave {key} "
+                    "unset for a fresh one; nothing run"
+                )
     return None

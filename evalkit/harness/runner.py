@@ -34,19 +34,23 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from evalkit.core.page import Page
-from evalkit.core.validate import (ParamError, check_bool, check_int, check_number,
-                                   check_workers)
-from evalkit.harness.score_cache import cached_scorer
+from evalkit.core.validate import ParamError, check_bool, check_int, check_number, check_workers
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
 from evalkit.harness.cache_seal import cache_seal
-from evalkit.harness.dask_runner import (DEFAULT_N_WORKERS, DEFAULT_RETRIES,
-                                         DEFAULT_THREADS_PER_WORKER, DEFAULT_WINDOW_PER_WORKER,
-                                         DaskBackend, check_dask)
+from evalkit.harness.dask_runner import (
+    DEFAULT_N_WORKERS,
+    DEFAULT_RETRIES,
+    DEFAULT_THREADS_PER_WORKER,
+    DEFAULT_WINDOW_PER_WORKER,
+    DaskBackend,
+    check_dask,
+)
 from evalkit.harness.errors import RunnerError
 from evalkit.harness.extract import CACHE_INVALID, METHOD_KEY, ON_FAILURE, PAGE_SHA
 from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import run_page_task, run_tasks
 from evalkit.harness.render import RENDER_MARK, count_render
+from evalkit.harness.score_cache import cached_scorer
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
 from evalkit.harness.watchdog import deaf_loky_workers, exit_with_parent
@@ -108,11 +112,11 @@ class Runner:
 
     def __post_init__(self):
         if self.name not in BACKENDS:
-            raise RunnerError(f"unknown runner {self.name!r}; valid runners: "
-                              f"{', '.join(BACKENDS)}")
+            raise RunnerError(f"unknown runner {self.name!r}; valid runners: {', '.join(BACKENDS)}")
         if self.on_failure not in ON_FAILURE:
-            raise RunnerError(f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, "
-                              f"got {self.on_failure!r}")
+            raise RunnerError(
+                f"runner.on_failure must be one of {', '.join(ON_FAILURE)}, got {self.on_failure!r}"
+            )
         try:
             check_workers("n_jobs", self.n_jobs)
             check_bool("progress", self.progress)
@@ -144,12 +148,21 @@ class Runner:
         page_timeout = runner.pop("page_timeout", None)
         max_page_bytes = runner.pop("max_page_bytes", None)
         # max_gold_bytes is read by the readers (evalkit.readers.base), checked here
-        limits = {key: runner.pop(key, None)
-                  for key in ("max_gold_bytes", "max_output_chars", "max_score_words")}
-        return cls(name=name, n_jobs=n_jobs, cache_root=cache_root if cache else None,
-                   progress=progress, on_failure=on_failure, page_timeout=page_timeout,
-                   max_page_bytes=max_page_bytes, **limits,
-                   dask=runner if name == "dask" else {})
+        limits = {
+            key: runner.pop(key, None)
+            for key in ("max_gold_bytes", "max_output_chars", "max_score_words")
+        }
+        return cls(
+            name=name,
+            n_jobs=n_jobs,
+            cache_root=cache_root if cache else None,
+            progress=progress,
+            on_failure=on_failure,
+            page_timeout=page_timeout,
+            max_page_bytes=max_page_bytes,
+            **limits,
+            dask=runner if name == "dask" else {},
+        )
 
     # ------------------------------------------------------------------ backends
 
@@ -195,10 +208,17 @@ class Runner:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any], *, desc: str = "tasks",
-            total: int | None = None, unit: str = "task",
-            count: Callable[[Any], int] | None = None,
-            on_crash: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Iterable[Any],
+        *,
+        desc: str = "tasks",
+        total: int | None = None,
+        unit: str = "task",
+        count: Callable[[Any], int] | None = None,
+        on_crash: Callable[[Any, str], Any] | None = None,
+    ) -> Iterator[Any]:
         """``fn(task)`` for every task, results in task order, on this runner's backend.
 
         Tasks are consumed lazily, so a reader's pages stream; ``count(result)``
@@ -209,11 +229,19 @@ class Runner:
         the other tasks go on (loky: :meth:`_map_local`; Dask: once the scheduler gives the
         task up, ``KilledWorker``). Without ``on_crash`` the error is raised, as before.
         """
-        return self._progress(self._map(fn, tasks, on_crash), desc=desc, total=total,
-                              unit=unit, count=count)
+        return self._progress(
+            self._map(fn, tasks, on_crash), desc=desc, total=total, unit=unit, count=count
+        )
 
-    def _progress(self, results: Iterable[Any], *, desc: str, total: int | None, unit: str,
-                  count: Callable[[Any], int] | None) -> Iterator[Any]:
+    def _progress(
+        self,
+        results: Iterable[Any],
+        *,
+        desc: str,
+        total: int | None,
+        unit: str,
+        count: Callable[[Any], int] | None,
+    ) -> Iterator[Any]:
         # the one progress bar of evalkit (evalkit.report.progress): total, rate, ETA, kept
         return track(results, total, desc, unit, count=count, show=self.progress)
 
@@ -237,11 +265,18 @@ class Runner:
             deaf_loky_workers()  # a Ctrl-C while a worker starts prints no traceback
         # the hash seed in initargs: loky reuses a pool only for equal initargs, so a pool
         # started under another PYTHONHASHSEED (before evalkit.shell.api set it) is not reused
-        with (parallel_config(backend="loky", initializer=exit_with_parent,
-                              initargs=(os.getpid(), os.environ.get("PYTHONHASHSEED")))
-              if loky else contextlib.nullcontext()):
-            return Parallel(n_jobs=self.n_jobs, return_as="generator", batch_size=1,
-                            pre_dispatch="4*n_jobs")
+        with (
+            parallel_config(
+                backend="loky",
+                initializer=exit_with_parent,
+                initargs=(os.getpid(), os.environ.get("PYTHONHASHSEED")),
+            )
+            if loky
+            else contextlib.nullcontext()
+        ):
+            return Parallel(
+                n_jobs=self.n_jobs, return_as="generator", batch_size=1, pre_dispatch="4*n_jobs"
+            )
 
     def _map_local(self, fn, tasks, on_crash):
         """``fn`` over ``tasks`` in joblib's worker processes, in order.
@@ -277,8 +312,11 @@ class Runner:
                 try:
                     (result,) = self._parallel()([delayed(fn)(task)])
                 except BrokenProcessPool:
-                    result = on_crash(task, f"{WORKER_DIED}the worker process running this "
-                                            f"page's task ended ({why}); the run went on")
+                    result = on_crash(
+                        task,
+                        f"{WORKER_DIED}the worker process running this "
+                        f"page's task ended ({why}); the run went on",
+                    )
                 yield result
 
     def page_tasks(self, pages: Iterable[Page]) -> Iterator[list[Page]]:
@@ -291,9 +329,16 @@ class Runner:
 
     # ------------------------------------------------------------------ extraction path
 
-    def run_pages(self, pages: Iterable[Page], specs: list[MethodSpec], *, score,
-                  desc: str = "pages", total: int | None = None,
-                  cache: bool = True) -> list[dict[str, Any]]:
+    def run_pages(
+        self,
+        pages: Iterable[Page],
+        specs: list[MethodSpec],
+        *,
+        score,
+        desc: str = "pages",
+        total: int | None = None,
+        cache: bool = True,
+    ) -> list[dict[str, Any]]:
         """Run ``specs`` over ``pages``: one record per (page, method), in page order.
 
         Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. A reader that
@@ -302,15 +347,23 @@ class Runner:
         cache (e.g. when the run measures time). All records are returned at once;
         :meth:`iter_records` hands them out as their tasks finish.
         """
-        return list(self.iter_records(pages, specs, score=score, desc=desc, total=total,
-                                      cache=cache))
+        return list(
+            self.iter_records(pages, specs, score=score, desc=desc, total=total, cache=cache)
+        )
 
     def _limits(self) -> dict[str, int | None]:
         return {"max_output_chars": self.max_output_chars, "max_score_words": self.max_score_words}
 
-    def iter_records(self, pages: Iterable[Page], specs: list[MethodSpec], *, score,
-                     desc: str = "pages", total: int | None = None,
-                     cache: bool = True) -> Iterator[dict[str, Any]]:
+    def iter_records(
+        self,
+        pages: Iterable[Page],
+        specs: list[MethodSpec],
+        *,
+        score,
+        desc: str = "pages",
+        total: int | None = None,
+        cache: bool = True,
+    ) -> Iterator[dict[str, Any]]:
         """:meth:`run_pages` as a stream: records in page order as their tasks finish, so
         a caller that writes them out (evalkit.report.results.RecordSpill) holds a window of
         tasks' records, not the run's."""
@@ -320,17 +373,37 @@ class Runner:
         n_methods = max(len(specs), 1)
         note_seen = getattr(pages, "note_seen", None)
         tasks = pages.site_tasks() if note_seen is not None else self.page_tasks(pages)
-        shown = {"desc": desc, "total": total, "unit": "page",
-                 "count": lambda recs: len(recs) // n_methods}
+        shown = {
+            "desc": desc,
+            "total": total,
+            "unit": "page",
+            "count": lambda recs: len(recs) // n_methods,
+        }
         if self.in_process:  # one pipeline across the tasks (run_tasks), not one per task
-            done = self._progress(run_tasks(tasks, specs, root, scorer, self.on_failure,
-                                            self.page_timeout, self.max_page_bytes,
-                                            **self._limits()), **shown)
+            done = self._progress(
+                run_tasks(
+                    tasks,
+                    specs,
+                    root,
+                    scorer,
+                    self.on_failure,
+                    self.page_timeout,
+                    self.max_page_bytes,
+                    **self._limits(),
+                ),
+                **shown,
+            )
         else:
             task_fn = functools.partial(
-                run_page_task, specs=specs, cache_root=root, score=scorer,
-                on_failure=self.on_failure, page_timeout=self.page_timeout,
-                max_page_bytes=self.max_page_bytes, **self._limits())
+                run_page_task,
+                specs=specs,
+                cache_root=root,
+                score=scorer,
+                on_failure=self.on_failure,
+                page_timeout=self.page_timeout,
+                max_page_bytes=self.max_page_bytes,
+                **self._limits(),
+            )
             # a task that kills its worker: its pages are that failure, scored here
             crash = functools.partial(_crashed_task, task_fn)
             done = self.map(task_fn, tasks, on_crash=crash, **shown)
@@ -347,8 +420,6 @@ class Runner:
             yield from recs
 
 
-
-
 def _crashed_task(task_fn, pages, why: str) -> list[dict[str, Any]]:
     """The records of a page task whose worker process died: every method failed on every
     page with ``why``, scored as ``runner.on_failure`` says (in this process, running no
@@ -356,29 +427,57 @@ def _crashed_task(task_fn, pages, why: str) -> list[dict[str, Any]]:
     return task_fn(pages, crashed=why, page_timeout=None)
 
 
-def run_pages(pages: Iterable[Page], specs: list[MethodSpec], *, score, n_jobs: int = 1,
-              cache_root: str | None = None, progress: bool = True, total: int | None = None,
-              desc: str = "pages", on_failure: str = "empty") -> list[dict[str, Any]]:
+def run_pages(
+    pages: Iterable[Page],
+    specs: list[MethodSpec],
+    *,
+    score,
+    n_jobs: int = 1,
+    cache_root: str | None = None,
+    progress: bool = True,
+    total: int | None = None,
+    desc: str = "pages",
+    on_failure: str = "empty",
+) -> list[dict[str, Any]]:
     """:meth:`Runner.run_pages` on a local runner of ``n_jobs`` processes (a shorthand)."""
-    with Runner(n_jobs=n_jobs, cache_root=cache_root, progress=progress,
-                on_failure=on_failure) as runner:
+    with Runner(
+        n_jobs=n_jobs, cache_root=cache_root, progress=progress, on_failure=on_failure
+    ) as runner:
         return runner.run_pages(pages, specs, score=score, total=total, desc=desc)
 
 
-def run_pages_dask(pages: Iterable[Page], specs: list[MethodSpec], *, score,
-                   scheduler: str | None = None, n_workers: int = DEFAULT_N_WORKERS,
-                   threads_per_worker: int = DEFAULT_THREADS_PER_WORKER,
-                   processes: bool = True, cache_root: str | None = None,
-                   progress: bool = True, total: int | None = None, desc: str = "pages",
-                   window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
-                   retries: int = DEFAULT_RETRIES, on_failure: str = "empty"
-                   ) -> list[dict[str, Any]]:
+def run_pages_dask(
+    pages: Iterable[Page],
+    specs: list[MethodSpec],
+    *,
+    score,
+    scheduler: str | None = None,
+    n_workers: int = DEFAULT_N_WORKERS,
+    threads_per_worker: int = DEFAULT_THREADS_PER_WORKER,
+    processes: bool = True,
+    cache_root: str | None = None,
+    progress: bool = True,
+    total: int | None = None,
+    desc: str = "pages",
+    window_per_worker: int = DEFAULT_WINDOW_PER_WORKER,
+    retries: int = DEFAULT_RETRIES,
+    on_failure: str = "empty",
+) -> list[dict[str, Any]]:
     """:meth:`Runner.run_pages` on a Dask runner (a shorthand for tests and
     scripts; a cluster is started, or connected to, for this call only)."""
-    runner = Runner(name="dask", cache_root=cache_root, progress=progress,
-                    on_failure=on_failure,
-                    dask={"scheduler": scheduler, "n_workers": n_workers,
-                          "threads_per_worker": threads_per_worker, "processes": processes,
-                          "window_per_worker": window_per_worker, "retries": retries})
+    runner = Runner(
+        name="dask",
+        cache_root=cache_root,
+        progress=progress,
+        on_failure=on_failure,
+        dask={
+            "scheduler": scheduler,
+            "n_workers": n_workers,
+            "threads_per_worker": threads_per_worker,
+            "processes": processes,
+            "window_per_worker": window_per_worker,
+            "retries": retries,
+        },
+    )
     with runner:
         return runner.run_pages(pages, specs, score=score, total=total, desc=desc)

@@ -21,10 +21,10 @@ from typing import Any
 from evalkit.core.page import Extraction, Page
 from evalkit.harness import cache_entry
 from evalkit.harness.cache import read_entry, write_atomic
+from evalkit.harness.cache_keys import _runtime, distribution_versions, page_key, source_tree
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.errors import RunnerError, cache_write_line
 from evalkit.harness.score_limits import ScoreWriteError
-from evalkit.harness.cache_keys import _runtime, distribution_versions, page_key, source_tree
 
 __all__ = ["SCORES_DIR", "ScoreCache", "cached_scorer", "scorer_key"]
 
@@ -39,8 +39,18 @@ _SCALARS = (str, int, float, bool, type(None))
 def _scorer_key(module: str, name: str, args: str) -> str:
     tree = source_tree()
     project, outside = tree.closure([module])
-    blob = json.dumps([module, name, args, {m: tree.digest(m) for m in sorted(project)},
-                       distribution_versions(outside), _runtime()], sort_keys=True, default=str)
+    blob = json.dumps(
+        [
+            module,
+            name,
+            args,
+            {m: tree.digest(m) for m in sorted(project)},
+            distribution_versions(outside),
+            _runtime(),
+        ],
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -121,11 +131,15 @@ class ScoreCache:
         try:
             entry = json.loads(data.decode("utf-8", "surrogatepass"))
             rec = entry["record"]
-            ok = (entry.get("format") == SCORE_FORMAT and entry.get("version") == SCORE_VERSION
-                  and entry.get("key") == key and isinstance(rec, dict)
-                  and all(isinstance(v, _SCALARS) for v in rec.values())
-                  and entry.get("sha256") == _record_digest(rec)
-                  and self.seal.verify(SCORE_FORMAT, key, entry["sha256"], entry.get("mac")))
+            ok = (
+                entry.get("format") == SCORE_FORMAT
+                and entry.get("version") == SCORE_VERSION
+                and entry.get("key") == key
+                and isinstance(rec, dict)
+                and all(isinstance(v, _SCALARS) for v in rec.values())
+                and entry.get("sha256") == _record_digest(rec)
+                and self.seal.verify(SCORE_FORMAT, key, entry["sha256"], entry.get("mac"))
+            )
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError):
             ok = False
         if not ok:
@@ -138,11 +152,17 @@ class ScoreCache:
             return
         digest = _record_digest(rec)
         try:
-            entry = {"format": SCORE_FORMAT, "version": SCORE_VERSION, "key": key,
-                     "sha256": digest, "mac": self.seal.sign(SCORE_FORMAT, key, digest),
-                     "record": rec}
+            entry = {
+                "format": SCORE_FORMAT,
+                "version": SCORE_VERSION,
+                "key": key,
+                "sha256": digest,
+                "mac": self.seal.sign(SCORE_FORMAT, key, digest),
+                "record": rec,
+            }
             data = json.dumps(entry, ensure_ascii=False, allow_nan=True).encode(
-                "utf-8", "surrogatepass")
+                "utf-8", "surrogatepass"
+            )
             write_atomic(path, data)
         except OSError as exc:  # a full or read-only disk: every page would fail alike
             raise ScoreWriteError(cache_write_line(self.root.parent, exc)) from None
@@ -158,16 +178,24 @@ def _scored_page_key(page: Page) -> str:
     gold = page.gold
     given = None
     if gold is not None:
-        given = (gold.text, gold.category, gold.unit_source == "planted" and gold.units,
-                 gold.duplicate_groups, gold.block_texts, gold.template_texts, gold.extra,
-                 gold.annotation)
+        given = (
+            gold.text,
+            gold.category,
+            gold.unit_source == "planted" and gold.units,
+            gold.duplicate_groups,
+            gold.block_texts,
+            gold.template_texts,
+            gold.extra,
+            gold.annotation,
+        )
     blob = f"{page_key(page)}|{page.id}|{page.dataset}|{given!r}"
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _record_digest(rec: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(rec, sort_keys=True, allow_nan=True,
-                                     separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(rec, sort_keys=True, allow_nan=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def cached_scorer(score: Callable, root: str | os.PathLike | None) -> Callable:

@@ -33,8 +33,16 @@ from typing import Any
 from evalkit.core.page import Extraction, Gold, Page
 from evalkit.harness.errors import RunnerError
 
-__all__ = ["DEFAULT_MAX_SCORE_WORDS", "TOO_LONG", "TOO_LONG_OUTPUT", "ScoreWriteError",
-           "ScoringTimeout", "empty_record", "score_within", "too_long_to_score"]
+__all__ = [
+    "DEFAULT_MAX_SCORE_WORDS",
+    "TOO_LONG",
+    "TOO_LONG_OUTPUT",
+    "ScoreWriteError",
+    "ScoringTimeout",
+    "empty_record",
+    "score_within",
+    "too_long_to_score",
+]
 
 #: the default of ``runner.max_score_words``: 4.6 times the most words of any page's units
 #: in the shared sets (21,586, cleaneval-dev page 33), and at about a second per quadratic
@@ -72,8 +80,13 @@ def _expired(signum, frame):  # the SIGALRM handler while a scorer runs
     raise ScoringTimeout("scoring ran over runner.page_timeout")
 
 
-def score_within(timeout: float | None, score: Callable[..., dict[str, Any]],
-                 page: Page, label: str, ext: Extraction) -> dict[str, Any]:
+def score_within(
+    timeout: float | None,
+    score: Callable[..., dict[str, Any]],
+    page: Page,
+    label: str,
+    ext: Extraction,
+) -> dict[str, Any]:
     """``score(page, label, ext)``, raising :class:`ScoringTimeout` after ``timeout`` seconds
     (None or 0: no limit; outside a main thread: no limit, see the module docstring). A
     compiled kernel is interrupted when it returns to Python; the word limit bounds them."""
@@ -94,8 +107,12 @@ _STAND_IN = Gold(text="x")
 _GOLD_COUNTS = ("n_words_gold", "complexity")
 
 
-def empty_record(score: Callable[[Page, str, Extraction], dict[str, Any]], page: Page,
-                 label: str, ext: Extraction) -> dict[str, Any]:
+def empty_record(
+    score: Callable[[Page, str, Extraction], dict[str, Any]],
+    page: Page,
+    label: str,
+    ext: Extraction,
+) -> dict[str, Any]:
     """The record of an empty extraction of ``page`` by ``label``, when ``page``'s own side
     cannot be scored: ``score`` run on a stand-in page of one gold word (what an empty output
     scores: recall and F1 0, precision undefined), then the columns the real page's gold
@@ -103,8 +120,14 @@ def empty_record(score: Callable[[Page, str, Extraction], dict[str, Any]], page:
     under ``on_failure=empty`` such a page left every method's means."""
     import math
 
-    stand_in = Page(id=page.id, dataset=page.dataset, raw=b"<p>x</p>", gold=_STAND_IN,
-                    url=page.url, site=page.site)
+    stand_in = Page(
+        id=page.id,
+        dataset=page.dataset,
+        raw=b"<p>x</p>",
+        gold=_STAND_IN,
+        url=page.url,
+        site=page.site,
+    )
     rec = score(stand_in, label, Extraction(seconds=ext.seconds))
     for key in list(rec):
         if key in _GOLD_COUNTS or key.endswith(("_tp", "_fp", "_fn", "_tn")):

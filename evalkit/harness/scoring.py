@@ -20,13 +20,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit import metrics
-from evalkit.harness.complexity import page_complexity
-from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 from evalkit.core.page import Extraction, Page, PageError
 from evalkit.core.text import words
+from evalkit.harness.complexity import page_complexity
+from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
 
-__all__ = ["BASE_FAMILIES", "DEFAULT_FAMILIES", "FAMILIES", "PageScoring", "check_metrics", "page_all_words", "score_extraction",
-           "scoring_context"]
+__all__ = [
+    "BASE_FAMILIES",
+    "DEFAULT_FAMILIES",
+    "FAMILIES",
+    "PageScoring",
+    "check_metrics",
+    "page_all_words",
+    "score_extraction",
+    "scoring_context",
+]
 
 
 def page_all_words(page: Page, tree=None) -> list[str]:
@@ -63,8 +71,9 @@ def check_metrics(names) -> tuple[str, ...]:
     names = tuple(names)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown:
-        raise ValueError(f"extraction.metrics: unknown metric {', '.join(unknown)}; "
-                         f"known: {', '.join(FAMILIES)}")
+        raise ValueError(
+            f"extraction.metrics: unknown metric {', '.join(unknown)}; known: {', '.join(FAMILIES)}"
+        )
     return tuple(f for f in FAMILIES if f in names or f == "shingle")
 
 
@@ -89,9 +98,12 @@ class PageScoring:
     families: tuple[str, ...] = DEFAULT_FAMILIES
 
 
-def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
-                    families: tuple[str, ...] = DEFAULT_FAMILIES,
-                    rouge_n: int = metrics.ROUGE_N) -> PageScoring:
+def scoring_context(
+    page: Page,
+    shingle_n: int = metrics.SHINGLE_N,
+    families: tuple[str, ...] = DEFAULT_FAMILIES,
+    rouge_n: int = metrics.ROUGE_N,
+) -> PageScoring:
     """Everything the scores of ``page`` need from the page and its gold, computed once,
     for the metric ``families`` chosen."""
     from evalkit.core.align import gold_unit_words
@@ -121,8 +133,13 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
     all_words = page_all_words(page, tree)
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
-    text = metrics.prepare_gold(gold.text, all_words if "kaur" in families else None,
-                                shingle_n, rouge_n, [f for f in families if f != "unit"])
+    text = metrics.prepare_gold(
+        gold.text,
+        all_words if "kaur" in families else None,
+        shingle_n,
+        rouge_n,
+        [f for f in families if f != "unit"],
+    )
     return PageScoring(
         shingle_n=shingle_n,
         text=text,
@@ -141,12 +158,21 @@ def scoring_context(page: Page, shingle_n: int = metrics.SHINGLE_N,
 _last: tuple[weakref.ref, PageScoring] | None = None
 
 
-def _context(page: Page, shingle_n: int, families: tuple[str, ...] = DEFAULT_FAMILIES,
-             rouge_n: int = metrics.ROUGE_N) -> PageScoring:
+def _context(
+    page: Page,
+    shingle_n: int,
+    families: tuple[str, ...] = DEFAULT_FAMILIES,
+    rouge_n: int = metrics.ROUGE_N,
+) -> PageScoring:
     global _last
     last = _last  # one read: another thread may replace it
-    if (last is not None and last[0]() is page and last[1].shingle_n == shingle_n
-            and last[1].families == families and last[1].text.rouge_n == rouge_n):
+    if (
+        last is not None
+        and last[0]() is page
+        and last[1].shingle_n == shingle_n
+        and last[1].families == families
+        and last[1].text.rouge_n == rouge_n
+    ):
         return last[1]
     ctx = scoring_context(page, shingle_n, families, rouge_n)
     _last = (weakref.ref(page), ctx)
@@ -163,11 +189,17 @@ def _unit_counts(ctx: PageScoring, text: str, min_share: float) -> dict[str, flo
     return {k: float(v) for k, v in conf._asdict().items()}
 
 
-def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int = 4,
-                     unit_min_share: float = 0.5,
-                     context: PageScoring | None = None,
-                     metrics: tuple[str, ...] | list[str] | None = None,
-                     rouge_n: int = metrics.ROUGE_N) -> dict[str, Any]:
+def score_extraction(
+    page: Page,
+    method: str,
+    ext: Extraction,
+    *,
+    shingle_n: int = 4,
+    unit_min_share: float = 0.5,
+    context: PageScoring | None = None,
+    metrics: tuple[str, ...] | list[str] | None = None,
+    rouge_n: int = metrics.ROUGE_N,
+) -> dict[str, Any]:
     """One ``per_page.csv`` record for (page, method).
 
     ``context``: the page's :class:`PageScoring` (built here, once per page, when not given);
@@ -178,10 +210,16 @@ def score_extraction(page: Page, method: str, ext: Extraction, *, shingle_n: int
     ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
     split = ext.text.split()
     rec: dict[str, Any] = {
-        "dataset": page.dataset, "page_id": page.id, "site": page.site,
-        "category": page.category, "method": method, "error": ext.error,
-        "seconds": ext.seconds, "n_bytes": len(page.raw),
-        "n_words_gold": ctx.n_words_gold, "n_words_out": len(split),
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "site": page.site,
+        "category": page.category,
+        "method": method,
+        "error": ext.error,
+        "seconds": ext.seconds,
+        "n_bytes": len(page.raw),
+        "n_words_gold": ctx.n_words_gold,
+        "n_words_out": len(split),
         "complexity": ctx.complexity,
     }
     if ext.error is None:

@@ -64,25 +64,40 @@ class MethodSpec:
     closure: LocalClosure | None = field(default=None, repr=False)
 
     @classmethod
-    def from_target(cls, label: str, target: str, params: dict[str, Any] | None = None,
-                    kind: str = "method") -> MethodSpec:
+    def from_target(
+        cls, label: str, target: str, params: dict[str, Any] | None = None, kind: str = "method"
+    ) -> MethodSpec:
         """A spec of ``target`` (``module.Class``); ImportError or AttributeError when it cannot
         be imported here, ValueError when it is not a dotted path."""
         found = locate(target)
-        return cls(label=label, registry=target, params=dict(params or {}), kind=kind,
-                   origin="target", source=outside_source(unwrap(found)),
-                   closure=outside_closure(unwrap(found)),
-                   identity=function_identity(found) if _is_function(found) else None)
+        return cls(
+            label=label,
+            registry=target,
+            params=dict(params or {}),
+            kind=kind,
+            origin="target",
+            source=outside_source(unwrap(found)),
+            closure=outside_closure(unwrap(found)),
+            identity=function_identity(found) if _is_function(found) else None,
+        )
 
     @classmethod
-    def from_object(cls, label: str, obj: Any, params: dict[str, Any] | None = None,
-                    kind: str = "method") -> MethodSpec:
+    def from_object(
+        cls, label: str, obj: Any, params: dict[str, Any] | None = None, kind: str = "method"
+    ) -> MethodSpec:
         """A spec of an extractor object, an extractor class or a function ``html -> text``."""
         code = unwrap(obj) if isinstance(obj, type) or _is_function(obj) else type(obj)
-        return cls(label=label, registry=function_name(code), params=dict(params or {}),
-                   kind=kind, origin="object", obj=obj, source=outside_source(code),
-                   closure=outside_closure(code),
-                   identity=function_identity(obj) if _is_function(obj) else None)
+        return cls(
+            label=label,
+            registry=function_name(code),
+            params=dict(params or {}),
+            kind=kind,
+            origin="object",
+            obj=obj,
+            source=outside_source(code),
+            closure=outside_closure(code),
+            identity=function_identity(obj) if _is_function(obj) else None,
+        )
 
     def build(self):
         if self.origin == "registry":
@@ -93,15 +108,19 @@ class MethodSpec:
             method = instantiate(made, self.kind, self.label, self.params)
         elif _is_function(made):
             if self.params:
-                raise ValueError(f"{self.kind} {self.label!r} is a function: it takes no "
-                                 f"parameters (got {', '.join(sorted(self.params))})")
+                raise ValueError(
+                    f"{self.kind} {self.label!r} is a function: it takes no "
+                    f"parameters (got {', '.join(sorted(self.params))})"
+                )
             method = FunctionExtractor(made)
         else:  # an object: a fresh copy per task, so no state leaks between tasks
             method = copy.deepcopy(made)
         base = Extractor if self.kind == "method" else Detector
         if not isinstance(method, base):
-            raise TypeError(f"{self.kind} {self.label!r}: {type(method).__qualname__} is not "
-                            f"an evalkit.core.method.{base.__name__}")
+            raise TypeError(
+                f"{self.kind} {self.label!r}: {type(method).__qualname__} is not "
+                f"an evalkit.core.method.{base.__name__}"
+            )
         return method
 
     def key(self) -> str | None:

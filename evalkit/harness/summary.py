@@ -40,11 +40,25 @@ def _float(x: Any) -> float:
     return math.nan if x is None else float(x)
 
 
-def summary_row(dataset: str, method: str, metric: str, value: Any, ci_low: Any = math.nan,
-                ci_high: Any = math.nan, n_pages: Any = 0) -> dict[str, Any]:
+def summary_row(
+    dataset: str,
+    method: str,
+    metric: str,
+    value: Any,
+    ci_low: Any = math.nan,
+    ci_high: Any = math.nan,
+    n_pages: Any = 0,
+) -> dict[str, Any]:
     """One long-format summary row; a missing value or bound is NaN, the page count an int."""
-    return {"dataset": dataset, "method": method, "metric": metric, "value": _float(value),
-            "ci_low": _float(ci_low), "ci_high": _float(ci_high), "n_pages": int(n_pages)}
+    return {
+        "dataset": dataset,
+        "method": method,
+        "metric": metric,
+        "value": _float(value),
+        "ci_low": _float(ci_low),
+        "ci_high": _float(ci_high),
+        "n_pages": int(n_pages),
+    }
 
 
 class SummaryRows:
@@ -64,12 +78,15 @@ class SummaryRows:
         """A :func:`summary_row`; with ``slot``, its interval is that slot's of the batch."""
         self._rows.append((row, slot))
 
-    def mean(self, dataset: str, method: str, metric: str, values: np.ndarray,
-             n_pages: int) -> None:
+    def mean(
+        self, dataset: str, method: str, metric: str, values: np.ndarray, n_pages: int
+    ) -> None:
         """The row of the mean of ``values`` over the pages where it is defined, with the
         interval of :func:`evalkit.metrics.bootstrap_ci`."""
-        self.add(summary_row(dataset, method, metric, metrics.mean_defined(values),
-                             n_pages=n_pages), self.batch.add_mean(values))
+        self.add(
+            summary_row(dataset, method, metric, metrics.mean_defined(values), n_pages=n_pages),
+            self.batch.add_mean(values),
+        )
 
     def shingle(self, dataset: str, method: str, p: np.ndarray, r: np.ndarray) -> None:
         """The rows of :func:`shingle_rows`."""
@@ -77,17 +94,18 @@ class SummaryRows:
         if len(p) != len(r):
             raise ValueError(f"per-page columns differ in length: {sorted({len(p), len(r)})}")
         prf = metrics.aggregate_prf(p, r)
-        slots = self.batch.add(len(p), lambda idx: metrics.aggregate_prf_rows(p[idx], r[idx]),
-                               width=3)
+        slots = self.batch.add(
+            len(p), lambda idx: metrics.aggregate_prf_rows(p[idx], r[idx]), width=3
+        )
         for key, slot in zip(("precision", "recall", "f1"), slots):
-            self.add(summary_row(dataset, method, f"shingle_{key}", prf[key], n_pages=len(p)),
-                     slot)
+            self.add(summary_row(dataset, method, f"shingle_{key}", prf[key], n_pages=len(p)), slot)
 
     def rows(self, desc: str | None = None) -> list[dict[str, Any]]:
         """The rows, intervals filled in; with ``desc``, a progress bar of the resamples
         drawn (evalkit.report.progress; off with ``runner.progress=false``)."""
-        with bar(self.batch.n_draws(), desc or "", unit="draw",
-                 show=None if desc else False) as progress:
+        with bar(
+            self.batch.n_draws(), desc or "", unit="draw", show=None if desc else False
+        ) as progress:
             cis = self.batch.intervals(on_draws=progress.update)
         out = []
         for row, slot in self._rows:
@@ -97,8 +115,9 @@ class SummaryRows:
         return out
 
 
-def shingle_rows(dataset: str, method: str, p: np.ndarray, r: np.ndarray, *, n_boot: int,
-                 alpha: float, seed: int) -> list[dict[str, Any]]:
+def shingle_rows(
+    dataset: str, method: str, p: np.ndarray, r: np.ndarray, *, n_boot: int, alpha: float, seed: int
+) -> list[dict[str, Any]]:
     """``shingle_precision``/``recall``/``f1`` rows: P and R averaged over the pages, F1 of
     the averages (ScrapingHub's rule), each with a page-bootstrap interval of that same rule
     (:func:`evalkit.metrics.bootstrap_ci_pages`)."""
@@ -135,12 +154,19 @@ def failure_table(failures: list[dict[str, Any]]) -> pd.DataFrame:
     if not failures:
         return pd.DataFrame(columns=["dataset", "method", "failed pages", "first error"])
     df = pd.DataFrame(failures)
-    out = (df.groupby(["dataset", "method"], sort=False)
-           .agg(**{"failed pages": ("page", "size"), "first error": ("error", "first")})
-           .reset_index())
+    out = (
+        df.groupby(["dataset", "method"], sort=False)
+        .agg(**{"failed pages": ("page", "size"), "first error": ("error", "first")})
+        .reset_index()
+    )
     # a markdown table cell holds one line and no pipe
-    out["first error"] = (out["first error"].astype(str).str.replace("|", "/", regex=False)
-                          .str.replace(r"\s+", " ", regex=True).str.slice(0, 200))
+    out["first error"] = (
+        out["first error"]
+        .astype(str)
+        .str.replace("|", "/", regex=False)
+        .str.replace(r"\s+", " ", regex=True)
+        .str.slice(0, 200)
+    )
     return out
 
 
@@ -149,8 +175,10 @@ def drop_note(per_page: pd.DataFrame, on_failure: str) -> str:
     failed pages out of a table's numbers; "" when nothing was dropped."""
     if on_failure != "drop" or "error" not in per_page or not per_page["error"].notna().any():
         return ""
-    return ("Pages a method failed on are left out of its numbers (runner.on_failure=drop), "
-            "so methods are compared on different pages")
+    return (
+        "Pages a method failed on are left out of its numbers (runner.on_failure=drop), "
+        "so methods are compared on different pages"
+    )
 
 
 def with_note(caption: str, note: str) -> str:

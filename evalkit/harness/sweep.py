@@ -58,8 +58,9 @@ def job_dirs(sweep_dir: str | Path) -> list[Path]:
     root = Path(sweep_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no such sweep folder")
-    return sorted((p for p in root.iterdir() if p.is_dir() and p.name.isdigit()),
-                  key=lambda p: int(p.name))
+    return sorted(
+        (p for p in root.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)
+    )
 
 
 def read_overrides(job_dir: str | Path) -> dict[str, str]:
@@ -129,32 +130,43 @@ def _sort_key(value: Any) -> tuple:
     return (1, 0.0, str(value))
 
 
-def sweep_table(rows: pd.DataFrame, params: list[str], metric: str,
-                dataset: str | None = None) -> pd.DataFrame:
+def sweep_table(
+    rows: pd.DataFrame, params: list[str], metric: str, dataset: str | None = None
+) -> pd.DataFrame:
     """One row per (job, dataset, method): the parameters, the metric and its interval."""
     df = rows[rows["metric"] == metric]
     if dataset is not None:
         df = df[df["dataset"] == dataset]
     if df.empty:
         have = sorted(set(rows["metric"]))
-        raise ValueError(f"no summary rows for metric {metric!r}"
-                         + (f" on dataset {dataset!r}" if dataset else "")
-                         + f"; metrics in this sweep: {', '.join(have)}")
+        raise ValueError(
+            f"no summary rows for metric {metric!r}"
+            + (f" on dataset {dataset!r}" if dataset else "")
+            + f"; metrics in this sweep: {', '.join(have)}"
+        )
     cols = ["job", *params, "dataset", "method", "value", "ci_low", "ci_high", "n_pages"]
     df = df[cols].rename(columns={"value": metric})
-    order = sorted(range(len(df)), key=lambda i: (
-        tuple(_sort_key(df.iloc[i][p]) for p in params), df.iloc[i]["dataset"],
-        df.iloc[i]["method"], df.iloc[i]["job"]))
+    order = sorted(
+        range(len(df)),
+        key=lambda i: (
+            tuple(_sort_key(df.iloc[i][p]) for p in params),
+            df.iloc[i]["dataset"],
+            df.iloc[i]["method"],
+            df.iloc[i]["job"],
+        ),
+    )
     return df.iloc[order].reset_index(drop=True)
 
 
 def _formatted(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """The table for md/tex: the metric cell with its interval, ``0.812 [0.790, 0.833]``."""
     out = table.drop(columns=["ci_low", "ci_high"]).copy()
-    for col in out.columns[1:out.columns.get_loc("dataset")]:
+    for col in out.columns[1 : out.columns.get_loc("dataset")]:
         out[col] = [_short(v) for v in out[col]]
-    out[metric] = [format_cell(v, lo, hi) for v, lo, hi in
-                   zip(table[metric], table["ci_low"], table["ci_high"])]
+    out[metric] = [
+        format_cell(v, lo, hi)
+        for v, lo, hi in zip(table[metric], table["ci_low"], table["ci_high"])
+    ]
     return out
 
 
@@ -175,8 +187,9 @@ def _label(row: pd.Series, params: list[str]) -> str:
     return ", ".join(f"{p.rsplit('.', 1)[-1]}={_short(row[p])}" for p in params)
 
 
-def plot_sweep(table: pd.DataFrame, params: list[str], metric: str, stem: str | Path,
-               title: str = "") -> list[Path]:
+def plot_sweep(
+    table: pd.DataFrame, params: list[str], metric: str, stem: str | Path, title: str = ""
+) -> list[Path]:
     """The metric against the swept parameter, one line and 95% band per (dataset, method).
 
     One numeric parameter gives a line over its values; several parameters
@@ -192,7 +205,9 @@ def plot_sweep(table: pd.DataFrame, params: list[str], metric: str, stem: str | 
     if numeric:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
     else:
-        combos = list(dict.fromkeys(_label(r, params) for _, r in table.iterrows())) or ["(one job)"]
+        combos = list(dict.fromkeys(_label(r, params) for _, r in table.iterrows())) or [
+            "(one job)"
+        ]
         fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(combos) + 2.5), 4.6))
     for ds, method in series:
         sub = table[(table["dataset"] == ds) & (table["method"] == method)]
@@ -201,20 +216,26 @@ def plot_sweep(table: pd.DataFrame, params: list[str], metric: str, stem: str | 
         lo, hi = sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float)
         if numeric:
             x = [float(_parse(v)) for v in sub[params[0]]]
-            line, = ax.plot(x, y, marker="o", label=name)
+            (line,) = ax.plot(x, y, marker="o", label=name)
             ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
         else:
-            x = ([combos.index(_label(r, params)) for _, r in sub.iterrows()] if params
-                 else [0] * len(sub))
-            err = [[max(a - b, 0) if not math.isnan(b) else 0 for a, b in zip(y, lo)],
-                   [max(b - a, 0) if not math.isnan(b) else 0 for a, b in zip(y, hi)]]
+            x = (
+                [combos.index(_label(r, params)) for _, r in sub.iterrows()]
+                if params
+                else [0] * len(sub)
+            )
+            err = [
+                [max(a - b, 0) if not math.isnan(b) else 0 for a, b in zip(y, lo)],
+                [max(b - a, 0) if not math.isnan(b) else 0 for a, b in zip(y, hi)],
+            ]
             ax.errorbar(x, y, yerr=err, marker="o", linestyle="none", capsize=3, label=name)
     if numeric:
         ax.set_xlabel(params[0])
     else:
         ax.set_xticks(range(len(combos)), combos, rotation=45, ha="right", fontsize=8)
-        ax.set_xlabel(params[0] if len(params) == 1 else "parameters of the job" if params
-                      else "job")
+        ax.set_xlabel(
+            params[0] if len(params) == 1 else "parameters of the job" if params else "job"
+        )
     ax.set_ylabel(f"{_metric_name(metric)} (95% bootstrap CI)")
     ax.set_title(title or f"{_metric_name(metric)} over the sweep")
     ax.grid(alpha=0.3)
@@ -222,8 +243,9 @@ def plot_sweep(table: pd.DataFrame, params: list[str], metric: str, stem: str | 
     return save(fig, stem)
 
 
-def aggregate(sweep_dir: str | Path, metric: str | None = None,
-              dataset: str | None = None) -> dict[str, Any]:
+def aggregate(
+    sweep_dir: str | Path, metric: str | None = None, dataset: str | None = None
+) -> dict[str, Any]:
     """Write ``sweep_table.{csv,md,tex}`` and ``sweep_plot.{png,svg}`` into ``sweep_dir``."""
     from evalkit.report.results import atomic_write_text
 
@@ -232,17 +254,34 @@ def aggregate(sweep_dir: str | Path, metric: str | None = None,
     metric = metric or _job_metric_default(job_dirs(root)[0]) or DEFAULT_METRIC
     table = sweep_table(rows, params, metric, dataset)
     shown = _formatted(table, metric)
-    caption = (f"Sweep {root.name}: {metric} per job, mean [95% bootstrap CI]"
-               + (f"; fixed: {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else "")
-               + (f"; jobs without results: {', '.join(missing)}" if missing else ""))
-    paths = [write_csv(table, root / f"{TABLE_STEM}.csv"),
-             atomic_write_text(root / f"{TABLE_STEM}.md", f"**{md_text(caption)}**\n\n" + to_markdown(shown)),
-             atomic_write_text(root / f"{TABLE_STEM}.tex", to_latex(shown, caption))]
-    paths += plot_sweep(table, params, metric, root / PLOT_STEM,
-                        title=f"{_metric_name(metric)} against "
-                              f"{', '.join(p.rsplit('.', 1)[-1] for p in params) or 'job'}")
-    return {"table": table, "params": params, "fixed": fixed, "missing": missing,
-            "metric": metric, "paths": paths}
+    caption = (
+        f"Sweep {root.name}: {metric} per job, mean [95% bootstrap CI]"
+        + (f"; fixed: {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else "")
+        + (f"; jobs without results: {', '.join(missing)}" if missing else "")
+    )
+    paths = [
+        write_csv(table, root / f"{TABLE_STEM}.csv"),
+        atomic_write_text(
+            root / f"{TABLE_STEM}.md", f"**{md_text(caption)}**\n\n" + to_markdown(shown)
+        ),
+        atomic_write_text(root / f"{TABLE_STEM}.tex", to_latex(shown, caption)),
+    ]
+    paths += plot_sweep(
+        table,
+        params,
+        metric,
+        root / PLOT_STEM,
+        title=f"{_metric_name(metric)} against "
+        f"{', '.join(p.rsplit('.', 1)[-1] for p in params) or 'job'}",
+    )
+    return {
+        "table": table,
+        "params": params,
+        "fixed": fixed,
+        "missing": missing,
+        "metric": metric,
+        "paths": paths,
+    }
 
 
 def objective(cfg, out_dir: str | Path) -> float | None:
@@ -269,13 +308,20 @@ def main(argv: list[str] | None = None) -> int:
 
     guard_console()  # data's control characters are shown, never obeyed
 
-    parser = argparse.ArgumentParser(prog="python -m evalkit.harness.sweep", description=(
-        "Aggregate a sweep folder (evalkit -m ...) into sweep_table.{csv,md,tex} and "
-        "sweep_plot.{png,svg}."))
+    parser = argparse.ArgumentParser(
+        prog="python -m evalkit.harness.sweep",
+        description=(
+            "Aggregate a sweep folder (evalkit -m ...) into sweep_table.{csv,md,tex} and "
+            "sweep_plot.{png,svg}."
+        ),
+    )
     parser.add_argument("sweep_dir", help="results/sweeps/<experiment>/<time>")
-    parser.add_argument("--metric", default=None,
-                        help="summary metric to tabulate (default: the sweep's aggregate.metric, "
-                             f"else {DEFAULT_METRIC})")
+    parser.add_argument(
+        "--metric",
+        default=None,
+        help="summary metric to tabulate (default: the sweep's aggregate.metric, "
+        f"else {DEFAULT_METRIC})",
+    )
     parser.add_argument("--dataset", default=None, help="only this data set (default: all)")
     args = parser.parse_args(argv)
     try:
@@ -283,8 +329,10 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"evalkit.harness.sweep: {exc}", file=sys.stderr)
         return 2
-    print(f"evalkit.harness.sweep: {len(res['table'])} rows of {res['metric']} over "
-          f"{', '.join(res['params']) or 'no varying parameter'}")
+    print(
+        f"evalkit.harness.sweep: {len(res['table'])} rows of {res['metric']} over "
+        f"{', '.join(res['params']) or 'no varying parameter'}"
+    )
     for p in res["paths"]:
         print(p)
     return 0

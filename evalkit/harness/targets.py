@@ -41,8 +41,14 @@ from typing import Any
 
 from evalkit.core.method import Detector, Extractor, param_names
 
-__all__ = ["OWN_PACKAGES", "TargetRefused", "check_params", "dependency_modules",
-           "module_origin", "resolve_target"]
+__all__ = [
+    "OWN_PACKAGES",
+    "TargetRefused",
+    "check_params",
+    "dependency_modules",
+    "module_origin",
+    "resolve_target",
+]
 
 #: evalkit's own top-level packages (a checkout's ``baselines``; the wheel's ``evalkit``)
 OWN_PACKAGES = ("evalkit", "baselines")
@@ -86,8 +92,11 @@ def dependency_modules() -> frozenset[str]:
     """Top-level import names of evalkit's dependencies (:func:`_dependencies`), evalkit's own
     packages left out (:data:`OWN_PACKAGES` have their own rule)."""
     deps = _dependencies()
-    return frozenset(top for top, dists in metadata.packages_distributions().items()
-                     if top not in OWN_PACKAGES and any(_norm(d) in deps for d in dists))
+    return frozenset(
+        top
+        for top, dists in metadata.packages_distributions().items()
+        if top not in OWN_PACKAGES and any(_norm(d) in deps for d in dists)
+    )
 
 
 def module_origin(module: str) -> str:
@@ -95,8 +104,13 @@ def module_origin(module: str) -> str:
     top = module.split(".")[0]
     if top in OWN_PACKAGES:
         return "evalkit"
-    if top in sys.stdlib_module_names or top in sys.builtin_module_names or top == "builtins" \
-            or top.startswith("_") and top.lstrip("_") in sys.stdlib_module_names:
+    if (
+        top in sys.stdlib_module_names
+        or top in sys.builtin_module_names
+        or top == "builtins"
+        or top.startswith("_")
+        and top.lstrip("_") in sys.stdlib_module_names
+    ):
         return "stdlib"
     if top in dependency_modules():
         return "dependency"
@@ -116,9 +130,11 @@ _WHY = {"stdlib": "the standard library", "dependency": "a library evalkit depen
 def _refuse_origin(module: str, what: str) -> None:
     origin = module_origin(module)
     if origin in _WHY:
-        raise TargetRefused(f"{what} is from {_WHY[origin]} ({module.split('.')[0]}); a "
-                            "_target_ names your own Extractor or Detector class or "
-                            "function html -> text (docs/security.md)")
+        raise TargetRefused(
+            f"{what} is from {_WHY[origin]} ({module.split('.')[0]}); a "
+            "_target_ names your own Extractor or Detector class or "
+            "function html -> text (docs/security.md)"
+        )
 
 
 def resolve_target(target: str, kind: str) -> Any:
@@ -139,12 +155,17 @@ def resolve_target(target: str, kind: str) -> Any:
     if isinstance(obj, type) and issubclass(obj, base):
         return obj
     if module_origin(home) == "evalkit" or module_origin(_path_module(target)) == "evalkit":
-        raise TargetRefused(f"{target} is evalkit's own code but not an {base.__name__} "
-                            "class; name a method or detector by its registry name")
+        raise TargetRefused(
+            f"{target} is evalkit's own code but not an {base.__name__} "
+            "class; name a method or detector by its registry name"
+        )
     if kind == "method" and inspect.isfunction(obj):
         return obj
-    allowed = ("an Extractor subclass or a function html -> text" if kind == "method"
-               else "a Detector subclass")
+    allowed = (
+        "an Extractor subclass or a function html -> text"
+        if kind == "method"
+        else "a Detector subclass"
+    )
     raise TargetRefused(f"{target} is a {type(obj).__name__}, not {allowed}")
 
 
@@ -154,15 +175,20 @@ def check_params(obj: Any, kind: str, label: str, params: dict[str, Any]) -> Non
     the message is the registry's (evalkit.harness.registry.instantiate)."""
     if not isinstance(obj, type):
         if params:
-            raise ValueError(f"{kind} {label!r} is a function: it takes no parameters "
-                             f"(got {', '.join(sorted(params))})")
+            raise ValueError(
+                f"{kind} {label!r} is a function: it takes no parameters "
+                f"(got {', '.join(sorted(params))})"
+            )
         return
     valid = param_names(obj)
-    takes_any = any(p.kind == p.VAR_KEYWORD
-                    for p in inspect.signature(obj.__init__).parameters.values())
+    takes_any = any(
+        p.kind == p.VAR_KEYWORD for p in inspect.signature(obj.__init__).parameters.values()
+    )
     unknown = sorted(set(params) - set(valid))
     if unknown and not takes_any:
         near = difflib.get_close_matches(unknown[0], valid, n=3)
         hint = f"closest: {', '.join(near)}; " if near else ""
-        raise ValueError(f"{kind} {label!r} has no parameter {', '.join(unknown)}; "
-                         f"{hint}valid: {', '.join(valid)}")
+        raise ValueError(
+            f"{kind} {label!r} has no parameter {', '.join(unknown)}; "
+            f"{hint}valid: {', '.join(valid)}"
+        )

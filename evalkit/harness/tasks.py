@@ -1,5 +1,4 @@
-"""Pages in tasks: one task per site, so site-scope methods see a site's pages in order.
-"""
+"""Pages in tasks: one task per site, so site-scope methods see a site's pages in order."""
 
 from __future__ import annotations
 
@@ -12,8 +11,9 @@ from evalkit.core.page import Page
 __all__ = ["iter_tasks"]
 
 
-def iter_tasks(pages: Iterable[Page], max_pages: int = 20,
-               lazy: bool = False) -> Iterator[list[Page]]:
+def iter_tasks(
+    pages: Iterable[Page], max_pages: int = 20, lazy: bool = False
+) -> Iterator[list[Page]]:
     """One task per site (:func:`evalkit.core.domains.site_of`, within a data set) with all its
     pages, in order; pages without a site in tasks of at most ``max_pages``.
 
@@ -24,6 +24,7 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20,
     partly page scope. ``lazy``: a task of site-less pages is an iterator that reads each
     page when it is reached, valid until the next task is asked for.
     """
+
     def key(page: Page) -> tuple[str, str] | None:
         site = site_of(page)
         return None if site is None else (page.dataset, site)
@@ -44,6 +45,7 @@ def iter_tasks(pages: Iterable[Page], max_pages: int = 20,
             raise ValueError(
                 f"data set {site[0]!r}: the pages of site {site[1]!r} come in two runs (page "
                 f"{group[0].id!r} follows pages of other sites); a reader must hand out a "
-                "site's pages together (evalkit.readers.base.group_by_site, docs/sites.md)")
+                "site's pages together (evalkit.readers.base.group_by_site, docs/sites.md)"
+            )
         done.add(site)
         yield group

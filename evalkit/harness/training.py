@@ -36,15 +36,19 @@ def _reader(settings: dict[str, Any], shared_data: str | None):
     return ds
 
 
-def train_specs(specs: list[MethodSpec], cache_root: str | None,
-                shared_data: str | None = None) -> list[MethodSpec]:
+def train_specs(
+    specs: list[MethodSpec], cache_root: str | None, shared_data: str | None = None
+) -> list[MethodSpec]:
     """``specs`` with every method that learns from pages fitted (its ``model`` set)."""
     out = []
     for spec in specs:
         settings = render_settings(spec)
         method = spec.build() if settings is not None else None
-        if method is None or not getattr(method, "trained_on_pages", False) \
-                or method.model is not None:
+        if (
+            method is None
+            or not getattr(method, "trained_on_pages", False)
+            or method.model is not None
+        ):
             out.append(spec)
             continue
         train = method.train_
@@ -53,13 +57,16 @@ def train_specs(specs: list[MethodSpec], cache_root: str | None,
             ds.root()  # a missing folder: its fetch hint, now, not after the other methods
             pages = sorted(ds.pages(), key=lambda p: p.id)
         except (OSError, ValueError) as exc:  # DatasetMissingError, a bad reader setting
-            raise ConfigError(f"{spec.kind}.{spec.label}.train.dataset: the training pages "
-                              f"cannot be read: {exc}") from exc
+            raise ConfigError(
+                f"{spec.kind}.{spec.label}.train.dataset: the training pages cannot be read: {exc}"
+            ) from exc
         rng = random.Random(method.seed)
         chosen = sorted(rng.sample(range(len(pages)), min(train["pages"], len(pages))))
-        print(f"evalkit: {spec.label}: training on {len(chosen)} of {len(pages)} "
-              f"{ds.name} pages ({train['folds']} folds by site, seed {method.seed})",
-              file=sys.stderr)
+        print(
+            f"evalkit: {spec.label}: training on {len(chosen)} of {len(pages)} "
+            f"{ds.name} pages ({train['folds']} folds by site, seed {method.seed})",
+            file=sys.stderr,
+        )
         pairs, failed = [], 0
         for i in chosen:
             try:
@@ -67,14 +74,25 @@ def train_specs(specs: list[MethodSpec], cache_root: str | None,
             except RenderError:
                 failed += 1
         if failed:
-            print(f"evalkit: {spec.label}: {failed} training pages could not be rendered "
-                  "and were left out", file=sys.stderr)
+            print(
+                f"evalkit: {spec.label}: {failed} training pages could not be rendered "
+                "and were left out",
+                file=sys.stderr,
+            )
         model = method.fit_model(pairs)
         model["dataset"] = ds.name
-        out.append(MethodSpec(label=spec.label, registry=spec.registry,
-                              params={**spec.params, "model": model}, kind=spec.kind,
-                              origin=spec.origin, obj=spec.obj, source=spec.source,
-                              closure=spec.closure))
+        out.append(
+            MethodSpec(
+                label=spec.label,
+                registry=spec.registry,
+                params={**spec.params, "model": model},
+                kind=spec.kind,
+                origin=spec.origin,
+                obj=spec.obj,
+                source=spec.source,
+                closure=spec.closure,
+            )
+        )
     return out
 
 
@@ -84,7 +102,9 @@ def training_note(specs: list[MethodSpec]) -> str:
     for spec in specs:
         model = spec.params.get("model") if isinstance(spec.params, dict) else None
         if isinstance(model, dict) and "folds" in model and "dataset" in model:
-            notes.append(f"{spec.label} trained on {model['pages']} {model['dataset']} pages "
-                         f"(seeded sample, seed {model['seed']}), {model['folds']} folds by "
-                         "site: each page scored by the model trained without its site")
+            notes.append(
+                f"{spec.label} trained on {model['pages']} {model['dataset']} pages "
+                f"(seeded sample, seed {model['seed']}), {model['folds']} folds by "
+                "site: each page scored by the model trained without its site"
+            )
     return "; " + "; ".join(notes) if notes else ""

@@ -38,6 +38,7 @@ from evalkit.metrics.classification import (
     mean_std,
     standard_error,
 )
+from evalkit.metrics.families import BY_NAME, FAMILIES, TEXT_FAMILIES, Family, family_of
 from evalkit.metrics.inference import (
     ALPHA,
     N_BOOT,
@@ -50,7 +51,6 @@ from evalkit.metrics.inference import (
     paired_permutation_test,
     paired_permutation_tests,
 )
-from evalkit.metrics.families import BY_NAME, FAMILIES, TEXT_FAMILIES, Family, family_of
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids, position_masks
 from evalkit.metrics.overlap import (
     SHINGLE_N,
@@ -96,19 +96,18 @@ from evalkit.metrics.units import UNIT_METRICS, unit_confusion, unit_scores
 
 __all__ = [
     "ALPHA",
+    "BY_NAME",
+    "FAMILIES",
     "N_BOOT",
     "N_PERM",
     "PRF",
     "ROUGE_N",
     "SHINGLE_N",
     "TEXT_FAMILIES",
-    "FAMILIES",
-    "BY_NAME",
-    "Family",
-    "family_of",
     "UNIT_METRICS",
     "BootstrapBatch",
     "Confusion",
+    "Family",
     "GoldText",
     "accuracy",
     "aeb_tokens",
@@ -121,6 +120,7 @@ __all__ = [
     "confusion_scores_rows",
     "edit_similarity",
     "exact_set_accuracy",
+    "family_of",
     "holm",
     "kabir_standard_error",
     "lcs_length",

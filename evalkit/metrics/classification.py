@@ -52,4 +52,3 @@ def kabir_standard_error(case_accuracies: Iterable[float]) -> float:
     """
     x = np.asarray(list(case_accuracies), dtype=float)
     return float(1.0 - x.mean()) if x.size else math.nan
-

@@ -25,8 +25,16 @@ import evalkit.metrics.wceb_rouge as wceb_rouge
 import evalkit.metrics.wcxb as wcxb
 import evalkit.metrics.webmainbench as webmainbench
 
-__all__ = ["BY_NAME", "DEFAULT_FAMILIES", "FAMILIES", "KNOWN_TEXT_FAMILIES", "SUMMARY_RULES",
-           "TEXT_FAMILIES", "Family", "family_of"]
+__all__ = [
+    "BY_NAME",
+    "DEFAULT_FAMILIES",
+    "FAMILIES",
+    "KNOWN_TEXT_FAMILIES",
+    "SUMMARY_RULES",
+    "TEXT_FAMILIES",
+    "Family",
+    "family_of",
+]
 
 #: how a family's per-page values become a data set's summary rows
 SUMMARY_RULES = {
@@ -68,8 +76,10 @@ class Family:
 
     def __post_init__(self):
         if self.summary not in SUMMARY_RULES:
-            raise ValueError(f"family {self.name!r}: summary must be one of "
-                             f"{', '.join(SUMMARY_RULES)}, got {self.summary!r}")
+            raise ValueError(
+                f"family {self.name!r}: summary must be one of "
+                f"{', '.join(SUMMARY_RULES)}, got {self.summary!r}"
+            )
         if (self.prepare is None) != (self.score is None):
             raise ValueError(f"family {self.name!r}: give both prepare and score, or neither")
 
@@ -91,38 +101,88 @@ class Family:
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("shingle", "shingle_", "benchmark",
-           "ScrapingHub article-extraction-benchmark, evaluate.py"),
+    Family(
+        "shingle", "shingle_", "benchmark", "ScrapingHub article-extraction-benchmark, evaluate.py"
+    ),
     Family("word", "word_", "mean", "bag of whitespace words (multiset overlap)"),
     Family("lcs", "lcs_", "mean", "longest common subsequence of words (CleanEval's idea)"),
     Family("kaur", "kaur_", "mean", "Kaur (2017), word-count confusion, §4.1"),
-    Family("rouge_lsum", "rouge_lsum_", "mean", "Bevendorff et al. (2023), ROUGE-LSum",
-           summarized=("precision", "recall", "f1"), after_units=True),
-    Family("rouge_n", "rouge", "mean", "ROUGE-N (Lin 2004), n = extraction.rouge_n",
-           summarized=("precision", "recall", "f1"), after_units=True,
-           pattern=r"rouge\d+_\w+"),
-    Family("edit", "edit_", "mean", "WebMainBench, word-level edit similarity",
-           summarized=("edit_similarity",), after_units=True),
-    Family("unit", "unit_", "micro_macro", "evalkit's units (docs/metrics.md, unit)",
-           text=False),
+    Family(
+        "rouge_lsum",
+        "rouge_lsum_",
+        "mean",
+        "Bevendorff et al. (2023), ROUGE-LSum",
+        summarized=("precision", "recall", "f1"),
+        after_units=True,
+    ),
+    Family(
+        "rouge_n",
+        "rouge",
+        "mean",
+        "ROUGE-N (Lin 2004), n = extraction.rouge_n",
+        summarized=("precision", "recall", "f1"),
+        after_units=True,
+        pattern=r"rouge\d+_\w+",
+    ),
+    Family(
+        "edit",
+        "edit_",
+        "mean",
+        "WebMainBench, word-level edit similarity",
+        summarized=("edit_similarity",),
+        after_units=True,
+    ),
+    Family("unit", "unit_", "micro_macro", "evalkit's units (docs/metrics.md, unit)", text=False),
     # the benchmarks' own page metrics (docs/benchmarks.md), each exactly as its scorer has it
-    Family("wcxb", wcxb.PREFIX, "mean",
-           "WCXB (Foley 2026), evaluate.py: lower-cased \\w+ bag of words",
-           summarized=("precision", "recall", "f1"), after_units=True,
-           prepare=wcxb.prepare, score=wcxb.score, opt_in=True),
-    Family("wceb_rouge", wceb_rouge.PREFIX, "mean",
-           "Bevendorff et al. (2023), eval.py: ROUGE-LSum on white-space tokens",
-           summarized=("precision", "recall", "f1"), after_units=True,
-           prepare=wceb_rouge.prepare, score=wceb_rouge.score, opt_in=True),
-    Family("webmainbench", webmainbench.PREFIX, "mean",
-           "WebMainBench, text_metrics.py: ROUGE-5 on jieba tokens, character edit similarity",
-           summarized=("wmb_rouge5_precision", "wmb_rouge5_recall", "wmb_rouge5_f1",
-                       "wmb_edit_similarity"), after_units=True,
-           prepare=webmainbench.prepare, score=webmainbench.score, opt_in=True),
-    Family("aeb_exact", aeb_exact.PREFIX, "mean",
-           "ScrapingHub article-extraction-benchmark, evaluate.py: get_accuracy (exact match)",
-           summarized=("accuracy",), after_units=True,
-           prepare=aeb_exact.prepare, score=aeb_exact.score, opt_in=True),
+    Family(
+        "wcxb",
+        wcxb.PREFIX,
+        "mean",
+        "WCXB (Foley 2026), evaluate.py: lower-cased \\w+ bag of words",
+        summarized=("precision", "recall", "f1"),
+        after_units=True,
+        prepare=wcxb.prepare,
+        score=wcxb.score,
+        opt_in=True,
+    ),
+    Family(
+        "wceb_rouge",
+        wceb_rouge.PREFIX,
+        "mean",
+        "Bevendorff et al. (2023), eval.py: ROUGE-LSum on white-space tokens",
+        summarized=("precision", "recall", "f1"),
+        after_units=True,
+        prepare=wceb_rouge.prepare,
+        score=wceb_rouge.score,
+        opt_in=True,
+    ),
+    Family(
+        "webmainbench",
+        webmainbench.PREFIX,
+        "mean",
+        "WebMainBench, text_metrics.py: ROUGE-5 on jieba tokens, character edit similarity",
+        summarized=(
+            "wmb_rouge5_precision",
+            "wmb_rouge5_recall",
+            "wmb_rouge5_f1",
+            "wmb_edit_similarity",
+        ),
+        after_units=True,
+        prepare=webmainbench.prepare,
+        score=webmainbench.score,
+        opt_in=True,
+    ),
+    Family(
+        "aeb_exact",
+        aeb_exact.PREFIX,
+        "mean",
+        "ScrapingHub article-extraction-benchmark, evaluate.py: get_accuracy (exact match)",
+        summarized=("accuracy",),
+        after_units=True,
+        prepare=aeb_exact.prepare,
+        score=aeb_exact.score,
+        opt_in=True,
+    ),
 )
 
 #: family name -> :class:`Family`

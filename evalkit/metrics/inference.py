@@ -165,8 +165,7 @@ class BootstrapBatch:
 
     def add_mean(self, values: Iterable[float]) -> int:
         """The slot of :func:`bootstrap_ci` of ``values`` (the mean; NaN values dropped)."""
-        x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
-                       dtype=float)
+        x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
         x = x[~np.isnan(x)]
         # the arithmetic of bootstrap_ci's mean: row means of the resampled values
         return self.add(x.size, lambda idx: x[idx].mean(axis=1))[0]
@@ -175,8 +174,7 @@ class BootstrapBatch:
         """Resamples :meth:`intervals` draws: ``n_boot`` per page count (no page: none)."""
         return self.n_boot * sum(1 for n in self._stats if n > 0)
 
-    def intervals(self, on_draws: Callable[[int], None] | None = None
-                  ) -> list[tuple[float, float]]:
+    def intervals(self, on_draws: Callable[[int], None] | None = None) -> list[tuple[float, float]]:
         """Every slot's interval, in slot order. ``on_draws(k)`` is told of each block of k
         resamples done (a progress bar's ``update``; :meth:`n_draws` in all)."""
         out = [(math.nan, math.nan)] * self._n_slots
@@ -210,7 +208,8 @@ def paired_permutation_test(
 
 
 def paired_permutation_tests(
-    pairs: Sequence[tuple[Iterable[float], Iterable[float]]], n_perm: int = N_PERM,
+    pairs: Sequence[tuple[Iterable[float], Iterable[float]]],
+    n_perm: int = N_PERM,
     seed: int = 0,
 ) -> list[float]:
     """:func:`paired_permutation_test` of each ``(a, b)`` in ``pairs``, the same p-values.

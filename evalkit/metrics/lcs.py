@@ -55,4 +55,3 @@ def position_masks(seq: Sequence[Hashable], only: Container | None = None) -> di
             buf[i >> 3] |= 1 << (i & 7)
         masks[x] = int.from_bytes(buf, "little")
     return masks
-

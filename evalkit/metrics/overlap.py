@@ -34,6 +34,7 @@ from itertools import chain, repeat
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from evalkit.core.text import has_cjk, words
 from evalkit.metrics.aeb_exact import TOKEN as _AEB_TOKEN
 from evalkit.metrics.families import BY_NAME, KNOWN_TEXT_FAMILIES, TEXT_FAMILIES
 from evalkit.metrics.lcs import lcs_length, lcs_length_ids
@@ -46,7 +47,6 @@ from evalkit.metrics.scores import (
     mean_defined_rows,
     prf_from_counts,
 )
-from evalkit.core.text import has_cjk, words
 
 SHINGLE_N = 4  # the benchmark's shingle length
 
@@ -257,9 +257,13 @@ class GoldText:
     plugged: dict = field(default_factory=dict)
 
 
-def prepare_gold(gold: str | None, all_words: Tokens | None = None,
-                 n: int = SHINGLE_N, rouge_n: int = ROUGE_N,
-                 families: Iterable[str] = TEXT_FAMILIES) -> GoldText:
+def prepare_gold(
+    gold: str | None,
+    all_words: Tokens | None = None,
+    n: int = SHINGLE_N,
+    rouge_n: int = ROUGE_N,
+    families: Iterable[str] = TEXT_FAMILIES,
+) -> GoldText:
     """:class:`GoldText` of one page: gold words, their counts and ids, the gold's
     shingle multiset and, when ``all_words`` (the visible page) is given, Kaur's surplus;
     its n-grams and sentences when ``families`` has ``rouge_n`` and ``rouge_lsum``."""
@@ -272,8 +276,7 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
     rest, n_rest = None, 0
     if all_words is not None and "kaur" in families:
         get = counts.get
-        rest = {w: c - get(w, 0) for w, c in Counter(_tokens(all_words)).items()
-                if c > get(w, 0)}
+        rest = {w: c - get(w, 0) for w, c in Counter(_tokens(all_words)).items() if c > get(w, 0)}
         n_rest = sum(rest.values())
     ngrams = None
     if "rouge_n" in families:
@@ -286,11 +289,28 @@ def prepare_gold(gold: str | None, all_words: Tokens | None = None,
     if "shingle" in families and len(g_aeb) >= n:
         aeb_vocab = {w: i for i, w in enumerate(dict.fromkeys(g_aeb))}
         shingle_table = _ngram_table(list(map(aeb_vocab.__getitem__, g_aeb)), n, len(aeb_vocab))
-    plugged = {name: BY_NAME[name].prepare(gold or "") for name in families
-               if BY_NAME[name].prepare is not None}
-    return GoldText(n, g_words, counts, vocab, [vocab[w] for w in g_words],
-                    _shingle_multiset(g_aeb, n), rest, n_rest, families, rouge_n,
-                    ngrams, lsum, aeb_vocab, shingle_table, plugged)
+    plugged = {
+        name: BY_NAME[name].prepare(gold or "")
+        for name in families
+        if BY_NAME[name].prepare is not None
+    }
+    return GoldText(
+        n,
+        g_words,
+        counts,
+        vocab,
+        [vocab[w] for w in g_words],
+        _shingle_multiset(g_aeb, n),
+        rest,
+        n_rest,
+        families,
+        rouge_n,
+        ngrams,
+        lsum,
+        aeb_vocab,
+        shingle_table,
+        plugged,
+    )
 
 
 def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
@@ -302,7 +322,7 @@ def _ngram_keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:
     keys = np.zeros(m, np.int64)
     ok = np.ones(m, bool)
     for i in range(n):
-        part = ids[i:i + m]
+        part = ids[i : i + m]
         keys = keys * base + part
         ok &= part >= 0
     return keys[ok]
@@ -313,10 +333,9 @@ def _ngram_table(g_ids: list[int], n: int, vocab: int) -> tuple:
     base 0 when the keys would not fit in 63 bits (then n-gram tuples are counted)."""
     base = vocab + 1
     total = max(len(g_ids) - n + 1, 0)
-    if base ** n >= 2 ** 62:
+    if base**n >= 2**62:
         return (n, 0, ngram_counts(g_ids, n), None, total)
-    keys, counts = np.unique(_ngram_keys(np.array(g_ids, np.int64), n, base),
-                             return_counts=True)
+    keys, counts = np.unique(_ngram_keys(np.array(g_ids, np.int64), n, base), return_counts=True)
     return (n, base, keys, counts, total)
 
 
@@ -343,8 +362,9 @@ def check_families(families: Iterable[str]) -> tuple[str, ...]:
     families = tuple(families)
     unknown = sorted(set(families) - set(KNOWN_TEXT_FAMILIES))
     if unknown:
-        raise ValueError(f"unknown text metric {', '.join(unknown)}; "
-                         f"known: {', '.join(KNOWN_TEXT_FAMILIES)}")
+        raise ValueError(
+            f"unknown text metric {', '.join(unknown)}; known: {', '.join(KNOWN_TEXT_FAMILIES)}"
+        )
     return tuple(f for f in KNOWN_TEXT_FAMILIES if f in families)
 
 
@@ -353,8 +373,9 @@ def _common(pred: Counter, gold: Counter) -> int:
     return sum(map(min, pred.values(), map(gold.get, pred, repeat(0))))
 
 
-def text_metrics(pred: str | None, gold: GoldText,
-                 split: list[str] | None = None) -> dict[str, float]:
+def text_metrics(
+    pred: str | None, gold: GoldText, split: list[str] | None = None
+) -> dict[str, float]:
     """:func:`page_text_metrics` of a prediction against a prepared gold (same keys, values),
     for the families the gold was prepared for (``gold.families``). ``split``:
     ``pred.split()``, when the caller has it already."""
@@ -370,7 +391,8 @@ def text_metrics(pred: str | None, gold: GoldText,
             # both texts have full-length shingles only: the same multisets as numbered
             # n-grams, a token the gold lacks -1 (it matches no gold shingle)
             tp, n_pred, n_gold = _ngram_overlap(
-                list(map(gold.aeb_vocab.get, p_aeb, repeat(-1))), gold.shingle_table)
+                list(map(gold.aeb_vocab.get, p_aeb, repeat(-1))), gold.shingle_table
+            )
         else:
             p_sh = _shingle_multiset(p_aeb, gold.n)
             tp, n_pred, n_gold = _common(p_sh, gold.shingles), p_sh.total(), gold.shingles.total()
@@ -407,8 +429,9 @@ def text_metrics(pred: str | None, gold: GoldText,
     scores = []
     if "rouge_lsum" in fams:
         hits = lsum_hits(lsum_text(pred, p_counts, p_words), gold.lsum)
-        scores.append(("rouge_lsum", prf_from_counts(hits, len(p_words) - hits,
-                                                     len(gold.words) - hits)))
+        scores.append(
+            ("rouge_lsum", prf_from_counts(hits, len(p_words) - hits, len(gold.words) - hits))
+        )
     if "rouge_n" in fams:
         if p_ids is None:
             p_ids = list(map(gold.vocab.get, p_words, repeat(-1)))
@@ -424,8 +447,12 @@ def text_metrics(pred: str | None, gold: GoldText,
 
 
 def page_text_metrics(
-    pred: str | None, gold: str | None, all_words: Tokens | None = None, n: int = SHINGLE_N,
-    rouge_n: int = ROUGE_N, families: Iterable[str] = TEXT_FAMILIES,
+    pred: str | None,
+    gold: str | None,
+    all_words: Tokens | None = None,
+    n: int = SHINGLE_N,
+    rouge_n: int = ROUGE_N,
+    families: Iterable[str] = TEXT_FAMILIES,
 ) -> dict[str, float]:
     """Every text metric of one page in one flat dict (a per-page record).
 

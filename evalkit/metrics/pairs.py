@@ -68,4 +68,3 @@ def exact_set_accuracy(
         raise ValueError(f"pairs name items outside the item list: {sorted(stray, key=repr)[:5]}")
     empty: set = set()
     return sum(pred.get(i, empty) == true.get(i, empty) for i in universe) / len(universe)
-

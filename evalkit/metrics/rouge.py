@@ -49,13 +49,24 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, groupby, repeat
 
+from evalkit.core.text import CJK, words
 from evalkit.metrics.lcs import position_masks
 from evalkit.metrics.scores import PRF, prf_from_counts
-from evalkit.core.text import CJK, words
 
-__all__ = ["ROUGE_N", "LsumText", "lsum_hits", "lsum_text", "ngram_counts", "rouge_lsum_counts",
-           "rouge_lsum_prf", "rouge_n_counts", "rouge_n_prf", "sentence_tokens", "sentences",
-           "union_lcs_hits"]
+__all__ = [
+    "ROUGE_N",
+    "LsumText",
+    "lsum_hits",
+    "lsum_text",
+    "ngram_counts",
+    "rouge_lsum_counts",
+    "rouge_lsum_prf",
+    "rouge_n_counts",
+    "rouge_n_prf",
+    "sentence_tokens",
+    "sentences",
+    "union_lcs_hits",
+]
 
 #: the default n of ROUGE-N: ROUGE-1 is the bag of words (the ``word`` metric), so ROUGE-2 is
 #: the one that adds something (WebMainBench's own ROUGE-5 on jieba tokens is the
@@ -73,7 +84,7 @@ def sentences(text: str | None) -> list[str]:
     text = text or ""
     out, start = [], 0
     for m in _SENT_END.finditer(text):
-        out.append(text[start:m.end()])
+        out.append(text[start : m.end()])
         start = m.end()
     out.append(text[start:])
     return [s for s in out if s and not s.isspace()]
@@ -143,8 +154,11 @@ class LsumText:
     keys: list
 
 
-def lsum_text(text: str | Sequence[Sequence[Hashable]] | None,
-              counts: Counter | None = None, tokens: list[str] | None = None) -> LsumText:
+def lsum_text(
+    text: str | Sequence[Sequence[Hashable]] | None,
+    counts: Counter | None = None,
+    tokens: list[str] | None = None,
+) -> LsumText:
     """:class:`LsumText` of a text (split by :func:`sentence_tokens`) or of a sequence of
     token sequences taken as its sentences; ``counts`` and ``tokens``: the text's
     :func:`~evalkit.core.text.words` and their counts, when known."""
@@ -171,9 +185,10 @@ def _key(sent: list) -> str | None:
     return None
 
 
-def rouge_lsum_counts(pred: str | Sequence[Sequence[Hashable]] | LsumText | None,
-                      gold: str | Sequence[Sequence[Hashable]] | LsumText | None
-                      ) -> tuple[int, int, int]:
+def rouge_lsum_counts(
+    pred: str | Sequence[Sequence[Hashable]] | LsumText | None,
+    gold: str | Sequence[Sequence[Hashable]] | LsumText | None,
+) -> tuple[int, int, int]:
     """(tp, fp, fn) of the summary-level LCS (module docstring).
 
     A text is split by :func:`sentence_tokens`; a sequence of token sequences is taken as
@@ -190,8 +205,9 @@ def rouge_lsum_prf(pred, gold) -> PRF:
     return prf_from_counts(*rouge_lsum_counts(pred, gold))
 
 
-def union_lcs_hits(gold_sents: Sequence[Sequence[Hashable]],
-                   pred_sents: Sequence[Sequence[Hashable]]) -> int:
+def union_lcs_hits(
+    gold_sents: Sequence[Sequence[Hashable]], pred_sents: Sequence[Sequence[Hashable]]
+) -> int:
     """Hits of the summary-level LCS of two lists of token sequences (:func:`lsum_hits`)."""
     return lsum_hits(lsum_text(pred_sents), lsum_text(gold_sents))
 
@@ -303,7 +319,7 @@ def _union_rows(ref: Sequence[Hashable], lay: _Layout) -> list[int]:
         # L[i][j] - L[i-1][j] is the running sum of h_i - h_p over the columns below j: its
         # +1s and -1s alternate, so the columns where it is 1 are the runs from each +1 to
         # the next -1 (or to the segment's spacer)
-        up = ((((h_p & ~h_i) | spacers) - (h_i & ~h_p)) & cols)
+        up = (((h_p & ~h_i) | spacers) - (h_i & ~h_p)) & cols
         stops = mx | (cols & ~up) | guards
         r = stops & (q - guards)  # at or below each segment's bound
         for d, same in smear:

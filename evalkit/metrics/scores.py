@@ -57,8 +57,9 @@ def confusion_scores(tp: float, fp: float, fn: float, tn: float = 0.0) -> dict[s
     return {"precision": p, "recall": r, "f1": f, "accuracy": acc}
 
 
-def confusion_scores_rows(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray,
-                          tn: np.ndarray) -> dict[str, np.ndarray]:
+def confusion_scores_rows(
+    tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray
+) -> dict[str, np.ndarray]:
     """:func:`confusion_scores` of many count tuples at once (arrays of equal shape), the
     same numbers element by element (the same operations in the same order)."""
     tp, fp, fn, tn = (np.asarray(c, dtype=float) for c in (tp, fp, fn, tn))
@@ -66,10 +67,12 @@ def confusion_scores_rows(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray,
     denom = 2 * tp + fp + fn
     total = tp + tn + fp + fn
     with np.errstate(divide="ignore", invalid="ignore"):
-        return {"precision": np.where(predicted > 0, tp / predicted, math.nan),
-                "recall": np.where(relevant > 0, tp / relevant, math.nan),
-                "f1": np.where(denom > 0, 2 * tp / denom, 1.0),
-                "accuracy": np.where(total > 0, (tp + tn) / total, 1.0)}
+        return {
+            "precision": np.where(predicted > 0, tp / predicted, math.nan),
+            "recall": np.where(relevant > 0, tp / relevant, math.nan),
+            "f1": np.where(denom > 0, 2 * tp / denom, 1.0),
+            "accuracy": np.where(total > 0, (tp + tn) / total, 1.0),
+        }
 
 
 def mean_defined(values: Iterable[float]) -> float:
@@ -119,4 +122,3 @@ def pages_correct_curve(f1s: Iterable[float], thresholds: Iterable[float]) -> np
     if x.size == 0:
         return np.full(t.shape, math.nan)
     return (x[None, :] >= t[:, None]).mean(axis=1)
-

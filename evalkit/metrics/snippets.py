@@ -61,8 +61,13 @@ def micro_scores(counts: Iterable[SnippetCounts]) -> dict[str, float]:
     for c in counts:
         tp, fp, fn, tn = tp + c.tp, fp + c.fp, fn + c.fn, tn + c.tn
     total = tp + fp + fn + tn
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn,
-            "precision": tp / (tp + fp) if tp + fp else 0.0,
-            "recall": tp / (tp + fn) if tp + fn else 0.0,
-            "accuracy": (tp + tn) / total if total else 0.0,
-            "f_score": 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "precision": tp / (tp + fp) if tp + fp else 0.0,
+        "recall": tp / (tp + fn) if tp + fn else 0.0,
+        "accuracy": (tp + tn) / total if total else 0.0,
+        "f_score": 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0,
+    }

@@ -64,4 +64,3 @@ def unit_scores(confusions: Iterable[Confusion | Sequence[float]]) -> dict[str, 
         out[f"{m}_macro_pages"] = mean_defined([s[m] for s in per_page])
     out["n_pages"] = len(rows)
     return out
-

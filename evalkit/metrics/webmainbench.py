@@ -27,8 +27,16 @@ import math
 from collections import Counter
 from typing import NamedTuple
 
-__all__ = ["NGRAM", "PREFIX", "WmbGold", "char_edit_similarity", "jieba_tokens", "prepare",
-           "rouge_n_jieba", "score"]
+__all__ = [
+    "NGRAM",
+    "PREFIX",
+    "WmbGold",
+    "char_edit_similarity",
+    "jieba_tokens",
+    "prepare",
+    "rouge_n_jieba",
+    "score",
+]
 
 #: the family's column prefix (evalkit.metrics.families)
 PREFIX = "wmb_"
@@ -41,8 +49,9 @@ def _jieba():
     try:
         import jieba
     except ImportError as exc:
-        raise ImportError("the webmainbench metric needs the package 'jieba' "
-                          "(pip install 'evalkit[bench]')") from exc
+        raise ImportError(
+            "the webmainbench metric needs the package 'jieba' (pip install 'evalkit[bench]')"
+        ) from exc
     jieba.setLogLevel(60)  # its "Building prefix dict" lines are not ours to print
     return jieba
 
@@ -53,7 +62,7 @@ def jieba_tokens(text: str) -> list[str]:
 
 
 def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 class WmbGold(NamedTuple):
@@ -96,6 +105,9 @@ def char_edit_similarity(pred: str | None, gold: str | None) -> float:
 def score(pred: str | None, gold: WmbGold) -> dict[str, float]:
     """The family's columns: ``wmb_rouge5_{precision,recall,f1}`` and ``wmb_edit_similarity``."""
     p, r, f = rouge_n_jieba(pred, gold)
-    return {f"{PREFIX}rouge5_precision": p, f"{PREFIX}rouge5_recall": r,
-            f"{PREFIX}rouge5_f1": f,
-            f"{PREFIX}edit_similarity": char_edit_similarity(pred, gold.text)}
+    return {
+        f"{PREFIX}rouge5_precision": p,
+        f"{PREFIX}rouge5_recall": r,
+        f"{PREFIX}rouge5_f1": f,
+        f"{PREFIX}edit_similarity": char_edit_similarity(pred, gold.text),
+    }

@@ -305,8 +305,9 @@ def index_body(body: lxml.html.HtmlElement, block_tags=BLOCK_TAGS) -> BodyIndex:
             if vis:
                 note(tail)
     texts = {el: join_lines(parts) if parts is not None else "" for el, parts in parts_of.items()}
-    return BodyIndex(body=body, elements=elements, owner=owner, texts=texts,
-                     words=len("".join(whole).split()))
+    return BodyIndex(
+        body=body, elements=elements, owner=owner, texts=texts, words=len("".join(whole).split())
+    )
 
 
 def block_text(block: BlockNode, block_tags=BLOCK_TAGS) -> str:
@@ -397,8 +398,12 @@ def _paths_of(targets, top: lxml.html.HtmlElement) -> dict:
     return known
 
 
-def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-                    texts: TextCache | None = None, residual: bool = True) -> list[BlockNode]:
+def separate_blocks(
+    root: lxml.html.HtmlElement,
+    block_tags=BLOCK_TAGS,
+    texts: TextCache | None = None,
+    residual: bool = True,
+) -> list[BlockNode]:
     """The blocks of a (script-free) document in document order, residual block first.
 
     The residual block (the body's own text outside every div/td) comes first
@@ -410,9 +415,12 @@ def separate_blocks(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     return split_body(root, block_tags, texts, residual)[0]
 
 
-def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
-               texts: TextCache | None = None,
-               residual: bool = True) -> tuple[list[BlockNode], BodyIndex]:
+def split_body(
+    root: lxml.html.HtmlElement,
+    block_tags=BLOCK_TAGS,
+    texts: TextCache | None = None,
+    residual: bool = True,
+) -> tuple[list[BlockNode], BodyIndex]:
     """:func:`separate_blocks` and the :class:`BodyIndex` of the walk that found the blocks."""
     body = _body(root)
     tags = tuple(t.lower() for t in block_tags)
@@ -424,13 +432,23 @@ def split_body(root: lxml.html.HtmlElement, block_tags=BLOCK_TAGS,
     blocks: list[BlockNode] = []
     text = own[body]
     if text and residual:
-        blocks.append(BlockNode(index=0, element=body, path=paths.get(body) or
-                            body.getroottree().getpath(body), tag=_tag(body) or "body",
-                            residual=True, words=len(text.split())))
+        blocks.append(
+            BlockNode(
+                index=0,
+                element=body,
+                path=paths.get(body) or body.getroottree().getpath(body),
+                tag=_tag(body) or "body",
+                residual=True,
+                words=len(text.split()),
+            )
+        )
     for el in block_els:
         text = own[el]
-        blocks.append(BlockNode(index=len(blocks), element=el, path=paths[el], tag=_tag(el),
-                            words=len(text.split())))
+        blocks.append(
+            BlockNode(
+                index=len(blocks), element=el, path=paths[el], tag=_tag(el), words=len(text.split())
+            )
+        )
     if texts is not None:
         if texts.nested == "subtree":  # the cache makes the subtree texts; words follow them
             for b in blocks:

@@ -54,8 +54,18 @@ import numpy as np
 import xxhash
 
 # the simhash sum and term hashing are core, shared with baselines.simhash (docs/floors.md)
-from evalkit.core.fingerprint import DEFAULT_BITS, SUPPORTED_BITS, fingerprint, hamming, term_hash, within
+from evalkit.core.fingerprint import (
+    DEFAULT_BITS,
+    SUPPORTED_BITS,
+    fingerprint,
+    hamming,
+    term_hash,
+    within,
+)
 from evalkit.core.method import Detector
+from evalkit.core.text import STEMMERS, STOPLISTS
+from evalkit.core.text import terms as text_terms
+from evalkit.core.validate import check_choice, check_int
 from evalkit.proposed.term_weights import (
     _NUMPY_MIN_TERMS,
     PROXIMITY,
@@ -66,9 +76,6 @@ from evalkit.proposed.term_weights import (
     _ranges,
     twc_pfm,
 )
-from evalkit.core.text import STEMMERS, STOPLISTS
-from evalkit.core.text import terms as text_terms
-from evalkit.core.validate import check_choice, check_int
 
 __all__ = [
     "COMPARE_WITH",
@@ -100,7 +107,7 @@ _GAP_MIN_TERMS = 160
 _NIBBLE_SIGNS = np.where(np.arange(16)[:, None] >> np.arange(4) & 1, 1.0, -1.0)
 # a counter within this share (times the block's distinct terms) of the block's weight
 # mass of zero may have its sign decided by rounding: such blocks are redone by the reference
-_TIE_TOL = 2.0 ** -32
+_TIE_TOL = 2.0**-32
 # the term table of :func:`fingerprints` is emptied when it grows past this many terms
 _TABLE_MAX = 400_000
 
@@ -139,9 +146,9 @@ class _HashTable(dict):
             hi, n_bytes = len(self), self.bits // 8
             if hi > len(self.rows):
                 rows = np.empty((max(hi, 2 * len(self.rows)), n_bytes), np.uint8)
-                rows[:hi - len(new)] = self.rows[:hi - len(new)]
+                rows[: hi - len(new)] = self.rows[: hi - len(new)]
                 self.rows = rows
-            self.rows[hi - len(new):hi] = data
+            self.rows[hi - len(new) : hi] = data
         return ids
 
 
@@ -151,10 +158,13 @@ _TABLES: dict[int, _HashTable] = {}
 def _hash_bytes(terms: list[str], bits: int) -> np.ndarray:
     """:func:`term_hash` of each term (uncached) as a row of its little-endian bytes."""
     if bits == 128:
-        data = b"".join([h.to_bytes(16, "little") for h in map(term_hash.__wrapped__, terms,
-                                                                 repeat(128))])
+        data = b"".join(
+            [h.to_bytes(16, "little") for h in map(term_hash.__wrapped__, terms, repeat(128))]
+        )
         return np.frombuffer(data, np.uint8).reshape(-1, 16)
-    digest, dtype = (xxhash.xxh64_intdigest, "<u8") if bits == 64 else (xxhash.xxh32_intdigest, "<u4")
+    digest, dtype = (
+        (xxhash.xxh64_intdigest, "<u8") if bits == 64 else (xxhash.xxh32_intdigest, "<u4")
+    )
     words = np.fromiter(map(digest, map(str.encode, terms)), dtype=dtype, count=len(terms))
     return words.view(np.uint8).reshape(-1, bits // 8)
 
@@ -218,7 +228,7 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
         lo, n_b = int(id_start[b]), int(distinct[b])
         o, o_end = int(tok_start[b]), int(tok_start[b] + sizes[b])
         w = _gap_weights(tid[o:o_end] - lo, n_b, prev[o:o_end] - o, nxt[o:o_end] - o)
-        weights[lo:lo + n_b] = _fft_weights(tid[o:o_end] - lo, n_b) if w is None else w
+        weights[lo : lo + n_b] = _fft_weights(tid[o:o_end] - lo, n_b) if w is None else w
     # the counters: each block's weight mass on each value of each 4-bit nibble of the hash,
     # times the values' bit signs (nibble j holds bits 4j .. 4j + 3)
     rows = table.rows[id_key - id_block * span]
@@ -227,13 +237,16 @@ def fingerprints(term_lists: list[list[str]], bits: int = DEFAULT_BITS) -> list[
     np.bitwise_and(rows, 15, out=nibbles[:, 0::2])
     np.right_shift(rows, 4, out=nibbles[:, 1::2])
     nibbles += (id_block * (n_nib * 16))[:, None] + np.arange(0, n_nib * 16, 16)
-    mass = np.bincount(nibbles.ravel(), weights=weights.repeat(n_nib),
-                       minlength=len(blocks) * n_nib * 16)
+    mass = np.bincount(
+        nibbles.ravel(), weights=weights.repeat(n_nib), minlength=len(blocks) * n_nib * 16
+    )
     counters = (mass.reshape(-1, 16) @ _NIBBLE_SIGNS).reshape(len(blocks), bits)
     close = np.abs(counters) <= (np.add.reduceat(weights, id_start) * distinct * _TIE_TOL)[:, None]
     n_bytes = bits // 8
     packed = np.packbits(counters > 0, axis=1, bitorder="little").tobytes()
-    found = [int.from_bytes(packed[i:i + n_bytes], "little") for i in range(0, len(packed), n_bytes)]
+    found = [
+        int.from_bytes(packed[i : i + n_bytes], "little") for i in range(0, len(packed), n_bytes)
+    ]
     for b in close.any(axis=1).nonzero()[0].tolist():
         found[b] = fingerprint(_exact_twc_pfm(blocks[b]), bits)
     it = iter(found)
@@ -270,8 +283,14 @@ class ModifiedSimhash(Detector):
 
     name = "modified_simhash"
 
-    def __init__(self, bits: int = DEFAULT_BITS, k: int = DEFAULT_K,
-                 stoplist: str = "english", stemmer: str = "porter", proximity: str = "pointer"):
+    def __init__(
+        self,
+        bits: int = DEFAULT_BITS,
+        k: int = DEFAULT_K,
+        stoplist: str = "english",
+        stemmer: str = "porter",
+        proximity: str = "pointer",
+    ):
         self.bits = bits
         self.k = k
         self.stoplist = stoplist
@@ -316,8 +335,9 @@ class ModifiedSimhash(Detector):
     def fingerprint(self, text: str) -> int | None:
         return self.fingerprint_terms(self.terms(text))
 
-    def match_fingerprints(self, fps: list[int | None],
-                           seen: list[Any] | None = None) -> list[int | None]:
+    def match_fingerprints(
+        self, fps: list[int | None], seen: list[Any] | None = None
+    ) -> list[int | None]:
         """:meth:`match_signatures` with the page's own fingerprints compared without
         re-validating them (they are this detector's, so always valid)."""
         k = self.k
@@ -336,8 +356,15 @@ class ModifiedSimhash(Detector):
         return {"xxhash": xxhash.VERSION}
 
 
-def match_ordered(sigs: list[Any], same, *, order: list[int], compare_with: str = "kept",
-                  seen: list[Any] | None = None, similar=None) -> list[int | None]:
+def match_ordered(
+    sigs: list[Any],
+    same,
+    *,
+    order: list[int],
+    compare_with: str = "kept",
+    seen: list[Any] | None = None,
+    similar=None,
+) -> list[int | None]:
     """For each signature, the index of the block it duplicates, else None, with the blocks
     taken in ``order`` (indices into ``sigs``): the readings of "one of the block is
     considered as the near duplicate and can be eliminated" that ``Detector.match_signatures``

@@ -9,6 +9,14 @@ from typing import Any
 from evalkit.core.domains import site_of
 from evalkit.core.fingerprint import within
 from evalkit.core.method import Detector
+from evalkit.core.stoplists import stoplist_modules
+from evalkit.core.text import STEMMERS, STOPLISTS, terms_many
+from evalkit.core.validate import (
+    ParamError,
+    check_bool,
+    check_choice,
+    check_int,
+)
 from evalkit.proposed.dedup import (
     COMPARE_WITH,
     DEFAULT_BITS,
@@ -21,14 +29,6 @@ from evalkit.proposed.dedup import (
 )
 from evalkit.proposed.stage import Stage
 from evalkit.proposed.state import PageState
-from evalkit.core.stoplists import stoplist_modules
-from evalkit.core.text import STEMMERS, STOPLISTS, terms_many
-from evalkit.core.validate import (
-    ParamError,
-    check_bool,
-    check_choice,
-    check_int,
-)
 
 __all__ = ["OWN_DETECTOR", "SCOPES", "DedupStage"]
 
@@ -113,9 +113,17 @@ class DedupStage(Stage):
         if isinstance(detector, Detector):
             self.detector_ = detector
         elif detector == OWN_DETECTOR:
-            self.detector_ = self._made(ModifiedSimhash, {
-                "bits": bits, "k": int(k), "stoplist": stoplist, "stemmer": stemmer,
-                "proximity": proximity, **(detector_params or {})})
+            self.detector_ = self._made(
+                ModifiedSimhash,
+                {
+                    "bits": bits,
+                    "k": int(k),
+                    "stoplist": stoplist,
+                    "stemmer": stemmer,
+                    "proximity": proximity,
+                    **(detector_params or {}),
+                },
+            )
         self.reset()
 
     def _check(self) -> None:
@@ -126,23 +134,32 @@ class DedupStage(Stage):
         check_int("k", self.k, low=0)
         check_choice("scope", self.scope, SCOPES)
         if not isinstance(self.detector, (str, Detector)):
-            raise ParamError("detector", self.detector,
-                             "must be a detector name (e.g. modified_simhash, jaccard) or a "
-                             "Detector object")
+            raise ParamError(
+                "detector",
+                self.detector,
+                "must be a detector name (e.g. modified_simhash, jaccard) or a Detector object",
+            )
         if self.detector_params is not None and not isinstance(self.detector_params, Mapping):
-            raise ParamError("detector_params", self.detector_params,
-                             "must be a mapping of detector keyword arguments, e.g. {k: 4}")
+            raise ParamError(
+                "detector_params",
+                self.detector_params,
+                "must be a mapping of detector keyword arguments, e.g. {k: 4}",
+            )
         if isinstance(self.detector, Detector) and self.detector_params:
-            raise ParamError("detector_params", self.detector_params,
-                             "must be empty when the detector is an object (set its own "
-                             "parameters)")
+            raise ParamError(
+                "detector_params",
+                self.detector_params,
+                "must be empty when the detector is an object (set its own parameters)",
+            )
         check_choice("duplicate_keeps", self.duplicate_keeps, DUPLICATE_KEEPS)
         check_choice("compare_with", self.compare_with, COMPARE_WITH)
         check_choice("proximity", self.proximity, PROXIMITY)
         if self.proximity != "pointer" and self.detector != OWN_DETECTOR:
-            raise ParamError("proximity", self.proximity,
-                             f"is a setting of the modified simhash: use {PROXIMITY[0]} with "
-                             f"another detector")
+            raise ParamError(
+                "proximity",
+                self.proximity,
+                f"is a setting of the modified simhash: use {PROXIMITY[0]} with another detector",
+            )
 
     def _made(self, make, params: dict[str, Any]) -> Detector:
         """``make(**params)``, checked, with any bad parameter named as a key of this group."""
@@ -150,15 +167,20 @@ class DedupStage(Stage):
             det = make(**params)
         except (TypeError, ValueError) as exc:
             if isinstance(exc, ParamError):
-                raise ParamError([f"{self.group}.detector_params.{n}" for n in exc.names],
-                                 exc.values, exc.allowed) from None
-            raise ParamError(f"{self.group}.detector_params", self.detector_params or {},
-                             str(exc)) from None
+                raise ParamError(
+                    [f"{self.group}.detector_params.{n}" for n in exc.names],
+                    exc.values,
+                    exc.allowed,
+                ) from None
+            raise ParamError(
+                f"{self.group}.detector_params", self.detector_params or {}, str(exc)
+            ) from None
         try:
             det.validate()
         except ParamError as exc:
-            raise ParamError([f"{self.group}.detector_params.{n}" for n in exc.names],
-                             exc.values, exc.allowed) from None
+            raise ParamError(
+                [f"{self.group}.detector_params.{n}" for n in exc.names], exc.values, exc.allowed
+            ) from None
         return det
 
     def bind(self, detectors) -> DedupStage:
@@ -168,17 +190,22 @@ class DedupStage(Stage):
             return self
         name = self.detector
         if name not in detectors:
-            raise ParamError(f"{self.group}.detector", name,
-                             f"must be one of {', '.join(detectors.names())}")
-        self.detector_ = self._made(lambda **p: detectors.create(name, **p),
-                                    dict(self.detector_params or {}))
+            raise ParamError(
+                f"{self.group}.detector", name, f"must be one of {', '.join(detectors.names())}"
+            )
+        self.detector_ = self._made(
+            lambda **p: detectors.create(name, **p), dict(self.detector_params or {})
+        )
         return self
 
     def _detector(self) -> Detector:
         if self.detector_ is None:
-            raise ParamError(f"{self.group}.detector", self.detector,
-                             "is built by the harness: make the method with "
-                             "evalkit.harness.registry.METHODS.create, or pass a Detector object")
+            raise ParamError(
+                f"{self.group}.detector",
+                self.detector,
+                "is built by the harness: make the method with "
+                "evalkit.harness.registry.METHODS.create, or pass a Detector object",
+            )
         return self.detector_
 
     @property
@@ -192,15 +219,21 @@ class DedupStage(Stage):
         """The settings with the detector's name and its parameters as it was built (its
         own defaults filled in; for the modified simhash, ``bits``/``k``/``stoplist``/
         ``stemmer`` passed down)."""
-        return {**self.get_params(), "detector": self.detector_name,
-                "detector_params": self._detector().resolved_params()}
+        return {
+            **self.get_params(),
+            "detector": self.detector_name,
+            "detector_params": self._detector().resolved_params(),
+        }
 
     def runtime_modules(self) -> list[str]:
         """The module of the detector in use (the cache key follows its code) and the
         optional packages of the stop lists in use (stage 1.3's and the detector's)."""
         det = self._detector()
-        return list(dict.fromkeys([type(det).__module__, *det.runtime_modules(),
-                                   *stoplist_modules(self.stoplist)]))
+        return list(
+            dict.fromkeys(
+                [type(det).__module__, *det.runtime_modules(), *stoplist_modules(self.stoplist)]
+            )
+        )
 
     def _in_order(self) -> bool:
         """Whether the detector's own matching applies (document order, kept blocks)."""
@@ -217,8 +250,9 @@ class DedupStage(Stage):
             order = sorted(range(n), key=lambda i: (-words[i], i))
         else:
             order = list(range(n))
-        return match_ordered(sigs, same, order=order, compare_with=self.compare_with,
-                             seen=seen, similar=det.similar)
+        return match_ordered(
+            sigs, same, order=order, compare_with=self.compare_with, seen=seen, similar=det.similar
+        )
 
     def reset(self) -> DedupStage:
         """Forget the fingerprints remembered for site scope."""
@@ -236,8 +270,10 @@ class DedupStage(Stage):
         seen = self.site_fingerprints_.get(site, []) if site is not None else None
         block_terms: dict[int, list[str]] = {}
         fps = None
-        if isinstance(det, ModifiedSimhash) and (det.stoplist, det.stemmer) == (self.stoplist,
-                                                                                 self.stemmer):
+        if isinstance(det, ModifiedSimhash) and (det.stoplist, det.stemmer) == (
+            self.stoplist,
+            self.stemmer,
+        ):
             # the detector's terms are the scoring's: make them once
             lists = terms_many([texts[b.index] for b in alive], self.stoplist, self.stemmer)
             block_terms = {b.index: t for b, t in zip(alive, lists)}
@@ -255,12 +291,16 @@ class DedupStage(Stage):
             if m is None:
                 continue
             if m >= 0:
-                b.remove("dedup", "near_duplicate",
-                         f"near duplicate of block b{alive[m].index} ({name})")
+                b.remove(
+                    "dedup", "near_duplicate", f"near duplicate of block b{alive[m].index} ({name})"
+                )
                 b.extra["duplicate_of"] = alive[m].index
             else:
-                b.remove("dedup", "site_duplicate",
-                         f"near duplicate of a block kept earlier on {site} ({name})")
+                b.remove(
+                    "dedup",
+                    "site_duplicate",
+                    f"near duplicate of a block kept earlier on {site} ({name})",
+                )
         if site is not None:
             if fps is not None:
                 kept = [f for b, f in zip(alive, fps) if b.alive]

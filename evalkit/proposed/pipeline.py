@@ -79,13 +79,30 @@ RENAMED: dict[str, str] = {
     "block_tags": "blocks.tags",
     "primary": "primary.enabled",
     **{f"rule_{r}": f"primary.rule_{r}" for r in RULES},
-    **{k: f"primary.{k}" for k in (
-        "background_removes_block", "ad_tokens", "ad_substrings", "ad_hosts", "social_hosts",
-        "legal_phrases", "iab_sizes", "ad_max_share", "utility_link_share", "utility_max_words",
-        "ad_container_chars", "min_subtree_coverage", "outside_subtree", "short_text_chars")},
+    **{
+        k: f"primary.{k}"
+        for k in (
+            "background_removes_block",
+            "ad_tokens",
+            "ad_substrings",
+            "ad_hosts",
+            "social_hosts",
+            "legal_phrases",
+            "iab_sizes",
+            "ad_max_share",
+            "utility_link_share",
+            "utility_max_words",
+            "ad_container_chars",
+            "min_subtree_coverage",
+            "outside_subtree",
+            "short_text_chars",
+        )
+    },
     "dedup": "dedup.enabled",
-    **{k: f"dedup.{k}" for k in (
-        "stoplist", "stemmer", "bits", "k", "scope", "detector", "detector_params")},
+    **{
+        k: f"dedup.{k}"
+        for k in ("stoplist", "stemmer", "bits", "k", "scope", "detector", "detector_params")
+    },
     "scoring": "scoring.enabled",
     # the readings of stage 1.4 were flat keys for one day (docs/readings.md), moved with the rest
     **{k: f"scoring.{k}" for k in scoring.Reading.__dataclass_fields__},
@@ -94,8 +111,10 @@ RENAMED: dict[str, str] = {
 
 def _setting(group: str, name: str) -> property:
     """A read-only view of one stage setting under its old flat name."""
-    return property(lambda self: getattr(getattr(self, f"{group}_"), name),
-                    doc=f"``{group}.{name}`` (read by stage 1.4 and the runner).")
+    return property(
+        lambda self: getattr(getattr(self, f"{group}_"), name),
+        doc=f"``{group}.{name}`` (read by stage 1.4 and the runner).",
+    )
 
 
 class Proposed(Extractor):
@@ -146,8 +165,9 @@ class Proposed(Extractor):
         **old: Any,
     ):
         groups = {"blocks": blocks, "primary": primary, "dedup": dedup, "scoring": scoring}
-        if old or any(v is not None and not isinstance(v, (Mapping, Stage))
-                      for v in groups.values()):
+        if old or any(
+            v is not None and not isinstance(v, (Mapping, Stage)) for v in groups.values()
+        ):
             groups = self._upgrade(groups, old)
         self.blocks = groups["blocks"]
         self.primary = groups["primary"]
@@ -164,14 +184,18 @@ class Proposed(Extractor):
         plain = {g: v for g, v in groups.items() if v is not None and not isinstance(v, Stage)}
         moved_in, moved = renamed_keys({**plain, **old}, RENAMED)
         for old_key, new_key in moved:
-            warnings.warn(f"proposed parameter {old_key} is deprecated: use {new_key}",
-                          FutureWarning, stacklevel=3)
+            warnings.warn(
+                f"proposed parameter {old_key} is deprecated: use {new_key}",
+                FutureWarning,
+                stacklevel=3,
+            )
         out = dict(groups)
         for group, given in groups.items():
             if group in moved_in:
                 if isinstance(given, Stage):
-                    raise TypeError(f"{group} is a stage object: set its own settings, not "
-                                    f"old flat keys for it")
+                    raise TypeError(
+                        f"{group} is a stage object: set its own settings, not old flat keys for it"
+                    )
                 out[group] = moved_in[group]
         return out
 
@@ -187,12 +211,18 @@ class Proposed(Extractor):
         self.primary_: PrimaryStage = made["primary"]
         self.dedup_: DedupStage = made["dedup"]
         self.scoring_: ScoringStage = made["scoring"]
-        if (self.blocks_.segmenter == "vips" and self.primary_.image_size_from == "rendered"
-                and RenderSettings.from_params(self.blocks_.render)
-                != RenderSettings.from_params(self.primary_.render)):
-            raise ParamError("blocks.render", self.blocks_.render,
-                             "must equal primary.render when both stages read the rendered "
-                             "page (one layout per page)")
+        if (
+            self.blocks_.segmenter == "vips"
+            and self.primary_.image_size_from == "rendered"
+            and RenderSettings.from_params(self.blocks_.render)
+            != RenderSettings.from_params(self.primary_.render)
+        ):
+            raise ParamError(
+                "blocks.render",
+                self.blocks_.render,
+                "must equal primary.render when both stages read the rendered "
+                "page (one layout per page)",
+            )
 
     @property
     def needs_layout(self) -> bool:
@@ -275,15 +305,13 @@ class Proposed(Extractor):
 
     def extract(self, page: Page) -> Extraction:
         state = self._through_dedup(page)
-        _step(state, "scoring", "n_kept",
-              self._run_scoring if self.scoring_.enabled else None)
+        _step(state, "scoring", "n_kept", self._run_scoring if self.scoring_.enabled else None)
         t0 = time.perf_counter()
         blocks, texts, first_text = state.blocks, state.texts, state.first_text
         lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
         records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
         state.info["seconds_output"] = time.perf_counter() - t0
-        return Extraction(text="\n".join(x for x in lines if x), blocks=records,
-                          info=state.info)
+        return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=state.info)
 
     def _through_dedup(self, page: Page) -> PageState:
         """Stages 1.1 to 1.3 on ``page`` (each as its switch says): the page's state just
@@ -294,15 +322,20 @@ class Proposed(Extractor):
         state.root = page.tree(plain=True)  # no lxml.html helpers are needed: cheaper elements
         info["seconds_parse"] = time.perf_counter() - t0
         _step(state, "blocks", "n_blocks", self.blocks_.run)
-        _step(state, "primary", "n_after_primary",
-              self.primary_.run if self.primary_.enabled else None)
+        _step(
+            state,
+            "primary",
+            "n_after_primary",
+            self.primary_.run if self.primary_.enabled else None,
+        )
         # final texts of the survivors (tag rules may have removed parts of them)
         state.texts = {b.index: state.cache[b] for b in state.alive()}
         _step(state, "dedup", "n_after_dedup", self.dedup_.run if self.dedup_.enabled else None)
         return state
 
-    def scoring_inputs(self, page: Page, headings: bool = True
-                       ) -> tuple[scoring.PageInputs, list[str]]:
+    def scoring_inputs(
+        self, page: Page, headings: bool = True
+    ) -> tuple[scoring.PageInputs, list[str]]:
         """What stage 1.4 would score on ``page``, without deciding: its
         :class:`~evalkit.proposed.scoring.PageInputs` (stages 1.1-1.3 as configured; heading
         terms too unless ``headings`` is False) and the output line of each distinct block,
@@ -313,9 +346,18 @@ class Proposed(Extractor):
         :meth:`extract`."""
         state = self._through_dedup(page)
         alive = state.alive()
-        inputs = self._inputs(alive, state.texts, state.title, len(state.blocks), state.tags,
-                              state.block_terms, state.index, state.info.get("n_after_primary"),
-                              headings=headings, nested=_nested(state))
+        inputs = self._inputs(
+            alive,
+            state.texts,
+            state.title,
+            len(state.blocks),
+            state.tags,
+            state.block_terms,
+            state.index,
+            state.info.get("n_after_primary"),
+            headings=headings,
+            nested=_nested(state),
+        )
         lines = [" ".join(state.texts[b.index].split("\n")) for b in alive]
         return inputs, lines
 
@@ -324,36 +366,82 @@ class Proposed(Extractor):
         ``stage``/``rule``/``reason`` of its removal, ``duplicate_of`` for a duplicate, and in
         ``scores``: ``score`` and ``threshold`` (None unless stage 1.4 scored the block)."""
         return BlockRecord(
-            index=b.index, tag=b.tag, path=b.path, text=" ".join(text.split())[:RECORD_TEXT_CHARS],
-            words=b.words, kept=b.alive, stage=b.stage, rule=b.rule, reason=b.reason or None,
+            index=b.index,
+            tag=b.tag,
+            path=b.path,
+            text=" ".join(text.split())[:RECORD_TEXT_CHARS],
+            words=b.words,
+            kept=b.alive,
+            stage=b.stage,
+            rule=b.rule,
+            reason=b.reason or None,
             duplicate_of=b.extra.get("duplicate_of"),
-            scores={"score": b.score, "threshold": b.threshold})
+            scores={"score": b.score, "threshold": b.threshold},
+        )
 
     def _run_scoring(self, state: PageState) -> None:
         """Stage 1.4 on the page's alive blocks (:meth:`_score`)."""
-        self._score(state.alive(), state.texts, state.title, len(state.blocks), state.tags,
-                    state.block_terms, state.index, state.info.get("n_after_primary"),
-                    nested=_nested(state))
+        self._score(
+            state.alive(),
+            state.texts,
+            state.title,
+            len(state.blocks),
+            state.tags,
+            state.block_terms,
+            state.index,
+            state.info.get("n_after_primary"),
+            nested=_nested(state),
+        )
 
-    def _score(self, alive: list[BlockNode], texts: dict[int, str], title: str, n_blocks: int,
-               tags, block_terms: dict[int, list[str]], index: BodyIndex | None = None,
-               n_primary: int | None = None, nested: bool = False) -> None:
+    def _score(
+        self,
+        alive: list[BlockNode],
+        texts: dict[int, str],
+        title: str,
+        n_blocks: int,
+        tags,
+        block_terms: dict[int, list[str]],
+        index: BodyIndex | None = None,
+        n_primary: int | None = None,
+        nested: bool = False,
+    ) -> None:
         """Stage 1.4; ``nested``: the blocks' texts are their subtrees'
         (``blocks.nested_text=subtree``), so their link and heading words are too."""
         reading = self.scoring_.reading()
-        inputs = self._inputs(alive, texts, title, n_blocks, tags, block_terms, index, n_primary,
-                              headings=reading.title_source == "headings", nested=nested)
+        inputs = self._inputs(
+            alive,
+            texts,
+            title,
+            n_blocks,
+            tags,
+            block_terms,
+            index,
+            n_primary,
+            headings=reading.title_source == "headings",
+            nested=nested,
+        )
         out = scoring.score_page(reading, inputs)
         below = "<=" if reading.comparison == "gt" else "<"
         for b, s, keep in zip(alive, out.scores, out.kept):
             b.score, b.threshold = s, out.threshold
             if not keep:
-                b.remove("scoring", "low_score", f"score {s:.3f} {below} threshold "
-                                                 f"{out.threshold:.3f}")
+                b.remove(
+                    "scoring", "low_score", f"score {s:.3f} {below} threshold {out.threshold:.3f}"
+                )
 
-    def _inputs(self, alive: list[BlockNode], texts: dict[int, str], title: str, n_blocks: int,
-                tags, block_terms: dict[int, list[str]], index: BodyIndex | None,
-                n_primary: int | None, headings: bool, nested: bool = False) -> scoring.PageInputs:
+    def _inputs(
+        self,
+        alive: list[BlockNode],
+        texts: dict[int, str],
+        title: str,
+        n_blocks: int,
+        tags,
+        block_terms: dict[int, list[str]],
+        index: BodyIndex | None,
+        n_primary: int | None,
+        headings: bool,
+        nested: bool = False,
+    ) -> scoring.PageInputs:
         """Stage 1.4's inputs of the alive blocks (stage 1.3's preprocessing throughout);
         heading terms only when ``headings`` (a reading that reads title words from them);
         ``nested``: the blocks' texts are their subtrees' (``blocks.nested_text=subtree``)."""
@@ -363,15 +451,22 @@ class Proposed(Extractor):
         inputs = []
         for b in alive:
             own = block_terms.get(b.index)
-            link_text = anchors.get(b.index, "") if anchors is not None else \
-                block_anchor_text(b, tags)
-            inputs.append(scoring.BlockInputs(
-                terms=own if own is not None else terms(texts[b.index], *prep),
-                anchor_terms=terms(link_text, *prep),
-                heading_terms=terms(heads[b.index], *prep) if b.index in heads else ()))
+            link_text = (
+                anchors.get(b.index, "") if anchors is not None else block_anchor_text(b, tags)
+            )
+            inputs.append(
+                scoring.BlockInputs(
+                    terms=own if own is not None else terms(texts[b.index], *prep),
+                    anchor_terms=terms(link_text, *prep),
+                    heading_terms=terms(heads[b.index], *prep) if b.index in heads else (),
+                )
+            )
         return scoring.PageInputs(
-            blocks=inputs, title_terms=terms(title, *prep), n_blocks_stage1=n_blocks,
-            n_blocks_stage2=n_blocks if n_primary is None else n_primary)
+            blocks=inputs,
+            title_terms=terms(title, *prep),
+            n_blocks_stage1=n_blocks,
+            n_blocks_stage2=n_blocks if n_primary is None else n_primary,
+        )
 
 
 def _nested(state: PageState) -> bool:
@@ -406,8 +501,9 @@ def _holders(holder, by_el: dict, residual: int | None, nested: bool) -> list[in
     return out
 
 
-def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags,
-                  nested: bool = False) -> dict[int, str]:
+def _anchor_texts(
+    alive: list[BlockNode], index: BodyIndex, tags, nested: bool = False
+) -> dict[int, str]:
     """``block_anchor_text`` of each alive block, from the index: the ``<a>`` elements still
     in the tree, grouped by the block that owns them (with ``nested``, also by every block
     around that one), each one's own text."""
@@ -432,8 +528,9 @@ def _anchor_texts(alive: list[BlockNode], index: BodyIndex, tags,
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
-def _heading_texts(alive: list[BlockNode], index: BodyIndex | None, tags,
-                   nested: bool = False) -> dict[int, str]:
+def _heading_texts(
+    alive: list[BlockNode], index: BodyIndex | None, tags, nested: bool = False
+) -> dict[int, str]:
     """Own text of the ``<h1>``-``<h6>`` elements each alive block owns (for
     ``title_source="headings"``), from the index when there is one; with ``nested``, also
     those of the blocks inside it."""

@@ -57,8 +57,8 @@ import re
 import lxml.etree
 import lxml.html
 
-from evalkit.proposed.blocks import BLOCK_TAGS, BlockNode, TextCache, block_text, owner_block
 from evalkit.core.visible import INVISIBLE_TAGS
+from evalkit.proposed.blocks import BLOCK_TAGS, BlockNode, TextCache, block_text, owner_block
 
 __all__ = [
     "COVERAGE_BY",
@@ -97,8 +97,9 @@ def _tag(el) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
 
 
-def punctuation_counts(body: lxml.html.HtmlElement, blocks: list[BlockNode],
-                       block_tags=BLOCK_TAGS) -> tuple[dict, int]:
+def punctuation_counts(
+    body: lxml.html.HtmlElement, blocks: list[BlockNode], block_tags=BLOCK_TAGS
+) -> tuple[dict, int]:
     """Punctuation marks in every element's subtree, counting only text of alive blocks.
 
     Returns ``(counts, total)``; ``counts`` maps element -> marks below it.
@@ -157,8 +158,10 @@ def _measure(coverage_by: str, marks: str):
         raise ValueError(f"coverage_by must be one of {COVERAGE_BY}, got {coverage_by!r}")
     if marks == PUNCTUATION:
         return _HAS_MARK, count_punctuation
-    return (re.compile("[" + re.escape(marks) + "]").search,
-            lambda text: count_punctuation(text, marks))
+    return (
+        re.compile("[" + re.escape(marks) + "]").search,
+        lambda text: count_punctuation(text, marks),
+    )
 
 
 def _enter(el, known: dict, alive_of: dict):
@@ -181,10 +184,15 @@ def _enter(el, known: dict, alive_of: dict):
     return state
 
 
-def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
-                 coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
-                 block_tags=BLOCK_TAGS, *, coverage_by: str = "punctuation",
-                 marks: str = PUNCTUATION) -> tuple[lxml.html.HtmlElement, int, int]:
+def content_root(
+    body: lxml.html.HtmlElement,
+    blocks: list[BlockNode],
+    coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
+    block_tags=BLOCK_TAGS,
+    *,
+    coverage_by: str = "punctuation",
+    marks: str = PUNCTUATION,
+) -> tuple[lxml.html.HtmlElement, int, int]:
     """The deepest element holding >= ``coverage`` of the alive punctuation (``marks``), or
     of the alive non-white-space characters (``coverage_by="characters"``).
 
@@ -226,16 +234,22 @@ def content_root(body: lxml.html.HtmlElement, blocks: list[BlockNode],
         if not ok:
             return node, sum(n for _, n in marked), total
         nxt = next(c for c in node if c in ok)  # the first in document order, as a walk finds it
-        marked = [(chain, n) for chain, n in marked if len(chain) > depth + 1
-                  and chain[depth + 1] is nxt]
+        marked = [
+            (chain, n) for chain, n in marked if len(chain) > depth + 1 and chain[depth + 1] is nxt
+        ]
         node, depth = nxt, depth + 1
 
 
-def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
-                      coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
-                      outside_subtree: str = "remove",
-                      block_tags=BLOCK_TAGS, coverage_by: str = "punctuation",
-                      marks: str = PUNCTUATION) -> tuple[lxml.html.HtmlElement, list[BlockNode]]:
+def apply_min_subtree(
+    root: lxml.html.HtmlElement,
+    blocks: list[BlockNode],
+    *,
+    coverage: float = DEFAULT_MIN_SUBTREE_COVERAGE,
+    outside_subtree: str = "remove",
+    block_tags=BLOCK_TAGS,
+    coverage_by: str = "punctuation",
+    marks: str = PUNCTUATION,
+) -> tuple[lxml.html.HtmlElement, list[BlockNode]]:
     """Find the content root M (:func:`content_root`); remove (or only flag) alive blocks
     outside it.
 
@@ -243,11 +257,14 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
     ``extra["outside_subtree"] = True``.
     """
     if outside_subtree not in OUTSIDE_SUBTREE:
-        raise ValueError(f"outside_subtree must be one of {OUTSIDE_SUBTREE}, got {outside_subtree!r}")
+        raise ValueError(
+            f"outside_subtree must be one of {OUTSIDE_SUBTREE}, got {outside_subtree!r}"
+        )
     body = root.find(".//body")
     body = body if body is not None else root
-    m, found, total = content_root(body, blocks, coverage, block_tags,
-                                   coverage_by=coverage_by, marks=marks)
+    m, found, total = content_root(
+        body, blocks, coverage, block_tags, coverage_by=coverage_by, marks=marks
+    )
     unit = "punctuation marks" if coverage_by == "punctuation" else "characters"
     if m is body:
         return m, [b for b in blocks if b.alive]
@@ -262,17 +279,22 @@ def apply_min_subtree(root: lxml.html.HtmlElement, blocks: list[BlockNode], *,
         if b.element in below or b.element is holder:
             inside.append(b)
         elif outside_subtree == "remove":
-            b.remove("primary", "min_subtree",
-                     f"outside content root {path} ({found}/{total} {unit})")
+            b.remove(
+                "primary", "min_subtree", f"outside content root {path} ({found}/{total} {unit})"
+            )
         else:
             b.extra["outside_subtree"] = True
     return m, inside
 
 
-def apply_punctuation(blocks: list[BlockNode], *,
-                      short_text_chars: int = DEFAULT_SHORT_TEXT_CHARS,
-                      block_tags=BLOCK_TAGS, texts: TextCache | None = None,
-                      marks: str = PUNCTUATION) -> int:
+def apply_punctuation(
+    blocks: list[BlockNode],
+    *,
+    short_text_chars: int = DEFAULT_SHORT_TEXT_CHARS,
+    block_tags=BLOCK_TAGS,
+    texts: TextCache | None = None,
+    marks: str = PUNCTUATION,
+) -> int:
     """Remove blocks (or merged runs of short blocks) without punctuation (``marks``).
 
     ``blocks`` are the candidates (alive blocks inside M) in document order.
@@ -288,8 +310,9 @@ def apply_punctuation(blocks: list[BlockNode], *,
     while i < len(blocks):
         if not short[i]:
             if found[i] == 0:
-                blocks[i].remove("primary", "punctuation",
-                                 f"no punctuation in {len(texts[i])} characters")
+                blocks[i].remove(
+                    "primary", "punctuation", f"no punctuation in {len(texts[i])} characters"
+                )
                 removed += 1
             i += 1
             continue
@@ -300,8 +323,9 @@ def apply_punctuation(blocks: list[BlockNode], *,
         if sum(found[lo:hi]) == 0:
             ids = ", ".join(f"b{blocks[x].index}" for x in range(lo, hi))
             for x in range(i, j):
-                blocks[x].remove("primary", "punctuation",
-                                 f"short text merged with {ids}: no punctuation")
+                blocks[x].remove(
+                    "primary", "punctuation", f"short text merged with {ids}: no punctuation"
+                )
                 removed += 1
         i = j
     return removed

@@ -35,8 +35,9 @@ def attr_tokens(value: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(value)]
 
 
-def is_ad_marked(el, ad_tokens: frozenset[str], ad_substrings: Iterable[str],
-                 ad_hosts: Iterable[str]) -> str | None:
+def is_ad_marked(
+    el, ad_tokens: frozenset[str], ad_substrings: Iterable[str], ad_hosts: Iterable[str]
+) -> str | None:
     """Why ``el`` looks like an advertisement (the matching attribute), else None."""
     if not isinstance(ad_tokens, (set, frozenset)):
         ad_tokens = frozenset(ad_tokens)
@@ -83,8 +84,7 @@ def _screen(tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str]
     needles = {*tokens, *subs, *hosts} - {""}
     # a needle holding another (ads, advert, googleads all hold ad) adds nothing to "some
     # needle occurs": the screen keeps the shortest (19 of the 73 defaults)
-    return tuple(sorted(n for n in needles if not any(m != n and m in n for m in needles))) \
-        or None
+    return tuple(sorted(n for n in needles if not any(m != n and m in n for m in needles))) or None
 
 
 def _needle_hits(lows: list[str], needles) -> set[int]:
@@ -147,13 +147,23 @@ def _ad_candidates(rows, screen) -> list:
 
 def _is_search_box(el) -> bool:
     """A search input (type search or a usual query name) or an element with role=search."""
-    return ((el.tag == "input" and ((el.get("type") or "").lower() == "search"
-                                    or (el.get("name") or "").lower() in _SEARCH_NAMES))
-            or (el.get("role") or "").lower() == "search")
+    return (
+        el.tag == "input"
+        and (
+            (el.get("type") or "").lower() == "search"
+            or (el.get("name") or "").lower() in _SEARCH_NAMES
+        )
+    ) or (el.get("role") or "").lower() == "search"
 
 
-def _ad_reason(values, tokens: frozenset[str], subs: tuple[str, ...], hosts: frozenset[str],
-               memo: dict, screen=None) -> str | None:
+def _ad_reason(
+    values,
+    tokens: frozenset[str],
+    subs: tuple[str, ...],
+    hosts: frozenset[str],
+    memo: dict,
+    screen=None,
+) -> str | None:
     """:func:`is_ad_marked` on an element's non-empty (attribute, value) pairs in
     ``_AD_ATTRS`` order, each value judged once per page (``memo``).
 
@@ -192,8 +202,15 @@ def _attr_ad_reason(attr: str, value: str, ad_tokens, ad_substrings, ad_hosts) -
 def _phrase_matcher(phrases: tuple[str, ...]) -> tuple:
     """``(screen, rules)``: a pattern that finds any phrase as a plain substring (or None),
     and per phrase, in order, (phrase, whole-word pattern or None for a plain substring)."""
-    rules = tuple((p, re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
-                   if p.isalnum() or " " in p or "&" in p else None) for p in phrases)
+    rules = tuple(
+        (
+            p,
+            re.compile(r"(?<!\w)" + re.escape(p) + r"(?!\w)")
+            if p.isalnum() or " " in p or "&" in p
+            else None,
+        )
+        for p in phrases
+    )
     screen = re.compile("|".join(map(re.escape, phrases))) if phrases and all(phrases) else None
     return screen, rules
 
@@ -218,8 +235,9 @@ def _has_phrase(text: str, phrases) -> str | None:
     return None
 
 
-def _utility_reason(links, search: bool, text: str, phrases, social, share: float,
-                    block_tags) -> str | None:
+def _utility_reason(
+    links, search: bool, text: str, phrases, social, share: float, block_tags
+) -> str | None:
     """Why a short block is a utility block: its own ``<a href>`` elements ``links``, whether
     it holds a search box, its own text."""
     if links:
@@ -230,8 +248,7 @@ def _utility_reason(links, search: bool, text: str, phrases, social, share: floa
             elif _has_phrase(link_words(a, block_tags).lower(), phrases):
                 n_legal += 1
         if (n_social + n_legal) / len(links) > share:
-            return (f"{n_social} social and {n_legal} legal of {len(links)} links "
-                    f"(> {share:.0%})")
+            return f"{n_social} social and {n_legal} legal of {len(links)} links (> {share:.0%})"
     hit = _has_phrase(text.lower(), phrases)
     if hit:
         return f"legal/utility notice ({hit!r})"

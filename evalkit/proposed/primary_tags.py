@@ -116,33 +116,111 @@ __all__ = [
 ]
 
 DEFAULT_AD_TOKENS = (
-    "ad", "ads", "adv", "advert", "adverts", "advertisement", "advertisements", "advertising",
-    "adsbygoogle", "adsense", "adslot", "adunit", "adbox", "adspace", "adframe", "adblock",
-    "adcontainer", "adwrapper", "banner", "banners", "sponsor", "sponsored", "dfp",
-    "googlead", "googleads",
+    "ad",
+    "ads",
+    "adv",
+    "advert",
+    "adverts",
+    "advertisement",
+    "advertisements",
+    "advertising",
+    "adsbygoogle",
+    "adsense",
+    "adslot",
+    "adunit",
+    "adbox",
+    "adspace",
+    "adframe",
+    "adblock",
+    "adcontainer",
+    "adwrapper",
+    "banner",
+    "banners",
+    "sponsor",
+    "sponsored",
+    "dfp",
+    "googlead",
+    "googleads",
 )
 DEFAULT_AD_SUBSTRINGS = ("googlead", "adsbygoogle", "doubleclick")
 DEFAULT_AD_HOSTS = (
-    "doubleclick.net", "googlesyndication.com", "googleadservices.com", "adnxs.com",
-    "taboola.com", "outbrain.com", "criteo.com", "criteo.net", "amazon-adsystem.com",
-    "adform.net", "pubmatic.com", "rubiconproject.com", "openx.net", "advertising.com",
-    "media.net", "moatads.com", "adroll.com", "zedo.com", "revcontent.com", "mgid.com",
-    "adsrvr.org", "casalemedia.com", "smartadserver.com", "yieldmo.com",
+    "doubleclick.net",
+    "googlesyndication.com",
+    "googleadservices.com",
+    "adnxs.com",
+    "taboola.com",
+    "outbrain.com",
+    "criteo.com",
+    "criteo.net",
+    "amazon-adsystem.com",
+    "adform.net",
+    "pubmatic.com",
+    "rubiconproject.com",
+    "openx.net",
+    "advertising.com",
+    "media.net",
+    "moatads.com",
+    "adroll.com",
+    "zedo.com",
+    "revcontent.com",
+    "mgid.com",
+    "adsrvr.org",
+    "casalemedia.com",
+    "smartadserver.com",
+    "yieldmo.com",
 )
 DEFAULT_SOCIAL_HOSTS = (
-    "facebook.com", "fb.com", "twitter.com", "x.com", "plus.google.com", "pinterest.com",
-    "linkedin.com", "youtube.com", "instagram.com", "tumblr.com", "reddit.com",
-    "whatsapp.com", "t.me", "vk.com", "addthis.com", "sharethis.com",
+    "facebook.com",
+    "fb.com",
+    "twitter.com",
+    "x.com",
+    "plus.google.com",
+    "pinterest.com",
+    "linkedin.com",
+    "youtube.com",
+    "instagram.com",
+    "tumblr.com",
+    "reddit.com",
+    "whatsapp.com",
+    "t.me",
+    "vk.com",
+    "addthis.com",
+    "sharethis.com",
 )
 DEFAULT_LEGAL_PHRASES = (
-    "terms of use", "terms of service", "terms and conditions", "terms & conditions",
-    "privacy policy", "privacy notice", "cookie policy", "cookies policy", "copyright",
-    "all rights reserved", "©", "disclaimer", "contact us", "about us", "sitemap", "site map",
+    "terms of use",
+    "terms of service",
+    "terms and conditions",
+    "terms & conditions",
+    "privacy policy",
+    "privacy notice",
+    "cookie policy",
+    "cookies policy",
+    "copyright",
+    "all rights reserved",
+    "©",
+    "disclaimer",
+    "contact us",
+    "about us",
+    "sitemap",
+    "site map",
 )
 #: standard IAB ad sizes (width, height), plus the paper's 745x100 head banner
 IAB_SIZES = (
-    (234, 60), (468, 60), (120, 240), (728, 90), (300, 250), (160, 600), (120, 600),
-    (336, 280), (300, 600), (970, 90), (320, 50), (125, 125), (88, 31), (745, 100),
+    (234, 60),
+    (468, 60),
+    (120, 240),
+    (728, 90),
+    (300, 250),
+    (160, 600),
+    (120, 600),
+    (336, 280),
+    (300, 600),
+    (970, 90),
+    (320, 50),
+    (125, 125),
+    (88, 31),
+    (745, 100),
 )
 #: a block is a utility block when more than this share of its own links are social/legal
 DEFAULT_UTILITY_LINK_SHARE = 0.5
@@ -195,9 +273,17 @@ class TagPass:
     "not in :attr:`gone`"; the index, when given, says which block owns an element.
     """
 
-    def __init__(self, root: lxml.html.HtmlElement, blocks: list[BlockNode],
-                 settings: TagSettings, *, page_url: str | None, block_tags,
-                 texts: TextCache, index: BodyIndex | None):
+    def __init__(
+        self,
+        root: lxml.html.HtmlElement,
+        blocks: list[BlockNode],
+        settings: TagSettings,
+        *,
+        page_url: str | None,
+        block_tags,
+        texts: TextCache,
+        index: BodyIndex | None,
+    ):
         if index is not None:
             body = index.body  # looking it up again would walk the head
         else:
@@ -351,20 +437,24 @@ def rule_utility_links(p: TagPass) -> None:
         if el not in gone:
             holder = p.holder_of(el)
             search_in.add(body if holder is None else holder)
-    short = [(b, text) for b in p.blocks
-             if b.alive and _words(text := texts[b]) <= s.utility_max_words]
+    short = [
+        (b, text) for b in p.blocks if b.alive and _words(text := texts[b]) <= s.utility_max_words
+    ]
     # a block without links or a search box is a utility block only when its text holds
     # a phrase: one search over all the short texts finds the few that may
     phrase_list = tuple(x for x, _ in phrases[1])
-    maybe = (_needle_hits([t.lower() for _, t in short], phrase_list)
-             if phrases[0] is not None and not any("\x00" in x for x in phrase_list)
-             else range(len(short)))
+    maybe = (
+        _needle_hits([t.lower() for _, t in short], phrase_list)
+        if phrases[0] is not None and not any("\x00" in x for x in phrase_list)
+        else range(len(short))
+    )
     for k, (b, text) in enumerate(short):
         links, search = links_of.get(b.element, ()), b.element in search_in
         if not links and not search and k not in maybe:
             continue
-        why = _utility_reason(links, search, text, phrases, social, s.utility_link_share,
-                              p.block_tags)
+        why = _utility_reason(
+            links, search, text, phrases, social, s.utility_link_share, p.block_tags
+        )
         if why:
             b.remove("primary", "utility_links", why)
             p.counts["utility_links"] += 1
@@ -390,13 +480,18 @@ def _remove_emptied(p: TagPass) -> None:
             continue
         text = p.texts[b]
         if not text:
-            b.remove("primary", "empty",
-                     "no text left after tag rules" if p.had_text[b.index] else "no text of its own")
+            b.remove(
+                "primary",
+                "empty",
+                "no text left after tag rules" if p.had_text[b.index] else "no text of its own",
+            )
             p.counts["empty"] += 1
         elif b.index in p.lost and len(" ".join(text.split())) < limit:
-            b.remove("primary", p.lost[b.index],
-                     f"ad container: only {' '.join(text.split())[:40]!r} left after "
-                     f"{p.lost[b.index]}")
+            b.remove(
+                "primary",
+                p.lost[b.index],
+                f"ad container: only {' '.join(text.split())[:40]!r} left after {p.lost[b.index]}",
+            )
             p.counts["ad_container"] += 1
 
 
@@ -441,13 +536,27 @@ def apply_tag_rules(
     if unknown:
         raise ValueError(f"unknown tag rule(s) {sorted(unknown)}; known: {list(TAG_RULES)}")
     settings = TagSettings(
-        background_removes_block=background_removes_block, ad_tokens=ad_tokens,
-        ad_substrings=ad_substrings, ad_hosts=ad_hosts, ad_max_share=ad_max_share,
-        social_hosts=social_hosts, legal_phrases=legal_phrases, iab_sizes=iab_sizes,
-        utility_link_share=utility_link_share, utility_max_words=utility_max_words,
-        ad_container_chars=ad_container_chars)
-    p = TagPass(root, blocks, settings, page_url=page_url, block_tags=block_tags,
-                texts=texts if texts is not None else TextCache(block_tags), index=index)
+        background_removes_block=background_removes_block,
+        ad_tokens=ad_tokens,
+        ad_substrings=ad_substrings,
+        ad_hosts=ad_hosts,
+        ad_max_share=ad_max_share,
+        social_hosts=social_hosts,
+        legal_phrases=legal_phrases,
+        iab_sizes=iab_sizes,
+        utility_link_share=utility_link_share,
+        utility_max_words=utility_max_words,
+        ad_container_chars=ad_container_chars,
+    )
+    p = TagPass(
+        root,
+        blocks,
+        settings,
+        page_url=page_url,
+        block_tags=block_tags,
+        texts=texts if texts is not None else TextCache(block_tags),
+        index=index,
+    )
     p.rendered_sizes = rendered_sizes
     for name, rule in TAG_RULES.items():
         if name in chosen:

@@ -122,8 +122,11 @@ def validate_weights(alpha: float, beta: float, gamma: float) -> None:
     if not alpha <= beta <= gamma:
         raise ParamError(names, values, "scoring weights need alpha <= beta <= gamma (Eq. 4)")
     if abs(alpha + beta + gamma - 1.0) > _SUM_TOL:
-        raise ParamError(names, values, f"scoring weights must sum to 1 (Eq. 4), they sum to "
-                                        f"{alpha + beta + gamma:g}")
+        raise ParamError(
+            names,
+            values,
+            f"scoring weights must sum to 1 (Eq. 4), they sum to {alpha + beta + gamma:g}",
+        )
 
 
 @dataclass(frozen=True)
@@ -226,8 +229,11 @@ class Reading:
     def changes(self) -> dict[str, object]:
         """The fields that differ from the literal (default) reading."""
         default = Reading()
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if getattr(self, f.name) != getattr(default, f.name)}
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(default, f.name)
+        }
 
 
 @dataclass(frozen=True)
@@ -294,8 +300,12 @@ class PageScores:
     fallback: str | None = None
 
 
-def _count(block: BlockInputs, reading: Reading, title_vocab: frozenset[str],
-           link_vocab: frozenset[str] | None) -> tuple[BlockCounts, set[str]]:
+def _count(
+    block: BlockInputs,
+    reading: Reading,
+    title_vocab: frozenset[str],
+    link_vocab: frozenset[str] | None,
+) -> tuple[BlockCounts, set[str]]:
     """One block's counts under ``reading``, and its distinct content words.
 
     Title words first, then link words (the Algorithm's "if title ... else if link"); with
@@ -332,8 +342,13 @@ def _count(block: BlockInputs, reading: Reading, title_vocab: frozenset[str],
         content = len(content_occ)
     elif reading.content_count == "distinct":
         content = len(content_set)
-    counts = BlockCounts(n_terms=n, title_count=title_count, link_count=link_count,
-                         n_distinct=len(set(block_terms)), content=content)
+    counts = BlockCounts(
+        n_terms=n,
+        title_count=title_count,
+        link_count=link_count,
+        n_distinct=len(set(block_terms)),
+        content=content,
+    )
     return counts, content_set
 
 
@@ -344,12 +359,12 @@ def score_page(reading: Reading, page: PageInputs) -> PageScores:
     else:
         title_vocab = frozenset(t for b in page.blocks for t in b.heading_terms)
     # link terms of the page: the scored blocks' anchor terms that are not title words
-    link_vocab = frozenset(t for b in page.blocks for t in b.anchor_terms
-                           if t not in title_vocab)
+    link_vocab = frozenset(t for b in page.blocks for t in b.anchor_terms if t not in title_vocab)
     counts, content_sets = [], []
     for b in page.blocks:
-        c, content = _count(b, reading, title_vocab,
-                            link_vocab if reading.link_scope == "page" else None)
+        c, content = _count(
+            b, reading, title_vocab, link_vocab if reading.link_scope == "page" else None
+        )
         counts.append(c)
         content_sets.append(content)
     d_title, d_link = len(title_vocab), len(link_vocab)
@@ -367,8 +382,9 @@ def score_page(reading: Reading, page: PageInputs) -> PageScores:
     if reading.content_weight == "eq4":
         scores = [1.0 - (a * t + b_ * ln + g * c) for t, ln, c in zip(t_w, l_w, c_w)]
     elif reading.content_weight == "pseudocode":
-        scores = [1.0 - (a * t + b_ * ln + PSEUDOCODE_FACTOR * g * c)
-                  for t, ln, c in zip(t_w, l_w, c_w)]
+        scores = [
+            1.0 - (a * t + b_ * ln + PSEUDOCODE_FACTOR * g * c) for t, ln, c in zip(t_w, l_w, c_w)
+        ]
     else:  # eq7_literal: Eq. 7's ratio is T_w; C_w has no formula left
         t_w, c_w = c_w, [0.0] * len(c_w)
         scores = [1.0 - (a * t + b_ * ln) for t, ln in zip(t_w, l_w)]
@@ -389,14 +405,30 @@ def score_page(reading: Reading, page: PageInputs) -> PageScores:
         else:  # the first block of the highest score
             best = max(range(len(scores)), key=lambda i: (scores[i], -i))
             kept = [i == best for i in range(len(scores))]
-    return PageScores(counts=tuple(counts), t_w=tuple(t_w), l_w=tuple(l_w), c_w=tuple(c_w),
-                      scores=tuple(scores), kept=tuple(kept), d_title=d_title, d_link=d_link,
-                      d_content=d_content, threshold=t, fallback=fallback)
+    return PageScores(
+        counts=tuple(counts),
+        t_w=tuple(t_w),
+        l_w=tuple(l_w),
+        c_w=tuple(c_w),
+        scores=tuple(scores),
+        kept=tuple(kept),
+        d_title=d_title,
+        d_link=d_link,
+        d_content=d_content,
+        threshold=t,
+        fallback=fallback,
+    )
 
 
-def block_scores(counts: Sequence[BlockCounts], d_title: int, d_link: int, d_content: int,
-                 alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA,
-                 gamma: float = DEFAULT_GAMMA) -> list[float]:
+def block_scores(
+    counts: Sequence[BlockCounts],
+    d_title: int,
+    d_link: int,
+    d_content: int,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    gamma: float = DEFAULT_GAMMA,
+) -> list[float]:
     """Eq. 4 for every block from given counts and denominators: ``1 - (alpha T_w + beta
     L_w + gamma C_w)`` (Eqs. 5-7), as :func:`score_page` computes it under the default
     reading."""
@@ -458,21 +490,27 @@ def table4_inputs() -> PageInputs:
         link = [f"link{i}" for i in _T4_LINK.get(b, ())]
         k = n_distinct - n_title - n_link  # the block's distinct content words
         content = [f"{b}word{i % k}" for i in range(n_content)]  # round robin: k distinct
-        blocks.append(BlockInputs(terms=tuple(title + link + content), anchor_terms=tuple(link),
-                                  heading_terms=tuple(title)))
+        blocks.append(
+            BlockInputs(
+                terms=tuple(title + link + content),
+                anchor_terms=tuple(link),
+                heading_terms=tuple(title),
+            )
+        )
     title_terms = tuple(f"title{i}" for i in range(12))
-    return PageInputs(blocks=tuple(blocks), title_terms=title_terms, n_blocks_stage1=14,
-                      n_blocks_stage2=8)
+    return PageInputs(
+        blocks=tuple(blocks), title_terms=title_terms, n_blocks_stage1=14, n_blocks_stage2=8
+    )
 
 
-def table4_numbers(reading: Reading) -> tuple[dict[str, tuple[float, float, float, float]],
-                                               float, tuple[str, ...]]:
+def table4_numbers(
+    reading: Reading,
+) -> tuple[dict[str, tuple[float, float, float, float]], float, tuple[str, ...]]:
     """``reading`` on :func:`table4_inputs`: per block (title relevancy, link relevancy,
     content relevancy, score), the threshold and the kept blocks."""
     out = score_page(reading, table4_inputs())
     names = list(PAPER_TABLE4)
-    numbers = {b: (out.t_w[i], out.l_w[i], out.c_w[i], out.scores[i])
-               for i, b in enumerate(names)}
+    numbers = {b: (out.t_w[i], out.l_w[i], out.c_w[i], out.scores[i]) for i, b in enumerate(names)}
     return numbers, out.threshold, tuple(b for b, k in zip(names, out.kept) if k)
 
 

@@ -28,8 +28,9 @@ class Stage:
         try:
             self._check()
         except ParamError as exc:
-            raise ParamError([f"{self.group}.{n}" for n in exc.names], exc.values,
-                             exc.allowed) from None
+            raise ParamError(
+                [f"{self.group}.{n}" for n in exc.names], exc.values, exc.allowed
+            ) from None
         return self
 
     def _check(self) -> None:  # pragma: no cover - every stage has its own

@@ -41,8 +41,17 @@ from evalkit.proposed.state import PageState
 from evalkit.proposed.vips_blocks import BLOCK_TAG as VIPS_BLOCK_TAG
 from evalkit.proposed.vips_blocks import mark_leaves, name_blocks, page_layout
 
-__all__ = ["RULES", "SCOPES", "STAGES", "BlocksStage", "DedupStage", "PrimaryStage",
-           "ScoringStage", "Stage", "make_stage"]
+__all__ = [
+    "RULES",
+    "SCOPES",
+    "STAGES",
+    "BlocksStage",
+    "DedupStage",
+    "PrimaryStage",
+    "ScoringStage",
+    "Stage",
+    "make_stage",
+]
 
 #: the primary rules, each switched by ``primary.rule_<name>``, in the order they run
 RULES = (*primary_tags.TAG_RULES, "min_subtree", "punctuation")
@@ -84,9 +93,15 @@ class BlocksStage(Stage):
 
     group = "blocks"
 
-    def __init__(self, tags: tuple[str, ...] = BLOCK_TAGS, nested_text: str = "own",
-                 residual_block: bool = True, segmenter: str = "tags",
-                 pdoc: int = DEFAULT_PDOC, render: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        tags: tuple[str, ...] = BLOCK_TAGS,
+        nested_text: str = "own",
+        residual_block: bool = True,
+        segmenter: str = "tags",
+        pdoc: int = DEFAULT_PDOC,
+        render: Mapping[str, Any] | None = None,
+    ):
         self.tags = tags
         self.nested_text = nested_text
         self.residual_block = residual_block
@@ -118,8 +133,9 @@ class BlocksStage(Stage):
         # each block's own text (its subtree's: nested_text), kept current by the tag rules
         state.cache = TextCache(tags, nested=self.nested_text)
         # the index holds every element of the body, so later visits reuse their proxies
-        state.blocks, state.index = split_body(root, tags, texts=state.cache,
-                                               residual=self.residual_block)
+        state.blocks, state.index = split_body(
+            root, tags, texts=state.cache, residual=self.residual_block
+        )
         if marks:
             name_blocks(state.blocks, marks)
         # block texts before later stages change the tree, for the records
@@ -243,26 +259,38 @@ class PrimaryStage(Stage):
             check_str_list(name, getattr(self, name), allow_empty=True)  # [] switches a list off
         sizes = self.iab_sizes
         if not isinstance(sizes, (list, tuple)) or not all(
-                isinstance(s, (list, tuple)) and len(s) == 2
-                and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in s)
-                for s in sizes):
-            raise ParamError("iab_sizes", sizes, "must be a list of [width,height] pairs of "
-                                                 "whole numbers > 0, e.g. [[468,60]]")
+            isinstance(s, (list, tuple))
+            and len(s) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in s)
+            for s in sizes
+        ):
+            raise ParamError(
+                "iab_sizes",
+                sizes,
+                "must be a list of [width,height] pairs of whole numbers > 0, e.g. [[468,60]]",
+            )
         check_share("ad_max_share", self.ad_max_share)
         check_share("utility_link_share", self.utility_link_share)
         check_int("utility_max_words", self.utility_max_words, low=0)
         check_int("ad_container_chars", self.ad_container_chars, low=0)
-        check_number("min_subtree_coverage", self.min_subtree_coverage, low=0.5, high=1.0,
-                     low_open=True)
+        check_number(
+            "min_subtree_coverage", self.min_subtree_coverage, low=0.5, high=1.0, low_open=True
+        )
         check_choice("outside_subtree", self.outside_subtree, primary_dom.OUTSIDE_SUBTREE)
         check_int("short_text_chars", self.short_text_chars, low=0)
         check_choice("coverage_by", self.coverage_by, primary_dom.COVERAGE_BY)
         marks = self.punctuation_marks
-        if (not isinstance(marks, str) or not marks or len(set(marks)) != len(marks)
-                or any(c.isalnum() or c.isspace() or c == "_" for c in marks)):
-            raise ParamError("punctuation_marks", marks,
-                             "must be a string of distinct punctuation characters, e.g. "
-                             "',.;:!?' or ',.'")
+        if (
+            not isinstance(marks, str)
+            or not marks
+            or len(set(marks)) != len(marks)
+            or any(c.isalnum() or c.isspace() or c == "_" for c in marks)
+        ):
+            raise ParamError(
+                "punctuation_marks",
+                marks,
+                "must be a string of distinct punctuation characters, e.g. ',.;:!?' or ',.'",
+            )
 
         check_choice("image_size_from", self.image_size_from, IMAGE_SIZE_FROM)
         RenderSettings.from_params(self.render)  # a bad render setting fails here
@@ -274,10 +302,15 @@ class PrimaryStage(Stage):
             return None
         layout = state.page.layouts.get(RenderSettings.from_params(self.render).key())
         if layout is None:
-            raise RuntimeError("no rendered layout for this page (image_size_from=rendered: "
-                               "the harness renders pages for methods that need one)")
-        return {el: (round(b.width), round(b.height))
-                for el, b in layout.resolve(state.root).items() if b.width is not None}
+            raise RuntimeError(
+                "no rendered layout for this page (image_size_from=rendered: "
+                "the harness renders pages for methods that need one)"
+            )
+        return {
+            el: (round(b.width), round(b.height))
+            for el, b in layout.resolve(state.root).items()
+            if b.width is not None
+        }
 
     def tag_rules(self) -> list[str]:
         """The tag rules switched on, in the order they run."""
@@ -288,27 +321,47 @@ class PrimaryStage(Stage):
         ``info["primary_counts"]``."""
         blocks, tags = state.blocks, state.tags
         counts = primary_tags.apply_tag_rules(
-            state.root, blocks, page_url=state.page.url, rules=self.tag_rules(),
+            state.root,
+            blocks,
+            page_url=state.page.url,
+            rules=self.tag_rules(),
             background_removes_block=self.background_removes_block,
-            ad_tokens=self.ad_tokens, ad_substrings=self.ad_substrings,
-            ad_hosts=self.ad_hosts, ad_max_share=self.ad_max_share,
-            social_hosts=self.social_hosts, legal_phrases=self.legal_phrases,
-            iab_sizes=self.iab_sizes, utility_link_share=self.utility_link_share,
+            ad_tokens=self.ad_tokens,
+            ad_substrings=self.ad_substrings,
+            ad_hosts=self.ad_hosts,
+            ad_max_share=self.ad_max_share,
+            social_hosts=self.social_hosts,
+            legal_phrases=self.legal_phrases,
+            iab_sizes=self.iab_sizes,
+            utility_link_share=self.utility_link_share,
             utility_max_words=self.utility_max_words,
-            ad_container_chars=self.ad_container_chars, block_tags=tags, texts=state.cache,
-            index=state.index, rendered_sizes=self.rendered_sizes(state))
+            ad_container_chars=self.ad_container_chars,
+            block_tags=tags,
+            texts=state.cache,
+            index=state.index,
+            rendered_sizes=self.rendered_sizes(state),
+        )
         if self.rule_min_subtree:
             _, inside = primary_dom.apply_min_subtree(
-                state.root, blocks, coverage=self.min_subtree_coverage,
-                outside_subtree=self.outside_subtree, block_tags=tags,
-                coverage_by=self.coverage_by, marks=self.punctuation_marks)
+                state.root,
+                blocks,
+                coverage=self.min_subtree_coverage,
+                outside_subtree=self.outside_subtree,
+                block_tags=tags,
+                coverage_by=self.coverage_by,
+                marks=self.punctuation_marks,
+            )
         else:
             inside = state.alive()
         counts["min_subtree"] = sum(b.rule == "min_subtree" for b in blocks)
         if self.rule_punctuation:
             counts["punctuation"] = primary_dom.apply_punctuation(
-                inside, short_text_chars=self.short_text_chars, block_tags=tags,
-                texts=state.cache, marks=self.punctuation_marks)
+                inside,
+                short_text_chars=self.short_text_chars,
+                block_tags=tags,
+                texts=state.cache,
+                marks=self.punctuation_marks,
+            )
         state.info["primary_counts"] = counts
 
 
@@ -373,7 +426,9 @@ class ScoringStage(Stage):
 
     def reading(self) -> scoring.Reading:
         """The stage's reading of §3.4 (every setting but ``enabled``)."""
-        return scoring.Reading(**{f: getattr(self, f) for f in scoring.Reading.__dataclass_fields__})
+        return scoring.Reading(
+            **{f: getattr(self, f) for f in scoring.Reading.__dataclass_fields__}
+        )
 
     def _check(self) -> None:
         check_bool("enabled", self.enabled)
@@ -382,7 +437,10 @@ class ScoringStage(Stage):
 
 #: the stage classes by config group, in the order they run
 STAGES: dict[str, type[Stage]] = {
-    "blocks": BlocksStage, "primary": PrimaryStage, "dedup": DedupStage, "scoring": ScoringStage,
+    "blocks": BlocksStage,
+    "primary": PrimaryStage,
+    "dedup": DedupStage,
+    "scoring": ScoringStage,
 }
 
 
@@ -396,13 +454,19 @@ def make_stage(group: str, settings: Any) -> Stage:
     if isinstance(settings, cls):
         return settings
     if not isinstance(settings, Mapping):
-        raise ParamError(group, settings, f"must be a mapping of the {group} stage's settings, "
-                                          f"e.g. {{{param_names(cls)[-1]}: ...}}")
+        raise ParamError(
+            group,
+            settings,
+            f"must be a mapping of the {group} stage's settings, "
+            f"e.g. {{{param_names(cls)[-1]}: ...}}",
+        )
     valid = param_names(cls)
     unknown = [str(k) for k in settings if k not in valid]
     if unknown:
         near = difflib.get_close_matches(unknown[0], valid, n=3)
         hint = f"closest: {', '.join(f'{group}.{n}' for n in near)}; " if near else ""
-        raise TypeError(f"has no parameter {', '.join(f'{group}.{u}' for u in unknown)}; "
-                        f"{hint}valid: {', '.join(f'{group}.{n}' for n in valid)}")
+        raise TypeError(
+            f"has no parameter {', '.join(f'{group}.{u}' for u in unknown)}; "
+            f"{hint}valid: {', '.join(f'{group}.{n}' for n in valid)}"
+        )
     return cls(**settings)

@@ -115,7 +115,7 @@ def twc_pfm_nearest(terms: list[str]) -> dict[str, float]:
     starts = freq.cumsum() - freq
     sums = np.zeros(n_t)
     for b in range(n_t):
-        occ = order[starts[b]:starts[b] + freq[b]]
+        occ = order[starts[b] : starts[b] + freq[b]]
         k = np.searchsorted(occ, pos, side="right")  # b's first occurrence after each p
         ok = (k < len(occ)) & (tid != b)
         p = pos[ok]
@@ -178,8 +178,9 @@ def _twc_pfm_pairs(terms: list[str]) -> dict[str, float]:
     """:func:`_twc_pfm_small` in numpy, bit for bit (see :func:`_exact_weights`)."""
     distinct, tid = _intern(terms)
     n_t = len(distinct)
-    weights = _exact_weights(tid, np.zeros(len(terms), dtype=np.int64),
-                             np.full(n_t, n_t, dtype=np.int64))
+    weights = _exact_weights(
+        tid, np.zeros(len(terms), dtype=np.int64), np.full(n_t, n_t, dtype=np.int64)
+    )
     return dict(zip(distinct, weights.tolist()))
 
 
@@ -214,12 +215,24 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _pair_buffers() -> tuple[np.ndarray, ...]:
     """Work arrays for :func:`_pair_sums`, allocated once per TWC-PFM call and reused."""
     cap = _PAIR_BATCH + _CHUNK  # a batch may overrun by one range, at most _CHUNK long
-    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
-            np.empty(cap), np.empty(cap, bool))
+    return (
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int64),
+        np.empty(cap),
+        np.empty(cap, bool),
+    )
 
 
-def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
-               out: np.ndarray, bufs: tuple[np.ndarray, ...], keep=None) -> np.ndarray:
+def _pair_sums(
+    q: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    p_at: np.ndarray | None,
+    out: np.ndarray,
+    bufs: tuple[np.ndarray, ...],
+    keep=None,
+) -> np.ndarray:
     """Add 1/(q[k] - p) to ``out[p]`` for p = p_at[j], start[k] <= j < end[k] (ranges of at
     most ``_CHUNK``, every p < q[k]; p = j when ``p_at`` is None); ``keep(q, p, mask)``
     fills ``mask`` with the pairs that count (the others add +0.0, which changes no sum).
@@ -242,7 +255,7 @@ def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarr
         k1 = max(int(np.searchsorted(bounds, done + _PAIR_BATCH, "right")), k0 + 1)
         total = int(bounds[k1 - 1]) - done
         seg_len, seg_start, seg_q = lens[k0:k1], start[k0:k1], q[k0:k1]
-        heads = bounds[k0:k1 - 1] - done  # where ranges 2.. begin in the batch
+        heads = bounds[k0 : k1 - 1] - done  # where ranges 2.. begin in the batch
         j, qq = buf_j[:total], buf_q[:total]
         # j runs start[k], start[k] + 1, ...: ones with a jump at each range head, summed up
         j.fill(1)
@@ -267,8 +280,9 @@ def _pair_sums(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarr
     return out
 
 
-def _pair_sums_direct(q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None,
-                      n: int, keep=None) -> np.ndarray:
+def _pair_sums_direct(
+    q: np.ndarray, start: np.ndarray, end: np.ndarray, p_at: np.ndarray | None, n: int, keep=None
+) -> np.ndarray:
     """:func:`_pair_sums` into zeros of length ``n`` with all pairs made at once (for few
     pairs: one ``np.bincount`` adds in the same order as the batches' ``np.add.at``)."""
     owner, j = _ranges(start, end)
@@ -306,8 +320,9 @@ def _twc_pfm_numpy(terms: list[str]) -> dict[str, float]:
     return dict(zip(distinct, weights.tolist()))
 
 
-def _fft_weights(tid: np.ndarray, n_t: int,
-                 links: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def _fft_weights(
+    tid: np.ndarray, n_t: int, links: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """:func:`_twc_pfm_numpy` on term ids (distinct terms numbered 0, 1, ... in order of first
     appearance): the weights in that order. ``links``: ``_links(tid)`` when already made."""
     n = len(tid)
@@ -378,8 +393,7 @@ def _fft_weights(tid: np.ndarray, n_t: int,
 _SPECTRA: dict[int, np.ndarray] = {}
 
 
-def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray,
-                 nxt: np.ndarray) -> np.ndarray | None:
+def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray | None:
     """:func:`_fft_weights` for blocks of a few hundred terms, given each position's previous
     and next occurrence (negative / at least ``len(tid)`` when there is none); None when
     the gaps hold more than ``_GAP_MAX_PAIRS`` positions.
@@ -408,7 +422,7 @@ def _gap_weights(tid: np.ndarray, n_t: int, prev: np.ndarray,
     if spectrum is None:
         # 1/d for 0 < d < size/2 and 0 beyond: for n <= size/2 no q <= p wraps onto a 1/d
         kernel = np.zeros(size)
-        kernel[1:size // 2] = 1.0 / np.arange(1, size // 2)
+        kernel[1 : size // 2] = 1.0 / np.arange(1, size // 2)
         spectrum = _SPECTRA[size] = np.conj(np.fft.rfft(kernel))
     contrib = np.fft.irfft(np.fft.rfft(is_first, size) * spectrum, size)[:n]
     contrib[~is_last] = 0.0

@@ -39,8 +39,10 @@ def page_layout(page, render: dict | None):
     """The page's layout under ``render`` (RuntimeError when the harness has not rendered it)."""
     layout = page.layouts.get(RenderSettings.from_params(render).key())
     if layout is None:
-        raise RuntimeError("no rendered layout for this page (blocks.segmenter=vips: the "
-                           "harness renders pages for methods that need one)")
+        raise RuntimeError(
+            "no rendered layout for this page (blocks.segmenter=vips: the "
+            "harness renders pages for methods that need one)"
+        )
     return layout
 
 
@@ -49,11 +51,13 @@ def mark_leaves(root, layout, vips: Vips) -> dict[Any, tuple[str, str]]:
     anything is removed from it) in a :data:`BLOCK_TAG` element, in place; wrapper -> (the
     leaf's tag, the leaf's XPath before wrapping)."""
     tree = vips.segment(root, layout)
-    leaves = [el for leaf in (tree.leaves() if tree is not None else [])
-              for el in leaf.elements]
+    leaves = [el for leaf in (tree.leaves() if tree is not None else []) for el in leaf.elements]
     doc = root.getroottree()
-    named = [(el, el.tag.lower(), doc.getpath(el)) for el in leaves
-             if el.tag.lower() not in ("body", "html")]
+    named = [
+        (el, el.tag.lower(), doc.getpath(el))
+        for el in leaves
+        if el.tag.lower() not in ("body", "html")
+    ]
     marks = {}
     for el, tag, path in named:
         wrapper = root.makeelement(BLOCK_TAG, {})

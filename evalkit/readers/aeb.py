@@ -18,19 +18,20 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, decode_gold, undecodable
+from evalkit.readers.base import Dataset, FileTooLarge, group_by_site, read_capped
 
 __all__ = ["AEBDataset", "read_ground_truth"]
 
 _SUFFIX = ".html.gz"
 
 
-def read_ground_truth(path: Path, max_bytes: int | None = None,
-                      root: Path | None = None) -> dict[str, dict]:
+def read_ground_truth(
+    path: Path, max_bytes: int | None = None, root: Path | None = None
+) -> dict[str, dict]:
     """The benchmark's ground truth, ``{id: {"articleBody": str, "url": str}}``.
 
     The file is decoded as every gold file is (:func:`evalkit.core.page.decode_gold`), so a
@@ -53,9 +54,14 @@ class AEBDataset(Dataset):
 
     fetch_hint = "fetch it with `python -m evalkit.readers.download scrapinghub-aeb`"
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 html_dir: str = "html", ground_truth: str = "ground-truth.json",
-                 name: str = "aeb"):
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        html_dir: str = "html",
+        ground_truth: str = "ground-truth.json",
+        name: str = "aeb",
+    ):
         super().__init__(path=path, limit=limit)
         self.html_dir = html_dir
         self.ground_truth = ground_truth
@@ -65,16 +71,23 @@ class AEBDataset(Dataset):
         return {k: getattr(self, k) for k in param_names(type(self))}
 
     def _count_pages(self) -> int:
-        return sum(1 for f in (self.root() / self.html_dir).iterdir()
-                   if f.is_file() and f.name.endswith(_SUFFIX))
+        return sum(
+            1
+            for f in (self.root() / self.html_dir).iterdir()
+            if f.is_file() and f.name.endswith(_SUFFIX)
+        )
 
     def _iter_pages(self) -> Iterator[Page]:
         root = self.root()
         truth = read_ground_truth(root / self.ground_truth, self.max_gold_bytes, root)
-        files = {f.name[:-len(_SUFFIX)]: f for f in sorted((root / self.html_dir).iterdir())
-                 if f.is_file() and f.name.endswith(_SUFFIX)}
+        files = {
+            f.name[: -len(_SUFFIX)]: f
+            for f in sorted((root / self.html_dir).iterdir())
+            if f.is_file() and f.name.endswith(_SUFFIX)
+        }
         for key in sorted(set(truth) - set(files)):
             self.skip(root / self.html_dir / f"{key}{_SUFFIX}", "ground truth without a page file")
+
         def site(key: str) -> str | None:
             return url_site((truth.get(key) or {}).get("url"))
 
@@ -102,6 +115,12 @@ class AEBDataset(Dataset):
                 self.skip(file, f"unreadable ground truth: {reason}")
                 continue
             url = record.get("url")
-            yield Page(id=key, dataset=self.name, raw=raw, url=url, source=str(file),
-                       site=host_of(url),
-                       gold=Gold(text=text))
+            yield Page(
+                id=key,
+                dataset=self.name,
+                raw=raw,
+                url=url,
+                source=str(file),
+                site=host_of(url),
+                gold=Gold(text=text),
+            )

@@ -22,9 +22,20 @@ from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.page import Page, sniff_not_html
 from evalkit.core.validate import ParamError, check_int
 
-__all__ = ["DEFAULT_MAX_FILE_BYTES", "Dataset", "DatasetMissingError", "FileTooLarge", "read_json",
-           "InMemoryDataset", "LazyPages", "Refused", "Skipped", "group_by_site", "inside",
-           "read_capped"]
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "Dataset",
+    "DatasetMissingError",
+    "FileTooLarge",
+    "InMemoryDataset",
+    "LazyPages",
+    "Refused",
+    "Skipped",
+    "group_by_site",
+    "inside",
+    "read_capped",
+    "read_json",
+]
 
 
 T = TypeVar("T")
@@ -58,9 +69,11 @@ class DatasetMissingError(FileNotFoundError):
     """The data folder is absent; the message says how to fetch it."""
 
 
-
-def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES,
-              root: str | os.PathLike | None = None):
+def read_json(
+    path: str | os.PathLike,
+    cap: int | None = DEFAULT_MAX_FILE_BYTES,
+    root: str | os.PathLike | None = None,
+):
     """A benchmark's JSON index file (plain or ``.gz``) through the read gate
     (:func:`read_capped`: inside ``root``, regular, its size capped before it is read);
     :class:`~evalkit.core.jsonfile.DataFileError`, one line naming the file, when it is
@@ -70,6 +83,7 @@ def read_json(path: str | os.PathLike, cap: int | None = DEFAULT_MAX_FILE_BYTES,
     except Refused as exc:
         raise DataFileError(f"{path}: {exc}") from None
     return loads(raw, path)
+
 
 @dataclass
 class Skipped:
@@ -240,8 +254,9 @@ class InMemoryDataset(Dataset):
 
     name = "memory"
 
-    def __init__(self, pages: list[Page] | None = None, limit: int | None = None,
-                 name: str = "memory"):
+    def __init__(
+        self, pages: list[Page] | None = None, limit: int | None = None, name: str = "memory"
+    ):
         super().__init__(path=None, limit=limit)
         self.name = name
         self.pages_ = list(pages or [])

@@ -31,10 +31,23 @@ class CleanEvalDataset(PairsDataset):
     site is the host of the gold's URL line.
     """
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 html_dir: str = "input", gold_dir: str = "GoldStandard",
-                 site_pattern: str | None = None, keep_empty_gold: bool = True,
-                 name: str = "cleaneval"):
-        super().__init__(path=path, limit=limit, html_dir=html_dir, gold_dir=gold_dir,
-                         gold_format="cleaneval", site_pattern=site_pattern,
-                         keep_empty_gold=keep_empty_gold, name=name)
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        html_dir: str = "input",
+        gold_dir: str = "GoldStandard",
+        site_pattern: str | None = None,
+        keep_empty_gold: bool = True,
+        name: str = "cleaneval",
+    ):
+        super().__init__(
+            path=path,
+            limit=limit,
+            html_dir=html_dir,
+            gold_dir=gold_dir,
+            gold_format="cleaneval",
+            site_pattern=site_pattern,
+            keep_empty_gold=keep_empty_gold,
+            name=name,
+        )

@@ -47,6 +47,7 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from evalkit.core.layout import PACKAGE_DIR, default_shared_data, layout
+from evalkit.readers.sources import ALIASES, SOURCES, Source
 from evalkit.report.progress import bar, set_enabled
 
 __all__ = [
@@ -117,66 +118,6 @@ RATIO_FLOOR = 1 * _MIB
 TIMEOUT = 60
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where a set comes from and which archive paths make it up.
-
-    ``layout`` maps a path prefix inside the archive (after its top folder)
-    to a prefix in the laid-out set; a prefix ending in ``/`` is a folder,
-    anything else a single file.
-    """
-
-    url: str
-    layout: tuple[tuple[str, str], ...]
-    licence: str = ""
-
-
-_MERGED = "https://github.com/j-szulc/html-cleaning-dataset-merged/archive/HEAD.tar.gz"
-_IR_DATA = ("https://github.com/MSVCode/ir-research-data/archive/"
-            "bfa0cfe6010ac2e104ab56a3b0223ce9f074a07f.tar.gz")
-_L3S = "L3S-GN1-20100130203947-00001/"
-
-SOURCES: dict[str, Source] = {
-    "l3s-gn1": Source(
-        url=("https://github.com/geodrome/page-signal/archive/"
-             "6dfcfb806886e3ea8e886acce94b0357e7469597.tar.gz"),
-        layout=((_L3S + "original/", "original/"), (_L3S + "annotated/", "annotated/"),
-                (_L3S + "url-mapping.txt", "url-mapping.txt"),
-                (_L3S + "Readme-L3S-GN1.txt", "Readme-L3S-GN1.txt")),
-        licence="L3S research-use licence (Readme-L3S-GN1.txt)"),
-    "cleaneval-dev": Source(
-        url=_MERGED,
-        layout=(("cleaneval-dev/input/", "input/"),
-                ("cleaneval-dev/GoldStandard/", "GoldStandard/")),
-        licence="CleanEval 2007 (ACL SIGWAC), research use"),
-    "cleanportaleval": Source(
-        url=_MERGED,
-        layout=(("CleanPortalEval-master/input/", "input/"),
-                ("CleanPortalEval-master/GoldStandard/", "GoldStandard/")),
-        licence="CleanPortalEval (PPKE NLPG), see its repository"),
-    "readability": Source(
-        url=_MERGED,
-        layout=(("readability/input/", "input/"), ("readability/GoldStandard/", "GoldStandard/")),
-        licence="Apache-2.0 (Mozilla Readability test pages)"),
-    "scrapinghub-aeb": Source(
-        url="https://github.com/scrapinghub/article-extraction-benchmark/archive/HEAD.tar.gz",
-        layout=(("html/", "html/"), ("output/", "output/"),
-                ("ground-truth.json", "ground-truth.json"), ("LICENSE", "LICENSE")),
-        licence="MIT"),
-    "chaos": Source(url=_IR_DATA,
-                    layout=(("Extraction/chaos-all/html/", "html/"),
-                            ("Extraction/chaos-all/gold/", "gold/")),
-                    licence="no licence stated; research use"),
-    "big5-2017": Source(url=_IR_DATA,
-                        layout=(("Extraction/big5-17/html/", "html/"),
-                                ("Extraction/big5-17/gold/", "gold/")),
-                        licence="no licence stated; research use"),
-}
-#: config names (configs/dataset/*.yaml) -> folder names
-ALIASES = {"l3s_gn1": "l3s-gn1", "cleaneval_dev": "cleaneval-dev", "aeb": "scrapinghub-aeb",
-           "big5_2017": "big5-2017"}
-
-
 def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -214,8 +155,9 @@ def load_manifest(path: Path = DEFAULT_MANIFEST) -> dict:
         return json.load(fh).get("datasets", {})
 
 
-def write_manifest(source_dir: Path, names: list[str] | None = None,
-                   path: Path = DEFAULT_MANIFEST) -> dict:
+def write_manifest(
+    source_dir: Path, names: list[str] | None = None, path: Path = DEFAULT_MANIFEST
+) -> dict:
     """Recompute manifest entries from the copies under ``source_dir``; returns the datasets map.
 
     Entries for sets not recomputed are kept; the file is replaced atomically.
@@ -227,9 +169,11 @@ def write_manifest(source_dir: Path, names: list[str] | None = None,
         if not (source_dir / name).is_dir():
             raise FileNotFoundError(f"no copy of {name!r} at {source_dir / name}")
         entries[name] = manifest_entry(source_dir / name)
-    doc = {"comment": "written by `python -m evalkit.readers.download --write-manifest`; "
-                      "tree_sha256 = sha256 of sorted 'relpath<TAB>sha256(file)' lines",
-           "datasets": {k: entries[k] for k in sorted(entries)}}
+    doc = {
+        "comment": "written by `python -m evalkit.readers.download --write-manifest`; "
+        "tree_sha256 = sha256 of sorted 'relpath<TAB>sha256(file)' lines",
+        "datasets": {k: entries[k] for k in sorted(entries)},
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
@@ -240,8 +184,9 @@ def write_manifest(source_dir: Path, names: list[str] | None = None,
 def _canonical(name: str) -> str:
     name = ALIASES.get(name, name)
     if name not in SOURCES:
-        raise KeyError(f"unknown data set {name!r}; known: {', '.join(SOURCES)} "
-                       f"(or {', '.join(ALIASES)})")
+        raise KeyError(
+            f"unknown data set {name!r}; known: {', '.join(SOURCES)} (or {', '.join(ALIASES)})"
+        )
     return name
 
 
@@ -252,8 +197,9 @@ def check_url(url: str, allow_file: bool = False) -> None:
         return
     if scheme == "file":
         raise UnsafeArchiveError(f"refusing {url}: file:// URLs need --allow-file-url")
-    raise UnsafeArchiveError(f"refusing {url}: only https:// URLs are fetched "
-                             "(file:// with --allow-file-url)")
+    raise UnsafeArchiveError(
+        f"refusing {url}: only https:// URLs are fetched (file:// with --allow-file-url)"
+    )
 
 
 def _mib(n: float) -> str:
@@ -263,8 +209,10 @@ def _mib(n: float) -> str:
 def _fetch(url: str, into: Path, limits: Limits, allow_file: bool = False) -> Path:
     """Download ``url`` to a file in ``into``, refusing more than ``limits.max_download``."""
     target = into / "archive"
-    too_big = UnsafeArchiveError(f"refusing {url}: more than the download cap of "
-                                 f"{_mib(limits.max_download)} (--max-download-mb)")
+    too_big = UnsafeArchiveError(
+        f"refusing {url}: more than the download cap of "
+        f"{_mib(limits.max_download)} (--max-download-mb)"
+    )
     with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
         check_url(response.geturl(), allow_file)  # a redirect must not leave https
         length = response.headers.get("Content-Length", "")
@@ -274,8 +222,10 @@ def _fetch(url: str, into: Path, limits: Limits, allow_file: bool = False) -> Pa
         # server sends one (GitHub's archives often do not: then bytes and rate alone)
         total = int(length) if length.isdigit() else None
         where = urlsplit(url).netloc or Path(urlsplit(url).path).name  # file:// has no host
-        with open(target, "wb") as out, bar(total, f"download {where}", unit="B",
-                                            unit_scale=True) as progress:
+        with (
+            open(target, "wb") as out,
+            bar(total, f"download {where}", unit="B", unit_scale=True) as progress,
+        ):
             got = 0
             while chunk := response.read(_CHUNK):
                 got += len(chunk)
@@ -311,16 +261,21 @@ def _members(archive: Path, limits: Limits, url: str) -> Iterator[Member]:
         files += 1
         unpacked += size
         if files > limits.max_files:
-            raise UnsafeArchiveError(f"refusing {url}: more than {limits.max_files} files "
-                                     "(--max-files)")
+            raise UnsafeArchiveError(
+                f"refusing {url}: more than {limits.max_files} files (--max-files)"
+            )
         if unpacked > limits.max_unpacked:
-            raise UnsafeArchiveError(f"refusing {url}: unpacks to more than "
-                                     f"{_mib(limits.max_unpacked)} (at {name!r}; "
-                                     "--max-unpacked-mb)")
+            raise UnsafeArchiveError(
+                f"refusing {url}: unpacks to more than "
+                f"{_mib(limits.max_unpacked)} (at {name!r}; "
+                "--max-unpacked-mb)"
+            )
         if unpacked > RATIO_FLOOR and unpacked > limits.max_ratio * packed:
-            raise UnsafeArchiveError(f"refusing {url}: {packed} bytes unpack to more than "
-                                     f"{unpacked} bytes, a compression ratio over "
-                                     f"{limits.max_ratio:g} (at {name!r}; --max-ratio)")
+            raise UnsafeArchiveError(
+                f"refusing {url}: {packed} bytes unpack to more than "
+                f"{unpacked} bytes, a compression ratio over "
+                f"{limits.max_ratio:g} (at {name!r}; --max-ratio)"
+            )
 
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
@@ -332,6 +287,7 @@ def _members(archive: Path, limits: Limits, url: str) -> Iterator[Member]:
                 def write(out, i=info):
                     with zf.open(i) as src:
                         _copy(src, out, i.file_size, f"{url} member {i.filename!r}")
+
                 yield info.filename, write
     elif tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tf:
@@ -342,6 +298,7 @@ def _members(archive: Path, limits: Limits, url: str) -> Iterator[Member]:
 
                 def write(out, i=info):
                     _copy(tf.extractfile(i), out, i.size, f"{url} member {i.name!r}")
+
                 yield info.name, write
     else:
         raise ValueError(f"{archive}: neither a tar nor a zip archive")
@@ -351,7 +308,7 @@ def _place(inner: str, layout) -> str | None:
     """Destination relpath for an archive path (its top folder removed), or None if unused."""
     for src, dst in layout:
         if src.endswith("/") and inner.startswith(src) and len(inner) > len(src):
-            return dst + inner[len(src):]
+            return dst + inner[len(src) :]
         if inner == src:
             return dst
     return None
@@ -362,10 +319,16 @@ def _safe(relpath: str) -> bool:
     return bool(parts) and not Path(relpath).is_absolute() and ".." not in parts
 
 
-def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
-             manifest: Path = DEFAULT_MANIFEST, verify: bool = True,
-             force: bool = False, allow_file: bool = False,
-             limits: Limits | None = None) -> Path:
+def download(
+    name: str,
+    dest: Path = DEFAULT_DEST,
+    source: str | None = None,
+    manifest: Path = DEFAULT_MANIFEST,
+    verify: bool = True,
+    force: bool = False,
+    allow_file: bool = False,
+    limits: Limits | None = None,
+) -> Path:
     """Fetch set ``name`` into ``dest/name``, verified against ``manifest``; returns the folder.
 
     ``source`` must be ``https://`` (``file://`` too when ``allow_file``); ``limits`` caps
@@ -382,13 +345,16 @@ def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
         raise FileExistsError(f"{final} already exists (use --force to replace it)")
     expected = load_manifest(manifest).get(name)
     if verify and expected is None:
-        raise ChecksumError(f"no manifest entry for {name!r} in {manifest}: cannot verify "
-                            "(use --no-verify to accept unverified files)")
+        raise ChecksumError(
+            f"no manifest entry for {name!r} in {manifest}: cannot verify "
+            "(use --no-verify to accept unverified files)"
+        )
     made = [p for p in (dest, *dest.parents) if not p.exists()]  # removed again on failure
     dest.mkdir(parents=True, exist_ok=True)
     try:
-        return _download_into(dest, final, name, spec, url, expected, manifest, verify,
-                              allow_file, limits)
+        return _download_into(
+            dest, final, name, spec, url, expected, manifest, verify, allow_file, limits
+        )
     except BaseException:
         for folder in made:  # innermost first; only folders this call made, and only if empty
             try:
@@ -398,9 +364,18 @@ def download(name: str, dest: Path = DEFAULT_DEST, source: str | None = None,
         raise
 
 
-def _download_into(dest: Path, final: Path, name: str, spec: Source, url: str,
-                   expected: dict | None, manifest: Path, verify: bool, allow_file: bool,
-                   limits: Limits) -> Path:
+def _download_into(
+    dest: Path,
+    final: Path,
+    name: str,
+    spec: Source,
+    url: str,
+    expected: dict | None,
+    manifest: Path,
+    verify: bool,
+    allow_file: bool,
+    limits: Limits,
+) -> Path:
     """The staged work of :func:`download`: everything lives in a temporary folder inside
     ``dest`` (removed on any exit, the partial archive with it) until the final rename."""
     with tempfile.TemporaryDirectory(dir=dest, prefix=f".{name}.") as tmp:
@@ -419,8 +394,10 @@ def _download_into(dest: Path, final: Path, name: str, spec: Source, url: str,
             with open(out, "wb") as fh:
                 write(fh)
         if not stage.is_dir():
-            raise ChecksumError(f"{url}: no file of {name!r} found in the archive "
-                                f"(expected paths under {[s for s, _ in spec.layout]})")
+            raise ChecksumError(
+                f"{url}: no file of {name!r} found in the archive "
+                f"(expected paths under {[s for s, _ in spec.layout]})"
+            )
         if verify:
             got = manifest_entry(stage)
             if got != expected:
@@ -428,7 +405,8 @@ def _download_into(dest: Path, final: Path, name: str, spec: Source, url: str,
                     f"{name}: downloaded files do not match {manifest}: expected "
                     f"{expected['files']} files with tree hash {expected['tree_sha256']}, got "
                     f"{got['files']} files with tree hash {got['tree_sha256']} (source {url}). "
-                    "The upstream copy may have changed; nothing was written.")
+                    "The upstream copy may have changed; nothing was written."
+                )
         if final.exists():
             shutil.rmtree(final)
         stage.rename(final)
@@ -450,35 +428,75 @@ def main(argv: list[str] | None = None) -> int:
 
     guard_console()  # data's control characters are shown, never obeyed
 
-    parser = argparse.ArgumentParser(prog="python -m evalkit.readers.download",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"data set(s): {', '.join(SOURCES)}")
-    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST,
-                        help=f"parent folder of the set (default {DEFAULT_DEST})")
+    parser = argparse.ArgumentParser(
+        prog="python -m evalkit.readers.download", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"data set(s): {', '.join(SOURCES)}"
+    )
+    parser.add_argument(
+        "--dest",
+        type=Path,
+        default=DEFAULT_DEST,
+        help=f"parent folder of the set (default {DEFAULT_DEST})",
+    )
     parser.add_argument("--source", help="archive URL to use instead of the public source")
-    parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
-                        help=f"manifest file (default {DEFAULT_MANIFEST})")
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=DEFAULT_MANIFEST,
+        help=f"manifest file (default {DEFAULT_MANIFEST})",
+    )
     parser.add_argument("--no-verify", action="store_true", help="skip the checksum check")
     parser.add_argument("--force", action="store_true", help="replace an existing folder")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (as runner.progress=false does for a run)")
-    parser.add_argument("--allow-file-url", action="store_true",
-                        help="accept a file:// --source (a local archive); otherwise https only")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (as runner.progress=false does for a run)",
+    )
+    parser.add_argument(
+        "--allow-file-url",
+        action="store_true",
+        help="accept a file:// --source (a local archive); otherwise https only",
+    )
     default = Limits()
-    parser.add_argument("--max-download-mb", type=_positive, default=default.max_download / _MIB,
-                        help="refuse a download larger than this (default %(default)g MiB)")
-    parser.add_argument("--max-unpacked-mb", type=_positive, default=default.max_unpacked / _MIB,
-                        help="refuse an archive that unpacks to more (default %(default)g MiB)")
-    parser.add_argument("--max-files", type=_positive, default=default.max_files,
-                        help="refuse an archive with more files (default %(default)g)")
-    parser.add_argument("--max-ratio", type=_positive, default=default.max_ratio,
-                        help="refuse an archive that unpacks to more than this many times its "
-                             "size (default %(default)g)")
-    parser.add_argument("--write-manifest", action="store_true",
-                        help="recompute manifest entries from existing copies instead")
-    parser.add_argument("--from", dest="source_dir", type=Path, default=DEFAULT_DEST,
-                        help="folder holding the copies for --write-manifest")
+    parser.add_argument(
+        "--max-download-mb",
+        type=_positive,
+        default=default.max_download / _MIB,
+        help="refuse a download larger than this (default %(default)g MiB)",
+    )
+    parser.add_argument(
+        "--max-unpacked-mb",
+        type=_positive,
+        default=default.max_unpacked / _MIB,
+        help="refuse an archive that unpacks to more (default %(default)g MiB)",
+    )
+    parser.add_argument(
+        "--max-files",
+        type=_positive,
+        default=default.max_files,
+        help="refuse an archive with more files (default %(default)g)",
+    )
+    parser.add_argument(
+        "--max-ratio",
+        type=_positive,
+        default=default.max_ratio,
+        help="refuse an archive that unpacks to more than this many times its "
+        "size (default %(default)g)",
+    )
+    parser.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help="recompute manifest entries from existing copies instead",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source_dir",
+        type=Path,
+        default=DEFAULT_DEST,
+        help="folder holding the copies for --write-manifest",
+    )
     args = parser.parse_args(argv)
     set_enabled(not args.no_progress)
     try:
@@ -492,17 +510,33 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give at least one NAME (or --write-manifest)")
         if args.source and len(args.names) > 1:
             parser.error("--source applies to one NAME at a time")
-        limits = Limits(max_download=int(args.max_download_mb * _MIB),
-                        max_unpacked=int(args.max_unpacked_mb * _MIB),
-                        max_files=int(args.max_files), max_ratio=args.max_ratio)
+        limits = Limits(
+            max_download=int(args.max_download_mb * _MIB),
+            max_unpacked=int(args.max_unpacked_mb * _MIB),
+            max_files=int(args.max_files),
+            max_ratio=args.max_ratio,
+        )
         for name in args.names:
-            folder = download(name, args.dest, args.source, args.manifest,
-                              verify=not args.no_verify, force=args.force,
-                              allow_file=args.allow_file_url, limits=limits)
+            folder = download(
+                name,
+                args.dest,
+                args.source,
+                args.manifest,
+                verify=not args.no_verify,
+                force=args.force,
+                allow_file=args.allow_file_url,
+                limits=limits,
+            )
             print(f"{name}: {count_files(folder)} files in {folder}")
         return 0
-    except (ChecksumError, KeyError, FileExistsError, FileNotFoundError, ValueError,
-            OSError) as exc:
+    except (
+        ChecksumError,
+        KeyError,
+        FileExistsError,
+        FileNotFoundError,
+        ValueError,
+        OSError,
+    ) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
 

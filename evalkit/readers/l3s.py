@@ -29,12 +29,18 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from evalkit.readers.base import DEFAULT_MAX_FILE_BYTES, Dataset, FileTooLarge, group_by_site, read_capped
 from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import CONTENT, Annotation, Gold, Page, PageError, undecodable
 from evalkit.core.units import DEFAULT_CONTENT_CLASSES, L3S_CLASSES, span_units
 from evalkit.core.validate import check_str_list
+from evalkit.readers.base import (
+    DEFAULT_MAX_FILE_BYTES,
+    Dataset,
+    FileTooLarge,
+    group_by_site,
+    read_capped,
+)
 
 __all__ = ["L3SGN1Dataset", "read_url_mapping"]
 
@@ -56,9 +62,13 @@ def read_url_mapping(path: Path, root: Path | None = None) -> dict[str, str]:
 class L3SGN1Dataset(Dataset):
     """L3S-GN1 pages with span-labelled gold (see module docstring)."""
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
-                 name: str = "l3s_gn1"):
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        content_classes: Sequence[str] = DEFAULT_CONTENT_CLASSES,
+        name: str = "l3s_gn1",
+    ):
         super().__init__(path=path, limit=limit)
         check_str_list("content_classes", content_classes, choices=L3S_CLASSES)
         self.content_classes = content_classes
@@ -84,8 +94,9 @@ class L3SGN1Dataset(Dataset):
             self.skip(mapping_file, "no url-mapping.txt: pages have no URL")
         classes = tuple(self.content_classes)
         # by site before any page is read: the file names (uuids) scatter a site's pages
-        originals = group_by_site(sorted((root / "original").glob("*.html")),
-                                  lambda f: url_site(urls.get(f.stem.lower())))
+        originals = group_by_site(
+            sorted((root / "original").glob("*.html")), lambda f: url_site(urls.get(f.stem.lower()))
+        )
         annotated_names = {p.name for p in (root / "annotated").glob("*.html")}
         for extra in sorted(annotated_names - {p.name for p in originals}):
             self.skip(root / "annotated" / extra, "annotated copy without an original page")
@@ -118,8 +129,16 @@ class L3SGN1Dataset(Dataset):
                 continue
             url = urls.get(file.stem.lower())
             yield Page(
-                id=file.stem, dataset=self.name, raw=raw, url=url, source=str(file),
+                id=file.stem,
+                dataset=self.name,
+                raw=raw,
+                url=url,
+                source=str(file),
                 site=host_of(url),
-                gold=Gold(text=text, annotation=Annotation(
-                    annotated, source=str(ann_file), content_classes=tuple(classes))),
+                gold=Gold(
+                    text=text,
+                    annotation=Annotation(
+                        annotated, source=str(ann_file), content_classes=tuple(classes)
+                    ),
+                ),
             )

@@ -45,15 +45,21 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.readers.base import Dataset, DatasetMissingError, FileTooLarge, group_by_site
 from evalkit.core.domains import host_of, site_key
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, PageError, decode_gold, parse_html, undecodable
 from evalkit.core.text import strip_cleaneval_markup
 from evalkit.core.validate import ParamError, check_bool, check_choice
+from evalkit.readers.base import Dataset, DatasetMissingError, FileTooLarge, group_by_site
 
-__all__ = ["GOLD_FORMATS", "HTML_SUFFIXES", "PairsDataset", "decode_text", "gold_to_text",
-           "gold_url"]
+__all__ = [
+    "GOLD_FORMATS",
+    "HTML_SUFFIXES",
+    "PairsDataset",
+    "decode_text",
+    "gold_to_text",
+    "gold_url",
+]
 
 GOLD_FORMATS = ("text", "cleaneval", "html")
 #: page file suffixes; a stem with two page files (``p1.htm`` and ``p1.html``) is ambiguous:
@@ -125,25 +131,36 @@ class PairsDataset(Dataset):
 
     ``html_dir=gold_dir="."``: pages and gold files side by side in ``path``."""
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 html_dir: str = "html", gold_dir: str = "gold", gold_format: str = "text",
-                 category_pattern: str | None = None, site_pattern: str | None = None,
-                 keep_empty_gold: bool = True, name: str = "pairs"):
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        html_dir: str = "html",
+        gold_dir: str = "gold",
+        gold_format: str = "text",
+        category_pattern: str | None = None,
+        site_pattern: str | None = None,
+        keep_empty_gold: bool = True,
+        name: str = "pairs",
+    ):
         super().__init__(path=path, limit=limit)
         check_choice("gold_format", gold_format, GOLD_FORMATS)
         for key, folder in (("html_dir", html_dir), ("gold_dir", gold_dir)):
             if not isinstance(folder, str) or not folder:
                 raise ParamError(key, folder, "must be a folder name inside path")
         check_bool("keep_empty_gold", keep_empty_gold)
-        for key, pattern in (("category_pattern", category_pattern),
-                             ("site_pattern", site_pattern)):
+        for key, pattern in (
+            ("category_pattern", category_pattern),
+            ("site_pattern", site_pattern),
+        ):
             if pattern is None:
                 continue
             try:  # a bad pattern fails at construction, not mid-run
                 re.compile(pattern)
             except (re.error, TypeError) as exc:
-                raise ParamError(key, pattern, f"must be a regular expression or null "
-                                               f"({exc})") from None
+                raise ParamError(
+                    key, pattern, f"must be a regular expression or null ({exc})"
+                ) from None
         self.html_dir = html_dir
         self.gold_dir = gold_dir
         self.gold_format = gold_format
@@ -165,8 +182,11 @@ class PairsDataset(Dataset):
         root = self.root()
         html_root, gold_root = root / self.html_dir, root / self.gold_dir
         golds = {f.stem for f in gold_root.iterdir() if f.suffix.lower() == GOLD_SUFFIX}
-        stems = Counter(f.stem for f in html_root.iterdir()
-                        if f.suffix.lower() in HTML_SUFFIXES and f.stem in golds)
+        stems = Counter(
+            f.stem
+            for f in html_root.iterdir()
+            if f.suffix.lower() in HTML_SUFFIXES and f.stem in golds
+        )
         return sum(1 for n in stems.values() if n == 1)  # an ambiguous stem is no page
 
     def _pairs(self, root: Path) -> Iterator[tuple[Path, Path | None]]:
@@ -175,7 +195,8 @@ class PairsDataset(Dataset):
         for folder in (html_root, gold_root):
             if not folder.is_dir():
                 raise DatasetMissingError(
-                    f"dataset {self.name!r}: folder {folder} does not exist; {self.fetch_hint}")
+                    f"dataset {self.name!r}: folder {folder} does not exist; {self.fetch_hint}"
+                )
         found: dict[str, list[Path]] = {}
         for file in sorted(html_root.iterdir()):
             if not file.is_file():
@@ -194,13 +215,21 @@ class PairsDataset(Dataset):
             # p1.htm beside p1.html: which one the gold p1.txt describes is not ours to guess
             names = " and ".join(f.name for f in files)
             for file in files:
-                self.skip(file, f"ambiguous page: {names} share the stem {stem!r} of one gold "
-                                f"file; rename or remove all but one")
-        golds = {f.stem: f for f in sorted(gold_root.iterdir())
-                 if f.is_file() and f.suffix.lower() == GOLD_SUFFIX}
+                self.skip(
+                    file,
+                    f"ambiguous page: {names} share the stem {stem!r} of one gold "
+                    f"file; rename or remove all but one",
+                )
+        golds = {
+            f.stem: f
+            for f in sorted(gold_root.iterdir())
+            if f.is_file() and f.suffix.lower() == GOLD_SUFFIX
+        }
         for stem in sorted(set(golds) - set(pages)):
-            self.skip(golds[stem], "gold file of an ambiguous page" if stem in found
-                      else "gold file without a page")
+            self.skip(
+                golds[stem],
+                "gold file of an ambiguous page" if stem in found else "gold file without a page",
+            )
         for stem in sorted(pages):
             yield pages[stem], golds.get(stem)
 
@@ -249,8 +278,16 @@ class PairsDataset(Dataset):
                 self.skip(gold_file, "empty gold text")
                 continue
             site = _match(self.site_pattern, file.stem, "site") or host_of(url)
-            yield Page(id=file.stem, dataset=self.name, raw=raw, url=url, source=str(file),
-                       site=site,
-                       gold=Gold(text=text,
-                                 category=_match(self.category_pattern, file.stem, "category"),
-                                 extra={"gold_source": str(gold_file)}))
+            yield Page(
+                id=file.stem,
+                dataset=self.name,
+                raw=raw,
+                url=url,
+                source=str(file),
+                site=site,
+                gold=Gold(
+                    text=text,
+                    category=_match(self.category_pattern, file.stem, "category"),
+                    extra={"gold_source": str(gold_file)},
+                ),
+            )

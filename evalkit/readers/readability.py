@@ -20,8 +20,21 @@ __all__ = ["ReadabilityDataset"]
 class ReadabilityDataset(PairsDataset):
     """``input/<id>.html`` + ``GoldStandard/<id>.txt`` (expected main-content HTML)."""
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 html_dir: str = "input", gold_dir: str = "GoldStandard",
-                 keep_empty_gold: bool = True, name: str = "readability"):
-        super().__init__(path=path, limit=limit, html_dir=html_dir, gold_dir=gold_dir,
-                         gold_format="html", keep_empty_gold=keep_empty_gold, name=name)
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        html_dir: str = "input",
+        gold_dir: str = "GoldStandard",
+        keep_empty_gold: bool = True,
+        name: str = "readability",
+    ):
+        super().__init__(
+            path=path,
+            limit=limit,
+            html_dir=html_dir,
+            gold_dir=gold_dir,
+            gold_format="html",
+            keep_empty_gold=keep_empty_gold,
+            name=name,
+        )

@@ -36,12 +36,16 @@ def read_evaldata(path: Path, root: Path | None = None) -> dict[str, dict]:
     without."""
     data = read_json(path, root=root)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object mapping URLs to documents")
+        raise ValueError(f"{path}: expected a JSON object mapping URLs to documents")  # noqa: TRY004 - bad data
     for url, item in data.items():
-        if not (isinstance(item, dict) and isinstance(item.get("file"), str)
-                and all(isinstance(item.get(k, []), list) for k in ("with", "without"))):
-            raise ValueError(f"{path}: the entry of {url!r} needs 'file' and the lists "
-                             "'with' and 'without'")
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("file"), str)
+            and all(isinstance(item.get(k, []), list) for k in ("with", "without"))
+        ):
+            raise ValueError(
+                f"{path}: the entry of {url!r} needs 'file' and the lists 'with' and 'without'"
+            )
     return data
 
 
@@ -50,9 +54,14 @@ class TrafilaturaEvalDataset(Dataset):
 
     fetch_hint = "see datasets/README.md, trafilatura-eval, for where to fetch it"
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 evaldata: str = "evaldata.json", folders: tuple[str, ...] = ("eval", "cache"),
-                 name: str = "trafilatura_eval"):
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        evaldata: str = "evaldata.json",
+        folders: tuple[str, ...] = ("eval", "cache"),
+        name: str = "trafilatura_eval",
+    ):
         super().__init__(path=path, limit=limit)
         if isinstance(folders, str) or not all(isinstance(f, str) for f in folders):
             raise ParamError("folders", folders, "must be a list of folder names")
@@ -89,14 +98,21 @@ class TrafilaturaEvalDataset(Dataset):
                 self.skip(root / self.evaldata, str(exc))
                 continue
             if where is None:
-                self.skip(root / self.folders[0] / file,
-                          f"page file not found in {', '.join(self.folders)}")
+                self.skip(
+                    root / self.folders[0] / file,
+                    f"page file not found in {', '.join(self.folders)}",
+                )
                 continue
             raw = self.page_or_skip(where)  # size capped before reading, .gz too
             if raw is None:
                 continue
             with_, without = list(item.get("with") or []), list(item.get("without") or [])
-            yield Page(id=file, dataset=self.name, raw=raw, url=url, source=str(where),
-                       site=host_of(url),
-                       gold=Gold(text="\n".join(with_),
-                                 extra={"with": with_, "without": without}))
+            yield Page(
+                id=file,
+                dataset=self.name,
+                raw=raw,
+                url=url,
+                source=str(where),
+                site=host_of(url),
+                gold=Gold(text="\n".join(with_), extra={"with": with_, "without": without}),
+            )

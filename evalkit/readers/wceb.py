@@ -54,10 +54,13 @@ SETS = ("scrapinghub", "readability", "l3s-gn1", "cleanportaleval")
 #: the L3S-GN1 classes WCEB counts as content, in the order their texts are joined
 L3S_CLASSES = ("x-nc-sel1", "x-nc-sel2", "x-nc-sel3")
 #: parents after which WCEB starts a leaf's text on a new line
-_BLOCKS = frozenset((
-    "address article aside blockquote canvas dd div dl dt fieldset figcaption figure footer "
-    "form h1 h2 h3 h4 h5 h6 header hr li main nav noscript ol p pre section table tfoot ul "
-    "video").split())
+_BLOCKS = frozenset(
+    (
+        "address article aside blockquote canvas dd div dl dt fieldset figcaption figure footer "
+        "form h1 h2 h3 h4 h5 h6 header hr li main nav noscript ol p pre section table tfoot ul "
+        "video"
+    ).split()
+)
 _URL_LINE = re.compile(r"^\s*URL: (https?://.+)")
 
 
@@ -71,8 +74,10 @@ def _resiliparse():
         from resiliparse.parse.encoding import bytes_to_str, detect_encoding
         from resiliparse.parse.html import HTMLTree, NodeType
     except ImportError as exc:
-        raise ImportError("the wceb reader converts HTML gold with Resiliparse, which is not "
-                          "installed (pip install 'evalkit[peers]')") from exc
+        raise ImportError(
+            "the wceb reader converts HTML gold with Resiliparse, which is not "
+            "installed (pip install 'evalkit[peers]')"
+        ) from exc
     return HTMLTree, NodeType, detect_encoding, bytes_to_str
 
 
@@ -120,8 +125,11 @@ def _cleaneval_gold(text: str) -> tuple[str, str | None]:
 
 
 def _pair(folder: Path, suffix: str) -> dict[str, Path]:
-    return {f.name.removesuffix(".gz").removesuffix(suffix): f for f in sorted(folder.iterdir())
-            if f.name.removesuffix(".gz").endswith(suffix)}
+    return {
+        f.name.removesuffix(".gz").removesuffix(suffix): f
+        for f in sorted(folder.iterdir())
+        if f.name.removesuffix(".gz").endswith(suffix)
+    }
 
 
 class WcebDataset(Dataset):
@@ -131,8 +139,13 @@ class WcebDataset(Dataset):
     requires = ("resiliparse.parse.encoding", "resiliparse.parse.html")
     install_hint = 'pip install "evalkit[peers]"'
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 set: str = "scrapinghub", name: str | None = None):  # noqa: A002 - WCEB's word
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        set: str = "scrapinghub",
+        name: str | None = None,
+    ):
         super().__init__(path=path, limit=limit)
         check_choice("set", set, SETS)
         self.set = set
@@ -146,8 +159,11 @@ class WcebDataset(Dataset):
         root = self.root()
         if self.set == "scrapinghub":
             return len(_pair(root / "html", ".html"))
-        html_dir, gold_dir, suffix = (("original", "annotated", ".html") if self.set == "l3s-gn1"
-                                      else ("input", "GoldStandard", ".txt"))
+        html_dir, gold_dir, suffix = (
+            ("original", "annotated", ".html")
+            if self.set == "l3s-gn1"
+            else ("input", "GoldStandard", ".txt")
+        )
         return len(set(_pair(root / html_dir, ".html")) & set(_pair(root / gold_dir, suffix)))
 
     def _iter_pages(self) -> Iterator[Page]:
@@ -155,10 +171,18 @@ class WcebDataset(Dataset):
         _resiliparse()  # missing: one line before any page
         yield from getattr(self, "_" + self.set.replace("-", "_"))(root)
 
-    def _page(self, raw: bytes, gold: str, source: Path, url: str | None = None,
-              case: str = "") -> Page:
-        return Page(id=sha256_id(raw), dataset=self.name, raw=raw, url=url, source=str(source),
-                    site=host_of(url), gold=Gold(text=gold, extra={"wceb_case": case}))
+    def _page(
+        self, raw: bytes, gold: str, source: Path, url: str | None = None, case: str = ""
+    ) -> Page:
+        return Page(
+            id=sha256_id(raw),
+            dataset=self.name,
+            raw=raw,
+            url=url,
+            source=str(source),
+            site=host_of(url),
+            gold=Gold(text=gold, extra={"wceb_case": case}),
+        )
 
     def _scrapinghub(self, root: Path) -> Iterator[Page]:
         truth = read_json(root / "ground-truth.json", self.max_gold_bytes, root)
@@ -174,8 +198,9 @@ class WcebDataset(Dataset):
             if raw is not None:
                 yield self._page(raw, rec.get("articleBody") or "", file, rec.get("url"), key)
 
-    def _with_gold(self, root: Path, html_dir: str, gold_dir: str, gold_suffix: str,
-                   convert) -> Iterator[Page]:
+    def _with_gold(
+        self, root: Path, html_dir: str, gold_dir: str, gold_suffix: str, convert
+    ) -> Iterator[Page]:
         pages = _pair(root / html_dir, ".html")
         golds = _pair(root / gold_dir, gold_suffix)
         for key in sorted(set(golds) - set(pages)):
@@ -199,13 +224,20 @@ class WcebDataset(Dataset):
             yield self._page(raw, gold, file, url, key)
 
     def _readability(self, root: Path) -> Iterator[Page]:
-        yield from self._with_gold(root, "input", "GoldStandard", ".txt",
-                                   lambda b: (_body_text(_decode(b, utf8_first=True)), None))
+        yield from self._with_gold(
+            root,
+            "input",
+            "GoldStandard",
+            ".txt",
+            lambda b: (_body_text(_decode(b, utf8_first=True)), None),
+        )
 
     def _cleanportaleval(self, root: Path) -> Iterator[Page]:
-        yield from self._with_gold(root, "input", "GoldStandard", ".txt",
-                                   lambda b: _cleaneval_gold(_decode(b)))
+        yield from self._with_gold(
+            root, "input", "GoldStandard", ".txt", lambda b: _cleaneval_gold(_decode(b))
+        )
 
     def _l3s_gn1(self, root: Path) -> Iterator[Page]:
-        yield from self._with_gold(root, "original", "annotated", ".html",
-                                   lambda b: (l3s_gold(_decode(b)), None))
+        yield from self._with_gold(
+            root, "original", "annotated", ".html", lambda b: (l3s_gold(_decode(b)), None)
+        )

@@ -56,9 +56,16 @@ class WCXBDataset(Dataset):
 
     fetch_hint = "see datasets/README.md, wcxb-dev, for where to fetch it"
 
-    def __init__(self, path: str | None = None, limit: int | None = None,
-                 html_dir: str = "html", ground_truth: str = "ground-truth",
-                 metadata: str = "metadata.json", snippets: bool = True, name: str = "wcxb"):
+    def __init__(
+        self,
+        path: str | None = None,
+        limit: int | None = None,
+        html_dir: str = "html",
+        ground_truth: str = "ground-truth",
+        metadata: str = "metadata.json",
+        snippets: bool = True,
+        name: str = "wcxb",
+    ):
         super().__init__(path=path, limit=limit)
         check_bool("snippets", snippets)
         self.html_dir = html_dir
@@ -71,10 +78,16 @@ class WCXBDataset(Dataset):
         return {k: getattr(self, k) for k in param_names(type(self))}
 
     def _files(self, root: Path) -> tuple[dict[str, Path], dict[str, Path]]:
-        gt = {_stem(f.name): f for f in sorted((root / self.ground_truth).iterdir())
-              if f.name.endswith((".json", ".json.gz"))}
-        html = {_stem(f.name): f for f in sorted((root / self.html_dir).iterdir())
-                if f.name.endswith((".html", ".html.gz"))}
+        gt = {
+            _stem(f.name): f
+            for f in sorted((root / self.ground_truth).iterdir())
+            if f.name.endswith((".json", ".json.gz"))
+        }
+        html = {
+            _stem(f.name): f
+            for f in sorted((root / self.html_dir).iterdir())
+            if f.name.endswith((".html", ".html.gz"))
+        }
         return gt, html
 
     def _count_pages(self) -> int:
@@ -115,12 +128,23 @@ class WCXBDataset(Dataset):
                 continue
             info = meta.get(key) or {}
             url = record.get("url")
-            extra = {"page_type": page_type(record), "domain": info.get("domain"),
-                     "spa": info.get("spa"), "title": truth.get("title") or ""}
+            extra = {
+                "page_type": page_type(record),
+                "domain": info.get("domain"),
+                "spa": info.get("spa"),
+                "title": truth.get("title") or "",
+            }
             if self.snippets:
                 extra["with"] = list(truth.get("with") or [])
                 extra["without"] = list(truth.get("without") or [])
-            yield Page(id=key, dataset=self.name, raw=raw, url=url, source=str(file),
-                       site=info.get("domain") or host_of(url),
-                       gold=Gold(text=truth.get("main_content") or "",
-                                 category=extra["page_type"], extra=extra))
+            yield Page(
+                id=key,
+                dataset=self.name,
+                raw=raw,
+                url=url,
+                source=str(file),
+                site=info.get("domain") or host_of(url),
+                gold=Gold(
+                    text=truth.get("main_content") or "", category=extra["page_type"], extra=extra
+                ),
+            )

@@ -34,18 +34,30 @@ def main(argv: list[str] | None = None) -> int:
 
     guard_console()  # data's control characters are shown, never obeyed
 
-    parser = argparse.ArgumentParser(prog="python -m evalkit.report",
-                                     description="Rebuild report.html of a run folder.")
+    parser = argparse.ArgumentParser(
+        prog="python -m evalkit.report", description="Rebuild report.html of a run folder."
+    )
     parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--pages", type=_pages, default=DEFAULT_MAX_PAGES,
-                        help=f"'all' or the most pages to embed (default {DEFAULT_MAX_PAGES})")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the page sample (default: the run's seed, run.json)")
+    parser.add_argument(
+        "--pages",
+        type=_pages,
+        default=DEFAULT_MAX_PAGES,
+        help=f"'all' or the most pages to embed (default {DEFAULT_MAX_PAGES})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the page sample (default: the run's seed, run.json)",
+    )
     args = parser.parse_args(argv)
     sections_file = args.run_dir / SECTIONS_FILE
     if not sections_file.exists():
-        print(f"evalkit.report: {sections_file} not found (a run folder of this evalkit version "
-              "holds it)", file=sys.stderr)
+        print(
+            f"evalkit.report: {sections_file} not found (a run folder of this evalkit version "
+            "holds it)",
+            file=sys.stderr,
+        )
         return 2
     try:
         title, sections = load_sections(sections_file)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.report.csv_safe import restore_frame
-
 from evalkit.report.html import pack, render
 from evalkit.report.pages import KEPT_FILE, choose_pages, page_records
 from evalkit.report.results import atomic_write_text
@@ -26,16 +25,29 @@ HTML_FILE = "report.html"
 #: the page browser's packed data at most (bytes): more pages than fit are left out, the
 #: sample first, so that report.html stays well under 20 MB beside its figures
 PAGES_MAX_BYTES = 12_000_000
-_PER_PAGE_COLUMNS = {"experiment", "dataset", "page_id", "method", "error", "shingle_f1",
-                     "shingle_precision", "shingle_recall", "word_f1", "unit_f1"}
+_PER_PAGE_COLUMNS = {
+    "experiment",
+    "dataset",
+    "page_id",
+    "method",
+    "error",
+    "shingle_f1",
+    "shingle_precision",
+    "shingle_recall",
+    "word_f1",
+    "unit_f1",
+}
 
 
 def _per_page(run_dir: Path) -> pd.DataFrame | None:
     path = run_dir / "per_page.csv"
     if not path.exists():
         return None
-    df = restore_frame(pd.read_csv(path, usecols=lambda c: c in _PER_PAGE_COLUMNS,
-                                   dtype={"page_id": str}, low_memory=False))
+    df = restore_frame(
+        pd.read_csv(
+            path, usecols=lambda c: c in _PER_PAGE_COLUMNS, dtype={"page_id": str}, low_memory=False
+        )
+    )
     if "experiment" in df:
         df = df[df["experiment"] == "extraction"]
     if not {"dataset", "page_id", "method"} <= set(df.columns):
@@ -52,8 +64,13 @@ def _fewer(chosen: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     return [c for i, c in enumerate(chosen) if i in kept]
 
 
-def write_html(run_dir: str | os.PathLike, sections: list[Section], title: str,
-               max_pages: int | None, seed: int = 0) -> Path:
+def write_html(
+    run_dir: str | os.PathLike,
+    sections: list[Section],
+    title: str,
+    max_pages: int | None,
+    seed: int = 0,
+) -> Path:
     """Write ``report.html`` into ``run_dir``; ``max_pages`` None embeds every page."""
     run_dir = Path(run_dir)
     run_path = run_dir / "run.json"
@@ -67,24 +84,34 @@ def write_html(run_dir: str | os.PathLike, sections: list[Section], title: str,
         methods = list(dict.fromkeys(per_page["method"].astype(str)))
         pages = page_records(run_dir, per_page, chosen)
         wanted = len(chosen)
-        while max_pages is not None and len(chosen) > 1 and len(
-                pack({"pages": pages, "methods": methods})) > PAGES_MAX_BYTES:
+        while (
+            max_pages is not None
+            and len(chosen) > 1
+            and len(pack({"pages": pages, "methods": methods})) > PAGES_MAX_BYTES
+        ):
             chosen = _fewer(chosen)
             pages = page_records(run_dir, per_page, chosen)
         if len(chosen) == n_all:
             note = f"All {n_all} pages of the run."
         else:
             top = sum(why == "disagreement" for _, _, why in chosen)
-            note = (f"{len(chosen)} of the run's {n_all} pages (report.max_pages={max_pages}): "
-                    f"the {top} where the methods' shingle F1 spread widest (\u201cdisagreement\u201d) "
-                    f"and {len(chosen) - top} drawn at random with seed {seed} from the rest "
-                    f"(\u201csample\u201d). All pages: python -m evalkit.report {run_dir} --pages all")
+            note = (
+                f"{len(chosen)} of the run's {n_all} pages (report.max_pages={max_pages}): "
+                f"the {top} where the methods' shingle F1 spread widest (\u201cdisagreement\u201d) "
+                f"and {len(chosen) - top} drawn at random with seed {seed} from the rest "
+                f"(\u201csample\u201d). All pages: python -m evalkit.report {run_dir} --pages all"
+            )
         if len(chosen) < wanted:
-            note += (f" Cut from {wanted} to {len(chosen)} pages to keep the file small "
-                     f"(page data under {PAGES_MAX_BYTES / 1e6:g} MB).")
+            note += (
+                f" Cut from {wanted} to {len(chosen)} pages to keep the file small "
+                f"(page data under {PAGES_MAX_BYTES / 1e6:g} MB)."
+            )
         if not (run_dir / KEPT_FILE).exists():
-            note += (f" The run kept no extractions ({KEPT_FILE}; report.keep_extractions): "
-                     "the browser shows scores only.")
-    text = render(sections, run_dir, title=title, run=run, pages=pages, methods=methods,
-                  pages_note=note)
+            note += (
+                f" The run kept no extractions ({KEPT_FILE}; report.keep_extractions): "
+                "the browser shows scores only."
+            )
+    text = render(
+        sections, run_dir, title=title, run=run, pages=pages, methods=methods, pages_note=note
+    )
     return atomic_write_text(run_dir / HTML_FILE, text)

@@ -159,17 +159,21 @@ def numeric_frame(df: pd.DataFrame) -> pd.DataFrame:
             out[name] = pd.Series([c.value for c in cells], dtype=float, index=df.index)
             if any(c.has_interval for c in cells):
                 out[f"{name}_ci_low"] = pd.Series(
-                    [c.low if c.has_interval else math.nan for c in cells], dtype=float,
-                    index=df.index)
+                    [c.low if c.has_interval else math.nan for c in cells],
+                    dtype=float,
+                    index=df.index,
+                )
                 out[f"{name}_ci_high"] = pd.Series(
-                    [c.high if c.has_interval else math.nan for c in cells], dtype=float,
-                    index=df.index)
+                    [c.high if c.has_interval else math.nan for c in cells],
+                    dtype=float,
+                    index=df.index,
+                )
             if any(c.mark for c in cells):
-                out[f"{name}_mark"] = pd.Series([c.mark or None for c in cells],
-                                                dtype=object, index=df.index)
+                out[f"{name}_mark"] = pd.Series(
+                    [c.mark or None for c in cells], dtype=object, index=df.index
+                )
         elif _numeric_text(values):
-            out[name] = pd.Series([as_cell(v).value for v in values], dtype=float,
-                                  index=df.index)
+            out[name] = pd.Series([as_cell(v).value for v in values], dtype=float, index=df.index)
         else:
             out[name] = values
     return pd.DataFrame(out, index=df.index)

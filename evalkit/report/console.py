@@ -43,11 +43,12 @@ def _f1_cell(row) -> str:
 
 
 def _cut(name: str, width: int) -> str:
-    return name if len(name) <= width else name[:width - 1] + "~"
+    return name if len(name) <= width else name[: width - 1] + "~"
 
 
-def console_table(summary: pd.DataFrame, dataset: str, ci: str = "95% bootstrap CI",
-                  width: int = WIDTH) -> str:
+def console_table(
+    summary: pd.DataFrame, dataset: str, ci: str = "95% bootstrap CI", width: int = WIDTH
+) -> str:
     """The table of one data set's summary rows (evalkit.experiments.extraction), sorted by
     F1 (highest first; a method without an F1 last, by name). Empty string without rows."""
     rows = summary[summary["dataset"] == dataset]
@@ -59,25 +60,43 @@ def console_table(summary: pd.DataFrame, dataset: str, ci: str = "95% bootstrap 
     for method in methods:
         f1 = _value(rows, method, f"{prefix}_f1")
         fail = _value(rows, method, "failures")
-        n = int(fail["n_pages"]) if fail is not None else (int(f1["n_pages"]) if f1 is not None
-                                                           else 0)
+        n = (
+            int(fail["n_pages"])
+            if fail is not None
+            else (int(f1["n_pages"]) if f1 is not None else 0)
+        )
         failed = int(fail["value"]) if fail is not None and not math.isnan(fail["value"]) else 0
         p = _value(rows, method, f"{prefix}_precision")
         r = _value(rows, method, f"{prefix}_recall")
         score = f1["value"] if f1 is not None and not math.isnan(f1["value"]) else -math.inf
-        facts.append((score, method, _f1_cell(f1), _num(None if p is None else p["value"]),
-                      _num(None if r is None else r["value"]), f"{failed}/{n}" if n else "-"))
+        facts.append(
+            (
+                score,
+                method,
+                _f1_cell(f1),
+                _num(None if p is None else p["value"]),
+                _num(None if r is None else r["value"]),
+                f"{failed}/{n}" if n else "-",
+            )
+        )
     facts.sort(key=lambda f: (-f[0], f[1]))
-    name_w = max(6, min(max(len(f[1]) for f in facts),
-                        width - (_F1_W + 2 * _NUM_W + _FAIL_W + 12)))  # 5 gaps of 2, 2 indent
+    name_w = max(
+        6, min(max(len(f[1]) for f in facts), width - (_F1_W + 2 * _NUM_W + _FAIL_W + 12))
+    )  # 5 gaps of 2, 2 indent
     pages = int(rows["n_pages"].max()) if len(rows) else 0
     head = f"{dataset} ({pages} pages): {title} with its {ci}, sorted by F1"
-    lines = [_cut(head, width),
-             (f"  {'method':<{name_w}}  {'F1 [interval]':<{_F1_W}}  {'P':>{_NUM_W}}  "
-              f"{'R':>{_NUM_W}}  {'failures':>{_FAIL_W}}")]
+    lines = [
+        _cut(head, width),
+        (
+            f"  {'method':<{name_w}}  {'F1 [interval]':<{_F1_W}}  {'P':>{_NUM_W}}  "
+            f"{'R':>{_NUM_W}}  {'failures':>{_FAIL_W}}"
+        ),
+    ]
     for _, method, f1, p, r, fail in facts:
-        lines.append(f"  {_cut(method, name_w):<{name_w}}  {f1:<{_F1_W}}  {p:>{_NUM_W}}  "
-                     f"{r:>{_NUM_W}}  {fail:>{_FAIL_W}}")
+        lines.append(
+            f"  {_cut(method, name_w):<{name_w}}  {f1:<{_F1_W}}  {p:>{_NUM_W}}  "
+            f"{r:>{_NUM_W}}  {fail:>{_FAIL_W}}"
+        )
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -85,8 +104,9 @@ def _numeric(cell: str) -> bool:
     return cell.lstrip("+-").replace(".", "", 1).replace("/", "", 1).isdigit() or cell == "-"
 
 
-def text_table(frame: pd.DataFrame, title: str, notes: tuple[str, ...] = (),
-               width: int = WIDTH) -> str:
+def text_table(
+    frame: pd.DataFrame, title: str, notes: tuple[str, ...] = (), width: int = WIDTH
+) -> str:
     """Any small table (a benchmark study's headline numbers, evalkit.experiments.studies) as
     :func:`console_table` prints one: a title line, a head, one row per line (numbers right,
     words left), the first column cut with ``~`` so lines fit ``width``; then ``notes``."""
@@ -100,8 +120,12 @@ def text_table(frame: pd.DataFrame, title: str, notes: tuple[str, ...] = (),
     right = {c: c != cols[0] and all(_numeric(v) for v in cells[c]) for c in cols}
 
     def line(values) -> str:
-        out = [f"{_cut(v, widths[c]):>{widths[c]}}" if right[c] else
-               f"{_cut(v, widths[c]):<{widths[c]}}" for c, v in zip(cols, values)]
+        out = [
+            f"{_cut(v, widths[c]):>{widths[c]}}"
+            if right[c]
+            else f"{_cut(v, widths[c]):<{widths[c]}}"
+            for c, v in zip(cols, values)
+        ]
         return ("  " + "  ".join(out)).rstrip()
 
     lines = [_cut(title, width), line([str(c) for c in cols])]

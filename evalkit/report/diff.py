@@ -25,8 +25,10 @@ Opcode = tuple[str, int, int, int, int]
 
 def _ids(a: list[str], b: list[str]) -> tuple[list[int], list[int]]:
     table: dict[str, int] = {}
-    return ([table.setdefault(w, len(table)) for w in a],
-            [table.setdefault(w, len(table)) for w in b])
+    return (
+        [table.setdefault(w, len(table)) for w in a],
+        [table.setdefault(w, len(table)) for w in b],
+    )
 
 
 def _direct(a: list[int], b: list[int], i0: int, j0: int) -> list[Opcode]:
@@ -36,8 +38,10 @@ def _direct(a: list[int], b: list[int], i0: int, j0: int) -> list[Opcode]:
         return [("insert", i0, i0, j0, j0 + len(b))]
     if not b:
         return [("delete", i0, i0 + len(a), j0, j0)]
-    return [(op.tag, op.src_start + i0, op.src_end + i0, op.dest_start + j0, op.dest_end + j0)
-            for op in Indel.opcodes(a, b)]
+    return [
+        (op.tag, op.src_start + i0, op.src_end + i0, op.dest_start + j0, op.dest_end + j0)
+        for op in Indel.opcodes(a, b)
+    ]
 
 
 def _anchors(a: list[int], b: list[int]) -> list[tuple[int, int]]:
@@ -72,13 +76,14 @@ def _diff(a: list[int], b: list[int], i0: int, j0: int, depth: int) -> list[Opco
     while start < len(a) and start < len(b) and a[start] == b[start]:
         start += 1
     end = 0
-    while (end < len(a) - start and end < len(b) - start
-           and a[len(a) - 1 - end] == b[len(b) - 1 - end]):
+    while (
+        end < len(a) - start and end < len(b) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]
+    ):
         end += 1
     ops: list[Opcode] = []
     if start:
         ops.append(("equal", i0, i0 + start, j0, j0 + start))
-    ma, mb = a[start:len(a) - end], b[start:len(b) - end]
+    ma, mb = a[start : len(a) - end], b[start : len(b) - end]
     mi, mj = i0 + start, j0 + start
     anchors = _anchors(ma, mb) if len(ma) * len(mb) > WORDS_DIRECT and depth < 8 else []
     if not anchors:
@@ -108,9 +113,22 @@ def _merge(ops: list[Opcode]) -> list[Opcode]:
                 out[-1] = (kind, i1, op[2], j1, op[4])
                 continue
         out.append(op)
-    return [("replace" if t != "equal" and i1 < i2 and j1 < j2 else
-             "delete" if t != "equal" and i1 < i2 else
-             "insert" if t != "equal" else t, i1, i2, j1, j2) for t, i1, i2, j1, j2 in out]
+    return [
+        (
+            "replace"
+            if t != "equal" and i1 < i2 and j1 < j2
+            else "delete"
+            if t != "equal" and i1 < i2
+            else "insert"
+            if t != "equal"
+            else t,
+            i1,
+            i2,
+            j1,
+            j2,
+        )
+        for t, i1, i2, j1, j2 in out
+    ]
 
 
 def word_opcodes(gold: list[str], text: list[str]) -> list[Opcode]:

@@ -50,9 +50,17 @@ def inline(text: str) -> str:
     """A markdown line as HTML: escaped, with code spans, bold, emphasis; a link keeps its
     text only when it points outside the file (the report references nothing)."""
     out = html.escape(readable(str(text)), quote=False)
-    out = _LINK.sub(lambda m: m.group(1) + (f" (<code>{m.group(2)}</code>)"
-                                            if not m.group(2).startswith(("http:", "https:"))
-                                            else ""), out)
+    out = _LINK.sub(
+        lambda m: (
+            m.group(1)
+            + (
+                f" (<code>{m.group(2)}</code>)"
+                if not m.group(2).startswith(("http:", "https:"))
+                else ""
+            )
+        ),
+        out,
+    )
     out = _CODE.sub(r"<code>\1</code>", out)
     out = _BOLD.sub(r"<b>\1</b>", out)
     return _EM.sub(r"<i>\1</i>", out)
@@ -60,8 +68,9 @@ def inline(text: str) -> str:
 
 def _td(value: Any) -> str:
     cell = as_cell(value)
-    text = html.escape(readable(str(value)) if not (isinstance(value, float) and math.isnan(value))
-                       else "-")
+    text = html.escape(
+        readable(str(value)) if not (isinstance(value, float) and math.isnan(value)) else "-"
+    )
     if cell is not None and not cell.empty:
         return f'<td class="n" data-v="{cell.value:.10g}">{text}</td>'
     if cell is not None:
@@ -72,10 +81,13 @@ def _td(value: Any) -> str:
 def render_table(frame: pd.DataFrame) -> str:
     """A sortable HTML table of a display frame (a number cell carries its value)."""
     head = "".join(f"<th>{html.escape(readable(str(c)))}</th>" for c in frame.columns)
-    rows = "\n".join("<tr>" + "".join(_td(v) for v in row) + "</tr>"
-                     for row in frame.itertuples(index=False))
-    return (f'<div class="wrap"><table class="sortable"><thead><tr>{head}</tr></thead>'
-            f"<tbody>\n{rows}\n</tbody></table></div>")
+    rows = "\n".join(
+        "<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in frame.itertuples(index=False)
+    )
+    return (
+        f'<div class="wrap"><table class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>\n{rows}\n</tbody></table></div>"
+    )
 
 
 def _figure(run_dir: Path, path: str, alt: str) -> str:
@@ -96,12 +108,16 @@ def _figure(run_dir: Path, path: str, alt: str) -> str:
             if len(data) > SVG_MAX_BYTES:
                 packed = base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode()
                 return f'<img class="fig" alt="{alt_text}" data-svg-gz="{packed}">'
-            return (f'<img class="fig" alt="{alt_text}" '
-                    f'src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">')
+            return (
+                f'<img class="fig" alt="{alt_text}" '
+                f'src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">'
+            )
         if png.exists():
             data = read_capped(png, FIGURE_MAX_BYTES, "the figure size cap", run_dir)
-            return (f'<img class="fig" alt="{alt_text}" '
-                    f'src="data:image/png;base64,{base64.b64encode(data).decode()}">')
+            return (
+                f'<img class="fig" alt="{alt_text}" '
+                f'src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+            )
     except Refused as exc:
         return f'<p class="muted">[figure refused: {html.escape(str(exc))}]</p>'
     except OSError:
@@ -125,8 +141,20 @@ def _section(section: Section, run_dir: Path) -> str:
 
 
 def _provenance(run: dict[str, Any]) -> list[tuple[str, str]]:
-    keys = ("experiment", "parts", "seed", "evalkit_version", "git", "python", "platform",
-            "lxml", "wall_seconds", "n_failures", "runner", "paths")
+    keys = (
+        "experiment",
+        "parts",
+        "seed",
+        "evalkit_version",
+        "git",
+        "python",
+        "platform",
+        "lxml",
+        "wall_seconds",
+        "n_failures",
+        "runner",
+        "paths",
+    )
     out = []
     for key in keys:
         if key in run:
@@ -143,18 +171,30 @@ def pack(data: Any) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
-def render(sections: Iterable[Section], run_dir: str | os.PathLike, *, title: str,
-           run: dict[str, Any] | None = None, pages: list[dict[str, Any]] | None = None,
-           methods: list[str] | None = None, pages_note: str = "") -> str:
+def render(
+    sections: Iterable[Section],
+    run_dir: str | os.PathLike,
+    *,
+    title: str,
+    run: dict[str, Any] | None = None,
+    pages: list[dict[str, Any]] | None = None,
+    methods: list[str] | None = None,
+    pages_note: str = "",
+) -> str:
     """report.html of the sections; with ``pages`` (evalkit.report.pages.page_records) a page
     browser over ``methods``; ``run`` (run.json) gives the provenance."""
     run_dir = Path(run_dir)
     body = "\n".join(_section(s, run_dir) for s in sections)
     env = Environment(autoescape=True)
     run_json = json.dumps(run, indent=1, default=str) if run else ""
-    pages_json = (Markup(pack({"pages": pages, "methods": list(methods or [])}))
-                  if pages is not None else "")
+    pages_json = (
+        Markup(pack({"pages": pages, "methods": list(methods or [])})) if pages is not None else ""
+    )
     return env.from_string(TEMPLATE).render(
-        title=title, body=Markup(body), provenance=_provenance(run or {}),
-        run_json=run_json if len(run_json) < 200_000 else "", pages_json=pages_json,
-        pages_note=pages_note)
+        title=title,
+        body=Markup(body),
+        provenance=_provenance(run or {}),
+        run_json=run_json if len(run_json) < 200_000 else "",
+        pages_json=pages_json,
+        pages_note=pages_note,
+    )

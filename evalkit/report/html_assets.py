@@ -214,11 +214,14 @@ document.body.setAttribute("data-browser","ready");
 })();
 """
 
-TEMPLATE = r"""<!DOCTYPE html>
+TEMPLATE = (
+    r"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{ title }}</title>
-<style>""" + _CSS + r"""</style></head>
+<style>"""
+    + _CSS
+    + r"""</style></head>
 <body><main>
 <div id="sections">
 {{ body }}
@@ -246,6 +249,9 @@ head to sort (<b>{{ "A \u2212 B" }}</b>: where method A loses to method B, lowes
 <script type="application/octet-stream" id="pages-data" data-encoding="gzip-base64">{{ pages_json }}</script>
 </section>{% endif %}
 </main>
-<script>""" + _JS + r"""</script>
+<script>"""
+    + _JS
+    + r"""</script>
 </body></html>
 """
+)

@@ -46,13 +46,37 @@ _LONG_WORD = 16
 
 #: characters that text mode cannot show, in math mode or as their LaTeX commands
 _SYMBOLS = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"$<$", ">": r"$>$", "|": r"$|$", "\u2212": r"$-$", "\u00d7": r"$\times$",
-    "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u00b1": r"$\pm$", "\u2192": r"$\rightarrow$",
-    "\u2026": r"\ldots{}", "\u2014": "---", "\u2013": "--", "\u00b7": r"$\cdot$",
-    "\u2248": r"$\approx$", "\u2260": r"$\neq$", "\u03b1": r"$\alpha$", "\u2018": "`",
-    "\u2019": "'", "\u201c": "``", "\u201d": "''", _BREAK: r"\allowbreak{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"$<$",
+    ">": r"$>$",
+    "|": r"$|$",
+    "\u2212": r"$-$",
+    "\u00d7": r"$\times$",
+    "\u2265": r"$\geq$",
+    "\u2264": r"$\leq$",
+    "\u00b1": r"$\pm$",
+    "\u2192": r"$\rightarrow$",
+    "\u2026": r"\ldots{}",
+    "\u2014": "---",
+    "\u2013": "--",
+    "\u00b7": r"$\cdot$",
+    "\u2248": r"$\approx$",
+    "\u2260": r"$\neq$",
+    "\u03b1": r"$\alpha$",
+    "\u2018": "`",
+    "\u2019": "'",
+    "\u201c": "``",
+    "\u201d": "''",
+    _BREAK: r"\allowbreak{}",
 }
 _PAIRS = {">=": r"$\geq$", "<=": r"$\leq$", "!=": r"$\neq$", "+-": r"$\pm$"}
 
@@ -63,7 +87,7 @@ def tex_text(text: str) -> str:
     s = readable(str(text))
     out, i = [], 0
     while i < len(s):
-        pair = s[i:i + 2]
+        pair = s[i : i + 2]
         if pair in _PAIRS:
             out.append(_PAIRS[pair])
             i += 2
@@ -131,32 +155,51 @@ def _column(head, values) -> _Column:
     cells = [as_cell(v) for v in values]
     numeric = all(c is not None for c in cells) and len(cells) > 0
     if numeric:
-        full = ["--" if c.empty else _tex_number(c, c.head()) + (
-            " " + _tex_number(c, c.interval()) if c.has_interval else "") for c in cells]
+        full = [
+            "--"
+            if c.empty
+            else _tex_number(c, c.head())
+            + (" " + _tex_number(c, c.interval()) if c.has_interval else "")
+            for c in cells
+        ]
         value = ["--" if c.empty else _tex_number(c, c.head()) for c in cells]
         # a cell without a value has no interval either: "--" as in the table of values
-        interval = ["--" if c.empty else _tex_number(c, c.interval()) if c.has_interval else ""
-                    for c in cells]
+        interval = [
+            "--" if c.empty else _tex_number(c, c.interval()) if c.has_interval else ""
+            for c in cells
+        ]
         w_full = max(_width(str(c)) for c in cells)
         w_value = max(_width(c.head()) for c in cells)
         w_interval = max([_width(c.interval()) for c in cells] + [0.0])
     else:
-        texts = ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
-                 for v in values]
+        texts = [
+            "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v) for v in values
+        ]
         w_full = w_value = w_interval = max([_width(t) for t in texts] + [0.0])
         if w_full > MAX_TEXT_PT:  # a wrapping column: long words may break too
             texts = [_breakable(t) for t in texts]
         full = value = interval = [tex_text(t) for t in texts]
-    return _Column(str(head), full, value, interval, numeric,
-                   numeric and any(c.has_interval for c in cells), w_full, w_value, w_interval)
+    return _Column(
+        str(head),
+        full,
+        value,
+        interval,
+        numeric,
+        numeric and any(c.has_interval for c in cells),
+        w_full,
+        w_value,
+        w_interval,
+    )
 
 
 def _breakable(text: str) -> str:
     """``text`` with a break allowed every :data:`_LONG_WORD` characters of a long word."""
+
     def cut(word: str) -> str:
         if len(word) <= _LONG_WORD:
             return word
-        return _BREAK.join(word[i:i + _LONG_WORD] for i in range(0, len(word), _LONG_WORD))
+        return _BREAK.join(word[i : i + _LONG_WORD] for i in range(0, len(word), _LONG_WORD))
+
     return " ".join(cut(w) for w in text.split(" "))
 
 
@@ -208,8 +251,10 @@ def _head(col: _Column, view: str, rotate: bool) -> tuple[str, float]:
     width = max(_width(line) for line in lines)
     if len(lines) == 1:
         return tex_text(lines[0]), width
-    return (r"\begin{tabular}[b]{@{}c@{}}" + r"\\".join(tex_text(x) for x in lines)
-            + r"\end{tabular}", width)
+    return (
+        r"\begin{tabular}[b]{@{}c@{}}" + r"\\".join(tex_text(x) for x in lines) + r"\end{tabular}",
+        width,
+    )
 
 
 def _col_width(col: _Column, view: str, rotate: bool, head: str | None = None) -> float:
@@ -254,7 +299,7 @@ def _groups(cols: list[_Column]) -> list[_Group]:
         a = _split_head(cols[i].head)
         b = _split_head(cols[i + 1].head) if i + 1 < len(cols) else None
         if a and b and a[0] == b[0] and a[1] != b[1]:
-            out.append(_Group(cols[i:i + 2], a[0], (a[1], b[1])))
+            out.append(_Group(cols[i : i + 2], a[0], (a[1], b[1])))
             i += 2
         else:
             out.append(_Group([cols[i]]))
@@ -262,10 +307,8 @@ def _groups(cols: list[_Column]) -> list[_Group]:
     return out
 
 
-def _fits(first: _Column, groups: list[_Group], view: str, rotate: bool,
-          budget: float) -> bool:
-    return (_col_width(first, view, rotate)
-            + sum(g.width(view, rotate) for g in groups)) <= budget
+def _fits(first: _Column, groups: list[_Group], view: str, rotate: bool, budget: float) -> bool:
+    return (_col_width(first, view, rotate) + sum(g.width(view, rotate) for g in groups)) <= budget
 
 
 def _chunks(first, groups, view, rotate) -> list[list[_Group]]:
@@ -286,16 +329,26 @@ def _plan(first: _Column, groups: list[_Group]) -> list[tuple[list[_Group], str,
     with_ci = [g for g in groups if any(c.has_interval for c in g.cols)]
     view = "value" if with_ci else "full"
     rotate = not _fits(first, groups, view, False, TEXT_WIDTH_PT) and _fits(
-        first, groups, view, True, TEXT_WIDTH_PT)
+        first, groups, view, True, TEXT_WIDTH_PT
+    )
     parts = _chunks(first, groups, view, rotate)
-    plan = [(part, view, rotate, f" (part {i + 1} of {len(parts)})" if len(parts) > 1 else "")
-            for i, part in enumerate(parts)]
+    plan = [
+        (part, view, rotate, f" (part {i + 1} of {len(parts)})" if len(parts) > 1 else "")
+        for i, part in enumerate(parts)
+    ]
     if with_ci:
         plan[-1] = (*plan[-1][:3], plan[-1][3] + "; intervals in the next table")
         ci_parts = _chunks(first, with_ci, "interval", False)
-        plan += [(part, "interval", False, " (intervals" + (
-            f", part {i + 1} of {len(ci_parts)})" if len(ci_parts) > 1 else ")"))
-                 for i, part in enumerate(ci_parts)]
+        plan += [
+            (
+                part,
+                "interval",
+                False,
+                " (intervals"
+                + (f", part {i + 1} of {len(ci_parts)})" if len(ci_parts) > 1 else ")"),
+            )
+            for i, part in enumerate(ci_parts)
+        ]
     return plan
 
 
@@ -327,23 +380,31 @@ def _heads(first: _Column, groups: list[_Group], view: str, rotate: bool) -> lis
     return [" & ".join(top) + r" \\" + " " + "".join(rules), " & ".join(bottom) + r" \\"]
 
 
-def _render(first: _Column, groups: list[_Group], view: str, rotate: bool,
-            caption: str) -> str:
+def _render(first: _Column, groups: list[_Group], view: str, rotate: bool, caption: str) -> str:
     widths = _col_width(first, view, rotate) + sum(g.width(view, rotate) for g in groups)
     env = "table" if widths <= COLUMN_WIDTH_PT else "table*"
     cols = [c for g in groups for c in g.cols]
-    out = [rf"\begin{{{env}}}[t]", r"\centering", r"\footnotesize",
-           rf"\setlength{{\tabcolsep}}{{{TABCOLSEP_PT:g}pt}}",
-           r"\sbox0{%",
-           r"\begin{tabular}{" + "".join(_spec(c) for c in [first, *cols]) + "}",
-           r"\toprule", *_heads(first, groups, view, rotate), r"\midrule"]
+    out = [
+        rf"\begin{{{env}}}[t]",
+        r"\centering",
+        r"\footnotesize",
+        rf"\setlength{{\tabcolsep}}{{{TABCOLSEP_PT:g}pt}}",
+        r"\sbox0{%",
+        r"\begin{tabular}{" + "".join(_spec(c) for c in [first, *cols]) + "}",
+        r"\toprule",
+        *_heads(first, groups, view, rotate),
+        r"\midrule",
+    ]
     rows = zip(first.cells("full"), *(c.cells(view) for c in cols))
     out += [" & ".join(row) + r" \\" for row in rows]
-    out += [r"\bottomrule", r"\end{tabular}}%",
-            # TeX's own measure of the table, for the log and as a last guard: a table
-            # wider than the line (an estimate fell short) is scaled to it, never overfull
-            r"\typeout{evalkit table width \the\wd0 \space of \the\linewidth}%",
-            r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi"]
+    out += [
+        r"\bottomrule",
+        r"\end{tabular}}%",
+        # TeX's own measure of the table, for the log and as a last guard: a table
+        # wider than the line (an estimate fell short) is scaled to it, never overfull
+        r"\typeout{evalkit table width \the\wd0 \space of \the\linewidth}%",
+        r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
+    ]
     if caption:
         out.append(r"\caption{" + caption + "}")
     out.append(rf"\end{{{env}}}")

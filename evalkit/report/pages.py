@@ -23,8 +23,15 @@ import pandas as pd
 
 from evalkit.report.diff import word_opcodes
 
-__all__ = ["DEFAULT_MAX_PAGES", "KEPT_FILE", "MAX_BLOCKS", "MAX_SHOWN_WORDS", "choose_pages",
-           "page_records", "read_kept"]
+__all__ = [
+    "DEFAULT_MAX_PAGES",
+    "KEPT_FILE",
+    "MAX_BLOCKS",
+    "MAX_SHOWN_WORDS",
+    "choose_pages",
+    "page_records",
+    "read_kept",
+]
 
 #: the file of kept extractions in a run folder
 KEPT_FILE = "extractions.jsonl.gz"
@@ -40,12 +47,15 @@ SCORES = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "unit_
 
 
 #: the head of a kept record as evalkit.harness.kept writes it: kind, data set, page id
-_HEAD = re.compile(r'^\{"kind": "\w+", "dataset": ("(?:[^"\\]|\\.)*"), '
-                   r'"page_id": ("(?:[^"\\]|\\.)*"|-?\d+)')
+_HEAD = re.compile(
+    r'^\{"kind": "\w+", "dataset": ("(?:[^"\\]|\\.)*"), '
+    r'"page_id": ("(?:[^"\\]|\\.)*"|-?\d+)'
+)
 
 
-def read_kept(path: str | os.PathLike, pages: set[tuple[str, str]] | None = None
-              ) -> Iterator[dict[str, Any]]:
+def read_kept(
+    path: str | os.PathLike, pages: set[tuple[str, str]] | None = None
+) -> Iterator[dict[str, Any]]:
     """The records of a kept file in order; only those of ``pages`` ((dataset, page_id)
     pairs) when given. Streams: one line at a time in memory."""
     with gzip.open(Path(path), "rt", encoding="utf-8", errors="surrogatepass") as f:
@@ -60,8 +70,9 @@ def read_kept(path: str | os.PathLike, pages: set[tuple[str, str]] | None = None
                 yield rec
 
 
-def choose_pages(per_page: pd.DataFrame, max_pages: int | None, seed: int = 0
-                 ) -> list[tuple[str, str, str]]:
+def choose_pages(
+    per_page: pd.DataFrame, max_pages: int | None, seed: int = 0
+) -> list[tuple[str, str, str]]:
     """(dataset, page_id, why) of the pages to show: all (``max_pages`` None), else the
     ``max_pages // 2`` of widest F1 spread between methods ("disagreement") and a seeded
     random sample of the rest ("sample"), in data set and page order."""
@@ -69,11 +80,13 @@ def choose_pages(per_page: pd.DataFrame, max_pages: int | None, seed: int = 0
     if scored.empty:
         return []
     keys = scored[["dataset", "page_id"]].astype(str)
-    f1 = (scored["shingle_f1"] if "shingle_f1" in scored
-          else pd.Series(np.nan, index=scored.index)).astype(float)
+    f1 = (
+        scored["shingle_f1"] if "shingle_f1" in scored else pd.Series(np.nan, index=scored.index)
+    ).astype(float)
     frame = keys.assign(f1=f1)
     spread = frame.groupby(["dataset", "page_id"], sort=False)["f1"].agg(
-        lambda s: float(s.max() - s.min()) if s.notna().sum() > 1 else 0.0)
+        lambda s: float(s.max() - s.min()) if s.notna().sum() > 1 else 0.0
+    )
     order = list(spread.index)
     if max_pages is None or len(order) <= max_pages:
         return [(d, p, "all") for d, p in order]
@@ -92,8 +105,7 @@ def _stretch(words: list[str]) -> list[Any]:
     if len(words) <= MAX_SHOWN_WORDS:
         return [" ".join(words), 0]
     half = MAX_SHOWN_WORDS // 2
-    return [" ".join(words[:half]) + " \u2026 " + " ".join(words[-half:]),
-            len(words) - 2 * half]
+    return [" ".join(words[:half]) + " \u2026 " + " ".join(words[-half:]), len(words) - 2 * half]
 
 
 def diff_ops(gold: list[str], text: list[str], strings: dict[str, int]) -> list[list[Any]]:
@@ -117,8 +129,11 @@ def diff_ops(gold: list[str], text: list[str], strings: dict[str, int]) -> list[
 def _scores(rows: pd.DataFrame) -> dict[str, dict[str, Any]]:
     out = {}
     for rec in rows.to_dict("records"):
-        out[str(rec["method"])] = {k: (None if pd.isna(rec.get(k, math.nan)) else
-                                       round(float(rec[k]), 4)) for k in SCORES if k in rec}
+        out[str(rec["method"])] = {
+            k: (None if pd.isna(rec.get(k, math.nan)) else round(float(rec[k]), 4))
+            for k in SCORES
+            if k in rec
+        }
         err = rec.get("error")
         out[str(rec["method"])]["error"] = None if pd.isna(err) else str(err)
     return out
@@ -128,8 +143,18 @@ def _removed(blocks: list[dict[str, Any]] | None) -> tuple[list[list[Any]], int]
     if not blocks:
         return None
     gone = [b for b in blocks if not b.get("kept", True)]
-    shown = [[b.get("index"), b.get("stage"), b.get("rule"), b.get("reason"), _facts(b),
-              b.get("words"), b.get("text")] for b in gone[:MAX_BLOCKS]]
+    shown = [
+        [
+            b.get("index"),
+            b.get("stage"),
+            b.get("rule"),
+            b.get("reason"),
+            _facts(b),
+            b.get("words"),
+            b.get("text"),
+        ]
+        for b in gone[:MAX_BLOCKS]
+    ]
     return shown, len(gone) - len(shown)
 
 
@@ -137,26 +162,40 @@ def _facts(block: dict[str, Any]) -> str | None:
     """What else the method recorded of a removed block: its named values and numbers
     (the jusText-style ``cf_class``, PAB's ``priority``), ``name=value`` joined."""
     parts = [f"{k}={v}" for k, v in (block.get("attrs") or {}).items() if v is not None]
-    parts += [f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-              for k, v in (block.get("scores") or {}).items() if v is not None]
+    parts += [
+        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+        for k, v in (block.get("scores") or {}).items()
+        if v is not None
+    ]
     if block.get("duplicate_of") is not None:
         parts.append(f"duplicate_of={block['duplicate_of']}")
     return ", ".join(parts) or None
 
 
-def page_records(run_dir: str | os.PathLike, per_page: pd.DataFrame,
-                 chosen: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def page_records(
+    run_dir: str | os.PathLike, per_page: pd.DataFrame, chosen: list[tuple[str, str, str]]
+) -> list[dict[str, Any]]:
     """One record per chosen page: gold words, each method's scores, error, diff and removed
     blocks. Without a kept file, the records hold scores only (and say so)."""
     kept = Path(run_dir) / KEPT_FILE
     want = {(d, p): why for d, p, why in chosen}
-    pp = per_page.assign(dataset=per_page["dataset"].astype(str),
-                         page_id=per_page["page_id"].astype(str))
+    pp = per_page.assign(
+        dataset=per_page["dataset"].astype(str), page_id=per_page["page_id"].astype(str)
+    )
     pp = pp[[(d, p) in want for d, p in zip(pp["dataset"], pp["page_id"])]]
     scores = {key: _scores(rows) for key, rows in pp.groupby(["dataset", "page_id"], sort=False)}
     pages: dict[tuple[str, str], dict[str, Any]] = {
-        (d, p): {"dataset": d, "page_id": p, "why": why, "gold": None, "methods": {},
-                 "scores": scores.get((d, p), {}), "strings": []} for d, p, why in chosen}
+        (d, p): {
+            "dataset": d,
+            "page_id": p,
+            "why": why,
+            "gold": None,
+            "methods": {},
+            "scores": scores.get((d, p), {}),
+            "strings": [],
+        }
+        for d, p, why in chosen
+    }
     strings: dict[tuple[str, str], dict[str, int]] = {}
     if kept.exists():
         gold_words: dict[tuple[str, str], list[str]] = {}
@@ -173,8 +212,9 @@ def page_records(run_dir: str | os.PathLike, per_page: pd.DataFrame,
                 entry["missing"] = rec["missing"]
             else:
                 table = strings.setdefault(key, {})
-                entry["diff"] = diff_ops(gold_words.get(key, []), (rec.get("text") or "").split(),
-                                         table)
+                entry["diff"] = diff_ops(
+                    gold_words.get(key, []), (rec.get("text") or "").split(), table
+                )
                 page["strings"] = list(table)
                 entry["n_words"] = len((rec.get("text") or "").split())
                 removed = _removed(rec.get("blocks"))

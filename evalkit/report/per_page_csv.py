@@ -25,8 +25,21 @@ from evalkit.report.csv_safe import restore_frame
 __all__ = ["BOOL_COLUMNS", "PER_PAGE_DTYPES", "TEXT_COLUMNS", "read_per_page"]
 
 #: the text columns of per_page.csv (ids, names, errors, labels)
-TEXT_COLUMNS = ("experiment", "dataset", "page_id", "site", "category", "method", "error",
-                "scope", "truth", "skipped_file", "predicted", "label", "detector")
+TEXT_COLUMNS = (
+    "experiment",
+    "dataset",
+    "page_id",
+    "site",
+    "category",
+    "method",
+    "error",
+    "scope",
+    "truth",
+    "skipped_file",
+    "predicted",
+    "label",
+    "detector",
+)
 #: the true/false columns
 BOOL_COLUMNS = ("cached",)
 #: column -> dtype for ``pd.read_csv(..., dtype=PER_PAGE_DTYPES)``

@@ -24,8 +24,14 @@ from pathlib import Path
 from evalkit.core.files import temp_beside
 from evalkit.report.per_page_csv import read_per_page
 
-__all__ = ["DEFAULT_PARQUET_ROWS", "PARQUET_NAME", "ROW_GROUP_ROWS", "ZSTD_LEVEL",
-           "wants_parquet", "write_per_page_parquet"]
+__all__ = [
+    "DEFAULT_PARQUET_ROWS",
+    "PARQUET_NAME",
+    "ROW_GROUP_ROWS",
+    "ZSTD_LEVEL",
+    "wants_parquet",
+    "write_per_page_parquet",
+]
 
 #: rows of per_page.csv past which the Parquet copy is written (``report.parquet_rows``):
 #: 10,000 rows is about 3 MB of csv, the size where parsing it starts to take seconds
@@ -45,8 +51,9 @@ def wants_parquet(n_rows: int, threshold: int | None) -> bool:
     return threshold is not None and n_rows > threshold
 
 
-def write_per_page_parquet(csv_path: str | os.PathLike,
-                           out: str | os.PathLike | None = None) -> Path:
+def write_per_page_parquet(
+    csv_path: str | os.PathLike, out: str | os.PathLike | None = None
+) -> Path:
     """Write ``per_page.parquet`` (beside ``csv_path`` unless ``out``) with the column types
     of :func:`read_per_page`; atomic (a temporary file, then renamed)."""
     import pyarrow as pa
@@ -59,8 +66,14 @@ def write_per_page_parquet(csv_path: str | os.PathLike,
     fd, tmp = temp_beside(path)
     os.close(fd)
     try:
-        pq.write_table(table, tmp, row_group_size=ROW_GROUP_ROWS, compression="zstd",
-                       compression_level=ZSTD_LEVEL, write_statistics=True)
+        pq.write_table(
+            table,
+            tmp,
+            row_group_size=ROW_GROUP_ROWS,
+            compression="zstd",
+            compression_level=ZSTD_LEVEL,
+            write_statistics=True,
+        )
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -36,8 +36,15 @@ import pandas as pd
 from evalkit.core.files import temp_beside
 from evalkit.report.filenames import with_ext
 
-__all__ = ["bar_prf", "difference_matrix", "in_background", "pages_correct_curve", "prf_figure",
-           "save"]
+__all__ = [
+    "bar_prf",
+    "difference_matrix",
+    "in_background",
+    "pages_correct_curve",
+    "prf_figure",
+    "save",
+]
+
 
 def save(fig, stem: str | os.PathLike) -> list[Path]:
     """Save ``stem.png`` (150 dpi), ``stem.svg`` and ``stem.pdf``; close the figure.
@@ -47,7 +54,11 @@ def save(fig, stem: str | os.PathLike) -> list[Path]:
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [with_ext(stem, ".png"), with_ext(stem, ".svg"), with_ext(stem, ".pdf")]  # v1.0 keeps its dot
+    paths = [
+        with_ext(stem, ".png"),
+        with_ext(stem, ".svg"),
+        with_ext(stem, ".pdf"),
+    ]  # v1.0 keeps its dot
     if _BACKGROUND is not None and _can_fork():
         _BACKGROUND.start(fig, paths)
         return paths
@@ -67,8 +78,13 @@ def _write(fig, paths: list[Path]) -> None:
         fd, tmp = temp_beside(path)
         try:
             with plt.rc_context({"svg.hashsalt": "evalkit"}), os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format=path.suffix[1:], dpi=150, bbox_inches="tight",
-                            metadata={"Date": None} if svg else None)
+                fig.savefig(
+                    fh,
+                    format=path.suffix[1:],
+                    dpi=150,
+                    bbox_inches="tight",
+                    metadata={"Date": None} if svg else None,
+                )
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -98,8 +114,11 @@ MAX_CHILDREN = 8
 def _can_fork() -> bool:
     # Linux only (fork is unsafe with macOS system frameworks) and only for the headless
     # backend: a notebook's figures stay in the notebook's process
-    return (sys.platform.startswith("linux") and hasattr(os, "fork")
-            and matplotlib.get_backend().lower() == "agg")
+    return (
+        sys.platform.startswith("linux")
+        and hasattr(os, "fork")
+        and matplotlib.get_backend().lower() == "agg"
+    )
 
 
 #: the signals held back while a figure child is forked
@@ -234,14 +253,19 @@ def in_background():
     children.finish_all()
 
 
-def bar_prf(summary: pd.DataFrame, stem, dataset: str,
-            metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
-            labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
-            methods: list[str] | None = None, xlabel: str = "method",
-            order: str | None = None) -> list[Path]:
+def bar_prf(
+    summary: pd.DataFrame,
+    stem,
+    dataset: str,
+    metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
+    labels: tuple[str, ...] = ("precision", "recall", "F1"),
+    title: str = "",
+    methods: list[str] | None = None,
+    xlabel: str = "method",
+    order: str | None = None,
+) -> list[Path]:
     """Grouped bars: one group per method, one bar per metric, error bars = the CI."""
-    return save(prf_figure(summary, dataset, metrics, labels, title, methods, xlabel, order),
-                stem)
+    return save(prf_figure(summary, dataset, metrics, labels, title, methods, xlabel, order), stem)
 
 
 #: one column of a two-column paper, in inches (3.33 in; a little less for the margins)
@@ -267,11 +291,16 @@ def _by_category(labels: tuple[str, ...]) -> bool:
     return len(labels) > len(_METRIC_ALPHAS) or all(label in CATEGORIES for label in labels)
 
 
-def prf_figure(summary: pd.DataFrame, dataset: str,
-               metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
-               labels: tuple[str, ...] = ("precision", "recall", "F1"), title: str = "",
-               methods: list[str] | None = None, xlabel: str = "method",
-               order: str | None = None):
+def prf_figure(
+    summary: pd.DataFrame,
+    dataset: str,
+    metrics: tuple[str, ...] = ("shingle_precision", "shingle_recall", "shingle_f1"),
+    labels: tuple[str, ...] = ("precision", "recall", "F1"),
+    title: str = "",
+    methods: list[str] | None = None,
+    xlabel: str = "method",
+    order: str | None = None,
+):
     """The figure of :func:`bar_prf`, not saved (evalkit.shell.api's ``Result.plot``).
 
     Horizontal bars, one column wide: a row of bars per method, in the method's own colour
@@ -287,8 +316,9 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
     methods = method_order(df, metrics[-1], methods, order)
     n, k = len(methods), len(metrics)
     height = 0.8 / k
-    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.9 + n * (0.1 * k + 0.08)),
-                           layout="constrained")
+    fig, ax = plt.subplots(
+        figsize=(COLUMN_INCHES, 0.9 + n * (0.1 * k + 0.08)), layout="constrained"
+    )
     y = np.arange(n)[::-1].astype(float)  # the first method at the top
     by_category = _by_category(tuple(labels))
     has_ci = False
@@ -296,53 +326,104 @@ def prf_figure(summary: pd.DataFrame, dataset: str,
         rows = df[df["metric"] == metric].drop_duplicates("method").set_index("method")
         rows = rows.reindex(methods)
         vals = rows["value"].to_numpy(dtype=float)
-        err = np.vstack([np.clip(vals - rows["ci_low"].to_numpy(dtype=float), 0, None),
-                         np.clip(rows["ci_high"].to_numpy(dtype=float) - vals, 0, None)])
+        err = np.vstack(
+            [
+                np.clip(vals - rows["ci_low"].to_numpy(dtype=float), 0, None),
+                np.clip(rows["ci_high"].to_numpy(dtype=float) - vals, 0, None),
+            ]
+        )
         pos = y + ((k - 1) / 2 - j) * height
         if by_category:  # a page type in its own colour whichever method the row is
             look = category_style(labels[j])
-            ax.barh(pos, np.nan_to_num(vals), height, color=look.colour, hatch=look.hatch,
-                    edgecolor="0.25", linewidth=0.3)
+            ax.barh(
+                pos,
+                np.nan_to_num(vals),
+                height,
+                color=look.colour,
+                hatch=look.hatch,
+                edgecolor="0.25",
+                linewidth=0.3,
+            )
         else:  # the method's colour, the metric's shade; a second round's hatch
             alpha = _metric_look(j, k)[0]
             for i, m in enumerate(methods):
                 look = method_style(m)
-                ax.barh(pos[i], np.nan_to_num(vals[i]), height, color=look.colour, alpha=alpha,
-                        hatch=look.hatch, edgecolor="0.25", linewidth=0.3)
+                ax.barh(
+                    pos[i],
+                    np.nan_to_num(vals[i]),
+                    height,
+                    color=look.colour,
+                    alpha=alpha,
+                    hatch=look.hatch,
+                    edgecolor="0.25",
+                    linewidth=0.3,
+                )
         if np.isfinite(err).any():  # a mean with its interval; a pooled figure has none
-            ax.errorbar(np.nan_to_num(vals), pos, xerr=np.nan_to_num(err), fmt="none",
-                        ecolor="black", elinewidth=0.6, capsize=1.5, capthick=0.6)
+            ax.errorbar(
+                np.nan_to_num(vals),
+                pos,
+                xerr=np.nan_to_num(err),
+                fmt="none",
+                ecolor="black",
+                elinewidth=0.6,
+                capsize=1.5,
+                capthick=0.6,
+            )
             has_ci = True
     ax.set_yticks(y, methods, fontsize=FONT_PT)
     ax.set_ylim(-0.6, n - 0.4)
     ax.set_xlim(0, 1.0)
     ax.tick_params(axis="x", labelsize=FONT_PT)
     # the axis says what the whiskers are only when there are some
-    ax.set_xlabel("score (0-1), bars: 95% bootstrap CI" if has_ci else "score (0-1)",
-                  fontsize=FONT_PT)
+    ax.set_xlabel(
+        "score (0-1), bars: 95% bootstrap CI" if has_ci else "score (0-1)", fontsize=FONT_PT
+    )
     ax.set_ylabel(xlabel, fontsize=FONT_PT)
-    ax.set_title(title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1",
-                 fontsize=FONT_PT + 1)
+    ax.set_title(
+        title or f"{dataset}: {metrics[0].split('_')[0]} precision / recall / F1",
+        fontsize=FONT_PT + 1,
+    )
     if by_category:
-        handles = [matplotlib.patches.Patch(facecolor=category_style(label).colour,
-                                            hatch=category_style(label).hatch, edgecolor="0.25",
-                                            label=label) for label in labels]
+        handles = [
+            matplotlib.patches.Patch(
+                facecolor=category_style(label).colour,
+                hatch=category_style(label).hatch,
+                edgecolor="0.25",
+                label=label,
+            )
+            for label in labels
+        ]
     else:
-        handles = [matplotlib.patches.Patch(facecolor="0.45", alpha=_metric_look(j, k)[0],
-                                            edgecolor="0.25", label=label)
-                   for j, label in enumerate(labels)]
+        handles = [
+            matplotlib.patches.Patch(
+                facecolor="0.45", alpha=_metric_look(j, k)[0], edgecolor="0.25", label=label
+            )
+            for j, label in enumerate(labels)
+        ]
     long = max(len(str(label)) for label in labels) > 12
     ncol = 1 if long else (k if k <= 4 else -(-k // 2))
-    fig.legend(handles=handles, loc="outside upper center", ncol=ncol,
-               fontsize=FONT_PT - 0.5, frameon=False)
+    fig.legend(
+        handles=handles,
+        loc="outside upper center",
+        ncol=ncol,
+        fontsize=FONT_PT - 0.5,
+        frameon=False,
+    )
     ax.grid(axis="x", alpha=0.3)
     return fig
 
 
-def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str = "shingle_f1",
-                        thresholds: np.ndarray | None = None, n_boot: int = 200,
-                        seed: int = 0, methods: list[str] | None = None,
-                        order: str | None = None) -> list[Path]:
+def pages_correct_curve(
+    per_page: pd.DataFrame,
+    stem,
+    dataset: str,
+    metric: str = "shingle_f1",
+    thresholds: np.ndarray | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+    methods: list[str] | None = None,
+    order: str | None = None,
+) -> list[Path]:
     """Share of pages whose per-page ``metric`` reaches each threshold, with a bootstrap band.
 
     Each method in its own colour, marker and line style (evalkit.report.style); the legend,
@@ -355,9 +436,15 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     scored = per_page[metric].notna() if metric in per_page else False
     df = per_page[(per_page["dataset"] == dataset) & scored]
     order = order or (default_order() if methods is None else "config")
-    means = (df.groupby("method", sort=False)[metric].mean().rename("value").reset_index()
-             .assign(metric=metric) if len(df) else pd.DataFrame(
-                 columns=["method", "value", "metric"]))
+    means = (
+        df.groupby("method", sort=False)[metric]
+        .mean()
+        .rename("value")
+        .reset_index()
+        .assign(metric=metric)
+        if len(df)
+        else pd.DataFrame(columns=["method", "value", "metric"])
+    )
     methods = method_order(means, metric, methods or list(dict.fromkeys(df["method"])), order)
     # every band from one set of draws: bootstrap_ci's numbers for each method and threshold
     batch = BootstrapBatch(n_boot=n_boot, seed=seed)
@@ -365,8 +452,13 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     for m in methods:
         f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
         if f1.size:
-            curves.append((m, [(f1 >= t).mean() for t in thresholds],
-                           [batch.add_mean((f1 >= t).astype(float)) for t in thresholds]))
+            curves.append(
+                (
+                    m,
+                    [(f1 >= t).mean() for t in thresholds],
+                    [batch.add_mean((f1 >= t).astype(float)) for t in thresholds],
+                )
+            )
     bands = batch.intervals()
     rows = -(-len(curves) // 2)
     fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 2.4 + 0.13 * rows), layout="constrained")
@@ -386,8 +478,12 @@ def pages_correct_curve(per_page: pd.DataFrame, stem, dataset: str, metric: str 
     return save(fig, stem)
 
 
-def difference_matrix(panels: list[tuple[str, list[str], np.ndarray, np.ndarray]], stem,
-                      dataset: str, alpha: float = 0.05) -> list[Path]:
+def difference_matrix(
+    panels: list[tuple[str, list[str], np.ndarray, np.ndarray]],
+    stem,
+    dataset: str,
+    alpha: float = 0.05,
+) -> list[Path]:
     """Heatmaps of paired differences, one panel per score: ``(score, methods, diff, p)``
     with ``diff[i, j]`` the mean per-page difference row − column and ``p`` its Holm
     p-value; each cell is annotated with the difference and ``*`` when p < ``alpha``.
@@ -395,13 +491,20 @@ def difference_matrix(panels: list[tuple[str, list[str], np.ndarray, np.ndarray]
     The colour scale is centred on 0 and symmetric (blue: the row method scores higher),
     shared by the panels so that equal colours mean equal differences.
     """
-    vmax = max([float(np.nanmax(np.abs(d))) for _, _, d, _ in panels
-                if np.isfinite(d).any()] or [1.0]) or 1.0
+    vmax = (
+        max([float(np.nanmax(np.abs(d))) for _, _, d, _ in panels if np.isfinite(d).any()] or [1.0])
+        or 1.0
+    )
     k = max(len(m) for _, m, _, _ in panels)
     side = max(3.2, 0.62 * k + 1.6)
     # constrained layout: a panel's method names never run into its neighbour
-    fig, axes = plt.subplots(1, len(panels), figsize=(side * len(panels) + 1.2, side + 0.6),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(side * len(panels) + 1.2, side + 0.6),
+        squeeze=False,
+        layout="constrained",
+    )
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.88")  # grey: diagonal, no shared page
     image = None
     for ax, (score, methods, diff, p) in zip(axes[0], panels):
@@ -416,10 +519,20 @@ def difference_matrix(panels: list[tuple[str, list[str], np.ndarray, np.ndarray]
                 continue
             mark = "*" if np.isfinite(p[i, j]) and p[i, j] < alpha else ""
             strong = abs(diff[i, j]) > 0.6 * vmax  # white text on the dark cells
-            ax.text(j, i, f"{diff[i, j]:+.2f}{mark}", ha="center", va="center", fontsize=7,
-                    color="white" if strong else "black")
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8,
-                 label="mean per-page difference (row \u2212 column)")
-    fig.suptitle(f"{dataset}: paired differences between methods "
-                 f"(* Holm-adjusted p < {alpha:g})", fontsize=10)
+            ax.text(
+                j,
+                i,
+                f"{diff[i, j]:+.2f}{mark}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if strong else "black",
+            )
+    fig.colorbar(
+        image, ax=axes[0].tolist(), shrink=0.8, label="mean per-page difference (row \u2212 column)"
+    )
+    fig.suptitle(
+        f"{dataset}: paired differences between methods (* Holm-adjusted p < {alpha:g})",
+        fontsize=10,
+    )
     return save(fig, stem)

@@ -57,8 +57,15 @@ def _is_terminal(stream: IO[str]) -> bool:
         return False
 
 
-def bar(total: int | None, desc: str, unit: str = "it", *, show: bool | None = None,
-        stream: IO[str] | None = None, unit_scale: bool = False) -> Any:
+def bar(
+    total: int | None,
+    desc: str,
+    unit: str = "it",
+    *,
+    show: bool | None = None,
+    stream: IO[str] | None = None,
+    unit_scale: bool = False,
+) -> Any:
     """A progress bar of ``total`` steps (a tqdm object: ``update(n)``, ``close()``, or use
     it as a context manager). ``show`` overrides :func:`enabled` for this bar; a bar left
     without a total shows its count and rate only, so give one wherever it is known."""
@@ -66,14 +73,29 @@ def bar(total: int | None, desc: str, unit: str = "it", *, show: bool | None = N
 
     out = _stream(stream)
     drawn = enabled() if show is None else bool(show)
-    return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, file=out,
-                disable=not drawn, leave=True, dynamic_ncols=_is_terminal(out),
-                mininterval=0.1 if _is_terminal(out) else REDIRECTED_INTERVAL)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit_scale,
+        file=out,
+        disable=not drawn,
+        leave=True,
+        dynamic_ncols=_is_terminal(out),
+        mininterval=0.1 if _is_terminal(out) else REDIRECTED_INTERVAL,
+    )
 
 
-def track(items: Iterable[T], total: int | None, desc: str, unit: str = "it", *,
-          count: Callable[[T], int] | None = None, show: bool | None = None,
-          stream: IO[str] | None = None) -> Iterator[T]:
+def track(
+    items: Iterable[T],
+    total: int | None,
+    desc: str,
+    unit: str = "it",
+    *,
+    count: Callable[[T], int] | None = None,
+    show: bool | None = None,
+    stream: IO[str] | None = None,
+) -> Iterator[T]:
     """``items`` as they come, each moving a :func:`bar` by ``count(item)`` (default 1); the
     bar is closed (and stays as the final line) when the items end or the loop is left."""
     progress = bar(total, desc, unit, show=show, stream=stream)
@@ -88,12 +110,23 @@ def track(items: Iterable[T], total: int | None, desc: str, unit: str = "it", *,
 def _clock(seconds: float) -> str:
     seconds = round(seconds)
     hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+    return (
+        f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+        if hours
+        else f"{rest // 60:02d}:{rest % 60:02d}"
+    )
 
 
-def steps(items: Iterable[T], total: int, desc: str, *, name: Callable[[T], str] = str,
-          show: bool | None = None, stream: IO[str] | None = None,
-          clock: Callable[[], float] = time.monotonic) -> Iterator[T]:
+def steps(
+    items: Iterable[T],
+    total: int,
+    desc: str,
+    *,
+    name: Callable[[T], str] = str,
+    show: bool | None = None,
+    stream: IO[str] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[T]:
     """``items`` for a loop whose every step prints its own bars (a reference entry runs a
     whole experiment): after each step one :func:`line`, ``desc 2/5 (name) done in 01:40;
     02:30 elapsed, about 03:45 left`` (the time left is the mean step's times the steps to
@@ -104,9 +137,12 @@ def steps(items: Iterable[T], total: int, desc: str, *, name: Callable[[T], str]
         yield item
         now = clock()
         left = (now - start) / done * (total - done) if total >= done else 0.0
-        line(f"{desc} {done}/{total} ({name(item)}) done in {_clock(now - began)}; "
-             f"{_clock(now - start)} elapsed, about {_clock(left)} left", show=show,
-             stream=stream)
+        line(
+            f"{desc} {done}/{total} ({name(item)}) done in {_clock(now - began)}; "
+            f"{_clock(now - start)} elapsed, about {_clock(left)} left",
+            show=show,
+            stream=stream,
+        )
 
 
 def line(text: str, *, show: bool | None = None, stream: IO[str] | None = None) -> None:

@@ -48,11 +48,30 @@ __all__ = [
     "write_run_json",
 ]
 
-SUMMARY_COLUMNS = ["experiment", "dataset", "method", "metric", "value", "ci_low", "ci_high",
-                   "n_pages"]
-CORE_PACKAGES = ["hydra-core", "omegaconf", "pandas", "numpy", "scipy", "scikit-learn",
-                 "matplotlib", "lxml", "xxhash", "datasketch", "charset-normalizer",
-                 "joblib"]
+SUMMARY_COLUMNS = [
+    "experiment",
+    "dataset",
+    "method",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_pages",
+]
+CORE_PACKAGES = [
+    "hydra-core",
+    "omegaconf",
+    "pandas",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "matplotlib",
+    "lxml",
+    "xxhash",
+    "datasketch",
+    "charset-normalizer",
+    "joblib",
+]
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -80,8 +99,7 @@ def _readable_tree(obj: Any) -> Any:
     if isinstance(obj, str):
         return readable(obj)
     if isinstance(obj, dict):
-        return {readable(k) if isinstance(k, str) else k: _readable_tree(v)
-                for k, v in obj.items()}
+        return {readable(k) if isinstance(k, str) else k: _readable_tree(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_readable_tree(v) for v in obj]
     return obj
@@ -185,8 +203,9 @@ class RecordSpill:
             cols.append(pd.DataFrame.from_records(rows, columns=[col]))
         return pd.concat(cols, axis=1) if cols else pd.DataFrame()
 
-    def chunks(self, columns: list[str] | None = None,
-               rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+    def chunks(
+        self, columns: list[str] | None = None, rows: int = CHUNK_ROWS
+    ) -> Iterator[pd.DataFrame]:
         """The records in frames of at most ``rows`` records (only ``columns`` if given),
         each with the dtypes of the frame of all the records."""
         dtypes = self.proxy().dtypes
@@ -207,8 +226,7 @@ class RecordSpill:
         """The records as one frame (only ``columns`` if given, to keep it small)."""
         parts = list(self.chunks(columns))
         if not parts:
-            keep = list(self.kinds) if columns is None else [c for c in columns
-                                                             if c in self.kinds]
+            keep = list(self.kinds) if columns is None else [c for c in columns if c in self.kinds]
             return pd.DataFrame(columns=keep)
         return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
@@ -255,9 +273,12 @@ def write_frames_csv(frames: list[pd.DataFrame | RecordSpill], path: str | os.Pa
 
 def git_state(root: str | os.PathLike) -> dict[str, Any]:
     """Commit and dirty flag of the repository at ``root`` (None when not a checkout)."""
+
     def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              check=False, timeout=10)
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, timeout=10
+        )
+
     try:
         head = git("rev-parse", "HEAD")
         if head.returncode != 0:
@@ -298,9 +319,17 @@ def interpreter_hash_seed() -> str | None:
     return value if value and value.isdigit() and value != "0" else None
 
 
-def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike | None, seed: int,
-                   wall_seconds: float, datasets: dict[str, Any], methods: dict[str, Any],
-                   failures: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
+def write_run_json(
+    path: str | os.PathLike,
+    *,
+    root: str | os.PathLike | None,
+    seed: int,
+    wall_seconds: float,
+    datasets: dict[str, Any],
+    methods: dict[str, Any],
+    failures: list[dict[str, Any]],
+    extra: dict[str, Any] | None = None,
+) -> Path:
     info = {
         "evalkit_version": __version__,
         # the checkout's commit; an installed evalkit (root None) has none
@@ -320,8 +349,13 @@ def write_run_json(path: str | os.PathLike, *, root: str | os.PathLike | None, s
     }
     if extra:
         info.update(extra)
-    return atomic_write_text(path, json.dumps(_readable_tree(info), indent=2, sort_keys=True,
-                                              default=lambda o: readable(str(o))) + "\n")
+    return atomic_write_text(
+        path,
+        json.dumps(
+            _readable_tree(info), indent=2, sort_keys=True, default=lambda o: readable(str(o))
+        )
+        + "\n",
+    )
 
 
 def read_summary(path: str | os.PathLike) -> pd.DataFrame:

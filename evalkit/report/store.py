@@ -45,8 +45,14 @@ def _unvalue(v: Any) -> Any:
     if isinstance(v, dict) and "cell" in v:
         value, low, high, digits, signed, mark = v["cell"]
         nan = math.nan
-        return Cell(nan if value is None else value, nan if low is None else low,
-                    nan if high is None else high, int(digits), bool(signed), str(mark))
+        return Cell(
+            nan if value is None else value,
+            nan if low is None else low,
+            nan if high is None else high,
+            int(digits),
+            bool(signed),
+            str(mark),
+        )
     return v
 
 
@@ -57,9 +63,13 @@ def _dump(section: Section) -> dict[str, Any]:
         case Text(text=text, gap=gap):
             return {"type": "text", "text": text, "gap": gap}
         case Table(frame=frame, lead=lead, gap=gap):
-            return {"type": "table", "lead": lead, "gap": gap,
-                    "columns": [str(c) for c in frame.columns],
-                    "rows": [[_value(v) for v in row] for row in frame.itertuples(index=False)]}
+            return {
+                "type": "table",
+                "lead": lead,
+                "gap": gap,
+                "columns": [str(c) for c in frame.columns],
+                "rows": [[_value(v) for v in row] for row in frame.itertuples(index=False)],
+            }
         case Figure(path=path, alt=alt, gap=gap):
             return {"type": "figure", "path": path, "alt": alt, "gap": gap}
         case Bullets(items=items, gap=gap):
@@ -74,8 +84,9 @@ def _load(d: dict[str, Any]) -> Section:
     if kind == "text":
         return Text(d["text"], bool(d["gap"]))
     if kind == "table":
-        frame = pd.DataFrame([[_unvalue(v) for v in row] for row in d["rows"]],
-                             columns=d["columns"], dtype=object)
+        frame = pd.DataFrame(
+            [[_unvalue(v) for v in row] for row in d["rows"]], columns=d["columns"], dtype=object
+        )
         return Table(frame, d["lead"], bool(d["gap"]))
     if kind == "figure":
         return Figure(d["path"], d["alt"], bool(d["gap"]))

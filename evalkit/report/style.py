@@ -24,8 +24,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["CATEGORIES", "KNOWN", "OKABE_ITO", "PALETTE", "Style", "category_style",
-           "default_order", "method_order", "method_style", "set_default_order"]
+__all__ = [
+    "CATEGORIES",
+    "KNOWN",
+    "OKABE_ITO",
+    "PALETTE",
+    "Style",
+    "category_style",
+    "default_order",
+    "method_order",
+    "method_style",
+    "set_default_order",
+]
 
 #: how figures order methods when a caller names none (``report.method_order``)
 ORDERS = ("score", "config")
@@ -43,9 +53,9 @@ def set_default_order(order: str) -> None:
 def default_order() -> str:
     return _default_order
 
+
 #: Okabe-Ito: black, orange, sky blue, bluish green, yellow, blue, vermillion, reddish purple
-OKABE_ITO = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-             "#CC79A7")
+OKABE_ITO = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
 #: Paul Tol's "muted" indigo, wine, olive and teal: the four of his colour-blind-safe sets
 #: that stand apart from every Okabe-Ito colour
 TOL_MUTED = ("#332288", "#882255", "#999933", "#44AA99")
@@ -63,16 +73,44 @@ HATCHES = ("", "///", "...", "xxx", "\\\\", "+++")
 #: twelve: round 1 the default set and Saravanan & Sathya Bama's methods, round 2 the peers
 #: (each beside a round-1 method that no configured set draws with it), round 3 the rest.
 #: A name's place fixes its style: add new names at the end.
-KNOWN = ("proposed", "proposed@primary", "proposed@dedup", "cetd", "pab", "justext_style",
-         "coreex", "econ", "tag_based", "existing1", "existing2", "vwrapper",
-         "html_text", "boilerpy3", "goose3", "justext", "readability_lxml", "resiliparse",
-         "fulltext", "trafilatura", "eniw", "target_entities", "cectd_s", "ecectd_s",
-         "cetd@ds", "san_aye", "san_aye@cosine", "san_aye@importance", "proposed@bounded",
-         "proposed@best_table4", "empty", "gold", "stored")
+KNOWN = (
+    "proposed",
+    "proposed@primary",
+    "proposed@dedup",
+    "cetd",
+    "pab",
+    "justext_style",
+    "coreex",
+    "econ",
+    "tag_based",
+    "existing1",
+    "existing2",
+    "vwrapper",
+    "html_text",
+    "boilerpy3",
+    "goose3",
+    "justext",
+    "readability_lxml",
+    "resiliparse",
+    "fulltext",
+    "trafilatura",
+    "eniw",
+    "target_entities",
+    "cectd_s",
+    "ecectd_s",
+    "cetd@ds",
+    "san_aye",
+    "san_aye@cosine",
+    "san_aye@importance",
+    "proposed@bounded",
+    "proposed@best_table4",
+    "empty",
+    "gold",
+    "stored",
+)
 
 #: the categories evalkit draws, in order: WCXB's page types (evalkit.readers.wcxb.PAGE_TYPES)
-CATEGORIES = ("article", "forum", "product", "collection", "listing", "documentation",
-              "service")
+CATEGORIES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
 
 @dataclass(frozen=True)
@@ -102,8 +140,12 @@ def method_style(name: str) -> Style:
     share a marker either."""
     i = _slot(str(name), KNOWN)
     colour, round_ = i % len(PALETTE), i // len(PALETTE)
-    return Style(PALETTE[colour], MARKERS[(round_ + i) % len(MARKERS)],
-                 LINESTYLES[round_ % len(LINESTYLES)], HATCHES[round_ % len(HATCHES)])
+    return Style(
+        PALETTE[colour],
+        MARKERS[(round_ + i) % len(MARKERS)],
+        LINESTYLES[round_ % len(LINESTYLES)],
+        HATCHES[round_ % len(HATCHES)],
+    )
 
 
 def category_style(name: str) -> Style:
@@ -111,12 +153,17 @@ def category_style(name: str) -> Style:
     palette without black, the hatch of round i // 11 (module docstring)."""
     i = _slot(str(name), CATEGORIES)
     colour, round_ = i % len(CATEGORY_PALETTE), i // len(CATEGORY_PALETTE)
-    return Style(CATEGORY_PALETTE[colour], MARKERS[(round_ + i) % len(MARKERS)],
-                 LINESTYLES[round_ % len(LINESTYLES)], HATCHES[round_ % len(HATCHES)])
+    return Style(
+        CATEGORY_PALETTE[colour],
+        MARKERS[(round_ + i) % len(MARKERS)],
+        LINESTYLES[round_ % len(LINESTYLES)],
+        HATCHES[round_ % len(HATCHES)],
+    )
 
 
-def method_order(summary: pd.DataFrame, metric: str, methods: list[str] | None = None,
-                 order: str = "score") -> list[str]:
+def method_order(
+    summary: pd.DataFrame, metric: str, methods: list[str] | None = None, order: str = "score"
+) -> list[str]:
     """The methods of ``summary`` (rows of one data set) in the order figures draw them:
     ``score``, best ``metric`` value first (ties and methods without one in run order), or
     ``config``, the run's order."""
@@ -128,5 +175,7 @@ def method_order(summary: pd.DataFrame, metric: str, methods: list[str] | None =
     rows = summary[summary["metric"] == metric].drop_duplicates("method").set_index("method")
     value = rows["value"].reindex(methods).astype(float)
     rank = {m: i for i, m in enumerate(methods)}
-    return sorted(methods, key=lambda m: (pd.isna(value[m]), -(value[m] if pd.notna(value[m])
-                                                                else 0.0), rank[m]))
+    return sorted(
+        methods,
+        key=lambda m: (pd.isna(value[m]), -(value[m] if pd.notna(value[m]) else 0.0), rank[m]),
+    )

@@ -28,8 +28,9 @@ __all__ = [
 ]
 
 
-def format_cell(value: float, low: float | None = None, high: float | None = None,
-                digits: int = 3) -> Cell:
+def format_cell(
+    value: float, low: float | None = None, high: float | None = None, digits: int = 3
+) -> Cell:
     """A :class:`~evalkit.report.cells.Cell`, shown ``0.812 [0.790, 0.833]``; a missing
     interval shows the value alone, NaN shows ``-``. It keeps the numbers for the csv."""
     nan = float("nan")
@@ -44,16 +45,26 @@ def _cells(sub: pd.DataFrame, keys: list[str], with_ci: bool, digits: int) -> di
     for key in keys:
         if key in sub.index:
             r = sub.loc[key]
-            out[key] = format_cell(r["value"], r["ci_low"] if with_ci else None,
-                                   r["ci_high"] if with_ci else None, digits)
+            out[key] = format_cell(
+                r["value"],
+                r["ci_low"] if with_ci else None,
+                r["ci_high"] if with_ci else None,
+                digits,
+            )
         else:
             out[key] = Cell(float("nan"), digits=digits)
     return out
 
 
-def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = None,
-               experiment: str | None = None, with_ci: bool = True, digits: int = 3,
-               method_order: list[str] | None = None) -> pd.DataFrame:
+def wide_table(
+    summary: pd.DataFrame,
+    metrics: list[str],
+    dataset: str | None = None,
+    experiment: str | None = None,
+    with_ci: bool = True,
+    digits: int = 3,
+    method_order: list[str] | None = None,
+) -> pd.DataFrame:
     """Rows = methods (in run order), columns = metrics, cells formatted with their interval."""
     df = summary
     if dataset is not None:
@@ -73,8 +84,13 @@ def wide_table(summary: pd.DataFrame, metrics: list[str], dataset: str | None = 
     return pd.DataFrame(rows, columns=["method", *metrics, "n_pages"])
 
 
-def cross_table(summary: pd.DataFrame, metric: str, experiment: str | None = None,
-                digits: int = 3, with_ci: bool = False) -> pd.DataFrame:
+def cross_table(
+    summary: pd.DataFrame,
+    metric: str,
+    experiment: str | None = None,
+    digits: int = 3,
+    with_ci: bool = False,
+) -> pd.DataFrame:
     """Rows = methods, columns = data sets, cells = one metric: the at-a-glance view
     of a run over several sets (method and data set order as in the run)."""
     df = summary[summary["metric"] == metric]

@@ -84,20 +84,30 @@ class Result:
 
         valid = self.plot_metrics()
         if metric not in valid:
-            raise ValueError(f"no metric {metric!r} in this run to plot; valid: "
-                             f"{', '.join(valid) or 'none (the run has no P/R/F1 rows)'}")
+            raise ValueError(
+                f"no metric {metric!r} in this run to plot; valid: "
+                f"{', '.join(valid) or 'none (the run has no P/R/F1 rows)'}"
+            )
         names = tuple(f"{metric}_{k}" for k in ("precision", "recall", "f1"))
         rows = self.summary[self.summary["metric"].isin(names)]
-        return {str(ds): prf_figure(rows, str(ds), metrics=names)
-                for ds in dict.fromkeys(rows["dataset"])}
+        return {
+            str(ds): prf_figure(rows, str(ds), metrics=names)
+            for ds in dict.fromkeys(rows["dataset"])
+        }
 
     def plot_metrics(self) -> list[str]:
         """The metrics :meth:`plot` can draw: those with precision, recall and F1 rows."""
         have = set(self.summary["metric"]) if len(self.summary) else set()
-        found = [m[: -len("_f1")] for m in dict.fromkeys(self.summary.get("metric", []))
-                 if m.endswith("_f1")] if len(self.summary) else []
-        return [m for m in found
-                if f"{m}_precision" in have and f"{m}_recall" in have]
+        found = (
+            [
+                m[: -len("_f1")]
+                for m in dict.fromkeys(self.summary.get("metric", []))
+                if m.endswith("_f1")
+            ]
+            if len(self.summary)
+            else []
+        )
+        return [m for m in found if f"{m}_precision" in have and f"{m}_recall" in have]
 
     @cached_property
     def texts(self):
@@ -115,16 +125,16 @@ class Result:
         if dataset is not None and len(hit):
             hit = hit[hit["dataset"] == dataset]
         if hit.empty:
-            raise KeyError(f"no kept text of page {page!r} by method {method!r} in "
-                           f"{self.run_dir}")
+            raise KeyError(f"no kept text of page {page!r} by method {method!r} in {self.run_dir}")
         return str(hit.iloc[0]["text"])
 
     def __repr__(self) -> str:
         return f"Result(run_dir={str(self.run_dir)!r})"
 
 
-def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None = None,
-             **overrides: Any) -> Result:
+def evaluate(
+    dataset: Any = None, methods: Any = None, metrics: list[str] | None = None, **overrides: Any
+) -> Result:
     """Run the extraction experiment and return its :class:`Result`.
 
     ``dataset``: a data set name (``"aeb"``, a file of configs/dataset/), a folder of pages
@@ -149,12 +159,12 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
     """
     from omegaconf import OmegaConf, open_dict
 
-    from evalkit.harness.config import ConfigError, register_resolvers
-    from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import run_experiment, runner_from_config
+    from evalkit.harness.config import ConfigError, register_resolvers
+    from evalkit.harness.errors import RunnerError
     from evalkit.harness.registry import UnknownNameError
     from evalkit.harness.rundir import discard, mark_failed, one_line
-    from evalkit.harness.errors import RunnerError
+    from evalkit.readers.base import DatasetMissingError
 
     started = time.time()
     register_resolvers()
@@ -199,6 +209,7 @@ def evaluate(dataset: Any = None, methods: Any = None, metrics: list[str] | None
 
 # ---------------------------------------------------------------------------- overrides
 
+
 def to_overrides(settings: Mapping[str, Any]) -> list[str]:
     """Keyword settings as command-line overrides: ``{"runner": {"n_jobs": 1}}`` and
     ``{"runner.n_jobs": 1}`` both give ``runner.n_jobs=1``; a string sets a value or
@@ -223,8 +234,7 @@ def _value(value: Any) -> str:
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if isinstance(value, str):
-        if re.fullmatch(r"[A-Za-z_][\w.\-/]*", value) and value not in ("null", "true",
-                                                                         "false"):
+        if re.fullmatch(r"[A-Za-z_][\w.\-/]*", value) and value not in ("null", "true", "false"):
             return value  # a plain word (a group option) needs no quotes
         return _quote(value)
     if isinstance(value, Mapping):
@@ -246,8 +256,8 @@ def _quote(text: str) -> str:
 def _checked(argv: list[str]) -> list[str]:
     """The command's checks of its overrides (evalkit.shell.cli.main): ``_target_`` methods and
     renamed keys moved, then one line for a key, option or value that is wrong."""
-    from evalkit.shell.cli import check_overrides, upgrade_overrides
     from evalkit.harness.config import ConfigError, warn_renamed
+    from evalkit.shell.cli import check_overrides, upgrade_overrides
 
     argv, moved = upgrade_overrides(argv)  # the command's own two steps, as it calls them
     for old, new in moved:
@@ -284,6 +294,7 @@ def _compose(argv: list[str]):
 
 # ---------------------------------------------------------------------------- data sets
 
+
 def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any], dict[str, str]]:
     """(overrides, label -> in-memory reader, configured name -> mapping label) for the
     ``dataset`` argument."""
@@ -295,8 +306,11 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
         items: list[tuple[str | None, Any]] = [(None, dataset)]
     elif isinstance(dataset, Mapping):
         items = [(str(k), v) for k, v in dataset.items()]
-    elif isinstance(dataset, (list, tuple)) and dataset and all(
-            isinstance(d, (str, os.PathLike)) for d in dataset):
+    elif (
+        isinstance(dataset, (list, tuple))
+        and dataset
+        and all(isinstance(d, (str, os.PathLike)) for d in dataset)
+    ):
         items = [(None, d) for d in dataset]
     else:
         items = [(None, dataset)]  # (html, gold) pairs
@@ -309,8 +323,11 @@ def _datasets(dataset: Any, names: list[str]) -> tuple[list[str], dict[str, Any]
             taken.add(source)
             if label and label != source:
                 renames[source] = label
-        elif isinstance(source, os.PathLike) or isinstance(source, str) and (
-                Path(source).expanduser().is_dir() or os.sep in source):
+        elif (
+            isinstance(source, os.PathLike)
+            or isinstance(source, str)
+            and (Path(source).expanduser().is_dir() or os.sep in source)
+        ):
             from evalkit.shell.dataset_paths import folder_label, folder_overrides
 
             folder = Path(source).expanduser().resolve()
@@ -353,13 +370,15 @@ def _folder_reader(label: str, folder: Path, flat: bool):
 
 def _pairs(items: Iterable, label: str):
     """An in-memory reader of ``(html, gold text)`` pairs; page ids ``1``, ``2``, ..."""
+    from evalkit.core.page import Gold, Page
     from evalkit.harness.config import ConfigError
     from evalkit.readers.base import InMemoryDataset
-    from evalkit.core.page import Gold, Page
 
     if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-        raise ConfigError(f"dataset {label!r}: expected a name, a folder or an iterable of "
-                          f"(html, gold text) pairs, got {type(items).__name__}")
+        raise ConfigError(
+            f"dataset {label!r}: expected a name, a folder or an iterable of "
+            f"(html, gold text) pairs, got {type(items).__name__}"
+        )
     pages = []
     items = list(items)
     if not items:  # an empty run would print an empty summary and say nothing
@@ -369,19 +388,31 @@ def _pairs(items: Iterable, label: str):
         try:
             html, gold = item
         except (TypeError, ValueError):
-            raise ConfigError(f"dataset {label!r}, item {i}: expected a pair (html, gold "
-                              f"text), got {type(item).__name__}") from None
+            raise ConfigError(
+                f"dataset {label!r}, item {i}: expected a pair (html, gold "
+                f"text), got {type(item).__name__}"
+            ) from None
         if not isinstance(html, (str, bytes)) or not isinstance(gold, str):
-            raise ConfigError(f"dataset {label!r}, item {i}: html must be str or bytes and "
-                              f"the gold a str, got {type(html).__name__} and "
-                              f"{type(gold).__name__}")
+            raise ConfigError(
+                f"dataset {label!r}, item {i}: html must be str or bytes and "
+                f"the gold a str, got {type(html).__name__} and "
+                f"{type(gold).__name__}"
+            )
         raw = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
-        pages.append(Page(id=f"{i:0{width}d}", dataset=label, raw=raw,
-                          html="" if isinstance(html, bytes) else html, gold=Gold(text=gold)))
+        pages.append(
+            Page(
+                id=f"{i:0{width}d}",
+                dataset=label,
+                raw=raw,
+                html="" if isinstance(html, bytes) else html,
+                gold=Gold(text=gold),
+            )
+        )
     return InMemoryDataset(pages, name=label)
 
 
 # ---------------------------------------------------------------------------- methods
+
 
 def _methods(methods: Any) -> tuple[list[str], list, dict[str, str]]:
     """(overrides, specs of the methods given as objects, configured name -> mapping label)
@@ -390,11 +421,13 @@ def _methods(methods: Any) -> tuple[list[str], list, dict[str, str]]:
         return [], [], {}
     from evalkit.harness.specs import MethodSpec
 
-    if isinstance(methods, (str, os.PathLike)) or callable(methods) or hasattr(
-            methods, "extract"):
+    if isinstance(methods, (str, os.PathLike)) or callable(methods) or hasattr(methods, "extract"):
         methods = [methods]
-    items = ([(str(k), v) for k, v in methods.items()] if isinstance(methods, Mapping)
-             else [(None, m) for m in methods])
+    items = (
+        [(str(k), v) for k, v in methods.items()]
+        if isinstance(methods, Mapping)
+        else [(None, m) for m in methods]
+    )
     names = [m for _, m in items if isinstance(m, str)]  # configured methods
     renames = {m: label for label, m in items if isinstance(m, str) and label and label != m}
     taken = set(names) | set(renames.values())
@@ -429,6 +462,7 @@ def _unique(label: str, taken: set[str]) -> str:
 
 # ---------------------------------------------------------------------------- hash seed
 
+
 @contextlib.contextmanager
 def _workers_hash_seed() -> Iterator[None]:
     """``PYTHONHASHSEED`` for the processes started meanwhile, as the command sets it for
@@ -448,18 +482,23 @@ def _workers_hash_seed() -> Iterator[None]:
 def _seed_note(runner) -> str | None:
     """Why this run's numbers may differ from the command's, or None: its work runs in this
     interpreter, whose string-hash seed is not the one the command runs under."""
-    from evalkit.shell.entry import HASH_SEED
     from evalkit.report.results import interpreter_hash_seed
+    from evalkit.shell.entry import HASH_SEED
 
-    threads = runner.name == "dask" and not runner.dask.get("processes", True) \
+    threads = (
+        runner.name == "dask"
+        and not runner.dask.get("processes", True)
         and not runner.dask.get("scheduler")
+    )
     if not (runner.in_process or threads):
         return None
     command = os.environ.get("PYTHONHASHSEED", HASH_SEED)
     here = interpreter_hash_seed()
     if here == command:
         return None
-    return (f"the work ran in this interpreter, whose string-hash seed is "
-            f"{here or 'random'}, not the command's {command}: a method that depends on the "
-            "order of a set of strings may give other numbers than `evalkit` (use "
-            "runner.n_jobs=2, or start Python with PYTHONHASHSEED=0)")
+    return (
+        f"the work ran in this interpreter, whose string-hash seed is "
+        f"{here or 'random'}, not the command's {command}: a method that depends on the "
+        "order of a set of strings may give other numbers than `evalkit` (use "
+        "runner.n_jobs=2, or start Python with PYTHONHASHSEED=0)"
+    )

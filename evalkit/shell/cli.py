@@ -17,18 +17,32 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from evalkit.harness.config import CONFIG_DIR, CONFIG_SOURCE, ConfigError, register_resolvers, warn_renamed
+from evalkit.harness.config import (
+    CONFIG_DIR,
+    CONFIG_SOURCE,
+    ConfigError,
+    register_resolvers,
+    warn_renamed,
+)
 
-__all__ = ["CONFIG_DIR", "WRITE_ERRNOS", "check_overrides", "main", "run_folder", "stopped",
-           "upgrade_overrides"]
+__all__ = [
+    "CONFIG_DIR",
+    "WRITE_ERRNOS",
+    "check_overrides",
+    "main",
+    "run_folder",
+    "stopped",
+    "upgrade_overrides",
+]
 
 #: when this process started its work: a run.json older than that is another run's
 _STARTED = time.time()
 
 #: errors of a write that the user fixes by freeing space or choosing another folder: one
 #: line and exit 2 instead of a traceback (any other OSError is a defect, and shows one)
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
-                          errno.EFBIG, errno.ENOTDIR})
+WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG, errno.ENOTDIR}
+)
 
 
 def upgrade_overrides(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -67,14 +81,16 @@ def stopped(out: str | None) -> None:
     of the run folder ``out`` (when Hydra made one) marked ``interrupted`` unless the run
     marked it itself; finished extractions are already in the cache. Exit status 130."""
     if out is None or not Path(out).is_dir():
-        print("evalkit: interrupted before the run started; nothing was written.",
-              file=sys.stderr)
+        print("evalkit: interrupted before the run started; nothing was written.", file=sys.stderr)
         sys.exit(130)
     from evalkit.harness.rundir import mark_interrupted
 
     mark_interrupted(out, since=_STARTED)
-    print(f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
-          "resume from the extraction cache.", file=sys.stderr)
+    print(
+        f"evalkit: interrupted; {out} is incomplete. Run the same command again to "
+        "resume from the extraction cache.",
+        file=sys.stderr,
+    )
     sys.exit(130)
 
 
@@ -102,13 +118,13 @@ def _run(cfg: DictConfig, out: str) -> float | None:
     one-line reason (:func:`evalkit.harness.rundir.mark_failed`), unless a refused run left
     nothing behind (:func:`evalkit.harness.rundir.discard`)."""
     from evalkit.core.jsonfile import DataFileError
-    from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import run_experiment
-    from evalkit.harness.registry import UnknownNameError
-    from evalkit.harness.rundir import discard, mark_failed, one_line, write_failure
     from evalkit.harness.errors import RunnerError
     from evalkit.harness.preflight import FailureShareError
+    from evalkit.harness.registry import UnknownNameError
+    from evalkit.harness.rundir import discard, mark_failed, one_line, write_failure
     from evalkit.harness.sweep import objective
+    from evalkit.readers.base import DatasetMissingError
 
     try:
         run_experiment(cfg, out, check_failures=True)

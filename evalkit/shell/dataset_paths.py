@@ -66,7 +66,7 @@ def path_overrides(argv: list[str], names: list[str]) -> list[str]:
         if not arg.startswith("dataset=") or arg.startswith("dataset=="):
             out.append(arg)
             continue
-        values = _values(arg[len("dataset="):])
+        values = _values(arg[len("dataset=") :])
         if not values or not any(is_folder(v, names) for v in values):
             out.append(arg)
             continue

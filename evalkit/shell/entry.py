@@ -24,8 +24,10 @@ __all__ = ["HASH_SEED", "pin_hash_seed", "run"]
 HASH_SEED = "0"
 
 
-def pin_hash_seed(environ: MutableMapping[str, str] | None = None,
-                  execv: Callable[[str, list[str]], object] | None = None) -> bool:
+def pin_hash_seed(
+    environ: MutableMapping[str, str] | None = None,
+    execv: Callable[[str, list[str]], object] | None = None,
+) -> bool:
     """Re-run this process's command line with ``PYTHONHASHSEED`` set, unless it is set.
 
     Returns False when nothing was done; with the real ``os.execv`` it does not
@@ -76,8 +78,10 @@ def _end(exc: SystemExit | None) -> None:
     if not stray:
         return
     names = ", ".join(sorted({t.name for t in stray}))
-    print(f"evalkit: not waiting for {len(stray)} thread(s) a method left running ({names})",
-          file=sys.stderr)
+    print(
+        f"evalkit: not waiting for {len(stray)} thread(s) a method left running ({names})",
+        file=sys.stderr,
+    )
     code = 0 if exc is None else exc.code
     if code is not None and not isinstance(code, int):
         print(code, file=sys.stderr)

@@ -63,14 +63,20 @@ def _choices(override: Override, options: list[str]) -> list[str]:
     """The option names a group override selects (every value of a sweep, every list item)."""
     if override.value_type == ValueType.GLOB_CHOICE_SWEEP:
         return []  # a glob selects among the valid options by construction
-    values = (list(override.sweep_string_iterator()) if override.is_sweep_override()
-              else [override.value()])
+    values = (
+        list(override.sweep_string_iterator())
+        if override.is_sweep_override()
+        else [override.value()]
+    )
     out = []
     for value in values:
         if isinstance(value, str) and value.startswith("[") and value.endswith("]"):
             value = [v.strip() for v in value[1:-1].split(",") if v.strip()]
-        out += [str(v) for v in (value if isinstance(value, list) else [value])
-                if v is not None and str(v) != "null"]
+        out += [
+            str(v)
+            for v in (value if isinstance(value, list) else [value])
+            if v is not None and str(v) != "null"
+        ]
     return out
 
 
@@ -107,15 +113,16 @@ def _missing(cfg: DictConfig, key: str) -> tuple[str, str, list[str]] | None:
     return None
 
 
-def _unknown_key(cfg: DictConfig, override: Override,
-                 groups: dict[str, list[str]]) -> str | None:
+def _unknown_key(cfg: DictConfig, override: Override, groups: dict[str, list[str]]) -> str | None:
     """The one-line message for a key override whose key ``cfg`` lacks, else None."""
     key = override.key_or_group
     where = _missing(cfg, key)
     if override.type in (OverrideType.ADD, OverrideType.FORCE_ADD):
         if override.type == OverrideType.ADD and where is None:
-            return (f"{_PROG}: +{key} adds a key that exists already; "
-                    f"set it with {key}=... (or ++{key}=... to add or set)")
+            return (
+                f"{_PROG}: +{key} adds a key that exists already; "
+                f"set it with {key}=... (or ++{key}=... to add or set)"
+            )
         return None  # additions are legitimate
     if where is None:
         return None
@@ -166,10 +173,13 @@ def _renamed(key: str, renamed: dict[str, str], node: DictConfig, override: Over
     if new.startswith(head + "."):  # a flag that became a group: primary=false
         value = None if override.is_sweep_override() else override.value()
         group = node._get_node(head) if head in node else None
-        return new if key == head and isinstance(group, DictConfig) and \
-            not isinstance(value, dict) else None
+        return (
+            new
+            if key == head and isinstance(group, DictConfig) and not isinstance(value, dict)
+            else None
+        )
     # moved to a group; kept as it is where the method's config still has the old key
-    return new + key[len(head):] if _missing(node, key) is not None else None
+    return new + key[len(head) :] if _missing(node, key) is not None else None
 
 
 def target_overrides(argv: list[str]) -> list[str]:
@@ -190,14 +200,21 @@ def target_overrides(argv: list[str]) -> list[str]:
 
     def owner(o: Override) -> tuple[str, ...] | None:
         parts = o.key_or_group.split(".")
-        if (o.package is None and o.type == OverrideType.CHANGE and len(parts) >= 3
-                and parts[0] in ("method", "detector")):
+        if (
+            o.package is None
+            and o.type == OverrideType.CHANGE
+            and len(parts) >= 3
+            and parts[0] in ("method", "detector")
+        ):
             return tuple(parts[:2])
         return None
 
     # _name_ as _target_: method.traf._name_=stored method.traf.path=... adds a method too
-    new = {owner(o) for o in parsed
-           if owner(o) and o.key_or_group.split(".")[2] in ("_target_", "_name_")}
+    new = {
+        owner(o)
+        for o in parsed
+        if owner(o) and o.key_or_group.split(".")[2] in ("_target_", "_name_")
+    }
     out = list(argv)
     for o in parsed:
         if owner(o) in new and o.input_line in out:
@@ -205,8 +222,9 @@ def target_overrides(argv: list[str]) -> list[str]:
     return out
 
 
-def upgrade_overrides(argv: list[str],
-                      config_name: str = "config") -> tuple[list[str], list[tuple[str, str]]]:
+def upgrade_overrides(
+    argv: list[str], config_name: str = "config"
+) -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with each override of a renamed method or detector key set at its new key,
     and the ``(old, new)`` keys so moved. Composes the config (the group choices only) once,
     and only when an override reaches into a method's or detector's settings. The user's
@@ -225,18 +243,27 @@ def upgrade_overrides(argv: list[str],
         parsed = OverridesParser.create().parse_overrides(args.overrides)
     except HydraException:
         return argv, []  # check_overrides says what is wrong
-    keyed = [o for o in parsed if o.package is None and o.key_or_group.count(".") >= 2
-             and o.key_or_group.split(".")[0] in ("method", "detector")]
+    keyed = [
+        o
+        for o in parsed
+        if o.package is None
+        and o.key_or_group.count(".") >= 2
+        and o.key_or_group.split(".")[0] in ("method", "detector")
+    ]
     if not keyed:
         return argv, []
     where = _searchpath(parsed)
     try:
         with hydra_configs(args.config_dir, args.config_path, _PROG):
             loader = GlobalHydra.instance().config_loader()
-            options = {o.key_or_group: names for o in parsed
-                       if (names := _options(loader, o.key_or_group, config_name, where))}
-            chosen = [_collapsed(o, options[o.key_or_group]) for o in parsed
-                      if o.key_or_group in options]
+            options = {
+                o.key_or_group: names
+                for o in parsed
+                if (names := _options(loader, o.key_or_group, config_name, where))
+            }
+            chosen = [
+                _collapsed(o, options[o.key_or_group]) for o in parsed if o.key_or_group in options
+            ]
             base = compose(config_name=config_name, overrides=where + chosen)
     except (ConfigError, HydraException, OmegaConfBaseException):
         return argv, []  # check_overrides says what is wrong
@@ -254,7 +281,7 @@ def upgrade_overrides(argv: list[str],
         new_key = f"{section}.{label}.{new}"
         line = o.input_line
         at = line.index(o.key_or_group)
-        out[out.index(line)] = line[:at] + new_key + line[at + len(o.key_or_group):]
+        out[out.index(line)] = line[:at] + new_key + line[at + len(o.key_or_group) :]
         moved.append((o.key_or_group, new_key))
     return out, moved
 
@@ -273,8 +300,9 @@ def _options(loader, group: str, config_name: str, searchpath: list[str]) -> lis
     return loader.get_group_options(group, config_name=config_name, overrides=searchpath)
 
 
-def check_overrides(argv: list[str], config_name: str = "config",
-                    build_methods: bool = True) -> str | None:
+def check_overrides(
+    argv: list[str], config_name: str = "config", build_methods: bool = True
+) -> str | None:
     """One line for the first override naming no key or option (or a bad method parameter),
     else None. ``argv`` is the command line after the program name, flags included. The
     user's configs count as in a run: ``--config-dir``, ``--config-path`` and
@@ -288,10 +316,8 @@ def check_overrides(argv: list[str], config_name: str = "config",
         return f"{_PROG}: --config-dir {args.config_dir}: no such folder"
     from evalkit.harness.rundir import prints_only
 
-    shows = prints_only(argv) or args.help or args.hydra_help or args.info \
-        or args.shell_completion
-    if shows and not (args.overrides or args.config_dir or args.config_path
-                      or args.config_name):
+    shows = prints_only(argv) or args.help or args.hydra_help or args.info or args.shell_completion
+    if shows and not (args.overrides or args.config_dir or args.config_path or args.config_name):
         return None  # nothing to check and nothing will be written
     config_name = args.config_name or config_name
     try:
@@ -305,8 +331,9 @@ def check_overrides(argv: list[str], config_name: str = "config",
         return f"{_PROG}: {exc}"
 
 
-def _check(parsed: list[Override], config_name: str, build_methods: bool,
-           probe: bool = True) -> str | None:
+def _check(
+    parsed: list[Override], config_name: str, build_methods: bool, probe: bool = True
+) -> str | None:
     """:func:`check_overrides` inside the initialised Hydra; ``probe``: also check that the
     results and cache folders can be written (:func:`_folders`)."""
     loader = GlobalHydra.instance().config_loader()
@@ -324,12 +351,13 @@ def _check(parsed: list[Override], config_name: str, build_methods: bool,
         if unknown:
             near = closest(unknown[0], valid)
             hint = f"closest: {', '.join(near)}; " if near else ""
-            return (f"{_PROG}: unknown {o.key_or_group} {', '.join(unknown)}; "
-                    f"{hint}valid choices: {', '.join(sorted(valid))}")
+            return (
+                f"{_PROG}: unknown {o.key_or_group} {', '.join(unknown)}; "
+                f"{hint}valid choices: {', '.join(sorted(valid))}"
+            )
     collapsed = [_collapsed(o, options.get(o.key_or_group, [])) for o in parsed]
     try:
-        cfg = compose(config_name=config_name, overrides=collapsed,
-                      return_hydra_config=True)
+        cfg = compose(config_name=config_name, overrides=collapsed, return_hydra_config=True)
     except (HydraException, OmegaConfBaseException) as exc:
         return _explain(exc, parsed, collapsed, options, config_name, where)
     loop = _unresolvable(cfg)
@@ -344,17 +372,26 @@ def _check(parsed: list[Override], config_name: str, build_methods: bool,
     return None
 
 
-def _explain(exc: Exception, parsed: list[Override], collapsed: list[str],
-             options: dict[str, list[str]], config_name: str, searchpath: list[str]) -> str:
+def _explain(
+    exc: Exception,
+    parsed: list[Override],
+    collapsed: list[str],
+    options: dict[str, list[str]],
+    config_name: str,
+    searchpath: list[str],
+) -> str:
     """Name the override Hydra refused, from the config the group choices alone give."""
     for o in parsed:
         if o.package is not None and o.key_or_group not in options:
-            return (f"{_PROG}: cannot set {o.get_key_element()}: Hydra reads the '@' in a key "
-                    f"as a package of a config group, and there is no group {o.key_or_group}")
+            return (
+                f"{_PROG}: cannot set {o.get_key_element()}: Hydra reads the '@' in a key "
+                f"as a package of a config group, and there is no group {o.key_or_group}"
+            )
     chosen = [c for o, c in zip(parsed, collapsed) if o.key_or_group in options]
     try:
-        base = compose(config_name=config_name, overrides=searchpath + chosen,
-                       return_hydra_config=True)
+        base = compose(
+            config_name=config_name, overrides=searchpath + chosen, return_hydra_config=True
+        )
     except (HydraException, OmegaConfBaseException):
         base = None
     if base is not None:
@@ -390,8 +427,10 @@ def _unresolvable(cfg: DictConfig) -> str | None:
             return None  # a resolver that needs the run (${hydra:...}): the run's to say
         loop = _loop(body, key)
         if loop:
-            return (f"{_PROG}: {loop[0]}: interpolation loop "
-                    f"{' -> '.join(loop)} (a value that refers back to itself)")
+            return (
+                f"{_PROG}: {loop[0]}: interpolation loop "
+                f"{' -> '.join(loop)} (a value that refers back to itself)"
+            )
         return f"{_PROG}: {key}: its value refers back to itself (an interpolation loop)"
     return None
 
@@ -434,7 +473,7 @@ def _loop(cfg: DictConfig, start: str) -> list[str]:
         key = next((r for r in refs if r in flat), refs[0])
     if key not in path:
         return []
-    return path[path.index(key):] + [key]
+    return path[path.index(key) :] + [key]
 
 
 def _folders(cfg: DictConfig) -> str | None:
@@ -447,8 +486,10 @@ def _folders(cfg: DictConfig) -> str | None:
 
     name = str((cfg.get("experiment") or {}).get("name", ""))
     if name and file_stem(name) != name:  # the run folder is results/runs/<name>/...
-        return (f"{_PROG}: experiment.name={name}: not a plain name (letters, digits, _ - and ., "
-                "not starting with . or -): it names the run's folder")
+        return (
+            f"{_PROG}: experiment.name={name}: not a plain name (letters, digits, _ - and ., "
+            "not starting with . or -): it names the run's folder"
+        )
     paths = cfg.get("paths") or {}
     results, cache = paths.get("results"), paths.get("cache")
     if results:
@@ -457,8 +498,11 @@ def _folders(cfg: DictConfig) -> str | None:
             return f"{_PROG}: {msg}"
     runner = cfg.get("runner") or {}
     if cache and runner.get("cache", True):
-        msg = unwritable(cache, "paths.cache", "set paths.cache to a folder you can write, "
-                                               "or runner.cache=false to run without it")
+        msg = unwritable(
+            cache,
+            "paths.cache",
+            "set paths.cache to a folder you can write, or runner.cache=false to run without it",
+        )
         if msg:
             return f"{_PROG}: {msg}"
     return None
@@ -467,8 +511,11 @@ def _folders(cfg: DictConfig) -> str | None:
 def _groups(cfg: DictConfig) -> set[str]:
     """Top-level config groups chosen by the defaults list (dataset, method, ...)."""
     try:
-        return {str(k) for k in OmegaConf.select(cfg, "hydra.runtime.choices")
-                if "/" not in str(k) and not str(k).startswith("hydra")}
+        return {
+            str(k)
+            for k in OmegaConf.select(cfg, "hydra.runtime.choices")
+            if "/" not in str(k) and not str(k).startswith("hydra")
+        }
     except Exception:  # noqa: BLE001 - a hint only; never block a run over it
         return set()
 
@@ -477,13 +524,13 @@ def _check_objects(cfg: DictConfig) -> str | None:
     """Check the experiment sections and build every method, detector, the runner and every
     reader once (no page is read): an unknown parameter or a bad value is one line too,
     before Hydra makes a run folder."""
-    from evalkit.harness.config import ConfigError, build_datasets, check_specs, method_specs
-    from evalkit.readers.base import DatasetMissingError
     from evalkit.experiments import runner_from_config
     from evalkit.experiments.checks import check_sections
-    from evalkit.harness.registry import UnknownNameError
+    from evalkit.harness.config import ConfigError, build_datasets, check_specs, method_specs
     from evalkit.harness.errors import RunnerError
     from evalkit.harness.preflight import check_readers, preflight_specs
+    from evalkit.harness.registry import UnknownNameError
+    from evalkit.readers.base import DatasetMissingError
 
     try:
         check_sections(cfg)

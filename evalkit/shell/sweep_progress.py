@@ -46,5 +46,7 @@ class JobLine(Callback):
         started = self._started.pop(id(config), None)
         took = f" in {time.perf_counter() - started:.1f} s" if started is not None else ""
         status = getattr(getattr(job_return, "status", None), "name", "ended").lower()
-        line(f"evalkit: sweep job {num} ended ({status}){took}: {overrides or '(no overrides)'}",
-             show=True)
+        line(
+            f"evalkit: sweep job {num} ended ({status}){took}: {overrides or '(no overrides)'}",
+            show=True,
+        )

@@ -23,15 +23,17 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
-from evalkit.shell.cli import CONFIG_DIR
-from evalkit.harness.config import build_datasets, register_resolvers
 from evalkit.core.entity_authoring import author_entities
 from evalkit.core.entity_templates import page_site, split_site, write_template
+from evalkit.harness.config import build_datasets, register_resolvers
+from evalkit.shell.cli import CONFIG_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 SETS = ["aeb", "l3s_gn1", "cleaneval_dev", "cleanportaleval", "readability", "chaos", "big5_2017"]
-NOTE = ("written by experiments/kaur2017/write_templates.py from the split's training pages "
-        "only (evalkit.core.entity_authoring); scored on split.test alone")
+NOTE = (
+    "written by experiments/kaur2017/write_templates.py from the split's training pages "
+    "only (evalkit.core.entity_authoring); scored on split.test alone"
+)
 
 
 def _dataset(label: str):
@@ -70,18 +72,43 @@ def main(argv=None) -> int:
             if not entities:
                 rows.append((label, site, len(pages), len(train), len(test), "(no body entity)"))
                 continue
-            write_template(args.out / label / f"{_safe(site)}.yaml", label, site, entities,
-                           args.seed, args.train_share, train, test, NOTE)
-            rows.append((label, site, len(pages), len(train), len(test),
-                         ", ".join(f"{r}: {len(v)}" for r, v in entities.items())))
-    lines = ["# Target-entity templates of the shared sets", "",
-             ("Written by `python experiments/kaur2017/write_templates.py` (seed "
-             f"{args.seed}, train share {args.train_share}, sites with at least "
-             f"{args.min_pages} pages); format: docs/methods/target_entities.md#template-files."),
-             ("Each template was written from its `split.train` pages only and is scored on "
-             "`split.test` only."), "",
-             "| data set | site | pages | train | test | entities per role |",
-             "|---|---|---|---|---|---|"]
+            write_template(
+                args.out / label / f"{_safe(site)}.yaml",
+                label,
+                site,
+                entities,
+                args.seed,
+                args.train_share,
+                train,
+                test,
+                NOTE,
+            )
+            rows.append(
+                (
+                    label,
+                    site,
+                    len(pages),
+                    len(train),
+                    len(test),
+                    ", ".join(f"{r}: {len(v)}" for r, v in entities.items()),
+                )
+            )
+    lines = [
+        "# Target-entity templates of the shared sets",
+        "",
+        (
+            "Written by `python experiments/kaur2017/write_templates.py` (seed "
+            f"{args.seed}, train share {args.train_share}, sites with at least "
+            f"{args.min_pages} pages); format: docs/methods/target_entities.md#template-files."
+        ),
+        (
+            "Each template was written from its `split.train` pages only and is scored on "
+            "`split.test` only."
+        ),
+        "",
+        "| data set | site | pages | train | test | entities per role |",
+        "|---|---|---|---|---|---|",
+    ]
     lines += [f"| {a} | {b} | {c} | {d} | {e} | {f} |" for a, b, c, d, e, f in rows]
     text = "\n".join(lines) + "\n"
     (args.out / "README.md").write_text(text, encoding="utf-8")

@@ -56,7 +56,14 @@ import functools
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.report.sections import Text
+from evalkit.experiments.speed.diff_bench import (
+    DIFF_DATASET,
+    DIFF_METHOD,
+    DIFF_WORDS,
+    diff_outputs,
+    diff_rows,
+    diff_task,
+)
 from evalkit.experiments.speed.harness import (
     HARNESS_PREFIX,
     harness_outputs,
@@ -87,16 +94,8 @@ from evalkit.experiments.speed.micro import (
     twc_pfm_benchmark,
     zipf_terms,
 )
-from evalkit.experiments.speed.startup import startup_benchmark, startup_outputs, startup_rows
-from evalkit.experiments.speed.diff_bench import (
-    DIFF_DATASET,
-    DIFF_METHOD,
-    DIFF_WORDS,
-    diff_outputs,
-    diff_rows,
-    diff_task,
-)
 from evalkit.experiments.speed.report import _dataset_outputs, _steps_outputs
+from evalkit.experiments.speed.startup import startup_benchmark, startup_outputs, startup_rows
 from evalkit.experiments.speed.summary import (
     DEFAULT_TARGETS,
     TABLE_METRICS,
@@ -116,6 +115,7 @@ from evalkit.experiments.speed.timing import (
     time_pages,
 )
 from evalkit.harness.summary import summary_row
+from evalkit.report.sections import Text
 
 __all__ = [
     "CLOCKS",
@@ -171,10 +171,14 @@ def run(ctx: Context) -> pd.DataFrame:
         raise ValueError(f"speed.clock must be one of {sorted(CLOCKS)}, got {clock!r}")
     targets = opts.get("targets") or {}
     n_boot, alpha = int(opts.get("n_boot", 1000)), float(opts.get("alpha", 0.05))
-    timing = functools.partial(time_dataset_task, specs=ctx.specs, clock=clock,
-                               warmup=opts.get("warmup", True),
-                               walk=opts.get("python_walk", True),
-                               render=bool(opts.get("render", False)))
+    timing = functools.partial(
+        time_dataset_task,
+        specs=ctx.specs,
+        clock=clock,
+        warmup=opts.get("warmup", True),
+        walk=opts.get("python_walk", True),
+        render=bool(opts.get("render", False)),
+    )
     summaries = []
     for label, ds in ctx.datasets.items():
         pages = list(ds.pages())
@@ -185,68 +189,109 @@ def run(ctx: Context) -> pd.DataFrame:
         ctx.record_pages(per_page, label)
         summary = summarize(per_page, label, targets, n_boot, alpha, ctx.seed)
         # maxrss never goes down: this is the peak of the timing process up to this data set
-        summary = pd.concat([summary, pd.DataFrame([summary_row(label, "process", "peak_rss_mb",
-                                                                peak, n_pages=len(pages))])])
+        summary = pd.concat(
+            [
+                summary,
+                pd.DataFrame(
+                    [summary_row(label, "process", "peak_rss_mb", peak, n_pages=len(pages))]
+                ),
+            ]
+        )
         summaries.append(summary)
         _dataset_outputs(ctx, summary, per_page, label, clock)
         _steps_outputs(ctx, per_page, label)
     ladder = opts.get("ladder") or {}
     if ladder.get("enabled", False):
-        task = functools.partial(ladder_task, shapes=list(ladder.get("shapes", LADDER_SHAPES)),
-                                 specs=ctx.specs, clock=clock)
-        per_page, peak = _one(ctx.runner, task,
-                              [int(n) for n in ladder.get("sizes", LADDER_SIZES)],
-                              "speed size ladder")
+        task = functools.partial(
+            ladder_task,
+            shapes=list(ladder.get("shapes", LADDER_SHAPES)),
+            specs=ctx.specs,
+            clock=clock,
+        )
+        per_page, peak = _one(
+            ctx.runner,
+            task,
+            [int(n) for n in ladder.get("sizes", LADDER_SIZES)],
+            "speed size ladder",
+        )
         per_page.insert(0, "experiment", "speed")
         ctx.record_pages(per_page, "ladder")
         summary = ladder_summary(per_page)
-        summaries.append(pd.concat([summary, pd.DataFrame([summary_row(
-            "ladder", "process", "peak_rss_mb", peak, n_pages=len(per_page))])]))
+        summaries.append(
+            pd.concat(
+                [
+                    summary,
+                    pd.DataFrame(
+                        [
+                            summary_row(
+                                "ladder", "process", "peak_rss_mb", peak, n_pages=len(per_page)
+                            )
+                        ]
+                    ),
+                ]
+            )
+        )
         _ladder_outputs(ctx, per_page, summary, clock)
     micro = opts.get("micro") or {}
     if micro.get("enabled", True):
         repeat = int(micro.get("repeat", 5))
         bench_task = functools.partial(
-            micro_task, repeat=repeat, vocabulary=int(micro.get("vocabulary", 5000)),
-            exponent=float(micro.get("exponent", 1.0)), seed=int(micro.get("seed", ctx.seed)),
-            clock=clock)
-        bench, peak = _one(ctx.runner, bench_task,
-                           [int(n) for n in micro.get("lengths", DEFAULT_LENGTHS)],
-                           "speed micro-benchmark")
+            micro_task,
+            repeat=repeat,
+            vocabulary=int(micro.get("vocabulary", 5000)),
+            exponent=float(micro.get("exponent", 1.0)),
+            seed=int(micro.get("seed", ctx.seed)),
+            clock=clock,
+        )
+        bench, peak = _one(
+            ctx.runner,
+            bench_task,
+            [int(n) for n in micro.get("lengths", DEFAULT_LENGTHS)],
+            "speed micro-benchmark",
+        )
         rows = _micro_rows(bench, repeat)
-        rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "peak_rss_mb", peak,
-                                n_pages=repeat))
+        rows.append(summary_row(MICRO_DATASET, MICRO_METHOD, "peak_rss_mb", peak, n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         _micro_outputs(ctx, bench, clock)
     diff = opts.get("diff") or {}
     if diff.get("enabled", True):  # report.html's diff of a long page (issue 28)
         repeat = int(diff.get("repeat", 5))
-        task = functools.partial(diff_task, repeat=repeat, seed=int(diff.get("seed", ctx.seed)),
-                                 clock=clock)
-        bench, peak = _one(ctx.runner, task, int(diff.get("words", DIFF_WORDS)),
-                           "speed report diff")
+        task = functools.partial(
+            diff_task, repeat=repeat, seed=int(diff.get("seed", ctx.seed)), clock=clock
+        )
+        bench, peak = _one(
+            ctx.runner, task, int(diff.get("words", DIFF_WORDS)), "speed report diff"
+        )
         rows = diff_rows(bench, repeat)
         rows.append(summary_row(DIFF_DATASET, DIFF_METHOD, "peak_rss_mb", peak, n_pages=repeat))
         summaries.append(pd.DataFrame(rows))
         diff_outputs(ctx, bench, clock)
     startup = opts.get("startup") or {}
     if startup.get("enabled", False):  # the command's start to its first page (issue 29)
-        dataset, method = str(startup.get("dataset", "synthetic")), str(startup.get("method", "cetd"))
+        dataset, method = (
+            str(startup.get("dataset", "synthetic")),
+            str(startup.get("method", "cetd")),
+        )
         command = f"evalkit dataset={dataset} (1 page) method={method}"
         bench = startup_benchmark(dataset, method, int(startup.get("repeat", 3)))
         summaries.append(pd.DataFrame(startup_rows(bench, command)))
         startup_outputs(ctx, bench, command)
     harness = opts.get("harness") or {}
     if harness.get("enabled", False):
-        rows = [r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds,
-                                                                              harness)]
+        rows = [
+            r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds, harness)
+        ]
         rows += ladder_rows(ctx, harness)
         if rows:
             frame = pd.DataFrame(rows)
             summaries.append(frame)
             harness_outputs(ctx, frame)
     peaks = [r for r in pd.concat(summaries).itertuples() if r.metric == "peak_rss_mb"]
-    ctx.report.append(Text("Peak resident memory of the timing process so far (getrusage maxrss): "
-                           + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks) + "."))
+    ctx.report.append(
+        Text(
+            "Peak resident memory of the timing process so far (getrusage maxrss): "
+            + "; ".join(f"after {r.dataset} {r.value:.0f} MiB" for r in peaks)
+            + "."
+        )
+    )
     return pd.concat(summaries, ignore_index=True)
-

@@ -31,9 +31,22 @@ from evalkit.report.pages import diff_ops
 from evalkit.report.sections import Heading, Table
 from evalkit.report.tables import write_table
 
-__all__ = ["ADDED_SHARE", "ADDED_SPANS", "DIFF_DATASET", "DIFF_METHOD", "DIFF_TARGET_S",
-           "DIFF_VOCABULARY", "DIFF_WORDS", "REMOVED_SHARE", "REMOVED_SPANS", "diff_benchmark",
-           "diff_pair", "diff_rows", "diff_task", "diff_outputs"]
+__all__ = [
+    "ADDED_SHARE",
+    "ADDED_SPANS",
+    "DIFF_DATASET",
+    "DIFF_METHOD",
+    "DIFF_TARGET_S",
+    "DIFF_VOCABULARY",
+    "DIFF_WORDS",
+    "REMOVED_SHARE",
+    "REMOVED_SPANS",
+    "diff_benchmark",
+    "diff_outputs",
+    "diff_pair",
+    "diff_rows",
+    "diff_task",
+]
 
 #: words of the generated page (the issue's 50,000)
 DIFF_WORDS = 50_000
@@ -69,7 +82,7 @@ def diff_pair(n_words: int = DIFF_WORDS, seed: int = 0) -> tuple[str, str]:
     removed = _spans(rng, n_words, REMOVED_SPANS, int(n_words * REMOVED_SHARE))
     cut = np.zeros(n_words, dtype=bool)
     for start, length in removed:
-        cut[start:start + length] = True
+        cut[start : start + length] = True
     kept = [w for w, gone in zip(gold, cut.tolist()) if not gone]
     # boilerplate from a vocabulary of its own, put in at seeded places of what is kept
     extra = zipf_terms(int(n_words * ADDED_SHARE), 500, 1.0, seed + 1)
@@ -91,8 +104,9 @@ def _render(gold: str, text: str) -> str:
     return json.dumps({"diff": ops, "strings": list(strings)}, separators=(",", ":"))
 
 
-def diff_benchmark(n_words: int = DIFF_WORDS, repeat: int = 5, seed: int = 0,
-                   clock: str = "cpu") -> pd.DataFrame:
+def diff_benchmark(
+    n_words: int = DIFF_WORDS, repeat: int = 5, seed: int = 0, clock: str = "cpu"
+) -> pd.DataFrame:
     """Best and slowest of ``repeat`` timed diffs of :func:`diff_pair` (one row)."""
     tick = CLOCKS[clock]
     gold, text = diff_pair(n_words, seed)
@@ -102,12 +116,22 @@ def diff_benchmark(n_words: int = DIFF_WORDS, repeat: int = 5, seed: int = 0,
         t0 = tick()
         size = len(_render(gold, text))
         runs.append(tick() - t0)
-    return pd.DataFrame([{"n_words": n_words, "n_words_extraction": len(text.split()),
-                          "s": min(runs), "s_worst": max(runs), "json_bytes": size}])
+    return pd.DataFrame(
+        [
+            {
+                "n_words": n_words,
+                "n_words_extraction": len(text.split()),
+                "s": min(runs),
+                "s_worst": max(runs),
+                "json_bytes": size,
+            }
+        ]
+    )
 
 
-def diff_task(n_words: int, *, repeat: int = 5, seed: int = 0, clock: str = "cpu"
-              ) -> tuple[pd.DataFrame, float]:
+def diff_task(
+    n_words: int, *, repeat: int = 5, seed: int = 0, clock: str = "cpu"
+) -> tuple[pd.DataFrame, float]:
     """The runner task: :func:`diff_benchmark` and the peak memory of the process that ran it."""
     return diff_benchmark(n_words, repeat, seed, clock), peak_rss_mb()
 
@@ -116,22 +140,38 @@ def diff_rows(bench: pd.DataFrame, repeat: int) -> list[dict]:
     """summary.csv rows: seconds, the target and whether it is met."""
     r = bench.iloc[0]
     n = int(r["n_words"])
-    return [summary_row(DIFF_DATASET, DIFF_METHOD, f"diff_s_{n}", float(r["s"]), n_pages=repeat),
-            summary_row(DIFF_DATASET, DIFF_METHOD, "target_s", DIFF_TARGET_S, n_pages=repeat),
-            summary_row(DIFF_DATASET, DIFF_METHOD, "meets_target",
-                        float(r["s"] <= DIFF_TARGET_S), n_pages=repeat)]
+    return [
+        summary_row(DIFF_DATASET, DIFF_METHOD, f"diff_s_{n}", float(r["s"]), n_pages=repeat),
+        summary_row(DIFF_DATASET, DIFF_METHOD, "target_s", DIFF_TARGET_S, n_pages=repeat),
+        summary_row(
+            DIFF_DATASET,
+            DIFF_METHOD,
+            "meets_target",
+            float(r["s"] <= DIFF_TARGET_S),
+            n_pages=repeat,
+        ),
+    ]
 
 
 def diff_outputs(ctx: Context, bench: pd.DataFrame, clock: str) -> None:
     r = bench.iloc[0]
-    table = pd.DataFrame({"gold_words": [f"{int(r['n_words'])}"],
-                          "extraction_words": [f"{int(r['n_words_extraction'])}"],
-                          "s": [f"{r['s']:.3f}"], "s_worst": [f"{r['s_worst']:.3f}"],
-                          "json_kB": [f"{r['json_bytes'] / 1000:.1f}"]})
-    caption = (f"report.html's word diff of a seeded page and its edited extraction "
-               f"({'CPU' if clock == 'cpu' else 'wall'} s, best of runs; "
-               f"{REMOVED_SPANS} spans removed, {ADDED_SPANS} added); target < "
-               f"{DIFF_TARGET_S:g} s")
+    table = pd.DataFrame(
+        {
+            "gold_words": [f"{int(r['n_words'])}"],
+            "extraction_words": [f"{int(r['n_words_extraction'])}"],
+            "s": [f"{r['s']:.3f}"],
+            "s_worst": [f"{r['s_worst']:.3f}"],
+            "json_kB": [f"{r['json_bytes'] / 1000:.1f}"],
+        }
+    )
+    caption = (
+        f"report.html's word diff of a seeded page and its edited extraction "
+        f"({'CPU' if clock == 'cpu' else 'wall'} s, best of runs; "
+        f"{REMOVED_SPANS} spans removed, {ADDED_SPANS} added); target < "
+        f"{DIFF_TARGET_S:g} s"
+    )
     write_table(table, ctx.out / "tables" / "speed_report_diff", caption=caption)
-    ctx.report += [Heading("The report's diff of a long page"),
-                   Table(table, lead=f"**{caption}**", gap=False)]
+    ctx.report += [
+        Heading("The report's diff of a long page"),
+        Table(table, lead=f"**{caption}**", gap=False),
+    ]

@@ -40,15 +40,25 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.experiments import Context
 from evalkit.core.page import PageError, parse_html
-from evalkit.harness.runner import Runner
+from evalkit.experiments import Context
 from evalkit.harness.extract import extract_one
+from evalkit.harness.runner import Runner
 from evalkit.harness.summary import summary_row
 
-__all__ = ["HARNESS_PREFIX", "STAGES", "harness_outputs", "harness_rows", "harness_table",
-           "ladder_rows", "ladder_table", "overhead_overrides", "overhead_run", "peak_memory",
-           "stage_pass"]
+__all__ = [
+    "HARNESS_PREFIX",
+    "STAGES",
+    "harness_outputs",
+    "harness_rows",
+    "harness_table",
+    "ladder_rows",
+    "ladder_table",
+    "overhead_overrides",
+    "overhead_run",
+    "peak_memory",
+    "stage_pass",
+]
 
 #: every summary metric of this module starts with it (evalkit.harness.reference_check: a timing)
 HARNESS_PREFIX = "harness_"
@@ -120,8 +130,9 @@ def _path_pass(runner: Runner, ds, specs, score, label, ctx, out: Path) -> tuple
     """Wall seconds of the extraction path (pages -> records -> summary -> files) on
     ``runner``, and the sum of the per-page method seconds in its records."""
     t0 = time.perf_counter()
-    records = runner.run_pages(ds.pages(), specs, score=score, desc=f"harness {label}",
-                              total=ds.page_count())
+    records = runner.run_pages(
+        ds.pages(), specs, score=score, desc=f"harness {label}", total=ds.page_count()
+    )
     _summarise_and_write(records, label, ctx, out)
     wall = time.perf_counter() - t0
     methods = float(sum(r.get("seconds") or 0.0 for r in records if not r.get("cached")))
@@ -165,9 +176,18 @@ def overhead_run(label: str, out: Path) -> tuple[float, float] | None:
     if not HydraConfig.initialized():
         return None
     task = overhead_overrides(list(HydraConfig.get().overrides.task), label)
-    cmd = [sys.executable, "-m", "evalkit", "experiment=extraction", f"dataset={label}",
-           *task, "runner.n_jobs=1", "runner.cache=false", "runner.progress=false",
-           f"hydra.run.dir={out}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        f"dataset={label}",
+        *task,
+        "runner.n_jobs=1",
+        "runner.cache=false",
+        "runner.progress=false",
+        f"hydra.run.dir={out}",
+    ]
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
@@ -189,20 +209,36 @@ def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
         n = stages["n_pages"]
         total = sum(stages["seconds"].values()) or float("nan")
         for stage, sec in stages["seconds"].items():
-            rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}stage_{stage}_ms_per_page",
-                                    1000 * sec / max(n, 1), n_pages=n))
-            rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}stage_{stage}_share",
-                                    sec / total, n_pages=n))
+            rows.append(
+                summary_row(
+                    label,
+                    "harness",
+                    f"{HARNESS_PREFIX}stage_{stage}_ms_per_page",
+                    1000 * sec / max(n, 1),
+                    n_pages=n,
+                )
+            )
+            rows.append(
+                summary_row(
+                    label, "harness", f"{HARNESS_PREFIX}stage_{stage}_share", sec / total, n_pages=n
+                )
+            )
         measured = overhead_run(label, work / "overhead")
         if measured is not None:
             wall, methods = measured
-            rows += [summary_row(label, "harness", f"{HARNESS_PREFIX}one_process_wall_s", wall,
-                                 n_pages=n),
-                     summary_row(label, "harness", f"{HARNESS_PREFIX}method_s", methods,
-                                 n_pages=n),
-                     summary_row(label, "harness", f"{HARNESS_PREFIX}overhead_ratio",
-                                 (wall - methods) / methods if methods else float("nan"),
-                                 n_pages=n)]
+            rows += [
+                summary_row(
+                    label, "harness", f"{HARNESS_PREFIX}one_process_wall_s", wall, n_pages=n
+                ),
+                summary_row(label, "harness", f"{HARNESS_PREFIX}method_s", methods, n_pages=n),
+                summary_row(
+                    label,
+                    "harness",
+                    f"{HARNESS_PREFIX}overhead_ratio",
+                    (wall - methods) / methods if methods else float("nan"),
+                    n_pages=n,
+                ),
+            ]
         # the run's own runner, already open (its workers or Dask client started once, so
         # neither pass pays a start-up), pointed at a private cache for the two passes
         runner, saved = ctx.runner, ctx.runner.cache_root
@@ -211,18 +247,29 @@ def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
             runner.cache_root = str(work / "cache")
             for name in ("cold", "warm"):
                 times[name], _ = _path_pass(runner, ds, specs, score, label, ctx, work)
-                rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}{name}_wall_s",
-                                        times[name], n_pages=n))
+                rows.append(
+                    summary_row(
+                        label, "harness", f"{HARNESS_PREFIX}{name}_wall_s", times[name], n_pages=n
+                    )
+                )
         finally:
             runner.cache_root = saved
-        rows.append(summary_row(label, "harness", f"{HARNESS_PREFIX}warm_over_cold",
-                                times["warm"] / times["cold"], n_pages=n))
+        rows.append(
+            summary_row(
+                label,
+                "harness",
+                f"{HARNESS_PREFIX}warm_over_cold",
+                times["warm"] / times["cold"],
+                n_pages=n,
+            )
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return rows
 
 
 # ------------------------------------------------------------------------ memory ladder
+
 
 def _rss_tree(pid: int) -> list[int]:
     """Resident bytes of process ``pid`` and of every process below it."""
@@ -260,8 +307,9 @@ def _rss_tree_proc(pid: int) -> list[int]:
     return out
 
 
-def peak_memory(cmd: list[str], sample_s: float = 0.1, env: dict | None = None,
-                timeout: float | None = None) -> dict:
+def peak_memory(
+    cmd: list[str], sample_s: float = 0.1, env: dict | None = None, timeout: float | None = None
+) -> dict:
     """Run ``cmd``; the largest resident set of one of its processes and the largest sum
     over them (MiB), sampled every ``sample_s`` seconds, its wall seconds and exit code."""
     t0 = time.perf_counter()
@@ -278,9 +326,13 @@ def peak_memory(cmd: list[str], sample_s: float = 0.1, env: dict | None = None,
             time.sleep(sample_s)
     finally:
         err = proc.communicate()[1]
-    return {"max_mb": peak_one / 2**20, "sum_mb": peak_sum / 2**20,
-            "wall_s": time.perf_counter() - t0, "returncode": proc.returncode,
-            "stderr": err.decode("utf-8", "replace")[-500:]}
+    return {
+        "max_mb": peak_one / 2**20,
+        "sum_mb": peak_sum / 2**20,
+        "wall_s": time.perf_counter() - t0,
+        "returncode": proc.returncode,
+        "stderr": err.decode("utf-8", "replace")[-500:],
+    }
 
 
 def ladder_rows(ctx: Context, opts: dict) -> list[dict]:
@@ -295,23 +347,51 @@ def ladder_rows(ctx: Context, opts: dict) -> list[dict]:
         for size in sizes:
             n_sites = max(1, size // 10)
             for runner in runners:
-                cmd = [sys.executable, "-m", "evalkit", "experiment=extraction",
-                       "dataset=synthetic", f"dataset.synthetic.n_sites={n_sites}",
-                       f"method=[{','.join(methods)}]", "runner.cache=false",
-                       f"runner={runner}", "runner.progress=false", f"seed={ctx.seed}",
-                       f"paths.results={work / runner / str(size)}"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "evalkit",
+                    "experiment=extraction",
+                    "dataset=synthetic",
+                    f"dataset.synthetic.n_sites={n_sites}",
+                    f"method=[{','.join(methods)}]",
+                    "runner.cache=false",
+                    f"runner={runner}",
+                    "runner.progress=false",
+                    f"seed={ctx.seed}",
+                    f"paths.results={work / runner / str(size)}",
+                ]
                 got = peak_memory(cmd, sample_s=sample_s, env=dict(os.environ))
                 if got["returncode"] != 0:
-                    raise RuntimeError(f"memory ladder: {size} pages on runner={runner} "
-                                       f"failed: {got['stderr'].strip().splitlines()[-1:]}")
+                    raise RuntimeError(
+                        f"memory ladder: {size} pages on runner={runner} "
+                        f"failed: {got['stderr'].strip().splitlines()[-1:]}"
+                    )
                 where = f"ladder_{size}"
                 pages = n_sites * 10
-                rows += [summary_row(where, runner, f"{HARNESS_PREFIX}rss_max_process_mb",
-                                     got["max_mb"], n_pages=pages),
-                         summary_row(where, runner, f"{HARNESS_PREFIX}rss_sum_processes_mb",
-                                     got["sum_mb"], n_pages=pages),
-                         summary_row(where, runner, f"{HARNESS_PREFIX}ladder_wall_s",
-                                     got["wall_s"], n_pages=pages)]
+                rows += [
+                    summary_row(
+                        where,
+                        runner,
+                        f"{HARNESS_PREFIX}rss_max_process_mb",
+                        got["max_mb"],
+                        n_pages=pages,
+                    ),
+                    summary_row(
+                        where,
+                        runner,
+                        f"{HARNESS_PREFIX}rss_sum_processes_mb",
+                        got["sum_mb"],
+                        n_pages=pages,
+                    ),
+                    summary_row(
+                        where,
+                        runner,
+                        f"{HARNESS_PREFIX}ladder_wall_s",
+                        got["wall_s"],
+                        n_pages=pages,
+                    ),
+                ]
             shutil.rmtree(work, ignore_errors=True)  # run folders of a rung: not kept
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -321,9 +401,14 @@ def ladder_rows(ctx: Context, opts: dict) -> list[dict]:
 # ------------------------------------------------------------------------ tables
 
 #: harness_table's columns: metric (without the prefix) -> column
-_HARNESS_COLUMNS = {"overhead_ratio": "overhead_ratio", "method_s": "method_s",
-                    "one_process_wall_s": "one_process_wall_s", "cold_wall_s": "cold_s",
-                    "warm_wall_s": "warm_s", "warm_over_cold": "warm_over_cold"}
+_HARNESS_COLUMNS = {
+    "overhead_ratio": "overhead_ratio",
+    "method_s": "method_s",
+    "one_process_wall_s": "one_process_wall_s",
+    "cold_wall_s": "cold_s",
+    "warm_wall_s": "warm_s",
+    "warm_over_cold": "warm_over_cold",
+}
 
 
 def harness_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -347,10 +432,15 @@ def ladder_table(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (dataset, runner), df in lad.groupby(["dataset", "method"], sort=False):
         vals = dict(zip(df["metric"].str.removeprefix(HARNESS_PREFIX), df["value"]))
-        out.append({"pages": int(df["n_pages"].iloc[0]), "runner": runner,
-                    "rss_max_process_mb": vals.get("rss_max_process_mb"),
-                    "rss_sum_processes_mb": vals.get("rss_sum_processes_mb"),
-                    "wall_s": vals.get("ladder_wall_s")})
+        out.append(
+            {
+                "pages": int(df["n_pages"].iloc[0]),
+                "runner": runner,
+                "rss_max_process_mb": vals.get("rss_max_process_mb"),
+                "rss_sum_processes_mb": vals.get("rss_sum_processes_mb"),
+                "wall_s": vals.get("ladder_wall_s"),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -360,13 +450,24 @@ def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
     from evalkit.report.tables import write_table
 
     for name, table, caption in (
-            ("speed_harness", harness_table(rows),
-             ("Harness cost: overhead = (one-process wall - method seconds) / method seconds, "
-             "cache off; cold and warm passes on the run's runner (s) and warm/cold; per-stage "
-             "ms/page and share of a one-process stage pass")),
-            ("speed_memory_ladder", ladder_table(rows),
-             ("Peak resident memory (MiB) of a synthetic extraction against its page count: "
-             "the largest process and the sum over the run's processes (sampled)"))):
+        (
+            "speed_harness",
+            harness_table(rows),
+            (
+                "Harness cost: overhead = (one-process wall - method seconds) / method seconds, "
+                "cache off; cold and warm passes on the run's runner (s) and warm/cold; per-stage "
+                "ms/page and share of a one-process stage pass"
+            ),
+        ),
+        (
+            "speed_memory_ladder",
+            ladder_table(rows),
+            (
+                "Peak resident memory (MiB) of a synthetic extraction against its page count: "
+                "the largest process and the sum over the run's processes (sampled)"
+            ),
+        ),
+    ):
         if table.empty:
             continue
         write_table(table.round(4), ctx.out / "tables" / name, caption=caption)

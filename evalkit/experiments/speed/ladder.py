@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalkit.core.page import MAX_DEPTH, Gold, Page
 from evalkit.experiments import Context
 from evalkit.experiments.speed.summary import growth_exponent
 from evalkit.experiments.speed.timing import PARSE_LABEL, peak_rss_mb, time_pages
-from evalkit.core.page import MAX_DEPTH, Gold, Page
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
 from evalkit.report.sections import Heading, Table
@@ -43,15 +43,22 @@ def ladder_page(n: int, shape: str) -> Page:
             chains.append("<div>w " * depth + "</div>" * depth)
         noise = "".join(chains)
     else:
-        raise ValueError(f"speed.ladder.shapes: unknown shape {shape!r}; known: "
-                         f"{', '.join(LADDER_SHAPES)}")
+        raise ValueError(
+            f"speed.ladder.shapes: unknown shape {shape!r}; known: {', '.join(LADDER_SHAPES)}"
+        )
     html = f"<html><body><article><p>{_LADDER_MAIN}</p></article>{noise}</body></html>"
-    return Page(id=f"{shape}_{n}", dataset="ladder", raw=html.encode(),
-                gold=Gold(text=_LADDER_MAIN), site=shape)
+    return Page(
+        id=f"{shape}_{n}",
+        dataset="ladder",
+        raw=html.encode(),
+        gold=Gold(text=_LADDER_MAIN),
+        site=shape,
+    )
 
 
-def ladder_task(sizes: list[int], *, shapes: list[str], specs: list[MethodSpec],
-                clock: str = "cpu") -> tuple[pd.DataFrame, float]:
+def ladder_task(
+    sizes: list[int], *, shapes: list[str], specs: list[MethodSpec], clock: str = "cpu"
+) -> tuple[pd.DataFrame, float]:
     """The runner task of the size ladder: each method timed on each generated page (built one
     at a time, so only one is held), rows with ``shape`` and ``n_elements``; and peak memory."""
     frames = []
@@ -76,29 +83,45 @@ def ladder_summary(per_page: pd.DataFrame) -> pd.DataFrame:
         for method, d in series:
             col = "parse_ms" if method == PARSE_LABEL else "ms"
             ok = d[d["error"].isna() & d[col].notna()] if col == "ms" else d[d[col].notna()]
-            rows.append(summary_row(f"ladder_{shape}", method, "growth_exponent",
-                                    growth_exponent(ok["n_elements"], ok[col]),
-                                    n_pages=len(ok)))
-            rows.append(summary_row(f"ladder_{shape}", method, "failures", len(d) - len(ok),
-                                    n_pages=len(d)))
+            rows.append(
+                summary_row(
+                    f"ladder_{shape}",
+                    method,
+                    "growth_exponent",
+                    growth_exponent(ok["n_elements"], ok[col]),
+                    n_pages=len(ok),
+                )
+            )
+            rows.append(
+                summary_row(f"ladder_{shape}", method, "failures", len(d) - len(ok), n_pages=len(d))
+            )
     return pd.DataFrame(rows)
 
 
 def _ladder_outputs(ctx: Context, per_page: pd.DataFrame, summary: pd.DataFrame, clock: str):
-    exps = {(r.dataset, r.method): r.value for r in summary.itertuples()
-            if r.metric == "growth_exponent"}
+    exps = {
+        (r.dataset, r.method): r.value
+        for r in summary.itertuples()
+        if r.metric == "growth_exponent"
+    }
     rows = []
     for (shape, method), d in per_page.groupby(["shape", "method"], sort=False):
         ms = dict(zip(d["n_elements"], d["ms"]))
         parse = dict(zip(d["n_elements"], d["parse_ms"]))
-        rows.append({"shape": shape, "method": method,
-                     **{f"ms@{n:,}": f"{ms[n]:.0f}" for n in ms},
-                     **{f"parse@{n:,}": f"{parse[n]:.0f}" for n in parse},
-                     "growth_exponent": f"{exps[(f'ladder_{shape}', method)]:.2f}"})
+        rows.append(
+            {
+                "shape": shape,
+                "method": method,
+                **{f"ms@{n:,}": f"{ms[n]:.0f}" for n in ms},
+                **{f"parse@{n:,}": f"{parse[n]:.0f}" for n in parse},
+                "growth_exponent": f"{exps[(f'ladder_{shape}', method)]:.2f}",
+            }
+        )
     table = pd.DataFrame(rows)
-    caption = (f"Size ladder ({'CPU' if clock == 'cpu' else 'wall'} ms of one run per page): "
-               "generated pages by element count, wide (siblings) and deep (nesting), and the "
-               "growth exponent b of time ~ elements^b (1 = linear)")
+    caption = (
+        f"Size ladder ({'CPU' if clock == 'cpu' else 'wall'} ms of one run per page): "
+        "generated pages by element count, wide (siblings) and deep (nesting), and the "
+        "growth exponent b of time ~ elements^b (1 = linear)"
+    )
     write_table(table, ctx.out / "tables" / "speed_ladder", caption=caption)
     ctx.report += [Heading("Size ladder"), Table(table, lead=f"**{caption}**")]
-

@@ -19,15 +19,20 @@ from evalkit.report.tables import write_table
 def _dataset_outputs(ctx: Context, summary, per_page, label, clock):
     table = speed_table(summary, label)
     unit = "CPU" if clock == "cpu" else "wall"
-    caption = (f"Speed on {label} ({unit} ms/page, one process): median, p90, pages/s, median "
-               f"over median parse, growth exponent of time ~ bytes^b [95% bootstrap CI]")
+    caption = (
+        f"Speed on {label} ({unit} ms/page, one process): median, p90, pages/s, median "
+        f"over median parse, growth exponent of time ~ bytes^b [95% bootstrap CI]"
+    )
     stem = f"speed_{file_stem(label)}"  # the label as a file name (evalkit.report.filenames)
     write_table(table, ctx.out / "tables" / stem, caption=caption)
     _size_figure(per_page, summary, ctx.out / "figures" / f"{stem}_time_vs_size", label, unit)
     _ratio_figure(summary, ctx.out / "figures" / f"{stem}_ratio", label)
-    ctx.report += [Heading(f"Speed on {label}"), Table(table, lead=f"**{caption}**", gap=False),
-                   Figure(f"figures/{stem}_time_vs_size.png", "time vs size", gap=False),
-                   Figure(f"figures/{stem}_ratio.png", "ratio to parse")]
+    ctx.report += [
+        Heading(f"Speed on {label}"),
+        Table(table, lead=f"**{caption}**", gap=False),
+        Figure(f"figures/{stem}_time_vs_size.png", "time vs size", gap=False),
+        Figure(f"figures/{stem}_ratio.png", "ratio to parse"),
+    ]
 
 
 def _size_figure(per_page, summary, stem, dataset, unit):
@@ -51,8 +56,12 @@ def _size_figure(per_page, summary, stem, dataset, unit):
             label = f"{m}: b = {b:.2f} [{lo:.2f}, {hi:.2f}]"
             lx, ly = np.log(x[ok]), np.log(y[ok])
             grid = np.linspace(lx.min(), lx.max(), 20)
-            ax.plot(np.exp(grid), np.exp(ly.mean() + b * (grid - lx.mean())),
-                    color=pts.get_facecolor()[0][:3], lw=1.5)
+            ax.plot(
+                np.exp(grid),
+                np.exp(ly.mean() + b * (grid - lx.mean())),
+                color=pts.get_facecolor()[0][:3],
+                lw=1.5,
+            )
         pts.set_label(label)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -60,8 +69,14 @@ def _size_figure(per_page, summary, stem, dataset, unit):
     ax.set_ylabel(f"time per page ({unit} ms, log scale)")
     ax.set_title(f"{dataset}: time per page vs page size (lines: fit of time ~ bytes^b)")
     ax.grid(alpha=0.3, which="both")
-    leg = ax.legend(fontsize=7, title="method: growth exponent b [95% CI]", title_fontsize=7,
-                    loc="upper left", bbox_to_anchor=(1.01, 1.0), markerscale=2)
+    leg = ax.legend(
+        fontsize=7,
+        title="method: growth exponent b [95% CI]",
+        title_fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        markerscale=2,
+    )
     for h in leg.legend_handles:
         h.set_alpha(1)
     return save(fig, stem)
@@ -73,16 +88,32 @@ def _ratio_figure(summary, stem, dataset):
     df = df[df["method"] != PARSE_LABEL]
     targets = summary[(summary["dataset"] == dataset) & (summary["metric"] == "target_ratio")]
     v = df["value"].to_numpy(float)
-    err = np.vstack([np.clip(v - df["ci_low"].to_numpy(float), 0, None),
-                     np.clip(df["ci_high"].to_numpy(float) - v, 0, None)])
+    err = np.vstack(
+        [
+            np.clip(v - df["ci_low"].to_numpy(float), 0, None),
+            np.clip(df["ci_high"].to_numpy(float) - v, 0, None),
+        ]
+    )
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(df) + 2), 4.2))
     x = np.arange(len(df))
     floor = (df["method"] == PY_WALK_LABEL).to_numpy()
-    ax.bar(x[~floor], v[~floor], yerr=np.nan_to_num(err[:, ~floor]), capsize=3,
-           color="tab:blue", label="median time / median parse time (95% CI)")
+    ax.bar(
+        x[~floor],
+        v[~floor],
+        yerr=np.nan_to_num(err[:, ~floor]),
+        capsize=3,
+        color="tab:blue",
+        label="median time / median parse time (95% CI)",
+    )
     if floor.any():
-        ax.bar(x[floor], v[floor], yerr=np.nan_to_num(err[:, floor]), capsize=3,
-               color="tab:gray", label="parse + a bare Python walk of the page (floor)")
+        ax.bar(
+            x[floor],
+            v[floor],
+            yerr=np.nan_to_num(err[:, floor]),
+            capsize=3,
+            color="tab:gray",
+            label="parse + a bare Python walk of the page (floor)",
+        )
     for t in sorted(set(targets["value"])):
         ax.axhline(t, color="tab:red", ls="--", lw=1, label=f"target: <= {t:g} x parse")
     ax.axhline(1, color="grey", lw=0.8, label="= parse time")
@@ -102,17 +133,23 @@ def _steps_outputs(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
     if steps.empty:
         return
     parse = per_page.drop_duplicates("page_id")["parse_ms"].median()
-    table = steps.assign(ms_mean=steps["ms_mean"].map("{:.3f}".format),
-                         ms_median=steps["ms_median"].map("{:.3f}".format),
-                         share=steps["share"].map("{:.1%}".format))
-    caption = (f"Where the time goes on {label}: each step the method times itself (wall ms "
-               f"per page, mean and median; share of its steps' summed means); median lxml "
-               f"parse {parse:.2f} ms")
+    table = steps.assign(
+        ms_mean=steps["ms_mean"].map("{:.3f}".format),
+        ms_median=steps["ms_median"].map("{:.3f}".format),
+        share=steps["share"].map("{:.1%}".format),
+    )
+    caption = (
+        f"Where the time goes on {label}: each step the method times itself (wall ms "
+        f"per page, mean and median; share of its steps' summed means); median lxml "
+        f"parse {parse:.2f} ms"
+    )
     write_table(table, ctx.out / "tables" / f"speed_{file_stem(label)}_steps", caption=caption)
     _steps_figure(steps, parse, ctx.out / "figures" / f"speed_{file_stem(label)}_steps", label)
-    ctx.report += [Heading(f"Where the time goes on {label}"),
-                   Table(table, lead=f"**{caption}**", gap=False),
-                   Figure(f"figures/speed_{file_stem(label)}_steps.png", "steps")]
+    ctx.report += [
+        Heading(f"Where the time goes on {label}"),
+        Table(table, lead=f"**{caption}**", gap=False),
+        Figure(f"figures/speed_{file_stem(label)}_steps.png", "steps"),
+    ]
 
 
 def _steps_figure(steps: pd.DataFrame, parse_ms: float, stem, dataset: str):

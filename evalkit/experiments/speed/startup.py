@@ -36,8 +36,16 @@ from evalkit.harness.summary import summary_row
 from evalkit.report.sections import Heading, Table
 from evalkit.report.tables import write_table
 
-__all__ = ["MILESTONES", "POLL_S", "STARTUP_DATASET", "STARTUP_TARGET_S", "launch",
-           "startup_benchmark", "startup_outputs", "startup_rows"]
+__all__ = [
+    "MILESTONES",
+    "POLL_S",
+    "STARTUP_DATASET",
+    "STARTUP_TARGET_S",
+    "launch",
+    "startup_benchmark",
+    "startup_outputs",
+    "startup_rows",
+]
 
 #: the issue's bound: seconds from the command's start to its first page
 STARTUP_TARGET_S = 3.0
@@ -66,18 +74,26 @@ def launch(command: list[str], run_dir: Path, timeout: float = 600.0) -> dict[st
             seen["first_page"] = now
         time.sleep(POLL_S)
     seen["exit"] = time.monotonic() - t0
-    return {**{m: seen.get(m, float("nan")) for m in MILESTONES},
-            "returncode": float(proc.wait())}
+    return {**{m: seen.get(m, float("nan")) for m in MILESTONES}, "returncode": float(proc.wait())}
 
 
-def startup_benchmark(dataset: str = "synthetic", method: str = "cetd", repeat: int = 3
-                      ) -> pd.DataFrame:
+def startup_benchmark(
+    dataset: str = "synthetic", method: str = "cetd", repeat: int = 3
+) -> pd.DataFrame:
     """One row per launch on a warm cache (a first, warming launch is left out)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="evalkit-startup-") as tmp:
-        base = [sys.executable, "-m", "evalkit", "experiment=extraction", f"dataset={dataset}",
-                f"dataset.{dataset}.limit=1", f"method={method}", "runner.progress=false",
-                f"paths.cache={Path(tmp) / 'cache'}"]
+        base = [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "experiment=extraction",
+            f"dataset={dataset}",
+            f"dataset.{dataset}.limit=1",
+            f"method={method}",
+            "runner.progress=false",
+            f"paths.cache={Path(tmp) / 'cache'}",
+        ]
         for i in range(repeat + 1):
             run_dir = Path(tmp) / f"run{i}"
             got = launch(base + [f"hydra.run.dir={run_dir}"], run_dir)
@@ -90,27 +106,48 @@ def startup_rows(bench: pd.DataFrame, command: str) -> list[dict]:
     """summary.csv rows: each milestone's median seconds, the target and whether it is met."""
     n = len(bench)
     med = {m: statistics.median(bench[m]) for m in MILESTONES}
-    rows = [summary_row(STARTUP_DATASET, command, f"startup_{m}_s", med[m], n_pages=n)
-            for m in MILESTONES]
-    rows += [summary_row(STARTUP_DATASET, command, "target_s", STARTUP_TARGET_S, n_pages=n),
-             summary_row(STARTUP_DATASET, command, "meets_target",
-                         float(med["first_page"] < STARTUP_TARGET_S), n_pages=n),
-             summary_row(STARTUP_DATASET, command, "failed_launches",
-                         float((bench["returncode"] != 0).sum()), n_pages=n)]
+    rows = [
+        summary_row(STARTUP_DATASET, command, f"startup_{m}_s", med[m], n_pages=n)
+        for m in MILESTONES
+    ]
+    rows += [
+        summary_row(STARTUP_DATASET, command, "target_s", STARTUP_TARGET_S, n_pages=n),
+        summary_row(
+            STARTUP_DATASET,
+            command,
+            "meets_target",
+            float(med["first_page"] < STARTUP_TARGET_S),
+            n_pages=n,
+        ),
+        summary_row(
+            STARTUP_DATASET,
+            command,
+            "failed_launches",
+            float((bench["returncode"] != 0).sum()),
+            n_pages=n,
+        ),
+    ]
     return rows
 
 
 def startup_outputs(ctx: Context, bench: pd.DataFrame, command: str) -> None:
     med = {m: statistics.median(bench[m]) for m in MILESTONES}
-    parts = {"to the run folder": med["folder"],
-             "folder to first page": med["first_page"] - med["folder"],
-             "first page to exit": med["exit"] - med["first_page"]}
-    table = pd.DataFrame({"part": [*parts, "first page", "whole command"],
-                          "s": [f"{v:.2f}" for v in
-                                (*parts.values(), med["first_page"], med["exit"])]})
+    parts = {
+        "to the run folder": med["folder"],
+        "folder to first page": med["first_page"] - med["folder"],
+        "first page to exit": med["exit"] - med["first_page"],
+    }
+    table = pd.DataFrame(
+        {
+            "part": [*parts, "first page", "whole command"],
+            "s": [f"{v:.2f}" for v in (*parts.values(), med["first_page"], med["exit"])],
+        }
+    )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    caption = (f"Start-up of `{command}` on a warm cache: median wall seconds of {len(bench)} "
-               f"launches, load average {load:.1f}; target: first page in under "
-               f"{STARTUP_TARGET_S:g} s")
+    caption = (
+        f"Start-up of `{command}` on a warm cache: median wall seconds of {len(bench)} "
+        f"launches, load average {load:.1f}; target: first page in under "
+        f"{STARTUP_TARGET_S:g} s"
+    )
     write_table(table, ctx.out / "tables" / "speed_startup", caption=caption)
     ctx.report += [Heading("Start-up"), Table(table, lead=f"**{caption}**", gap=False)]

@@ -19,8 +19,8 @@ import lxml.etree
 import pandas as pd
 
 from evalkit.core.page import Page, PageError, parse_html
-from evalkit.harness.specs import MethodSpec
 from evalkit.harness.extract import extract_one
+from evalkit.harness.specs import MethodSpec
 from evalkit.harness.tasks import iter_tasks
 
 #: clocks a timing can use: CPU time of this process, or elapsed time
@@ -82,14 +82,27 @@ def render_row(page: Page) -> dict:
         error = None
     except RenderError as exc:
         error = f"render failed: {exc}"
-    return {"dataset": page.dataset, "page_id": page.id, "site": page.site,
-            "method": RENDER_LABEL, "n_bytes": len(page.raw),
-            "ms": (time.perf_counter() - t0) * 1000, "parse_ms": parse_ms,
-            "walk_ms": float("nan"), "error": error}
+    return {
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "site": page.site,
+        "method": RENDER_LABEL,
+        "n_bytes": len(page.raw),
+        "ms": (time.perf_counter() - t0) * 1000,
+        "parse_ms": parse_ms,
+        "walk_ms": float("nan"),
+        "error": error,
+    }
 
 
-def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
-               warmup: bool = True, walk: bool = True, render: bool = False) -> pd.DataFrame:
+def time_pages(
+    pages: list[Page],
+    specs: list[MethodSpec],
+    clock: str = "cpu",
+    warmup: bool = True,
+    walk: bool = True,
+    render: bool = False,
+) -> pd.DataFrame:
     """Per page and method: ms of the method, ms of the parse, page bytes, error, and the
     ms of each step the method timed itself (columns ``step_<name>``); with ``walk``, the
     ms of :func:`python_walk` over the parsed page (column ``walk_ms``, else NaN); with
@@ -133,17 +146,38 @@ def time_pages(pages: list[Page], specs: list[MethodSpec], clock: str = "cpu",
                     t0 = tick()
                     ext = extract_one(method, page)
                     ms, error = (tick() - t0) * 1000, ext.error
-                    steps = {f"{STEP_PREFIX}{k[len('seconds_'):]}": v * 1000
-                             for k, v in ext.info.items()
-                             if k.startswith("seconds_") and isinstance(v, (int, float))}
-                rows.append({"dataset": page.dataset, "page_id": page.id, "site": page.site,
-                             "method": spec.label, "n_bytes": len(page.raw), "ms": ms,
-                             "parse_ms": parse_ms, "walk_ms": walk_ms, "error": error,
-                             **steps})
+                    steps = {
+                        f"{STEP_PREFIX}{k[len('seconds_') :]}": v * 1000
+                        for k, v in ext.info.items()
+                        if k.startswith("seconds_") and isinstance(v, (int, float))
+                    }
+                rows.append(
+                    {
+                        "dataset": page.dataset,
+                        "page_id": page.id,
+                        "site": page.site,
+                        "method": spec.label,
+                        "n_bytes": len(page.raw),
+                        "ms": ms,
+                        "parse_ms": parse_ms,
+                        "walk_ms": walk_ms,
+                        "error": error,
+                        **steps,
+                    }
+                )
             if render:
                 rows.append(render_row(page))
-    columns = ["dataset", "page_id", "site", "method", "n_bytes", "ms", "parse_ms", "walk_ms",
-               "error"]
+    columns = [
+        "dataset",
+        "page_id",
+        "site",
+        "method",
+        "n_bytes",
+        "ms",
+        "parse_ms",
+        "walk_ms",
+        "error",
+    ]
     columns += list(dict.fromkeys(k for r in rows for k in r if k.startswith(STEP_PREFIX)))
     return pd.DataFrame(rows, columns=columns)
 
@@ -156,12 +190,19 @@ def _build_and(spec: MethodSpec, then):
     return then(method)
 
 
-def time_dataset_task(pages: list[Page], *, specs: list[MethodSpec], clock: str = "cpu",
-                      warmup: bool = True, walk: bool = True,
-                      render: bool = False) -> tuple[pd.DataFrame, float]:
+def time_dataset_task(
+    pages: list[Page],
+    *,
+    specs: list[MethodSpec],
+    clock: str = "cpu",
+    warmup: bool = True,
+    walk: bool = True,
+    render: bool = False,
+) -> tuple[pd.DataFrame, float]:
     """The runner task of one data set: :func:`time_pages` over all its pages and methods,
     then the peak memory of the process that timed them. One task, so every method of a
     data set is timed in the same process. Module level, so workers can run it."""
-    return (time_pages(pages, specs, clock=clock, warmup=warmup, walk=walk, render=render),
-            peak_rss_mb())
-
+    return (
+        time_pages(pages, specs, clock=clock, warmup=warmup, walk=walk, render=render),
+        peak_rss_mb(),
+    )

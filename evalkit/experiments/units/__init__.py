@@ -60,6 +60,7 @@ import functools
 
 import pandas as pd
 
+from evalkit.core.page import CONTENT
 from evalkit.experiments import Context
 from evalkit.experiments.units.classifiers import (
     DEFAULT_CLASSIFIERS,
@@ -93,7 +94,6 @@ from evalkit.experiments.units.features import (
 )
 from evalkit.experiments.units.paper import _paper_figure, paper_rows, paper_table
 from evalkit.report.filenames import file_stem
-from evalkit.core.page import CONTENT
 
 __all__ = [
     "BASE_FEATURES",
@@ -129,9 +129,14 @@ def _features(runner, ds, tasks, width, drop_inside, failures: list) -> pd.DataF
     be read are appended to ``failures``."""
     task = functools.partial(feature_task, tasks=tasks, width=width, drop_inside=drop_inside)
     frames = []
-    for got, failed in runner.map(task, runner.page_tasks(ds.pages()), desc=f"units {ds.name}",
-                                  total=ds.page_count(), unit="page",
-                                  count=lambda r: len(r[0]) + len(r[1])):
+    for got, failed in runner.map(
+        task,
+        runner.page_tasks(ds.pages()),
+        desc=f"units {ds.name}",
+        total=ds.page_count(),
+        unit="page",
+        count=lambda r: len(r[0]) + len(r[1]),
+    ):
         frames += [f for f in got if len(f)]
         failures.extend(failed)
     if not frames:
@@ -142,8 +147,12 @@ def _features(runner, ds, tasks, width, drop_inside, failures: list) -> pd.DataF
 def _class_table(rows: pd.DataFrame, tasks) -> pd.DataFrame:
     fine = rows["fine"].fillna("none")
     total = rows["weight"].sum()
-    out = (rows.assign(fine=fine).groupby("fine", sort=True)
-           .agg(units=("weight", "size"), words=("weight", "sum")).reset_index())
+    out = (
+        rows.assign(fine=fine)
+        .groupby("fine", sort=True)
+        .agg(units=("weight", "size"), words=("weight", "sum"))
+        .reset_index()
+    )
     out["words"] = out["words"].astype(int)
     out["word_share"] = (out["words"] / total).round(4)
     spans = rows["by_span"].any()
@@ -170,18 +179,31 @@ def run(ctx: Context) -> pd.DataFrame | None:
         # without span classes every task has the same (aligned) labels: run the first only
         ds_tasks = tasks if rows["by_span"].any() else dict(list(tasks.items())[:1])
         folds, pages = cross_validate(
-            rows, classifiers, list(ds_tasks), n_folds=n_folds, seed=seed,
+            rows,
+            classifiers,
+            list(ds_tasks),
+            n_folds=n_folds,
+            seed=seed,
             min_samples_leaf=int(opts.get("min_samples_leaf", DEFAULT_MIN_SAMPLES_LEAF)),
             criterion=str(opts.get("criterion", "entropy")),
-            train_weight=str(opts.get("train_weight", "words")))
-        summary = summarize(folds, pages, label, n_boot=int(opts.get("n_boot", DEFAULT_N_BOOT)),
-                            alpha=float(opts.get("alpha", DEFAULT_ALPHA)), seed=seed)
+            train_weight=str(opts.get("train_weight", "words")),
+        )
+        summary = summarize(
+            folds,
+            pages,
+            label,
+            n_boot=int(opts.get("n_boot", DEFAULT_N_BOOT)),
+            alpha=float(opts.get("alpha", DEFAULT_ALPHA)),
+            seed=seed,
+        )
         summaries.append(summary)
         ctx.per_page.append(pages.assign(experiment="units", dataset=label))
         ctx.dataset_info.setdefault(label, {"reader": type(ds).__name__, "path": ds.path})
-        ctx.dataset_info[label]["units"] = {"n_pages": int(rows["page_id"].nunique()),
-                                            "n_units": len(rows),
-                                            "n_words": int(rows["weight"].sum())}
+        ctx.dataset_info[label]["units"] = {
+            "n_pages": int(rows["page_id"].nunique()),
+            "n_units": len(rows),
+            "n_words": int(rows["weight"].sum()),
+        }
         _outputs(ctx, label, rows, folds, summary, ds_tasks, opts)
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
@@ -194,14 +216,22 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
 
     tdir, fdir = ctx.out / "tables", ctx.out / "figures"
     classes = _class_table(rows, tasks)
-    write_table(classes, tdir / f"units_{file_stem(label)}_classes",
-                caption=f"Units with at least one word on {label}, by gold class")
+    write_table(
+        classes,
+        tdir / f"units_{file_stem(label)}_classes",
+        caption=f"Units with at least one word on {label}, by gold class",
+    )
     write_csv(folds, tdir / f"units_{file_stem(label)}_folds.csv")
-    ctx.report += [Heading(f"Unit classification on {label}"),
-                   Text(f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
-                    f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
-                    "cross-validation grouped by page; word-weighted scores, mean over folds "
-                        "[95% page bootstrap within folds]."), Table(classes, gap=False)]
+    ctx.report += [
+        Heading(f"Unit classification on {label}"),
+        Text(
+            f"{rows['page_id'].nunique()} pages, {len(rows)} units, "
+            f"{int(rows['weight'].sum())} words; {opts.get('folds', DEFAULT_FOLDS)}-fold "
+            "cross-validation grouped by page; word-weighted scores, mean over folds "
+            "[95% page bootstrap within folds]."
+        ),
+        Table(classes, gap=False),
+    ]
     spans = bool(rows["by_span"].any())
     for task, cls in tasks.items():
         what = "+".join(cls) if spans else "units aligned with the gold text"
@@ -211,22 +241,33 @@ def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
         caption = f"Unit classification on {label}, content = {what}"
         write_table(table, tdir / f"units_{file_stem(label)}_{task}", caption=caption)
         stem = f"units_{file_stem(label)}_{task}_prf"
-        bar_prf(summary, fdir / stem, label, metrics=tuple(metrics[:3]),
-                title=f"{label}: content = {what}, word-weighted P/R/F1")
-        ctx.report += [Heading(caption, level=3), Table(table, gap=False),
-                       Figure(f"figures/{stem}.png", "P/R/F1")]
+        bar_prf(
+            summary,
+            fdir / stem,
+            label,
+            metrics=tuple(metrics[:3]),
+            title=f"{label}: content = {what}, word-weighted P/R/F1",
+        )
+        ctx.report += [
+            Heading(caption, level=3),
+            Table(table, gap=False),
+            Figure(f"figures/{stem}.png", "P/R/F1"),
+        ]
     paper = opts.get("paper")
     if paper and paper["task"] in tasks:
         long = paper_rows(summary, paper, label)
         table = paper_table(long)
         write_csv(long, tdir / f"units_{file_stem(label)}_paper_long.csv")
-        write_table(table, tdir / f"units_{file_stem(label)}_paper",
-                    caption=f"{paper.get('source', 'paper')} beside evalkit on {label} "
-                            f"(task {paper['task']}, percent)")
+        write_table(
+            table,
+            tdir / f"units_{file_stem(label)}_paper",
+            caption=f"{paper.get('source', 'paper')} beside evalkit on {label} "
+            f"(task {paper['task']}, percent)",
+        )
         stem = f"units_{file_stem(label)}_paper_f1"
         _paper_figure(long, fdir / stem, label, paper)
-        ctx.report += [Heading(f"{paper.get('source', 'Paper')} beside ours (task {paper['task']})",
-                               level=3),
-                       Table(table, gap=False), Figure(f"figures/{stem}.png", "paper vs ours")]
-
-
+        ctx.report += [
+            Heading(f"{paper.get('source', 'Paper')} beside ours (task {paper['task']})", level=3),
+            Table(table, gap=False),
+            Figure(f"figures/{stem}.png", "paper vs ours"),
+        ]

@@ -28,17 +28,23 @@ DEFAULT_CLASSIFIERS = {
     "one_r_text_density": {"model": "one_r", "features": ["text_density"]},
     "tree_link_density": {"model": "tree", "features": ["link_density"], "context": True},
     "tree_n_words": {"model": "tree", "features": ["n_words"], "context": True},
-    "tree_n_words_link_density": {"model": "tree", "features": ["n_words", "link_density"],
-                                  "context": True},
-    "tree_text_density_link_density": {"model": "tree",
-                                       "features": ["text_density", "link_density"],
-                                       "context": True},
+    "tree_n_words_link_density": {
+        "model": "tree",
+        "features": ["n_words", "link_density"],
+        "context": True,
+    },
+    "tree_text_density_link_density": {
+        "model": "tree",
+        "features": ["text_density", "link_density"],
+        "context": True,
+    },
     "tree_local_all": {"model": "tree", "features": list(BASE_FEATURES)},
     "tree_all": {"model": "tree", "features": list(BASE_FEATURES), "context": True},
 }
 
 
 # --------------------------------------------------------------------------- classifiers
+
 
 class OneR(ClassifierMixin, BaseEstimator):
     """Holte's 1R reduced to one cut: the (feature, threshold) with the least weighted error.
@@ -72,8 +78,13 @@ class OneR(ClassifierMixin, BaseEstimator):
             k = int(np.argmax(correct))
             if correct[k] > best[0]:
                 i = cut[k]
-                best = (correct[k], j, (xs[i] + xs[i + 1]) / 2,
-                        int(lw[k].argmax()), int(rw[k].argmax()))
+                best = (
+                    correct[k],
+                    j,
+                    (xs[i] + xs[i + 1]) / 2,
+                    int(lw[k].argmax()),
+                    int(rw[k].argmax()),
+                )
         _, self.feature_, self.threshold_, left_class, right_class = best
         self.left_class_, self.right_class_ = self.classes_[left_class], self.classes_[right_class]
         self.n_features_in_ = X.shape[1]
@@ -83,8 +94,7 @@ class OneR(ClassifierMixin, BaseEstimator):
         X = np.asarray(X, dtype=float)
         if X.ndim == 1:
             X = X[:, None]
-        return np.where(X[:, self.feature_] <= self.threshold_, self.left_class_,
-                        self.right_class_)
+        return np.where(X[:, self.feature_] <= self.threshold_, self.left_class_, self.right_class_)
 
 
 def feature_columns(spec: Mapping[str, Any]) -> list[str]:
@@ -98,8 +108,12 @@ def feature_columns(spec: Mapping[str, Any]) -> list[str]:
     return feats
 
 
-def make_classifier(spec: Mapping[str, Any], min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
-                    criterion: str = "entropy", seed: int = 0):
+def make_classifier(
+    spec: Mapping[str, Any],
+    min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
+    criterion: str = "entropy",
+    seed: int = 0,
+):
     """A fresh estimator for a spec ``{model: zero_r|one_r|tree, features, context}``."""
     model = spec.get("model", "tree")
     if model == "zero_r":
@@ -107,9 +121,9 @@ def make_classifier(spec: Mapping[str, Any], min_samples_leaf: int = DEFAULT_MIN
     if model == "one_r":
         return OneR()
     if model == "tree":
-        return DecisionTreeClassifier(criterion=criterion,
-                                      min_samples_leaf=int(spec.get("min_samples_leaf",
-                                                                    min_samples_leaf)),
-                                      random_state=seed)
+        return DecisionTreeClassifier(
+            criterion=criterion,
+            min_samples_leaf=int(spec.get("min_samples_leaf", min_samples_leaf)),
+            random_state=seed,
+        )
     raise ValueError(f"unknown unit classifier model {model!r}; known: zero_r, one_r, tree")
-

@@ -26,20 +26,29 @@ DEFAULT_FOLDS = 10
 DEFAULT_N_BOOT = 1000
 DEFAULT_ALPHA = 0.05
 #: scores per (fold, classifier, task); "_weighted" = averaged over both classes by word support
-SCORE_NAMES = ("precision", "recall", "f1", "accuracy",
-               "precision_weighted", "recall_weighted", "f1_weighted")
+SCORE_NAMES = (
+    "precision",
+    "recall",
+    "f1",
+    "accuracy",
+    "precision_weighted",
+    "recall_weighted",
+    "f1_weighted",
+)
 _COUNTS = ["words_tp", "words_fp", "words_fn", "words_tn"]
 
 
 # --------------------------------------------------------------------------- evaluation
+
 
 def group_folds(groups: Sequence, n_folds: int = DEFAULT_FOLDS, seed: int = 0) -> np.ndarray:
     """Fold number per row; rows of one group (page) always share a fold."""
     groups = np.asarray(groups)
     n_groups = len(np.unique(groups))
     if n_groups < n_folds:
-        raise ValueError(f"{n_folds}-fold cross-validation needs at least {n_folds} pages, "
-                         f"got {n_groups}")
+        raise ValueError(
+            f"{n_folds}-fold cross-validation needs at least {n_folds} pages, got {n_groups}"
+        )
     fold = np.empty(len(groups), dtype=int)
     splitter = GroupKFold(n_splits=n_folds, shuffle=True, random_state=seed)
     for k, (_, test) in enumerate(splitter.split(np.zeros(len(groups)), groups=groups)):
@@ -68,7 +77,10 @@ def word_scores(tp, fp, fn, tn) -> dict[str, np.ndarray]:
     n1, n0 = tp + fn, tn + fp
     total = n1 + n0
     return {
-        "precision": p1, "recall": r1, "f1": f1, "accuracy": ratio(tp + tn, total),
+        "precision": p1,
+        "recall": r1,
+        "f1": f1,
+        "accuracy": ratio(tp + tn, total),
         "precision_weighted": ratio(n1 * p1 + n0 * p0, total),
         "recall_weighted": ratio(n1 * r1 + n0 * r0, total),
         "f1_weighted": ratio(n1 * f1 + n0 * f0, total),
@@ -77,14 +89,21 @@ def word_scores(tp, fp, fn, tn) -> dict[str, np.ndarray]:
 
 def _counts(y, pred, w) -> np.ndarray:
     y, pred = np.asarray(y).astype(bool), np.asarray(pred).astype(bool)
-    return np.array([w[y & pred].sum(), w[~y & pred].sum(), w[y & ~pred].sum(),
-                     w[~y & ~pred].sum()])
+    return np.array(
+        [w[y & pred].sum(), w[~y & pred].sum(), w[y & ~pred].sum(), w[~y & ~pred].sum()]
+    )
 
 
-def cross_validate(rows: pd.DataFrame, classifiers: Mapping[str, Mapping[str, Any]],
-                   tasks: Sequence[str], n_folds: int = DEFAULT_FOLDS, seed: int = 0,
-                   min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF, criterion: str = "entropy",
-                   train_weight: str = "words") -> tuple[pd.DataFrame, pd.DataFrame]:
+def cross_validate(
+    rows: pd.DataFrame,
+    classifiers: Mapping[str, Mapping[str, Any]],
+    tasks: Sequence[str],
+    n_folds: int = DEFAULT_FOLDS,
+    seed: int = 0,
+    min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
+    criterion: str = "entropy",
+    train_weight: str = "words",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Grouped k-fold CV of every classifier on every task.
 
     Returns ``(folds, pages)``: per (task, classifier, fold) the word-weighted
@@ -108,26 +127,50 @@ def cross_validate(rows: pd.DataFrame, classifiers: Mapping[str, Mapping[str, An
             for k in range(n_folds):
                 train, test = fold != k, fold == k
                 est = make_classifier(spec, min_samples_leaf, criterion, seed)
-                est.fit(x[train], y[train],
-                        sample_weight=None if fit_w is None else fit_w[train])
+                est.fit(x[train], y[train], sample_weight=None if fit_w is None else fit_w[train])
                 pred[test] = est.predict(x[test])
                 c = _counts(y[test], pred[test], w[test])
                 scores = {s: float(v) for s, v in word_scores(*c).items()}
-                fold_recs.append({"task": task, "method": name, "fold": k,
-                                  "n_units": int(test.sum()), **dict(zip(_COUNTS, c)), **scores})
+                fold_recs.append(
+                    {
+                        "task": task,
+                        "method": name,
+                        "fold": k,
+                        "n_units": int(test.sum()),
+                        **dict(zip(_COUNTS, c)),
+                        **scores,
+                    }
+                )
             hit, miss = pred.astype(bool), ~pred.astype(bool)
             yes, no = y.astype(bool), ~y.astype(bool)
-            per = np.stack([np.bincount(page_codes, weights=w * (a & b), minlength=len(page_ids))
-                            for a, b in ((yes, hit), (no, hit), (yes, miss), (no, miss))], axis=1)
+            per = np.stack(
+                [
+                    np.bincount(page_codes, weights=w * (a & b), minlength=len(page_ids))
+                    for a, b in ((yes, hit), (no, hit), (yes, miss), (no, miss))
+                ],
+                axis=1,
+            )
             for pid, k, c in zip(page_ids, page_fold, per):
-                page_recs.append({"task": task, "method": name, "page_id": pid, "fold": int(k),
-                                  **dict(zip(_COUNTS, c))})
+                page_recs.append(
+                    {
+                        "task": task,
+                        "method": name,
+                        "page_id": pid,
+                        "fold": int(k),
+                        **dict(zip(_COUNTS, c)),
+                    }
+                )
     return pd.DataFrame(fold_recs), pd.DataFrame(page_recs)
 
 
-def summarize(folds: pd.DataFrame, pages: pd.DataFrame, dataset: str,
-              n_boot: int = DEFAULT_N_BOOT, alpha: float = DEFAULT_ALPHA,
-              seed: int = 0) -> pd.DataFrame:
+def summarize(
+    folds: pd.DataFrame,
+    pages: pd.DataFrame,
+    dataset: str,
+    n_boot: int = DEFAULT_N_BOOT,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Long summary rows, metric ``<score>_<task>``: the mean of the fold scores and its
     percentile interval.
 
@@ -149,7 +192,7 @@ def summarize(folds: pd.DataFrame, pages: pd.DataFrame, dataset: str,
         for s in SCORE_NAMES:
             stat = np.mean([b[s] for b in per_fold], axis=0)
             lo, hi = np.quantile(stat, [alpha / 2, 1 - alpha / 2])
-            rows.append(summary_row(dataset, method, f"{s}_{task}", fdf[s].mean(), lo, hi,
-                                    len(sub)))
+            rows.append(
+                summary_row(dataset, method, f"{s}_{task}", fdf[s].mean(), lo, hi, len(sub))
+            )
     return pd.DataFrame(rows)
-

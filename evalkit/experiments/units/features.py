@@ -46,6 +46,7 @@ _PATH_INDEX = re.compile(r"\[\d+\]$")
 
 # --------------------------------------------------------------------------- features
 
+
 def words_of(text: str) -> list[str]:
     """Whitespace tokens holding at least one letter or digit (Kohlschütter's words)."""
     return [t for t in text.split() if _HAS_ALNUM.search(t)]
@@ -102,10 +103,14 @@ def inside(path: str, tags: Sequence[str]) -> bool:
     return any(_PATH_INDEX.sub("", step).lower() in wanted for step in path.split("/"))
 
 
-def page_rows(units: Sequence[Unit], page_id: str, by_span: bool,
-              tasks: Mapping[str, Sequence[str]] = DEFAULT_TASKS,
-              width: int = DEFAULT_LINE_WIDTH,
-              drop_inside: Sequence[str] = DEFAULT_DROP_INSIDE) -> pd.DataFrame:
+def page_rows(
+    units: Sequence[Unit],
+    page_id: str,
+    by_span: bool,
+    tasks: Mapping[str, Sequence[str]] = DEFAULT_TASKS,
+    width: int = DEFAULT_LINE_WIDTH,
+    drop_inside: Sequence[str] = DEFAULT_DROP_INSIDE,
+) -> pd.DataFrame:
     """One row per unit with a word: features, context features, weight and a label per task.
 
     ``by_span``: labels come from the unit's fine class (L3S-GN1 spans; a
@@ -121,16 +126,35 @@ def page_rows(units: Sequence[Unit], page_id: str, by_span: bool,
         if f["n_words"] == 0:
             continue
         feats.append(f)
-        labels = {f"y_{t}": int(u.fine in cls) if by_span else int(u.label == CONTENT)
-                  for t, cls in tasks.items()}
+        labels = {
+            f"y_{t}": int(u.fine in cls) if by_span else int(u.label == CONTENT)
+            for t, cls in tasks.items()
+        }
         # the gold class: the span class on L3S-GN1, else the aligned content/noise label
-        meta.append({"page_id": page_id, "unit": u.index, "by_span": by_span,
-                     "fine": u.fine if by_span else u.label, **labels})
+        meta.append(
+            {
+                "page_id": page_id,
+                "unit": u.index,
+                "by_span": by_span,
+                "fine": u.fine if by_span else u.label,
+                **labels,
+            }
+        )
     cols = list(BASE_FEATURES)
     if not feats:
-        return pd.DataFrame(columns=["page_id", "unit", "by_span", "fine", *(f"y_{t}" for t in tasks),
-                                     "weight", *cols, *(f"prev_{c}" for c in cols),
-                                     *(f"next_{c}" for c in cols)])
+        return pd.DataFrame(
+            columns=[
+                "page_id",
+                "unit",
+                "by_span",
+                "fine",
+                *(f"y_{t}" for t in tasks),
+                "weight",
+                *cols,
+                *(f"prev_{c}" for c in cols),
+                *(f"next_{c}" for c in cols),
+            ]
+        )
     x = pd.DataFrame(feats, columns=cols)
     prev = x.shift(1, fill_value=0.0).add_prefix("prev_")
     nxt = x.shift(-1, fill_value=0.0).add_prefix("next_")
@@ -146,8 +170,9 @@ def _page_rows_of(page: Page, tasks, width, drop_inside):
     return page_rows(units, page.id, page.gold.unit_source == "spans", tasks, width, drop_inside)
 
 
-def feature_task(pages: Sequence[Page], *, tasks, width, drop_inside
-                 ) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+def feature_task(
+    pages: Sequence[Page], *, tasks, width, drop_inside
+) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
     """The task the runner maps over a data set's pages: each page's unit rows, and a
     failure record for a page whose units cannot be read (the run goes on). Module
     level, so workers can run it."""
@@ -156,7 +181,12 @@ def feature_task(pages: Sequence[Page], *, tasks, width, drop_inside
         try:
             frames.append(_page_rows_of(page, tasks, width, drop_inside))
         except Exception as exc:  # noqa: BLE001 - a bad page is recorded, the run goes on
-            failures.append({"dataset": page.dataset, "page": page.id, "method": "units_features",
-                             "error": f"{type(exc).__name__}: {exc}"[:500]})
+            failures.append(
+                {
+                    "dataset": page.dataset,
+                    "page": page.id,
+                    "method": "units_features",
+                    "error": f"{type(exc).__name__}: {exc}"[:500],
+                }
+            )
     return frames, failures
-

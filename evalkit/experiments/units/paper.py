@@ -25,16 +25,29 @@ def paper_rows(summary: pd.DataFrame, paper: Mapping[str, Any], dataset: str) ->
         row_name = row.get("row", method)
         values = list(row["values"])
         if len(values) != len(metrics):
-            raise ValueError(f"paper row {row_name!r} has {len(values)} values for "
-                             f"{len(metrics)} metrics {metrics}")
+            raise ValueError(
+                f"paper row {row_name!r} has {len(values)} values for "
+                f"{len(metrics)} metrics {metrics}"
+            )
         for m, v in zip(metrics, values):
             key = (method, f"{m}_{task}")
             ours = df.loc[key] if key in df.index else None
-            out.append({"paper row": row_name, "method": method, "metric": m,
-                        "paper": float(v),
-                        **{k: 100 * float(ours[c]) if ours is not None else np.nan
-                           for k, c in (("ours", "value"), ("ours_low", "ci_low"),
-                                        ("ours_high", "ci_high"))}})
+            out.append(
+                {
+                    "paper row": row_name,
+                    "method": method,
+                    "metric": m,
+                    "paper": float(v),
+                    **{
+                        k: 100 * float(ours[c]) if ours is not None else np.nan
+                        for k, c in (
+                            ("ours", "value"),
+                            ("ours_low", "ci_low"),
+                            ("ours_high", "ci_high"),
+                        )
+                    },
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -60,8 +73,12 @@ def _paper_figure(long: pd.DataFrame, stem, dataset: str, paper) -> None:
     metric = list(paper["metrics"])[-1]
     df = long[long["metric"] == metric]
     ours = df["ours"].to_numpy(float)
-    err = np.vstack([np.clip(ours - df["ours_low"].to_numpy(float), 0, None),
-                     np.clip(df["ours_high"].to_numpy(float) - ours, 0, None)])
+    err = np.vstack(
+        [
+            np.clip(ours - df["ours_low"].to_numpy(float), 0, None),
+            np.clip(df["ours_high"].to_numpy(float) - ours, 0, None),
+        ]
+    )
     x = np.arange(len(df))
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(df) + 2), 4.2))
     ax.bar(x - 0.2, df["paper"].to_numpy(float), 0.4, label="paper")

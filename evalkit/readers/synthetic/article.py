@@ -42,15 +42,16 @@ class _Article:
 def _article(site: _Site, topic: str, rng: random.Random) -> _Article:
     headline = _fill(rng.choice(_HEADLINES), topic, rng)
     words = headline.split()
-    short = " ".join(words[:rng.randint(min(4, len(words)), len(words))])
+    short = " ".join(words[: rng.randint(min(4, len(words)), len(words))])
     title = rng.choice((f"{headline} | {site.title}", f"{short} - {site.title}", short))
     slug = _slug(headline)
     blocks = []
     for _ in range(rng.randint(3, 6)):
         paras = []
         for _ in range(rng.randint(1, 2)):
-            tokens = " ".join(_fill(rng.choice(_SENTENCES), topic, rng)
-                              for _ in range(rng.randint(2, 4))).split()
+            tokens = " ".join(
+                _fill(rng.choice(_SENTENCES), topic, rng) for _ in range(rng.randint(2, 4))
+            ).split()
             link = None
             if rng.random() < 0.25:
                 start = rng.randrange(0, len(tokens) - 3)
@@ -80,18 +81,33 @@ def _paras_html(paras: list[_Para]) -> str:
         else:
             a, b = p.link
             t = p.tokens
-            out.append("<p>" + _esc(" ".join(t[:a] + [""])) + f'<a href="{_attr(p.href)}">'
-                       + _esc(" ".join(t[a:b])) + "</a>" + _esc(" ".join([""] + t[b:])) + "</p>")
+            out.append(
+                "<p>"
+                + _esc(" ".join(t[:a] + [""]))
+                + f'<a href="{_attr(p.href)}">'
+                + _esc(" ".join(t[a:b]))
+                + "</a>"
+                + _esc(" ".join([""] + t[b:]))
+                + "</p>"
+            )
     return "\n".join(out)
 
 
-def _content(r: _Render, paras: list[_Para], fine: str, cls: str, tag: str,
-             image: tuple[str, int, int] | None = None, alt: str = "") -> None:
+def _content(
+    r: _Render,
+    paras: list[_Para],
+    fine: str,
+    cls: str,
+    tag: str,
+    image: tuple[str, int, int] | None = None,
+    alt: str = "",
+) -> None:
     r.open(tag, fine, f'class="{_attr(cls)}"')
     if image is not None:
         src, w, h = image
-        r.add(f'<figure><img src="{_attr(src)}" width="{w}" height="{h}" alt="{_attr(alt)}">'
-              "</figure>\n")
+        r.add(
+            f'<figure><img src="{_attr(src)}" width="{w}" height="{h}" alt="{_attr(alt)}">'
+            "</figure>\n"
+        )
     r.add(_paras_html(paras))
     r.close(tag)
-

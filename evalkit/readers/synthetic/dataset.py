@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 import lxml.html
 
+from evalkit.core.page import CONTENT, NOISE, Gold, Page, parse_html
+from evalkit.core.units import segment
+from evalkit.core.validate import ParamError, check_int
+from evalkit.core.visible import element_text
 from evalkit.readers.base import Dataset, LazyPages
 from evalkit.readers.synthetic.article import _article
 from evalkit.readers.synthetic.layout import _render_page
 from evalkit.readers.synthetic.markup import GOLD_ATTR
 from evalkit.readers.synthetic.site import _Site, _site_keys, _site_template
 from evalkit.readers.synthetic.topics import TOPICS
-from evalkit.core.page import CONTENT, NOISE, Gold, Page, parse_html
-from evalkit.core.units import segment
-from evalkit.core.validate import ParamError, check_int
-from evalkit.core.visible import element_text
 
 DEFAULT_N_SITES = 30  # the paper's experiment: 30 news sites ...
 DEFAULT_PAGES_PER_SITE = 10  # ... 10 pages each
@@ -33,8 +33,21 @@ DEFAULT_N_TOPICS = 6
 #: (docs/methods/proposed.md#31-block-separation)
 SEPARATION_TAGS = frozenset({"div", "td"})
 
-FINE_CLASSES = ("headline", "content", "nav", "header", "ad", "social", "legal", "footer",
-                "related", "comments", "duplicate", "search", "template")
+FINE_CLASSES = (
+    "headline",
+    "content",
+    "nav",
+    "header",
+    "ad",
+    "social",
+    "legal",
+    "footer",
+    "related",
+    "comments",
+    "duplicate",
+    "search",
+    "template",
+)
 CONTENT_FINE = frozenset({"headline", "content"})
 #: fine classes that are content or copies of content (gold.block_texts)
 PLANTED_FINE = frozenset({"headline", "content", "duplicate"})
@@ -104,9 +117,16 @@ class SyntheticDataset(Dataset):
 
     name = "synthetic"
 
-    def __init__(self, n_sites: int = DEFAULT_N_SITES, pages_per_site: int = DEFAULT_PAGES_PER_SITE,
-                 n_topics: int = DEFAULT_N_TOPICS, seed: int = 0, limit: int | None = None,
-                 name: str = "synthetic", path: str | None = None):
+    def __init__(
+        self,
+        n_sites: int = DEFAULT_N_SITES,
+        pages_per_site: int = DEFAULT_PAGES_PER_SITE,
+        n_topics: int = DEFAULT_N_TOPICS,
+        seed: int = 0,
+        limit: int | None = None,
+        name: str = "synthetic",
+        path: str | None = None,
+    ):
         super().__init__(path=path, limit=limit)
         check_int("n_sites", n_sites, low=1)
         check_int("pages_per_site", pages_per_site, low=1)
@@ -122,13 +142,19 @@ class SyntheticDataset(Dataset):
         self.name = name
 
     def get_params(self) -> dict:
-        return {"n_sites": self.n_sites, "pages_per_site": self.pages_per_site,
-                "n_topics": self.n_topics, "seed": self.seed, "limit": self.limit,
-                "name": self.name, "path": self.path}
+        return {
+            "n_sites": self.n_sites,
+            "pages_per_site": self.pages_per_site,
+            "n_topics": self.n_topics,
+            "seed": self.seed,
+            "limit": self.limit,
+            "name": self.name,
+            "path": self.path,
+        }
 
     def topics(self) -> tuple[str, ...]:
         """The topics in use, in assignment order (page g gets topic g mod n_topics)."""
-        return TOPICS[:self.n_topics]
+        return TOPICS[: self.n_topics]
 
     def _iter_pages(self) -> Iterator[Page]:
         for task in self._site_tasks():
@@ -169,14 +195,26 @@ class SyntheticDataset(Dataset):
         for p in range(self.pages_per_site):
             g = s * self.pages_per_site + p
             rng = random.Random(f"synthetic:{self.seed}:site:{s}:page:{p}")
-            drafts.append(self._draft(site, topics[g % len(topics)], rng,
-                                      f"site{s + 1:0{width}d}-p{p + 1:0{width}d}"))
+            drafts.append(
+                self._draft(
+                    site, topics[g % len(topics)], rng, f"site{s + 1:0{width}d}-p{p + 1:0{width}d}"
+                )
+            )
         common = set.intersection(*(set(d["all_blocks"]) for d in drafts))
         out = []
         for d in drafts[:take]:
             d["gold"].template_texts = [t for t in d["all_blocks"] if t in common]
-            out.append(Page(id=d["id"], dataset=self.name, raw=d["raw"], gold=d["gold"],
-                            url=d["url"], source=d["id"], site=site.host))
+            out.append(
+                Page(
+                    id=d["id"],
+                    dataset=self.name,
+                    raw=d["raw"],
+                    gold=d["gold"],
+                    url=d["url"],
+                    source=d["id"],
+                    site=site.host,
+                )
+            )
         return out
 
     def _draft(self, site: _Site, topic: str, rng: random.Random, page_id: str) -> dict:
@@ -194,8 +232,9 @@ class SyntheticDataset(Dataset):
             if el.get(GOLD_ATTR) in PLANTED_FINE:
                 blocks.append(text)
         if len(blocks) != len(planted):  # the renderer and the tree must agree
-            raise RuntimeError(f"{page_id}: {len(blocks)} planted blocks in the tree, "
-                               f"{len(planted)} rendered")
+            raise RuntimeError(
+                f"{page_id}: {len(blocks)} planted blocks in the tree, {len(planted)} rendered"
+            )
         first = {}  # original content index -> its block index
         groups: dict[int, list[int]] = {}
         near_edits = {}
@@ -207,10 +246,25 @@ class SyntheticDataset(Dataset):
                 if edits:
                     near_edits[b] = edits
         lines = [art.headline] + [p.text for paras in art.blocks for p in paras]
-        gold = Gold(text="\n".join(lines), units=units, unit_source="planted",
-                    duplicate_groups=[groups[k] for k in sorted(groups)], category=topic,
-                    block_texts=blocks,
-                    extra={"near_edits": near_edits, "layout": site.layout,
-                           "naming": site.scheme, "ads": ads, "title": art.title})
-        return {"id": page_id, "url": url, "raw": raw_html.encode("utf-8"), "gold": gold,
-                "all_blocks": all_blocks}
+        gold = Gold(
+            text="\n".join(lines),
+            units=units,
+            unit_source="planted",
+            duplicate_groups=[groups[k] for k in sorted(groups)],
+            category=topic,
+            block_texts=blocks,
+            extra={
+                "near_edits": near_edits,
+                "layout": site.layout,
+                "naming": site.scheme,
+                "ads": ads,
+                "title": art.title,
+            },
+        )
+        return {
+            "id": page_id,
+            "url": url,
+            "raw": raw_html.encode("utf-8"),
+            "gold": gold,
+            "all_blocks": all_blocks,
+        }

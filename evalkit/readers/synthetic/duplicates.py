@@ -23,8 +23,12 @@ NEAR_EDITS = (1, 3)  # inclusive range of word substitutions in a near copy
 
 def _near_copy(paras: list[_Para], topic: str, rng: random.Random) -> tuple[list[_Para], int]:
     """The paragraphs with 1-3 single-word substitutions; returns (copy, number of edits)."""
-    spots = [(i, j) for i, p in enumerate(paras) for j, t in enumerate(p.tokens)
-             if t.isalpha() and t.islower() and len(t) > 3]
+    spots = [
+        (i, j)
+        for i, p in enumerate(paras)
+        for j, t in enumerate(p.tokens)
+        if t.isalpha() and t.islower() and len(t) > 3
+    ]
     n = min(rng.randint(*NEAR_EDITS), len(spots))
     out = [_Para(list(p.tokens), p.link, p.href) for p in paras]
     pool = _VOCAB[topic]["N"] + _VOCAB[topic]["A"]
@@ -38,14 +42,16 @@ def _plant_copies(art: _Article, rng: random.Random) -> list[tuple[str, int, lis
     """The article's blocks in page order as ``(fine, original block index, paragraphs,
     edits)``, with an exact and a near copy (each at its rate) placed after its original."""
     n = len(art.blocks)
-    sequence: list[tuple[str, int, list[_Para], int]] = [("content", i, b, 0)
-                                                          for i, b in enumerate(art.blocks)]
+    sequence: list[tuple[str, int, list[_Para], int]] = [
+        ("content", i, b, 0) for i, b in enumerate(art.blocks)
+    ]
     for rate, near in ((EXACT_COPY_RATE, False), (NEAR_COPY_RATE, True)):
         if rng.random() >= rate:
             continue
         orig = rng.randrange(n)
-        paras, edits = (_near_copy(art.blocks[orig], art.topic, rng) if near
-                        else (art.blocks[orig], 0))
+        paras, edits = (
+            _near_copy(art.blocks[orig], art.topic, rng) if near else (art.blocks[orig], 0)
+        )
         pos_orig = next(k for k, x in enumerate(sequence) if x[0] == "content" and x[1] == orig)
         at = rng.randint(pos_orig + 1, len(sequence))
         sequence.insert(at, ("duplicate", orig, paras, edits))

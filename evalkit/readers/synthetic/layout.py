@@ -37,8 +37,9 @@ from evalkit.readers.synthetic.site import _Site
 _SPAN = ' colspan="2"'  # full-width rows of the table layout
 
 
-def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
-                 ) -> tuple[str, list[tuple[str, int | None, int]], list[dict]]:
+def _render_page(
+    site: _Site, art: _Article, url: str, rng: random.Random
+) -> tuple[str, list[tuple[str, int | None, int]], list[dict]]:
     """The annotated page; also the planted article blocks in emission (document) order as
     ``(fine, original block index or None, edits)`` and the planted ads."""
     r = _Render(site)
@@ -55,10 +56,12 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
     inline_at = rng.randint(1, len(sequence)) if slots["inline"] else None
 
     planted: list[tuple[str, int | None, int]] = [("headline", None, 0)]
-    r.add("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          f"<title>{_esc(art.title)}</title>\n<meta name=\"description\" content="
-          f"\"{_attr(art.headline)}\">\n<link rel=\"stylesheet\" href=\"/static/site.css\">\n"
-          "<style>body{font-family:Georgia,serif} .tagline{color:#666}</style>\n</head>\n<body>\n")
+    r.add(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<title>{_esc(art.title)}</title>\n<meta name="description" content='
+        f'"{_attr(art.headline)}">\n<link rel="stylesheet" href="/static/site.css">\n'
+        "<style>body{font-family:Georgia,serif} .tagline{color:#666}</style>\n</head>\n<body>\n"
+    )
 
     def row(emit, *args):  # content-cell sites put every article fragment in its own row
         if s.content_cells:
@@ -124,7 +127,7 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
         r.add(f'</td>\n<td {r.name("main")} valign="top">\n')
         article_column()
         below_article()
-        r.add("</td></tr>\n<tr><td colspan=\"2\">\n")
+        r.add('</td></tr>\n<tr><td colspan="2">\n')
         bottom()
         r.add("</td></tr>\n<tr>")
         _footer(r, "td", _SPAN)
@@ -136,18 +139,20 @@ def _render_page(site: _Site, art: _Article, url: str, rng: random.Random
         _search(r)
         for slot in slots["top"]:
             ads.append(_ad(r, slot, rng))
-        r.add(f'<div {r.name("wrap")}>\n')
-        r.add("<main>\n<article>\n" if html5 else f'<div {r.name("main")}>\n')
+        r.add(f"<div {r.name('wrap')}>\n")
+        r.add("<main>\n<article>\n" if html5 else f"<div {r.name('main')}>\n")
         article_column()
         r.add("</article>\n" if html5 else "")
         below_article()
         r.add("</main>\n" if html5 else "</div>\n")
-        r.add(f'<aside {r.name("sidebar")}>\n' if html5 else f'<div {r.name("sidebar")}>\n')
+        r.add(f"<aside {r.name('sidebar')}>\n" if html5 else f"<div {r.name('sidebar')}>\n")
         sidebar()
         r.add("</aside>\n" if html5 else "</div>\n")
         r.add("</div>\n")
         bottom()
         _footer(r, "footer" if html5 else "div")
-    r.add("<script>window.dataLayer = window.dataLayer || []; dataLayer.push({'page': '"
-          f"{_attr(art.slug)}'}});</script>\n</body>\n</html>\n")
+    r.add(
+        "<script>window.dataLayer = window.dataLayer || []; dataLayer.push({'page': '"
+        f"{_attr(art.slug)}'}});</script>\n</body>\n</html>\n"
+    )
     return r.html(), planted, ads

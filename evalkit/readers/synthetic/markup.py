@@ -51,4 +51,3 @@ class _Render:
 
 def _links(items: list[tuple[str, str]], sep: str = "") -> str:
     return sep.join(f'<a href="{_attr(h)}">{_esc(t)}</a>' for t, h in items)
-

@@ -38,11 +38,28 @@ IAB_SIZES = {
 }
 ALL_IAB_SIZES = frozenset(s for sizes in IAB_SIZES.values() for s in sizes)
 #: registrable domains of ad providers; images and click URLs use sub-hosts of these
-AD_HOSTS = ("doubleclick.net", "googlesyndication.com", "adnxs.com", "taboola.com",
-            "outbrain.com", "criteo.com", "pubmatic.com", "2mdn.net", "amazon-adsystem.com")
-_AD_IMAGE_HOSTS = ("tpc.googlesyndication.com", "pagead2.googlesyndication.com",
-                   "s0.2mdn.net", "ib.adnxs.com", "static.criteo.com", "ads.pubmatic.com",
-                   "images-na.amazon-adsystem.com", "cdn.taboola.com", "images.outbrain.com")
+AD_HOSTS = (
+    "doubleclick.net",
+    "googlesyndication.com",
+    "adnxs.com",
+    "taboola.com",
+    "outbrain.com",
+    "criteo.com",
+    "pubmatic.com",
+    "2mdn.net",
+    "amazon-adsystem.com",
+)
+_AD_IMAGE_HOSTS = (
+    "tpc.googlesyndication.com",
+    "pagead2.googlesyndication.com",
+    "s0.2mdn.net",
+    "ib.adnxs.com",
+    "static.criteo.com",
+    "ads.pubmatic.com",
+    "images-na.amazon-adsystem.com",
+    "cdn.taboola.com",
+    "images.outbrain.com",
+)
 _AD_CLICK_URLS = (
     "https://ad.doubleclick.net/ddm/clk/{n};{m}",
     "https://adclick.g.doubleclick.net/pcs/click?xai={n}",
@@ -50,18 +67,39 @@ _AD_CLICK_URLS = (
     "https://cat.criteo.com/delivery/ck.php?cppv=3&cpp={n}",
     "https://aax-us-east.amazon-adsystem.com/x/c/{n}",
 )
-_NATIVE_URLS = ("https://trc.taboola.com/{site}/log/3/click?pi={n}&ri={m}",
-                "https://paid.outbrain.com/network/redir?p={n}&c={m}")
-SOCIAL_HOSTS = {"Facebook": "www.facebook.com", "Twitter": "twitter.com",
-                "Pinterest": "www.pinterest.com", "LinkedIn": "www.linkedin.com",
-                "YouTube": "www.youtube.com", "Instagram": "www.instagram.com",
-                "Google+": "plus.google.com"}
-_SHARE_URLS = {"Facebook": "https://www.facebook.com/sharer/sharer.php?u={u}",
-               "Twitter": "https://twitter.com/intent/tweet?url={u}",
-               "Pinterest": "https://www.pinterest.com/pin/create/button/?url={u}",
-               "LinkedIn": "https://www.linkedin.com/shareArticle?mini=true&url={u}"}
-_AD_MARKED = ("ad", "ads", "ad-slot", "ad-unit", "banner", "adsense", "advert", "bottomgooglead",
-              "rightgooglead", "simplead", "dfp-ad", "ad-container")
+_NATIVE_URLS = (
+    "https://trc.taboola.com/{site}/log/3/click?pi={n}&ri={m}",
+    "https://paid.outbrain.com/network/redir?p={n}&c={m}",
+)
+SOCIAL_HOSTS = {
+    "Facebook": "www.facebook.com",
+    "Twitter": "twitter.com",
+    "Pinterest": "www.pinterest.com",
+    "LinkedIn": "www.linkedin.com",
+    "YouTube": "www.youtube.com",
+    "Instagram": "www.instagram.com",
+    "Google+": "plus.google.com",
+}
+_SHARE_URLS = {
+    "Facebook": "https://www.facebook.com/sharer/sharer.php?u={u}",
+    "Twitter": "https://twitter.com/intent/tweet?url={u}",
+    "Pinterest": "https://www.pinterest.com/pin/create/button/?url={u}",
+    "LinkedIn": "https://www.linkedin.com/shareArticle?mini=true&url={u}",
+}
+_AD_MARKED = (
+    "ad",
+    "ads",
+    "ad-slot",
+    "ad-unit",
+    "banner",
+    "adsense",
+    "advert",
+    "bottomgooglead",
+    "rightgooglead",
+    "simplead",
+    "dfp-ad",
+    "ad-container",
+)
 _AD_UNMARKED = ("promo", "partner", "spot", "rail-item", "feature-box", "extra")
 
 
@@ -70,31 +108,44 @@ def _header(r: _Render, tag: str, more: str = "") -> None:
     if s.header_background:
         more += f' style="background-image:url(http://{s.host}/static/masthead.jpg)"'
     r.open(tag, "header", r.name("header") + more)
-    r.add(f'<a href="/"><img src="http://{s.host}/static/logo.png" width="220" height="48" '
-          f'alt="{_attr(s.title)}"></a><span class="name">{_esc(s.title)}</span> '
-          f'<span class="tagline">{_esc(s.tagline)}</span>')
+    r.add(
+        f'<a href="/"><img src="http://{s.host}/static/logo.png" width="220" height="48" '
+        f'alt="{_attr(s.title)}"></a><span class="name">{_esc(s.title)}</span> '
+        f'<span class="tagline">{_esc(s.tagline)}</span>'
+    )
     r.close(tag)
 
 
 def _nav(r: _Render, tag: str, more: str = "") -> None:
     s = r.site
     r.open(tag, "nav", r.name("nav") + more)
-    items = "".join(f'<li><a href="/{x.lower()}/">{x}</a></li>' if x != "Home" else
-                    '<li><a href="/">Home</a></li>' for x in s.sections)
+    items = "".join(
+        f'<li><a href="/{x.lower()}/">{x}</a></li>'
+        if x != "Home"
+        else '<li><a href="/">Home</a></li>'
+        for x in s.sections
+    )
     r.add(f"<ul>{items}</ul>")
     r.close(tag)
 
 
 def _search(r: _Render, tag: str = "div") -> None:
     r.open(tag, "search", r.name("search"))
-    r.add('<form action="/search" method="get"><label for="q">Search</label> '
-          '<input type="text" id="q" name="q" placeholder="Search this site"> '
-          '<button type="submit">Go</button></form>')
+    r.add(
+        '<form action="/search" method="get"><label for="q">Search</label> '
+        '<input type="text" id="q" name="q" placeholder="Search this site"> '
+        '<button type="submit">Go</button></form>'
+    )
     r.close(tag)
 
 
-def _ad(r: _Render, slot: tuple[str, str, str, bool], rng: random.Random, tag: str = "div",
-        more: str = "") -> dict:
+def _ad(
+    r: _Render,
+    slot: tuple[str, str, str, bool],
+    rng: random.Random,
+    tag: str = "div",
+    more: str = "",
+) -> dict:
     """One ad slot; returns what was planted, for the counts in gold.extra."""
     placement, kind, cls, labelled = slot
     r.open(tag, "ad", f'class="{_attr(cls)}"' + more)
@@ -106,27 +157,38 @@ def _ad(r: _Render, slot: tuple[str, str, str, bool], rng: random.Random, tag: s
     if kind == "image":
         host = rng.choice(_AD_IMAGE_HOSTS)
         click = rng.choice(_AD_CLICK_URLS).format(n=n, m=m)
-        r.add(f'<a href="{_attr(click)}" target="_blank"><img src="https://{host}/simgad/{n}" '
-              f'width="{w}" height="{h}" alt="" border="0"></a>')
+        r.add(
+            f'<a href="{_attr(click)}" target="_blank"><img src="https://{host}/simgad/{n}" '
+            f'width="{w}" height="{h}" alt="" border="0"></a>'
+        )
     elif kind == "iframe":
-        r.add(f'<iframe src="https://ad.doubleclick.net/ddm/adi/N{m}/B{n}" width="{w}" '
-              f'height="{h}" frameborder="0" scrolling="no"></iframe>')
+        r.add(
+            f'<iframe src="https://ad.doubleclick.net/ddm/adi/N{m}/B{n}" width="{w}" '
+            f'height="{h}" frameborder="0" scrolling="no"></iframe>'
+        )
     elif kind == "adsense":
-        r.add('<script async src="https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js">'
-              f'</script><ins class="adsbygoogle" style="display:inline-block;width:{w}px;'
-              f'height:{h}px" data-ad-client="ca-pub-{n}{m}" data-ad-slot="{m}{n % 10000}"></ins>'
-              '<script>(adsbygoogle = window.adsbygoogle || []).push({});</script>')
+        r.add(
+            '<script async src="https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js">'
+            f'</script><ins class="adsbygoogle" style="display:inline-block;width:{w}px;'
+            f'height:{h}px" data-ad-client="ca-pub-{n}{m}" data-ad-slot="{m}{n % 10000}"></ins>'
+            "<script>(adsbygoogle = window.adsbygoogle || []).push({});</script>"
+        )
     else:  # native: a list of sponsored links, no image, often unmarked
-        heading = rng.choice(("Around the web", "You may also like", "Sponsored stories",
-                              "Promoted links"))
+        heading = rng.choice(
+            ("Around the web", "You may also like", "Sponsored stories", "Promoted links")
+        )
         topic = rng.choice(TOPICS)
         items = []
         for _ in range(rng.randint(3, 4)):
-            url = rng.choice(_NATIVE_URLS).format(site=r.site.key, n=rng.randint(10**5, 10**6),
-                                                  m=rng.randint(10**5, 10**6))
+            url = rng.choice(_NATIVE_URLS).format(
+                site=r.site.key, n=rng.randint(10**5, 10**6), m=rng.randint(10**5, 10**6)
+            )
             items.append((_fill(rng.choice(_CLICKBAIT), topic, rng), url))
-        r.add(f"<h4>{heading}</h4><ul>" + "".join(f"<li>{_links([it])}</li>" for it in items)
-              + "</ul>")
+        r.add(
+            f"<h4>{heading}</h4><ul>"
+            + "".join(f"<li>{_links([it])}</li>" for it in items)
+            + "</ul>"
+        )
         planted["size"] = None
     r.close(tag)
     return planted
@@ -168,8 +230,10 @@ def _comments(r: _Render, topic: str, rng: random.Random) -> None:
         month, day = rng.choice(_MONTHS), rng.randint(1, 28)
         hour, minute = rng.randint(1, 12), rng.randint(0, 59)
         when = f"{month} {day}, {r.site.year} at {hour}:{minute:02d} pm"
-        r.add(f'<div class="{_attr(r.site.names["comments"])}-item"><p class="who">{_esc(who)} '
-              f'<span>{when}</span></p><p>{_esc(text)}</p><a href="#reply">Reply</a></div>\n')
+        r.add(
+            f'<div class="{_attr(r.site.names["comments"])}-item"><p class="who">{_esc(who)} '
+            f'<span>{when}</span></p><p>{_esc(text)}</p><a href="#reply">Reply</a></div>\n'
+        )
     r.close("div")
 
 
@@ -181,10 +245,12 @@ def _about(r: _Render, tag: str = "div") -> None:
 
 def _newsletter(r: _Render, tag: str = "div") -> None:
     r.open(tag, "template", r.name("newsletter"))
-    r.add(f"<p>Get the best of {_esc(r.site.title)} in your inbox every morning. Sign up for our "
-          "free newsletter, and never miss a story.</p><form action=\"/subscribe\"><input "
-          "type=\"email\" name=\"email\" placeholder=\"Your email\"> <button>Subscribe</button>"
-          "</form>")
+    r.add(
+        f"<p>Get the best of {_esc(r.site.title)} in your inbox every morning. Sign up for our "
+        'free newsletter, and never miss a story.</p><form action="/subscribe"><input '
+        'type="email" name="email" placeholder="Your email"> <button>Subscribe</button>'
+        "</form>"
+    )
     r.close(tag)
 
 
@@ -210,4 +276,3 @@ def _footer(r: _Render, tag: str, more: str = "") -> None:
     r.open(tag, "footer", r.name("footer") + more)
     r.add(_links([(t, "/" + t.lower().replace(" ", "-")) for t in s.footer_links], " · "))
     r.close(tag)
-

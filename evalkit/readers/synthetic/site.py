@@ -22,17 +22,71 @@ from dataclasses import dataclass, field
 from evalkit.readers.synthetic.noise import _AD_MARKED, _AD_UNMARKED, SOCIAL_HOSTS
 from evalkit.readers.synthetic.topics import _CITIES
 
-_SECTIONS = ("Home", "News", "Sports", "Politics", "Technology", "Health", "Business", "Travel",
-             "Science", "Food", "Opinion", "Video", "Weather", "Culture")
-_FOOTER_LINKS = ("About us", "Careers", "Advertise with us", "Site map", "Newsletters",
-                 "Archive", "Help", "Corrections")
-_LEGAL_LINKS = ("Terms of Use", "Privacy Policy", "Cookie Policy", "Disclaimer", "Contact Us",
-                "Accessibility")
-_NAME_PREFIXES = ("daily", "morning", "global", "metro", "city", "valley", "northern", "coastal",
-                  "capital", "evening", "harbour", "western")
-_NAME_SUFFIXES = ("herald", "ledger", "courier", "gazette", "tribune", "observer", "chronicle",
-                  "post", "dispatch", "sentinel", "times", "journal", "review", "record",
-                  "monitor")
+_SECTIONS = (
+    "Home",
+    "News",
+    "Sports",
+    "Politics",
+    "Technology",
+    "Health",
+    "Business",
+    "Travel",
+    "Science",
+    "Food",
+    "Opinion",
+    "Video",
+    "Weather",
+    "Culture",
+)
+_FOOTER_LINKS = (
+    "About us",
+    "Careers",
+    "Advertise with us",
+    "Site map",
+    "Newsletters",
+    "Archive",
+    "Help",
+    "Corrections",
+)
+_LEGAL_LINKS = (
+    "Terms of Use",
+    "Privacy Policy",
+    "Cookie Policy",
+    "Disclaimer",
+    "Contact Us",
+    "Accessibility",
+)
+_NAME_PREFIXES = (
+    "daily",
+    "morning",
+    "global",
+    "metro",
+    "city",
+    "valley",
+    "northern",
+    "coastal",
+    "capital",
+    "evening",
+    "harbour",
+    "western",
+)
+_NAME_SUFFIXES = (
+    "herald",
+    "ledger",
+    "courier",
+    "gazette",
+    "tribune",
+    "observer",
+    "chronicle",
+    "post",
+    "dispatch",
+    "sentinel",
+    "times",
+    "journal",
+    "review",
+    "record",
+    "monitor",
+)
 
 # Names per region. Decoys that contain the letters "ad" but are not ads sit
 # in "headline", "content", "more", "comments" and "header".
@@ -40,12 +94,28 @@ _REGION_NAMES = {
     "header": ("header", "masthead", "site-header", "top", "branding", "page-head"),
     "nav": ("nav", "menu", "main-menu", "navbar", "topnav", "sections"),
     "search": ("search", "search-box", "searchform", "site-search", "find"),
-    "headline": ("article-header", "headline", "story-head", "entry-title", "post-header",
-                 "title-block"),
+    "headline": (
+        "article-header",
+        "headline",
+        "story-head",
+        "entry-title",
+        "post-header",
+        "title-block",
+    ),
     "byline": ("byline", "meta", "author-info", "dateline", "post-meta"),
     "share": ("share", "share-bar", "social-share", "sharing", "share-tools"),
-    "content": ("article-body", "entry-content", "story-body", "post-content", "text", "shadow",
-                "body-copy", "content", "card shadow", "copy"),
+    "content": (
+        "article-body",
+        "entry-content",
+        "story-body",
+        "post-content",
+        "text",
+        "shadow",
+        "body-copy",
+        "content",
+        "card shadow",
+        "copy",
+    ),
     "more": ("read-more", "more-text", "continued", "story-continued", "rest"),
     "related": ("related", "more-stories", "see-also", "recommended", "box", "list"),
     "comments": ("comments", "thread", "comment-thread", "discussion", "responses", "talk"),
@@ -91,16 +161,23 @@ class _Site:
 
 
 def _site_template(index: int, key: str, rng: random.Random) -> _Site:
-    title = " ".join(w.capitalize() for w in re.findall(r"daily|morning|global|metro|city|valley|"
-                                                        r"northern|coastal|capital|evening|harbour|"
-                                                        r"western|\w+", key))
+    title = " ".join(
+        w.capitalize()
+        for w in re.findall(
+            r"daily|morning|global|metro|city|valley|"
+            r"northern|coastal|capital|evening|harbour|"
+            r"western|\w+",
+            key,
+        )
+    )
     scheme = rng.choice(_SCHEMES)
     prefix = "".join(w[0] for w in title.split()).lower()
     names: dict[str, str] = {}
     for region, pool in _REGION_NAMES.items():
         if scheme == "opaque":
-            names[region] = "c" + "".join(rng.choice("abcdefghjkmnpqrstuvwxyz0123456789")
-                                          for _ in range(5))
+            names[region] = "c" + "".join(
+                rng.choice("abcdefghjkmnpqrstuvwxyz0123456789") for _ in range(5)
+            )
         elif scheme == "bem":
             names[region] = f"{prefix}__{rng.choice(pool)}"
         else:
@@ -119,33 +196,61 @@ def _site_template(index: int, key: str, rng: random.Random) -> _Site:
     for placement in placements[:n_slots]:
         kind = rng.choice(("image", "image", "adsense", "iframe", "native"))
         marked = scheme != "opaque" and rng.random() < 0.6
-        cls = rng.choice(_AD_MARKED) if marked else (
-            names["related_ad"] if kind == "native" else rng.choice(_AD_UNMARKED))
+        cls = (
+            rng.choice(_AD_MARKED)
+            if marked
+            else (names["related_ad"] if kind == "native" else rng.choice(_AD_UNMARKED))
+        )
         slots.append((placement, kind, cls, rng.random() < 0.5))
     sections = ["Home"] + rng.sample(_SECTIONS[1:], rng.randint(5, 9))
     socials = rng.sample(list(SOCIAL_HOSTS), rng.randint(3, 6))
     year = rng.randint(1995, 2012)
     city = rng.choice(_CITIES)
-    tagline = rng.choice(("Independent news since {y}", "News you can trust",
-                          "Your city, your news", "Reporting from {c} since {y}",
-                          "The paper of record")).format(y=year, c=city)
-    about = " ".join(rng.sample([
-        f"{title} is an independent newspaper based in {city}.",
-        f"We have been covering local news, politics, sport and business since {year}.",
-        "Our journalists are committed to accurate, fair and independent reporting.",
-        "Found a mistake? Write to our corrections desk, and we will look into it.",
-        f"Support {title}: subscribe today, from just $1 a week.",
-    ], 3))
+    tagline = rng.choice(
+        (
+            "Independent news since {y}",
+            "News you can trust",
+            "Your city, your news",
+            "Reporting from {c} since {y}",
+            "The paper of record",
+        )
+    ).format(y=year, c=city)
+    about = " ".join(
+        rng.sample(
+            [
+                f"{title} is an independent newspaper based in {city}.",
+                f"We have been covering local news, politics, sport and business since {year}.",
+                "Our journalists are committed to accurate, fair and independent reporting.",
+                "Found a mistake? Write to our corrections desk, and we will look into it.",
+                f"Support {title}: subscribe today, from just $1 a week.",
+            ],
+            3,
+        )
+    )
     layout = rng.choice(_LAYOUTS)
     return _Site(
-        index=index, key=key, title=title, host=f"www.{key}.example", layout=layout,
-        scheme=scheme, names=names,
-        id_regions=frozenset(r for r in ("header", "nav", "footer", "sidebar", "main", "wrap")
-                             if rng.random() < 0.5),
-        ad_slots=slots, byline=rng.random() < 0.6, share=rng.random() < 0.6,
-        related=rng.random() < 0.9, comments=rng.random() < 0.8, newsletter=rng.random() < 0.5,
-        content_cells=layout == "table" and rng.random() < 0.7, sections=sections,
-        socials=socials, tagline=tagline, about=about, year=rng.randint(2016, 2020),
+        index=index,
+        key=key,
+        title=title,
+        host=f"www.{key}.example",
+        layout=layout,
+        scheme=scheme,
+        names=names,
+        id_regions=frozenset(
+            r for r in ("header", "nav", "footer", "sidebar", "main", "wrap") if rng.random() < 0.5
+        ),
+        ad_slots=slots,
+        byline=rng.random() < 0.6,
+        share=rng.random() < 0.6,
+        related=rng.random() < 0.9,
+        comments=rng.random() < 0.8,
+        newsletter=rng.random() < 0.5,
+        content_cells=layout == "table" and rng.random() < 0.7,
+        sections=sections,
+        socials=socials,
+        tagline=tagline,
+        about=about,
+        year=rng.randint(2016, 2020),
         footer_links=rng.sample(_FOOTER_LINKS, rng.randint(3, 6)),
         legal_links=rng.sample(_LEGAL_LINKS, rng.randint(3, 5)),
         header_background=rng.random() < 0.4,
@@ -156,5 +261,7 @@ def _site_keys(n_sites: int, seed: int) -> list[str]:
     rng = random.Random(f"synthetic:{seed}:names")
     combos = [p + s for p in _NAME_PREFIXES for s in _NAME_SUFFIXES]
     rng.shuffle(combos)
-    return [combos[i % len(combos)] + (str(i // len(combos)) if i >= len(combos) else "")
-            for i in range(n_sites)]
+    return [
+        combos[i % len(combos)] + (str(i // len(combos)) if i >= len(combos) else "")
+        for i in range(n_sites)
+    ]
