@@ -174,11 +174,13 @@ class Runner:
     def open(self) -> Self:
         """Connect the backend (a Dask client); raises :class:`RunnerError` if it cannot.
         Removes what killed cache writes left (evalkit.harness.cache.sweep_temps); makes the
-        cache's key, or refuses one that cannot be trusted (evalkit.harness.cache_seal)."""
+        cache's key is refused before any page when it cannot be trusted; a cache with no key
+        gets one at its first write (evalkit.harness.cache_seal), so a run that writes nothing
+        leaves no cache folder behind."""
         if self.cache_root and not self._swept:
             self._swept = True
             sweep_temps(self.cache_root)
-            cache_seal(self.cache_root).secret(create=True)  # made or refused before any page
+            cache_seal(self.cache_root).secret(create=False)  # a bad key file: one line, now
         if self.name == "dask" and self._backend is None:
             self._backend = DaskBackend(**self.dask).open()
         return self

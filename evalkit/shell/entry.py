@@ -71,9 +71,28 @@ def _stray_threads() -> list:
     return [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
 
 
+def _run_threading_exit_hooks() -> None:
+    """Run, once, the hooks pools registered with ``threading._register_atexit`` (Python 3.9+;
+    absent elsewhere: nothing to run)."""
+    import threading
+
+    hooks = getattr(threading, "_threading_atexits", None)
+    if not hooks:
+        return
+    for hook in reversed(list(hooks)):
+        hook()
+    hooks.clear()
+
+
 def _end(exc: SystemExit | None) -> None:
     """End the process now when threads that are not daemons are still alive (see :func:`run`);
-    otherwise return and let Python end as usual."""
+    otherwise return and let Python end as usual.
+
+    Python's own exit first runs the hooks that pools register with ``threading`` (loky's and
+    concurrent.futures' executors stop their manager threads there), then joins the threads
+    that are left, then runs ``atexit``; the same order here, or multiprocessing's exit handler
+    waits for loky workers whose manager thread was never told to stop."""
+    _run_threading_exit_hooks()
     stray = _stray_threads()
     if not stray:
         return
