@@ -89,7 +89,7 @@ def test_bucket_rows_summarise_each_bucket_s_pages():
     assert (low["complexity_min"], low["complexity_max"]) == (0.1, 0.2)
 
 
-def _run(tmp: Path, methods: str) -> Path:
+def _run(tmp: Path, methods: str, *extra: str) -> Path:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(
             config_name="config",
@@ -103,6 +103,7 @@ def _run(tmp: Path, methods: str) -> Path:
                 "runner.progress=false",
                 "runner.cache=false",
                 f"paths.results={tmp}",
+                *extra,
             ],
         )
     return run_experiment(cfg, tmp / "run")
@@ -149,3 +150,20 @@ def test_one_method_says_there_are_no_pairs(tmp_path):
     assert "One method (html_text): no pairs to compare." in (run / "report.md").read_text()
     pairs = pd.read_csv(run / "pairwise.csv")
     assert pairs.empty and "p_holm" in pairs.columns
+
+
+def test_more_methods_than_the_pairwise_cap_are_not_compared_two_by_two(tmp_path, capsys):
+    # issue 37 item 14: a glob of 200 stored tools made 19,900 pairs, each bootstrapped
+    run = _run(tmp_path, "[html_text,fulltext,cetd]", "extraction.pairwise_max_methods=2")
+    line = (
+        "synthetic: 3 methods, 3 pairs, not compared two by two "
+        "(extraction.pairwise_max_methods=2); the comparison with extraction.reference is in "
+        "the summary"
+    )
+    assert line + "." in (run / "report.md").read_text()
+    assert f"evalkit: {line}" in capsys.readouterr().err
+    pairs = pd.read_csv(run / "pairwise.csv")
+    assert pairs.empty and "p_holm" in pairs.columns
+    assert not (run / "figures" / "extraction_synthetic_pairwise.png").exists()
+    # the summary (and its buckets) are made as without the cap
+    assert set(pd.read_csv(run / "summary.csv")["method"]) == {"html_text", "fulltext", "cetd"}

@@ -102,6 +102,7 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
         "shingle_n": _at_least(1),
         "unit_min_share": check_share,
         "compare_metrics": lambda n, v: check_str_list(n, v, allow_empty=True),
+        "pairwise_max_methods": _at_least(2),
         "complexity_quantiles": _cut_points,
         # [] is allowed: shingle alone, always scored (evalkit.harness.scoring.check_metrics)
         "metrics": lambda n, v: check_str_list(n, v, choices=FAMILIES, allow_empty=True),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,9 @@ __all__ = [
     "summarize",
     "table_metrics",
 ]
+
+#: above this many methods, the pairs of every two (quadratic in methods) are not compared
+PAIRWISE_MAX_METHODS = 40
 
 TABLE_METRICS = [
     "shingle_precision",
@@ -345,17 +349,28 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     names = list(opts.get("compare_metrics", ["shingle_f1", "unit_f1"]))
     if not names:  # extraction.compare_metrics=[]: no comparison asked for
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    ctx.report.append(Heading(f"Every pair of methods on {label}", level=3))
+    n_methods = per_page["method"].nunique()
+    most = int(opts.get("pairwise_max_methods", PAIRWISE_MAX_METHODS))
+    if n_methods > most:  # k(k-1)/2 pairs, each with its bootstrap and test: quadratic
+        line = (
+            f"{label}: {n_methods} methods, {n_methods * (n_methods - 1) // 2} pairs, not "
+            f"compared two by two (extraction.pairwise_max_methods={most}); the comparison with "
+            "extraction.reference is in the summary"
+        )
+        if not ctx.tell.quiet:
+            print(f"evalkit: {line}", file=sys.stderr)
+        ctx.report.append(Text(line + "."))
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    if n_methods < 2:
+        ctx.report.append(Text(f"One method ({per_page['method'].iloc[0]}): no pairs to compare."))
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     frames = [
         pairwise_rows(
             per_page, label, m, n_boot=int(opts.get("n_boot", 1000)), alpha=alpha, seed=ctx.seed
         )
         for m in names
     ]
-    ctx.report.append(Heading(f"Every pair of methods on {label}", level=3))
-    n_methods = per_page["method"].nunique()
-    if n_methods < 2:
-        ctx.report.append(Text(f"One method ({per_page['method'].iloc[0]}): no pairs to compare."))
-        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     ctx.report.append(
         Text(
             "Cell: mean per-page difference row − column over the pages both methods scored; "
