@@ -173,3 +173,35 @@ def test_the_wceb_reader_counts_its_pages_for_the_progress_bar():
     for name, (folder, n) in sets.items():
         assert WcebDataset(str(shared_dataset(folder)), set=name).page_count() == n, name
     assert WcebDataset(str(shared_dataset("l3s-gn1")), set="l3s-gn1", limit=5).page_count() == 5
+
+
+def _browser_data(run):
+    import base64
+    import gzip
+    import re
+
+    page = (run / "report.html").read_text()
+    packed = re.search(r'id="pages-data" data-encoding="gzip-base64">([^<]+)<', page).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(packed)))
+
+
+def test_a_study_keeps_extractions_and_browses_pages_by_its_own_score(tmp_path):
+    # issue 38: study runs kept no extractions, and report.html had no page browser
+    shared_dataset("wcxb-dev")
+    pytest.importorskip("trafilatura")
+    out = _run(tmp_path, ["study=wcxb", "dataset.wcxb_dev.limit=3", "method=[trafilatura]"])
+    assert (out / "extractions.jsonl.gz").is_file()
+    data = _browser_data(out)
+    assert data["scores"] == ["wcxb_precision", "wcxb_recall", "wcxb_f1"]
+    assert data["by"] == "wcxb_f1" and data["methods"] == ["trafilatura"]
+    per_page = pd.read_csv(out / "per_page.csv", dtype={"page_id": str}).set_index("page_id")
+    assert [p["page_id"] for p in data["pages"]] == list(per_page.index)
+    for p in data["pages"]:
+        want = per_page.loc[p["page_id"], "wcxb_f1"]
+        assert p["scores"]["trafilatura"]["wcxb_f1"] == pytest.approx(want, abs=5e-5)
+        assert p["gold"] and p["methods"]["trafilatura"]["diff"]  # the texts, not scores only
+    # the report rebuilt with fewer pages holds fewer pages
+    from evalkit.report.__main__ import main as rebuild
+
+    assert rebuild([str(out), "--pages", "2"]) in (None, 0)
+    assert len(_browser_data(out)["pages"]) == 2

@@ -34,6 +34,7 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
+from evalkit.harness.kept import keep_extractions
 from evalkit.harness.method_rows import split_specs
 from evalkit.harness.preflight import (
     TELL_KEYS,
@@ -52,6 +53,7 @@ from evalkit.harness.rundir import mark_interrupted
 from evalkit.harness.runner import Runner
 from evalkit.harness.training import train_specs
 from evalkit.report.filenames import file_stem, file_stems
+from evalkit.report.pages import KEPT_FILE
 from evalkit.report.progress import set_enabled as set_progress
 from evalkit.report.results import (
     CHUNK_ROWS,
@@ -192,6 +194,18 @@ class Context:
             key = page_key(page)
             self.page_keys.add(key)
             yield page
+
+    def keep_extractions(self, ds, specs: list | None = None) -> None:
+        """Keep data set ``ds``'s gold and each method's extraction (from the cache) for
+        report.html's page browser, unless ``report.keep_extractions=false``."""
+        if report_settings(self.cfg)["keep_extractions"]:
+            keep_extractions(
+                self.out / KEPT_FILE,
+                ds.pages(),
+                self.specs if specs is None else specs,
+                self.runner.cache_root,
+                self.runner.method_keys,
+            )
 
     def record_pages(
         self, per_page: pd.DataFrame, dataset: str, spill: RecordSpill | None = None

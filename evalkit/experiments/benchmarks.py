@@ -178,6 +178,7 @@ def scored_sets(
             continue
         per_page = spill.frame()
         ctx.record_pages(per_page, label, spill=spill)
+        ctx.keep_extractions(ds)  # report.html's page browser
         yield label, per_page, pd.DataFrame(summarise(per_page, label))
 
 

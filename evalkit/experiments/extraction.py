@@ -25,9 +25,7 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context, warm_up
-from evalkit.experiments._report import report_settings
 from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
-from evalkit.harness.kept import keep_extractions
 from evalkit.harness.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
 from evalkit.harness.scoring import check_metrics, score_extraction
 from evalkit.harness.summary import (
@@ -41,7 +39,6 @@ from evalkit.harness.summary import (
 from evalkit.harness.training import training_note
 from evalkit.report.console import console_table
 from evalkit.report.filenames import file_stem
-from evalkit.report.pages import KEPT_FILE
 from evalkit.report.results import write_csv
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import wide_table, write_table
@@ -102,14 +99,7 @@ def run(ctx: Context) -> pd.DataFrame:
             continue
         per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
         ctx.record_pages(per_page, label, spill=spill)
-        if report_settings(ctx.cfg)["keep_extractions"]:  # report.html's page browser
-            keep_extractions(
-                ctx.out / KEPT_FILE,
-                ds.pages(),
-                ctx.specs,
-                ctx.runner.cache_root,
-                ctx.runner.method_keys,
-            )
+        ctx.keep_extractions(ds)  # report.html's page browser
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written

@@ -278,6 +278,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
             continue
         per_page = spill.frame()
         ctx.record_pages(per_page, label, spill=spill)
+        ctx.keep_extractions(ds, specs)  # report.html's page browser
         _tell_set(ctx, per_page, label)
         pages[label] = per_page
         out += _set_rows(per_page, label, read_csv_scores(rouge / wceb_set), page_tol)

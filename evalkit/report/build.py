@@ -15,7 +15,14 @@ import pandas as pd
 
 from evalkit.report.csv_safe import restore_frame
 from evalkit.report.html import pack, render
-from evalkit.report.pages import KEPT_FILE, choose_pages, page_records
+from evalkit.report.pages import (
+    KEPT_FILE,
+    choose_pages,
+    headline,
+    is_score_column,
+    page_records,
+    shown_scores,
+)
 from evalkit.report.results import atomic_write_text
 from evalkit.report.sections import Section
 
@@ -45,11 +52,15 @@ def _per_page(run_dir: Path) -> pd.DataFrame | None:
         return None
     df = restore_frame(
         pd.read_csv(
-            path, usecols=lambda c: c in _PER_PAGE_COLUMNS, dtype={"page_id": str}, low_memory=False
+            path,
+            usecols=lambda c: c in _PER_PAGE_COLUMNS or is_score_column(c),
+            dtype={"page_id": str},
+            low_memory=False,
         )
     )
-    if "experiment" in df:
-        df = df[df["experiment"] == "extraction"]
+    if "experiment" in df and (df["experiment"] == "extraction").any():
+        df = df[df["experiment"] == "extraction"]  # not dedup's or a classifier's rows
+    # else a study's run: its benchmark's rows (wcxb, trafilatura_eval, wceb)
     if not {"dataset", "page_id", "method"} <= set(df.columns):
         return None
     return df.dropna(subset=["page_id", "method"])
@@ -97,7 +108,7 @@ def write_html(
             top = sum(why == "disagreement" for _, _, why in chosen)
             note = (
                 f"{len(chosen)} of the run's {n_all} pages (report.max_pages={max_pages}): "
-                f"the {top} where the methods' shingle F1 spread widest (\u201cdisagreement\u201d) "
+                f"the {top} where the methods' {headline(per_page.columns) or 'scores'} spread widest (\u201cdisagreement\u201d) "
                 f"and {len(chosen) - top} drawn at random with seed {seed} from the rest "
                 f"(\u201csample\u201d). All pages: python -m evalkit.report {run_dir} --pages all"
             )
@@ -111,7 +122,16 @@ def write_html(
                 f" The run kept no extractions ({KEPT_FILE}; report.keep_extractions): "
                 "the browser shows scores only."
             )
+    scores = shown_scores(per_page.columns) if per_page is not None else []
     text = render(
-        sections, run_dir, title=title, run=run, pages=pages, methods=methods, pages_note=note
+        sections,
+        run_dir,
+        title=title,
+        run=run,
+        pages=pages,
+        methods=methods,
+        pages_note=note,
+        scores=scores,
+        by=headline(scores),
     )
     return atomic_write_text(run_dir / HTML_FILE, text)

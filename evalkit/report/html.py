@@ -29,6 +29,7 @@ from markupsafe import Markup
 from evalkit.core.capped import DEFAULT_MAX_FILE_BYTES, Refused, inside, read_capped
 from evalkit.report.cells import as_cell
 from evalkit.report.html_assets import TEMPLATE
+from evalkit.report.pages import SCORES
 from evalkit.report.results import readable
 from evalkit.report.sections import Bullets, Figure, Heading, Section, Table, Text
 
@@ -180,15 +181,29 @@ def render(
     pages: list[dict[str, Any]] | None = None,
     methods: list[str] | None = None,
     pages_note: str = "",
+    scores: list[str] | None = None,
+    by: str | None = "shingle_f1",
 ) -> str:
     """report.html of the sections; with ``pages`` (evalkit.report.pages.page_records) a page
-    browser over ``methods``; ``run`` (run.json) gives the provenance."""
+    browser over ``methods`` showing the per-page ``scores``, its list ordered ``by`` one of
+    them; ``run`` (run.json) gives the provenance."""
     run_dir = Path(run_dir)
     body = "\n".join(_section(s, run_dir) for s in sections)
     env = Environment(autoescape=True)
     run_json = json.dumps(run, indent=1, default=str) if run else ""
     pages_json = (
-        Markup(pack({"pages": pages, "methods": list(methods or [])})) if pages is not None else ""
+        Markup(
+            pack(
+                {
+                    "pages": pages,
+                    "methods": list(methods or []),
+                    "scores": list(SCORES if scores is None else scores),
+                    "by": by,
+                }
+            )
+        )
+        if pages is not None
+        else ""
     )
     return env.from_string(TEMPLATE).render(
         title=title,

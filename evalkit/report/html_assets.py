@@ -112,14 +112,15 @@ methods.forEach(function(m,i){
 });
 var list=document.getElementById("pagelist"),detail=document.getElementById("page-detail");
 var current=-1;
-function f1(p,m){var s=p.scores[m];return s&&s.shingle_f1!==null&&s.shingle_f1!==undefined?s.shingle_f1:null;}
+var shown=data.scores||["shingle_f1"],by=data.by===undefined?"shingle_f1":data.by;
+function f1(p,m){var s=p.scores[m];return by&&s&&s[by]!==null&&s[by]!==undefined?s[by]:null;}
 function fmt(x){return x===null?"-":x.toFixed(3);}
 function td(text,v,cls){var c=document.createElement("td");c.textContent=text;
   if(v!==undefined&&v!==null)c.setAttribute("data-v",String(v));if(cls)c.className=cls;return c;}
 function buildList(){
   var a=selA.value,b=selB.value;
-  document.getElementById("col-a").textContent="F1 "+a;
-  document.getElementById("col-b").textContent="F1 "+b;
+  document.getElementById("col-a").textContent=(by||"F1")+" "+a;
+  document.getElementById("col-b").textContent=(by||"F1")+" "+b;
   document.getElementById("col-d").textContent=a+" \u2212 "+b;
   var body=list.tBodies[0];body.innerHTML="";
   pages.forEach(function(p,i){
@@ -169,7 +170,7 @@ function show(i){
   methods.forEach(function(m){
     var box=document.createElement("div");box.className="method";box.setAttribute("data-method",m);
     var h4=document.createElement("h4");var s=p.scores[m]||{};
-    var parts=[];["shingle_f1","shingle_precision","shingle_recall","word_f1","unit_f1"].forEach(function(k){
+    var parts=[];shown.forEach(function(k){
       if(s[k]!==undefined&&s[k]!==null)parts.push(k+" "+s[k].toFixed(3));});
     h4.textContent=m+(parts.length?": "+parts.join(", "):"");box.appendChild(h4);
     if(s.error){var e=document.createElement("p");e.className="err";e.textContent="Error: "+s.error;box.appendChild(e);}

@@ -1,7 +1,7 @@
 """The page browser's data: which pages report.html shows, and for each the methods' diffs.
 
 Pages are chosen from ``per_page.csv`` (:func:`choose_pages`): half of ``max_pages`` where the
-methods disagree most (the widest spread of per-page shingle F1), the rest a seeded random
+methods disagree most (the widest spread of per-page shingle F1, or of a study's own F1), the rest a seeded random
 sample of the others, so the browser shows both the interesting pages and typical ones and
 says which is which. Their texts come from the run's kept extractions (``extractions.jsonl.gz``,
 evalkit.harness.kept), read as a stream.
@@ -29,8 +29,11 @@ __all__ = [
     "MAX_BLOCKS",
     "MAX_SHOWN_WORDS",
     "choose_pages",
+    "headline",
+    "is_score_column",
     "page_records",
     "read_kept",
+    "shown_scores",
 ]
 
 #: the file of kept extractions in a run folder
@@ -42,8 +45,28 @@ DEFAULT_MAX_PAGES = 200
 MAX_SHOWN_WORDS = 150
 #: removed blocks listed per method and page at most (the rest counted)
 MAX_BLOCKS = 60
-#: the per-page scores the browser shows
+#: the per-page scores the browser shows of an extraction run
 SCORES = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "unit_f1")
+#: a study's own per-page scores (wcxb_f1, wceb_rougelsum_recall, ...; trafilatura's
+#: evaluation scores a page by snippet counts, traf_tp ...), shown where SCORES are absent
+_STUDY_SCORE = re.compile(r"_(f1|precision|recall|tp|fp|fn|tn)$")
+
+
+def is_score_column(name: str) -> bool:
+    """Whether ``name`` is a per-page score the browser may show."""
+    return name in SCORES or bool(_STUDY_SCORE.search(name))
+
+
+def shown_scores(columns) -> list[str]:
+    """The scores the browser shows of a run's per-page columns: the extraction's where the
+    run has them, else the study's own."""
+    own = [c for c in SCORES if c in columns]
+    return own or [c for c in columns if _STUDY_SCORE.search(str(c))]
+
+
+def headline(columns) -> str | None:
+    """The score pages are listed and chosen by: the first shown F1 (None: none)."""
+    return next((c for c in shown_scores(columns) if c.endswith("_f1")), None)
 
 
 #: the head of a kept record as evalkit.harness.kept writes it: kind, data set, page id
@@ -80,9 +103,8 @@ def choose_pages(
     if scored.empty:
         return []
     keys = scored[["dataset", "page_id"]].astype(str)
-    f1 = (
-        scored["shingle_f1"] if "shingle_f1" in scored else pd.Series(np.nan, index=scored.index)
-    ).astype(float)
+    col = headline(scored.columns)
+    f1 = (scored[col] if col else pd.Series(np.nan, index=scored.index)).astype(float)
     frame = keys.assign(f1=f1)
     spread = frame.groupby(["dataset", "page_id"], sort=False)["f1"].agg(
         lambda s: float(s.max() - s.min()) if s.notna().sum() > 1 else 0.0
@@ -128,11 +150,10 @@ def diff_ops(gold: list[str], text: list[str], strings: dict[str, int]) -> list[
 
 def _scores(rows: pd.DataFrame) -> dict[str, dict[str, Any]]:
     out = {}
+    shown = shown_scores(rows.columns)
     for rec in rows.to_dict("records"):
         out[str(rec["method"])] = {
-            k: (None if pd.isna(rec.get(k, math.nan)) else round(float(rec[k]), 4))
-            for k in SCORES
-            if k in rec
+            k: (None if pd.isna(rec.get(k, math.nan)) else round(float(rec[k]), 4)) for k in shown
         }
         err = rec.get("error")
         out[str(rec["method"])]["error"] = None if pd.isna(err) else str(err)
