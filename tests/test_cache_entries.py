@@ -490,6 +490,8 @@ def test_a_crafted_pickle_over_every_entry_runs_no_code(tmp_path):
     assert third.read_bytes() == first.read_bytes() and not _invalid_lines(err)
 
 
+@pytest.mark.nightly  # 143 pages x 7 methods, each entry flipped and re-run: minutes
+@pytest.mark.slow
 def test_a_thousand_flipped_entries_crash_nothing(tmp_path):
     results = tmp_path / "results"
     first, _ = _run(results, 143)  # 143 pages x the 7 default methods

@@ -379,6 +379,7 @@ def test_agrees_with_justext_package_on_real_pages(shared, name, reader):
 
 
 @needs_justext
+@pytest.mark.nightly  # every page of both sets, minutes; the 40-page test above runs in CI
 @pytest.mark.slow
 @pytest.mark.parametrize("name, reader", [("scrapinghub-aeb", _aeb_pages), ("l3s-gn1", _l3s_pages)])
 def test_agrees_with_justext_package_on_full_sets(shared, name, reader):

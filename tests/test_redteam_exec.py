@@ -287,7 +287,7 @@ def alltext(html):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("n_jobs", [pytest.param(1, marks=pytest.mark.nightly), 2])
 def test_12_evaluate_over_all_of_aeb_after_another_evaluate_finishes(tmp_path, n_jobs):
     # the reproduction: a plain function over all 181 aeb pages after another
     # evaluate in the same process, default runner (page worker on); main hung at 0 CPU

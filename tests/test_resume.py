@@ -130,9 +130,9 @@ WORKERS_GONE_WITHIN = 30
     ("sig", "runner"),
     [
         (signal.SIGINT, ()),
-        (signal.SIGKILL, ()),
+        pytest.param(signal.SIGKILL, (), marks=pytest.mark.nightly),
         (signal.SIGKILL, ("runner.n_jobs=2",)),
-        (signal.SIGKILL, ("runner=dask",)),
+        pytest.param(signal.SIGKILL, ("runner=dask",), marks=pytest.mark.nightly),
     ],
     ids=["SIGINT", "SIGKILL", "SIGKILL-loky", "SIGKILL-dask"],
 )

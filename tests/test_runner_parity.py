@@ -138,7 +138,17 @@ def _split(summary: bytes) -> tuple[list[str], pd.DataFrame]:
     return keep, timing[["dataset", "method", "metric", "n_pages"]].reset_index(drop=True)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+#: the cases of the default run (CI); the studies' cases, minutes each, run nightly (.ci/nightly)
+IN_CI = ("extraction", "dedup", "classification", "units", "kaur2017")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        n if n in IN_CI else pytest.param(n, marks=[pytest.mark.nightly, pytest.mark.slow])
+        for n in CASES
+    ],
+)
 def test_dask_summary_equals_the_local_one(name, cluster, tmp_path, shared, shared_root):
     overrides, sets = CASES[name]
     for folder in sets:
