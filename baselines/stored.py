@@ -332,7 +332,7 @@ def _folder_bytes(file: Path | _Refused, max_bytes: int | None) -> bytes:
 
 #: (file, format, fields) -> (file signature, outputs): a file is parsed once per process,
 #: not once per task (each task builds a fresh method); a changed file is parsed again
-_LOADED: dict[tuple, tuple[tuple, dict]] = {}
+_LOADED: dict[tuple, tuple[tuple, Mapping]] = {}
 
 
 def _listed(path: Path) -> dict[str, Path]:
@@ -346,18 +346,42 @@ def _listed(path: Path) -> dict[str, Path]:
     return hit[1]
 
 
+class _Packed(Mapping):
+    """A stored file's ``{page id: text}`` held as UTF-8 bytes, each text decoded when a page
+    asks for it: a third to a quarter of the memory of the texts as ``str`` (a text holding
+    one character beyond Latin-1 takes 2 or 4 bytes a character), which a glob of many tool
+    files multiplies by every file in every process (issue 37, item 14)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, texts: dict[str, str]):
+        self._data = {k: v.encode("utf-8", "surrogatepass") for k, v in texts.items()}
+
+    def __getitem__(self, key: str) -> str:
+        return self._data[key].decode("utf-8", "surrogatepass")
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+
 def _loaded(
     path: Path,
     fmt: str,
     id_field: str | None,
     text_field: str | None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
-) -> dict[str, str]:
+) -> Mapping[str, str]:
     st = path.stat()
     key, sig = (str(path), fmt, id_field, text_field, max_bytes), (st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
     if hit is None or hit[0] != sig:
-        hit = (sig, read_outputs(path, fmt, id_field, text_field, max_bytes))
+        hit = (sig, _Packed(read_outputs(path, fmt, id_field, text_field, max_bytes)))
         _LOADED[key] = hit
     return hit[1]
 
@@ -439,7 +463,7 @@ class Stored(Extractor):
         pattern = glob.escape(path).replace(DATASET, "*")
         return sorted(_absolute(p) for p in glob.glob(pattern))
 
-    def _outputs(self, path: Path) -> dict[str, str] | dict[str, Path]:
+    def _outputs(self, path: Path) -> Mapping[str, str] | dict[str, Path]:
         fmt = _format_of(path, self.format)
         if fmt == "folder":  # files are read page by page: a folder may be large
             return _listed(path)

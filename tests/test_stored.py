@@ -329,3 +329,24 @@ def test_the_aeb_trafilatura_output_gives_the_published_f1(shared, tmp_path, mon
     assert got["shingle_precision"] == pytest.approx(0.938, abs=0.002)
     assert got["shingle_recall"] == pytest.approx(0.978, abs=0.002)
     assert "warning" not in capsys.readouterr().err  # every stored id is a page
+
+
+def test_a_loaded_file_keeps_its_texts_as_utf8_and_gives_back_the_same_strings(tmp_path):
+    # issue 37 item 14: a glob of many tool files holds every file in every process; the
+    # texts are kept as UTF-8 bytes (a text with one character past Latin-1 costs 2-4 bytes a
+    # character as str) and decoded, unchanged, when a page asks
+    from baselines.stored import _loaded, read_outputs
+
+    texts = {
+        "a": "plain ascii",
+        "b": "\u201ccurly\u201d caf\u00e9 \U0001f600",
+        "c": "",
+        "d": "x\ud800y",
+    }
+    path = tmp_path / "tool.json"
+    path.write_text(json.dumps({k: {"articleBody": v} for k, v in texts.items()}))
+    held = _loaded(path, "aeb", None, None)
+    assert dict(held) == read_outputs(path, "aeb") == texts
+    assert "b" in held and "z" not in held and len(held) == 4 and list(held) == list(texts)
+    assert all(isinstance(v, bytes) for v in held._data.values())
+    assert held._data["b"] == texts["b"].encode("utf-8")
