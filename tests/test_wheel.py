@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -81,6 +82,15 @@ def venv(wheel, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("venv") / "venv"
     proc = _run([sys.executable, "-m", "venv", "--system-site-packages", root])
     assert proc.returncode == 0, proc.stderr
+    if sys.prefix != sys.base_prefix:
+        # run from a venv (the README's set-up in one): --system-site-packages gives the base
+        # Python's packages, not this venv's (lxml, pandas...). Its site-packages are added as
+        # plain paths, after the new venv's own, whose .pth files (this checkout's editable
+        # evalkit) are not processed
+        paths = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+        probe = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        site = _run([root / "bin" / "python", "-c", probe]).stdout.strip()
+        (Path(site) / "evalkit_test_parent_env.pth").write_text("\n".join(paths) + "\n")
     # --ignore-installed: this environment's own (editable) evalkit must not satisfy it
     proc = _run(
         [
