@@ -39,7 +39,7 @@ from evalkit.experiments.studies import show
 from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.wceb_rouge import PREFIX, punkt_available, punkt_versions
-from evalkit.report.cells import unsigned_zero
+from evalkit.report.cells import Cell
 from evalkit.report.results import CHUNK_ROWS
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import write_table
@@ -170,7 +170,7 @@ def _comparison_table(summary: pd.DataFrame, tol: float, page_tol: float) -> pd.
                 "tool": tool,
                 "evalkit mean F1": f"{ours:.4f}",
                 "WCEB CSV mean F1": f"{ref:.4f}",
-                "difference": unsigned_zero(f"{same - same_ref:+.4f}"),
+                "difference": str(Cell(same - same_ref, digits=4, signed=True)),
                 f"within {tol:g}": "yes" if abs(same - same_ref) <= tol else "no",
                 "pages compared": int(v[(ds, tool, "wceb_pages_compared")]),
                 "evalkit / CSV mean there": f"{same:.4f} / {same_ref:.4f}",

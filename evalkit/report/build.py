@@ -87,6 +87,8 @@ def write_html(
     run_path = run_dir / "run.json"
     run = json.loads(run_path.read_text()) if run_path.exists() else {}
     per_page = _per_page(run_dir)
+    scores = shown_scores(per_page.columns) if per_page is not None else []
+    by = headline(scores)
     pages = methods = None
     note = ""
     if per_page is not None and len(per_page):
@@ -108,7 +110,7 @@ def write_html(
             top = sum(why == "disagreement" for _, _, why in chosen)
             note = (
                 f"{len(chosen)} of the run's {n_all} pages (report.max_pages={max_pages}): "
-                f"the {top} where the methods' {headline(per_page.columns) or 'scores'} spread widest (\u201cdisagreement\u201d) "
+                f"the {top} where the methods' {by or 'scores'} spread widest (\u201cdisagreement\u201d) "
                 f"and {len(chosen) - top} drawn at random with seed {seed} from the rest "
                 f"(\u201csample\u201d). All pages: python -m evalkit.report {run_dir} --pages all"
             )
@@ -122,7 +124,6 @@ def write_html(
                 f" The run kept no extractions ({KEPT_FILE}; report.keep_extractions): "
                 "the browser shows scores only."
             )
-    scores = shown_scores(per_page.columns) if per_page is not None else []
     text = render(
         sections,
         run_dir,
@@ -132,6 +133,6 @@ def write_html(
         methods=methods,
         pages_note=note,
         scores=scores,
-        by=headline(scores),
+        by=by,
     )
     return atomic_write_text(run_dir / HTML_FILE, text)

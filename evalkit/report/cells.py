@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["EMPTY", "Cell", "as_cell", "numeric_frame", "unsigned_zero"]
+__all__ = ["EMPTY", "Cell", "as_cell", "numeric_frame"]
 
 #: what an empty cell shows (a metric a method has no score for)
 EMPTY = "-"
@@ -24,7 +24,7 @@ EMPTY = "-"
 _NUMBER = re.compile(r"^[-+]?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$")
 
 
-def unsigned_zero(text: str) -> str:
+def _unsigned_zero(text: str) -> str:
     """``-0.000`` and ``+0.000`` (a value that rounds to zero) as ``0.000``: a sign on a
     printed zero says a direction the number does not have."""
     return text[1:] if text[:1] in "+-" and not text.strip("+-0.") else text
@@ -62,13 +62,13 @@ class Cell:
         """``x`` (the value by default) with the cell's decimals and sign rule."""
         x = self.value if x is None else x
         text = f"{x:+.{self.digits}f}" if self.signed else f"{x:.{self.digits}f}"
-        return unsigned_zero(text)
+        return _unsigned_zero(text)
 
     def interval(self) -> str:
         """``[0.162, 0.255]``, or '' without an interval."""
         if not self.has_interval:
             return ""
-        low, high = (unsigned_zero(f"{x:.{self.digits}f}") for x in (self.low, self.high))
+        low, high = (_unsigned_zero(f"{x:.{self.digits}f}") for x in (self.low, self.high))
         return f"[{low}, {high}]"
 
     def head(self) -> str:
