@@ -27,10 +27,10 @@ from evalkit.experiments.checks import check_sections
 from evalkit.harness.cache_keys import method_facts, page_key
 from evalkit.harness.config import (
     ConfigError,
+    RunConfig,
     build_datasets,
     check_specs,
     method_specs,
-    plain,
     project_root,
     run_paths,
 )
@@ -115,7 +115,7 @@ def warm_up(*jobs: Callable[[], object]) -> None:
 class Context:
     """What an experiment needs: the config, its output folder, and shared bookkeeping."""
 
-    cfg: DictConfig
+    cfg: RunConfig
     out: Path
     datasets: dict[str, Any]
     specs: list
@@ -247,14 +247,14 @@ class Context:
                     )
 
     def section(self, name: str) -> dict[str, Any]:
-        return plain(self.cfg.get(name)) or {}
+        return self.cfg.section(name)
 
 
-def runner_from_config(cfg: DictConfig) -> Runner:
+def runner_from_config(cfg: DictConfig | RunConfig) -> Runner:
     """The runner ``cfg.runner`` describes, its cache at ``cfg.paths.cache``."""
-    paths = cfg.get("paths") or {}
-    cache = paths.get("cache") if hasattr(paths, "get") else None
-    settings = {k: v for k, v in (plain(cfg.get("runner")) or {}).items() if k not in TELL_KEYS}
+    cfg = RunConfig.of(cfg)
+    cache = cfg.section("paths").get("cache")
+    settings = {k: v for k, v in cfg.section("runner").items() if k not in TELL_KEYS}
     return Runner.from_config(settings, cache_root=str(cache) if cache else None)
 
 
@@ -281,22 +281,23 @@ def run_experiment(
     :class:`~evalkit.harness.preflight.FailureShareError` once the run folder is written.
     """
     t0 = time.perf_counter()
+    cfg = RunConfig.of(cfg)  # the one conversion: every stage below reads this
     out = Path(out_dir)
     # a bad runner setting fails here, before any work; a page worker starts meanwhile
     runner = runner_from_config(cfg).warm()
-    parts = list(plain(cfg.experiment.parts))
+    parts = list(cfg.section("experiment").get("parts") or [])
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
     configure(cfg)  # report.method_order, before any figure
     set_progress(runner.progress)  # runner.progress=false: no bar or line of this run
-    tell = Settings.from_runner(plain(cfg.get("runner")))
+    tell = Settings.from_runner(cfg.section("runner"))
     # method.stored.path=output/*.json: one row per tool file (evalkit.harness.method_rows)
-    specs = split_specs(method_specs(cfg.get("method") or {}) + list(methods or []))
+    specs = split_specs(method_specs(cfg.section("method")) + list(methods or []))
     labels = [s.label for s in specs]
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
         raise ConfigError(f"two methods are named {twice[0]!r}: every method needs its own name")
-    detectors = method_specs(cfg.get("detector") or {}, kind="detector")
+    detectors = method_specs(cfg.section("detector"), kind="detector")
     # a method that cannot run here stops the run in one line, or is dropped and said so
     specs, gone = check_methods(specs, tell)
     check_specs(specs + detectors)
@@ -306,7 +307,9 @@ def run_experiment(
     # methods that learn from labelled pages are fitted now, before any page is scored
     specs = train_specs(specs, runner.cache_root)
     runner.render_counts.update(render_record(specs))
-    built = build_datasets(cfg, skip_missing=bool(cfg.experiment.get("skip_missing_data")))
+    built = build_datasets(
+        cfg, skip_missing=bool(cfg.section("experiment").get("skip_missing_data"))
+    )
     for label, ds in (datasets or {}).items():
         if label in built:
             raise ConfigError(f"two data sets are named {label!r}")
@@ -325,7 +328,7 @@ def run_experiment(
         out=out,
         datasets=built,
         specs=specs,
-        seed=int(cfg.seed),
+        seed=int(cfg.get("seed", 0)),
         runner_=runner,
         tell=tell,
         unavailable=gone,
@@ -351,7 +354,7 @@ def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
     mark_interrupted(
         ctx.out,
         {
-            "experiment": str(ctx.cfg.experiment.name),
+            "experiment": ctx.cfg.experiment,
             "parts": parts,
             "finished_records": finished,
             "n_failures": len(ctx.failures),
@@ -406,7 +409,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     skipped_rows = pd.DataFrame(
         [
             {
-                "experiment": str(cfg.experiment.name),
+                "experiment": cfg.experiment,
                 "dataset": label,
                 "error": f"skipped: {s['reason']}",
                 "skipped_file": s["file"],
@@ -427,7 +430,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
         methods[label]["notes"] = notes
     extra = {
         "status": "complete",
-        "experiment": str(cfg.experiment.name),
+        "experiment": cfg.experiment,
         "parts": parts,
         "runner": {"name": runner.name, "on_failure": runner.on_failure},
         "paths": run_paths(cfg),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from evalkit.harness.config import plain
+from evalkit.harness.config import RunConfig
 from evalkit.harness.preflight import skipped_note
 from evalkit.harness.summary import failure_table
 from evalkit.report.build import write_html
@@ -42,11 +42,11 @@ REPORT_DEFAULTS: dict[str, Any] = {
 }
 
 
-def report_settings(cfg: DictConfig) -> dict[str, Any]:
-    return {**REPORT_DEFAULTS, **(plain(cfg.get("report")) or {})}
+def report_settings(cfg: DictConfig | RunConfig) -> dict[str, Any]:
+    return {**REPORT_DEFAULTS, **RunConfig.of(cfg).section("report")}
 
 
-def configure(cfg: DictConfig) -> None:
+def configure(cfg: DictConfig | RunConfig) -> None:
     """What the report settings change before any figure is drawn (the method order)."""
     set_default_order(str(report_settings(cfg)["method_order"]))
 
@@ -55,7 +55,7 @@ def skipped(ctx: Context) -> list[dict[str, str]]:
     return [s for info in ctx.dataset_info.values() for s in info.get("skipped", [])]
 
 
-def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
+def _head(cfg: RunConfig, ctx: Context) -> list[Section]:
     """The run's head: data, methods, failures, skipped files."""
     skips = skipped(ctx)
     # a study that makes its own methods (study=wceb: one per stored tool) names them by its records
@@ -65,7 +65,7 @@ def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
         or "none"
     )
     head: list[Section] = [
-        Heading(f"evalkit run: {cfg.experiment.name}", level=1),
+        Heading(f"evalkit run: {cfg.experiment}", level=1),
         Text(
             f"Datasets: {', '.join(ctx.datasets)}. Methods: {methods}."
             f" Seed {ctx.seed}. Failures: {len(ctx.failures)} (page, method, error in run.json)."
@@ -93,7 +93,7 @@ def _head(cfg: DictConfig, ctx: Context) -> list[Section]:
     return head
 
 
-def write_reports(cfg: DictConfig, ctx: Context) -> None:
+def write_reports(cfg: RunConfig, ctx: Context) -> None:
     """Write report.md, report_sections.json and (``report.html``) report.html."""
     head, body = _head(cfg, ctx), list(ctx.report)
     if (
@@ -108,7 +108,7 @@ def write_reports(cfg: DictConfig, ctx: Context) -> None:
             for s in body
         ]
     sections = head + body
-    title = f"evalkit run: {cfg.experiment.name}"
+    title = f"evalkit run: {cfg.experiment}"
     atomic_write_text(ctx.out / "report.md", render(sections))
     dump_sections(sections, ctx.out / SECTIONS_FILE, title)
     settings = report_settings(cfg)

@@ -25,7 +25,7 @@ from evalkit.core.validate import (
     check_share,
     check_str_list,
 )
-from evalkit.harness.config import ConfigError, plain
+from evalkit.harness.config import ConfigError, RunConfig
 from evalkit.harness.scoring import FAMILIES
 
 __all__ = ["SECTION_CHECKS", "check_sections"]
@@ -216,14 +216,15 @@ def _check(prefix: str, settings: Any, checks: dict[str, Any]) -> None:
             raise ConfigError(exc.under(prefix)) from None
 
 
-def check_sections(cfg: DictConfig) -> None:
+def check_sections(cfg: DictConfig | RunConfig) -> None:
     """Check ``seed`` and every experiment section ``cfg`` holds; raises :class:`ConfigError`
     with one line naming the key (``extraction.alpha=1.5: must be a number > 0 and < 1``)."""
+    cfg = RunConfig.of(cfg)
     if "seed" in cfg:
         try:
-            check_int("seed", plain(cfg.seed), low=0)
+            check_int("seed", cfg.data["seed"], low=0)
         except ParamError as exc:
             raise ConfigError(str(exc)) from None
     for section, checks in SECTION_CHECKS.items():
         if section in cfg and cfg.get(section) is not None:
-            _check(section, plain(cfg.get(section)), checks)
+            _check(section, cfg.get(section), checks)

@@ -460,7 +460,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
     shingle_n = int(opts.get("shingle", DEFAULT_SHINGLE))
     use_lsh = bool(opts.get("minhash_lsh", True))
     n_boot, alpha = int(opts.get("n_boot", metrics.N_BOOT)), float(opts.get("alpha", metrics.ALPHA))
-    specs = method_specs(ctx.cfg.detector, kind="detector")
+    specs = method_specs(ctx.section("detector"), kind="detector")
     task = functools.partial(
         score_site_task,
         specs=specs,

@@ -318,7 +318,6 @@ def _grid_summary(
 
 
 def run(ctx: Context) -> pd.DataFrame | None:
-    from evalkit.harness.config import plain
 
     study, opts = ctx.section("study"), ctx.section("readings")
     correct_f1 = float(study.get("correct_f1", DEFAULT_CORRECT_F1))
@@ -333,9 +332,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
             "the readings study needs method=proposed (its stages 1-3 are the "
             "default the switches are tried against)"
         )
-    base = {
-        g: dict(v) if isinstance(v, dict) else v for g, v in (plain(base_spec.params) or {}).items()
-    }
+    base = {g: dict(v) if isinstance(v, dict) else v for g, v in (base_spec.params or {}).items()}
     settings = [MethodSpec("default", base_spec.registry, base)]
     if opts.get("stage_switches", True):
         for key, values in STAGE_SWITCHES.items():

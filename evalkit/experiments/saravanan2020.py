@@ -240,12 +240,12 @@ def table7_specs(cfg, base_label: str, detectors: Sequence[str]) -> list[MethodS
     (else stages 1-3 with defaults); the detector's settings from
     ``cfg.detector[<name>]`` (else its defaults).
     """
-    from evalkit.harness.config import method_specs, plain
+    from evalkit.harness.config import RunConfig, method_specs
 
-    methods = cfg.get("method") or {}
-    det_cfg = plain(cfg.get("detector")) or {}
+    cfg = RunConfig.of(cfg)
+    methods, det_cfg = cfg.section("method"), cfg.section("detector")
     if base_label in methods:  # its settings as the method takes them (renamed keys moved)
-        (spec,) = method_specs({base_label: plain(methods[base_label])})
+        (spec,) = method_specs({base_label: methods[base_label]})
         registry, base = spec.registry, dict(spec.params)
     else:
         registry = "proposed"
@@ -439,7 +439,8 @@ def _study_table(
     rebuilt = [
         m
         for m in methods
-        if _short(m) in (ctx.cfg.study.tables.get(table, {}) or {}).get("reconstructions", [])
+        if _short(m)
+        in (ctx.section("study").get("tables", {}).get(table) or {}).get("reconstructions", [])
     ]
     if rebuilt:
         caption += f"; reconstructions from the paper's description: {', '.join(rebuilt)}"

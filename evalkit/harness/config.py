@@ -6,6 +6,7 @@ config with ``hydra.compose`` and call the same functions.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections.abc import Iterator
@@ -75,10 +76,10 @@ def register_resolvers(make_folders: bool = True) -> None:
         )
 
 
-def run_paths(cfg: DictConfig) -> dict[str, Any]:
+def run_paths(cfg: DictConfig | RunConfig) -> dict[str, Any]:
     """What ``run.json`` records of where things were: the layout, the checkout, the folder
     the command started in, where results went and why, the cache and the shared data."""
-    paths = plain(cfg.get("paths")) or {}
+    paths = RunConfig.of(cfg).section("paths")
     results = paths.get("results")
     default = str(default_results())
     source = (
@@ -145,14 +146,57 @@ def plain(node: Any) -> Any:
     return node
 
 
+class RunConfig:
+    """A run's composed config, resolved once into plain Python (every interpolation and
+    resolver run here, once); the harness passes this on instead of the raw Hydra node.
+
+    :meth:`of` is where a raw config enters: the run (``run_experiment``), the command's
+    check before Hydra's run folder (evalkit.shell.overrides) and the API take a config and
+    make it here; every stage below reads sections from it (:meth:`section`, :meth:`get`)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+
+    @classmethod
+    def of(cls, cfg: Any) -> RunConfig:
+        """``cfg`` as a RunConfig: a DictConfig or a mapping converted, a RunConfig as it is."""
+        if isinstance(cfg, RunConfig):
+            return cfg
+        # section by section, Hydra's own node left out: resolving it would reserve a run
+        # folder (evalkit_unique) before the run is allowed to start
+        data = {str(k): plain(cfg[k]) for k in cfg if k != "hydra"} if hasattr(cfg, "keys") else cfg
+        if not isinstance(data, dict):
+            raise ConfigError(f"a run's config is a mapping of sections, not {type(data).__name__}")
+        return cls(data)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self.data.get(name)
+        return default if value is None else value
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.data
+
+    @property
+    def experiment(self) -> str:
+        """The experiment's name (``experiment.name``)."""
+        return str(self.section("experiment").get("name"))
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The section ``name`` as a dict (empty when absent or null)."""
+        value = self.data.get(name)
+        return value if isinstance(value, dict) else {}
+
+
 def _entries(node) -> dict[str, dict[str, Any]]:
-    entries = plain(node) or {}
+    entries = copy.deepcopy(plain(node)) or {}  # a spec's settings are its own to change
     if not isinstance(entries, dict):
         raise ValueError(f"expected a mapping of name -> settings, got {entries!r}")  # noqa: TRY004 - callers catch ValueError
     return {str(k): dict(v or {}) for k, v in entries.items()}
 
 
-def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any]:
+def build_datasets(cfg: DictConfig | RunConfig, skip_missing: bool = False) -> dict[str, Any]:
     """``cfg.dataset`` (name -> settings) to reader objects, checking that data folders exist.
 
     With ``skip_missing`` (``experiment.skip_missing_data``, the readings study) a set whose
@@ -161,8 +205,9 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
     from evalkit.harness.registry import DATASETS
     from evalkit.readers.base import DatasetMissingError
 
+    cfg = RunConfig.of(cfg)
     out = {}
-    for label, settings in _entries(cfg.get("dataset") or {}).items():
+    for label, settings in _entries(cfg.section("dataset")).items():
         registry = settings.pop("_name_", label)
         if registry not in DATASETS:  # a set from the user's own config folder, say
             readers = ", ".join(DATASETS.names())
@@ -179,7 +224,7 @@ def build_datasets(cfg: DictConfig, skip_missing: bool = False) -> dict[str, Any
         except ValueError as exc:  # a misspelt parameter (the registry names it)
             raise ConfigError(f"dataset {label!r}: {exc}") from exc
         ds.name = label  # pages carry the name shown in the tables
-        runner = cfg.get("runner") or {}
+        runner = cfg.section("runner")
         for cap in ("max_page_bytes", "max_gold_bytes"):  # checked before a file is read
             if cap in runner:
                 setattr(ds, cap, runner[cap])

@@ -231,11 +231,10 @@ def check_methods(
 def preflight_specs(specs: list[MethodSpec], runner: Any = None) -> list[MethodSpec]:
     """The specs of a config's methods as a run gets them, before anything is written: one
     per row (evalkit.harness.method_rows), those that cannot run here dropped when
-    ``runner.skip_unavailable`` (else a ConfigError). ``runner``: the ``cfg.runner`` node."""
-    from evalkit.harness.config import plain
+    ``runner.skip_unavailable`` (else a ConfigError). ``runner``: the run's ``runner`` section."""
     from evalkit.harness.method_rows import split_specs
 
-    kept, _ = check_methods(split_specs(specs), Settings.from_runner(plain(runner)))
+    kept, _ = check_methods(split_specs(specs), Settings.from_runner(runner))
     return kept
 
 

@@ -526,17 +526,24 @@ def _check_objects(cfg: DictConfig) -> str | None:
     before Hydra makes a run folder."""
     from evalkit.experiments import runner_from_config
     from evalkit.experiments.checks import check_sections
-    from evalkit.harness.config import ConfigError, build_datasets, check_specs, method_specs
+    from evalkit.harness.config import (
+        ConfigError,
+        RunConfig,
+        build_datasets,
+        check_specs,
+        method_specs,
+    )
     from evalkit.harness.errors import RunnerError
     from evalkit.harness.preflight import check_readers, preflight_specs
     from evalkit.harness.registry import UnknownNameError
     from evalkit.readers.base import DatasetMissingError
 
     try:
+        cfg = RunConfig.of(cfg)  # resolved once, as the run resolves it
         check_sections(cfg)
         # every method built and its imports checked (evalkit.harness.preflight), rows split
-        specs = preflight_specs(method_specs(cfg.get("method") or {}), cfg.get("runner"))
-        specs += method_specs(cfg.get("detector") or {}, kind="detector")
+        specs = preflight_specs(method_specs(cfg.section("method")), cfg.section("runner"))
+        specs += method_specs(cfg.section("detector"), kind="detector")
         check_specs(specs, build_targets=False)  # a _target_'s code runs only in the run
         runner_from_config(cfg)  # a Dask client is not started here: only its settings
         check_readers(build_datasets(cfg))  # a reader's optional package, as a method's
