@@ -237,7 +237,10 @@ class Extraction:
     ``blocks`` holds one :class:`evalkit.core.block.Block` record per block the method
     considered, with the stage and rule that removed it or its scores, so a user
     can see why any text was dropped. ``info`` carries small per-page numbers a study reports
-    (block counts, timings per stage).
+    (block counts, timings per stage). ``markdown`` (optional) is the same output with its
+    structure (headings, lists, tables, code) as CommonMark + GFM tables; ``metadata``
+    (optional) the title, authors and date the method found
+    (:class:`evalkit.core.metadata.PageMetadata` as its ``to_dict``).
     """
 
     text: str = ""
@@ -246,6 +249,8 @@ class Extraction:
     info: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    markdown: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 def page_id_from_bytes(raw: bytes) -> str:

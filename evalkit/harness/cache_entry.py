@@ -43,6 +43,9 @@ FORMAT = "evalkit.extraction"
 VERSION = 2
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Extraction))
+#: fields an entry holds only when the method gave them (structure, metadata): a text-only
+#: extraction's entry, its checksum and its digest are what they were before these fields
+_OPTIONAL = frozenset({"markdown", "metadata"})
 
 
 class InvalidEntry(ValueError):
@@ -125,8 +128,13 @@ def as_data(ext: Extraction) -> Extraction:
                 exc.path.append(name)
                 raise
         text, kept, blocks, info, error = fields.values()
+        markdown, metadata = ext.markdown, _plain(ext.metadata)
         if not isinstance(text, str):
             raise _NotData("text is not a string")
+        if markdown is not None and not isinstance(markdown, str):
+            raise _NotData("markdown is not None or a string")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise _NotData("metadata is not None or a dict")
         if kept is not None and not (isinstance(kept, list) and all(type(i) is int for i in kept)):
             raise _NotData("kept_units is not None or a list of ints")
         if not isinstance(info, dict):
@@ -144,6 +152,8 @@ def as_data(ext: Extraction) -> Extraction:
         info=info,
         error=error,
         seconds=float(ext.seconds),
+        markdown=markdown,
+        metadata=metadata,
     )
 
 
@@ -256,7 +266,10 @@ def digest(ext: Extraction) -> str:
     same for an extraction as made (after :func:`as_data`) and as read back, so the
     same record digests alike on the cold and the warm pass.
     """
-    blob = repr((ext.text, ext.kept_units, ext.blocks, ext.info, ext.error, ext.seconds))
+    fields = (ext.text, ext.kept_units, ext.blocks, ext.info, ext.error, ext.seconds)
+    if ext.markdown is not None or ext.metadata is not None:  # else the digest as before
+        fields += (ext.markdown, ext.metadata)
+    blob = repr(fields)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -275,6 +288,9 @@ def encode(key: str, ext: Extraction, seal: Seal | None = None) -> bytes:
         "error": plain.error,
         "seconds": plain.seconds,
     }
+    payload.update(
+        {k: getattr(plain, k) for k in sorted(_OPTIONAL) if getattr(plain, k) is not None}
+    )
     checksum = hashlib.sha256(_canonical(payload)).hexdigest()
     entry = {
         "format": FORMAT,
@@ -299,7 +315,7 @@ def _check_payload(payload: Any) -> Extraction:
     checked here is the shape: which fields, and the type of each (for every block
     record, :meth:`Block.from_dict`'s check).
     """
-    if not isinstance(payload, dict) or set(payload) != _FIELDS:
+    if not isinstance(payload, dict) or not (_FIELDS - _OPTIONAL) <= set(payload) <= _FIELDS:
         raise InvalidEntry(f"payload fields are not {sorted(_FIELDS)}")
     text, kept, blocks, info, error, seconds = (
         payload["text"],
@@ -327,8 +343,20 @@ def _check_payload(payload: Any) -> Extraction:
         raise InvalidEntry("error is not null or a string")
     if type(seconds) is not float:
         raise InvalidEntry("seconds is not a float")
+    markdown, metadata = payload.get("markdown"), payload.get("metadata")
+    if markdown is not None and not isinstance(markdown, str):
+        raise InvalidEntry("markdown is not null or a string")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InvalidEntry("metadata is not null or an object")
     return Extraction(
-        text=text, kept_units=kept, blocks=records, info=info, error=error, seconds=seconds
+        text=text,
+        kept_units=kept,
+        blocks=records,
+        info=info,
+        error=error,
+        seconds=seconds,
+        markdown=markdown,
+        metadata=metadata,
     )
 
 
