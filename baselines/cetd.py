@@ -76,9 +76,10 @@ from evalkit.core.density import (
     sums_and_best,
     text_density,
 )
+from evalkit.core.markdown_out import pruned_markdown
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError
-from evalkit.core.validate import check_choice
+from evalkit.core.validate import check_bool, check_choice
 
 __all__ = [
     "CETD",
@@ -114,16 +115,22 @@ class CETD(Extractor):
     ----------
     variant : ``"cectd_ds"`` (composite text density + DensitySum, default) or
         ``"cetd_ds"`` (text density + DensitySum).
+    markdown : bool, default False
+        Also give the Markdown of the body without the nodes CETD drops
+        (``Extraction.markdown``: evalkit.core.markdown_out, the one converter of the own
+        methods), for the structure metrics. Not part of the paper; the text is unchanged.
     """
 
     name = "cetd"
 
-    def __init__(self, variant: str = DEFAULT_VARIANT):
+    def __init__(self, variant: str = DEFAULT_VARIANT, markdown: bool = False):
         self.variant = variant
+        self.markdown = markdown
         self._validate()  # an unknown variant fails at construction, as it always did
 
     def _validate(self) -> None:
         check_choice("variant", self.variant, sorted(VARIANTS))
+        check_bool("markdown", self.markdown)
 
     def extract(self, page: Page) -> Extraction:
         try:
@@ -143,8 +150,13 @@ class CETD(Extractor):
         sums, best = sums_and_best(stats, dens, kind)
         marks, content_root, threshold = select_content(stats, dens, sums, best)
         text = kept_text(stats, marks)
+        markdown = None
+        if self.markdown:
+            dropped = [node for node, mark in zip(stats.nodes, marks, strict=True) if not mark]
+            markdown = pruned_markdown(body, dropped)
         return Extraction(
             text=text,
+            markdown=markdown,
             info={
                 "n_nodes": len(stats.nodes),
                 "threshold": threshold,

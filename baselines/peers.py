@@ -38,8 +38,10 @@ import logging
 from importlib import metadata
 from types import ModuleType
 
+from evalkit.core.markdown_out import html_markdown
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, parse_html, prepare_html
+from evalkit.core.validate import check_bool
 from evalkit.core.visible import visible_text
 
 __all__ = [
@@ -118,22 +120,49 @@ class Peer(Extractor):
     def extract(self, page: Page) -> Extraction:
         lib = self._import()
         text = self._run(lib, page) or ""
-        return Extraction(text=text.strip())
+        markdown = self._markdown(lib, page) if getattr(self, "markdown", False) else None
+        return Extraction(text=text.strip(), markdown=markdown)
 
     def _run(self, lib: ModuleType, page: Page) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def _markdown(self, lib: ModuleType, page: Page) -> str:  # pragma: no cover - interface
+        """The same output as Markdown (peers with a ``markdown`` switch)."""
+        raise NotImplementedError
+
 
 class Trafilatura(Peer):
-    """trafilatura ``extract`` with its default settings, plain text."""
+    """trafilatura ``extract`` with its default settings, plain text.
+
+    ``markdown=True`` also asks it for Markdown (``output_format="markdown"``, formatting
+    and tables on: its own structure, for the structure metrics); the text is unchanged."""
 
     name = "trafilatura"
     package = "trafilatura"
     module = "trafilatura"
 
-    def __init__(self, include_comments: bool = True, include_tables: bool = True):
+    def __init__(
+        self, include_comments: bool = True, include_tables: bool = True, markdown: bool = False
+    ):
         self.include_comments = include_comments
         self.include_tables = include_tables
+        self.markdown = markdown
+        check_bool("markdown", markdown)
+
+    def _markdown(self, lib, page):
+        return (
+            lib.extract(
+                _html_for_library(page),
+                url=page.url,
+                include_comments=self.include_comments,
+                include_tables=True,
+                include_formatting=True,
+                favor_precision=False,
+                favor_recall=False,
+                output_format="markdown",
+            )
+            or ""
+        )
 
     def _run(self, lib, page):
         return lib.extract(
@@ -204,17 +233,28 @@ class Justext(Peer):
 
 
 class ReadabilityLxml(Peer):
-    """readability-lxml ``Document.summary()``, reduced to visible text."""
+    """readability-lxml ``Document.summary()``, reduced to visible text.
+
+    ``markdown=True`` also converts the summary to Markdown with the converter of the own
+    methods (evalkit.core.markdown_out: markdownify), the readability pipeline of the
+    structure study; the text is unchanged."""
 
     name = "readability_lxml"
     package = "readability-lxml"
     module = "readability"
 
-    def _run(self, lib, page):
-        summary = lib.Document(_html_for_library(page), url=page.url).summary()
+    def __init__(self, markdown: bool = False):
+        self.markdown = markdown
+        check_bool("markdown", markdown)
+
+    def extract(self, page: Page) -> Extraction:
+        lib = self._import()
+        summary = lib.Document(_html_for_library(page), url=page.url).summary()  # one run
         if not summary.strip():
-            return ""
-        return visible_text(parse_html(summary, source=f"readability summary of {page.id}"))
+            return Extraction(text="", markdown="" if self.markdown else None)
+        text = visible_text(parse_html(summary, source=f"readability summary of {page.id}"))
+        markdown = html_markdown(summary) if self.markdown else None
+        return Extraction(text=text.strip(), markdown=markdown)
 
 
 class Resiliparse(Peer):

@@ -31,6 +31,8 @@ from evalkit.core.decode import (
     sniff_not_html,
     undecodable,
 )
+from evalkit.core.elements import Element
+from evalkit.core.metadata import PageMetadata
 
 __all__ = [
     "CODE_TAGS",
@@ -134,6 +136,14 @@ class Gold:
     template_texts : list of str
         Block texts on every page of the page's site (synthetic; the dedup experiment's
         site-scope template).
+    markdown : str
+        The gold as Markdown (WCXB's ``main_content_markdown``), parsed into ``elements`` by
+        the structure metrics when they are asked for (evalkit.core.elements.parse_markdown).
+    elements : list of Element
+        The gold's structure when the reader gives it typed (CleanEval's ``<h>/<l>/<p>``
+        marks); None when the set's gold has no structure or gives it as ``markdown``.
+    metadata : PageMetadata
+        The page's title, authors and date (WCXB); None when the set gives none.
     visible_words : list of str
         Cache of :func:`evalkit.harness.scoring.page_all_words` (not compared, not shown).
     extra : dict
@@ -151,6 +161,9 @@ class Gold:
     annotation: Annotation | None = None
     block_texts: list[str] | None = None
     template_texts: list[str] | None = None
+    markdown: str | None = None
+    elements: list[Element] | None = None
+    metadata: PageMetadata | None = None
     visible_words: list[str] | None = field(default=None, repr=False, compare=False)
 
     def copy(self) -> Gold:
@@ -174,6 +187,9 @@ class Gold:
             annotation=self.annotation,
             block_texts=listed(self.block_texts),
             template_texts=listed(self.template_texts),
+            markdown=self.markdown,
+            elements=listed(self.elements),  # frozen records: shared
+            metadata=self.metadata,  # frozen
             visible_words=listed(self.visible_words),
         )
 

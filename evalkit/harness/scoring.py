@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit import metrics
@@ -24,6 +24,7 @@ from evalkit.core.page import Extraction, Page, PageError
 from evalkit.core.text import words
 from evalkit.harness.complexity import page_complexity
 from evalkit.metrics import text_metrics  # score_extraction's `metrics` names the families
+from evalkit.metrics.families import BY_NAME
 
 __all__ = [
     "BASE_FAMILIES",
@@ -96,6 +97,8 @@ class PageScoring:
     n_words_gold: int
     complexity: float = math.nan
     families: tuple[str, ...] = DEFAULT_FAMILIES
+    #: the gold side of each family that reads whole records (structure, metadata)
+    records: dict[str, Any] = field(default_factory=dict)
 
 
 def scoring_context(
@@ -138,7 +141,7 @@ def scoring_context(
         all_words if "kaur" in families else None,
         shingle_n,
         rouge_n,
-        [f for f in families if f != "unit"],
+        [f for f in families if BY_NAME[f].text],
     )
     return PageScoring(
         shingle_n=shingle_n,
@@ -151,6 +154,7 @@ def scoring_context(
         # the gold's tokens are the ones prepare_gold already made
         complexity=page_complexity(len(text.words), len(all_words)),
         families=families,
+        records={f: BY_NAME[f].prepare(gold) for f in families if BY_NAME[f].reads == "record"},
     )
 
 
@@ -224,6 +228,8 @@ def score_extraction(
     }
     if ext.error is None:
         rec.update(text_metrics(ext.text, ctx.text, split))
+        for name, state in ctx.records.items():  # structure, metadata: in table order
+            rec.update(BY_NAME[name].score(ext, state))
         if "unit" in ctx.families:
             for key, v in _unit_counts(ctx, ext.text, unit_min_share).items():
                 rec[f"unit_{key}"] = v

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import evalkit.metrics.aeb_exact as aeb_exact
+import evalkit.metrics.metadata as metadata
+import evalkit.metrics.structure as structure
 import evalkit.metrics.wceb_rouge as wceb_rouge
 import evalkit.metrics.wcxb as wcxb
 import evalkit.metrics.webmainbench as webmainbench
@@ -30,6 +32,7 @@ __all__ = [
     "DEFAULT_FAMILIES",
     "FAMILIES",
     "KNOWN_TEXT_FAMILIES",
+    "RECORD_FAMILIES",
     "SUMMARY_RULES",
     "TEXT_FAMILIES",
     "Family",
@@ -73,6 +76,9 @@ class Family:
     #: scored only when named (``extraction.metrics``), never by default: a benchmark's own
     #: metric that only its study reads, or one that needs an optional package
     opt_in: bool = False
+    #: what ``prepare`` and ``score`` read: ``"text"`` (the gold text, the extraction's text)
+    #: or ``"record"`` (the page's Gold, the whole Extraction: its Markdown, its metadata)
+    reads: str = "text"
 
     def __post_init__(self):
         if self.summary not in SUMMARY_RULES:
@@ -80,6 +86,8 @@ class Family:
                 f"family {self.name!r}: summary must be one of "
                 f"{', '.join(SUMMARY_RULES)}, got {self.summary!r}"
             )
+        if self.reads not in ("text", "record") or (self.reads == "record" and self.text):
+            raise ValueError(f"family {self.name!r}: reads is 'text', or 'record' with text=False")
         if (self.prepare is None) != (self.score is None):
             raise ValueError(f"family {self.name!r}: give both prepare and score, or neither")
 
@@ -183,10 +191,41 @@ FAMILIES: tuple[Family, ...] = (
         score=aeb_exact.score,
         opt_in=True,
     ),
+    # what a retrieval or pre-training pipeline takes beside the words (docs/metrics.md)
+    Family(
+        "structure",
+        "",
+        "mean",
+        "evalkit: elements matched one to one; tables by TEDS (Zhong et al. 2020)",
+        summarized=structure.COLUMNS,
+        after_units=True,
+        pattern=r"(heading|list|table|code)_\w+",
+        text=False,
+        prepare=structure.gold_state,
+        score=structure.extraction_scores,
+        opt_in=True,
+        reads="record",
+    ),
+    Family(
+        "metadata",
+        "",
+        "mean",
+        "evalkit: title, authors, date against WCXB's gold (htmldate's exact day)",
+        summarized=metadata.COLUMNS,
+        after_units=True,
+        pattern=r"(title|author|date)_\w+",
+        text=False,
+        prepare=metadata.gold_state,
+        score=metadata.extraction_scores,
+        opt_in=True,
+        reads="record",
+    ),
 )
 
 #: family name -> :class:`Family`
 BY_NAME = {f.name: f for f in FAMILIES}
+#: the families that read the page's Gold and the whole Extraction (structure, metadata)
+RECORD_FAMILIES = tuple(f.name for f in FAMILIES if f.reads == "record")
 #: the families computed from an extraction's text by default (all but the units and the
 #: opt-in ones), in record order
 TEXT_FAMILIES = tuple(f.name for f in FAMILIES if f.text and not f.opt_in)

@@ -43,11 +43,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from evalkit.core.block import Block as BlockRecord
+from evalkit.core.markdown_out import blocks_markdown
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page
 from evalkit.core.rendered import RenderSettings
 from evalkit.core.text import normalize_space, terms
-from evalkit.core.validate import ParamError, renamed_keys
+from evalkit.core.validate import ParamError, check_bool, renamed_keys
 from evalkit.proposed import scoring
 from evalkit.proposed.blocks import (
     BlockNode,
@@ -135,6 +136,10 @@ class Proposed(Extractor):
         Stage 1.4 settings: ``enabled``, ``alpha``, ``beta``, ``gamma``,
         ``content_denominator`` and the other readings of the stage (``title_count``,
         ``bound``, ...; :class:`~evalkit.proposed.stages.ScoringStage`, docs/readings.md).
+    markdown : bool, default False
+        Also give the Markdown of the kept blocks in their places (``Extraction.markdown``:
+        evalkit.core.markdown_out.blocks_markdown, the one converter of the own methods),
+        for the structure metrics. Not part of the paper; the text is the same either way.
 
     A group left out takes its defaults; a mapping gives some of its settings. The
     stages are made, and every setting checked, when the method is made
@@ -162,6 +167,7 @@ class Proposed(Extractor):
         primary: Mapping[str, Any] | PrimaryStage | None = None,
         dedup: Mapping[str, Any] | DedupStage | None = None,
         scoring: Mapping[str, Any] | ScoringStage | None = None,
+        markdown: bool = False,
         **old: Any,
     ):
         groups = {"blocks": blocks, "primary": primary, "dedup": dedup, "scoring": scoring}
@@ -173,6 +179,8 @@ class Proposed(Extractor):
         self.primary = groups["primary"]
         self.dedup = groups["dedup"]
         self.scoring = groups["scoring"]
+        self.markdown = markdown
+        check_bool("markdown", markdown)
         self._make_stages()
 
     @classmethod
@@ -310,8 +318,22 @@ class Proposed(Extractor):
         blocks, texts, first_text = state.blocks, state.texts, state.first_text
         lines = [" ".join(texts[b.index].split("\n")) for b in blocks if b.alive]
         records = [self._record(b, texts.get(b.index, first_text[b.index])) for b in blocks]
+        markdown = self._markdown(state) if self.markdown else None
         state.info["seconds_output"] = time.perf_counter() - t0
-        return Extraction(text="\n".join(x for x in lines if x), blocks=records, info=state.info)
+        return Extraction(
+            text="\n".join(x for x in lines if x),
+            blocks=records,
+            info=state.info,
+            markdown=markdown,
+        )
+
+    def _markdown(self, state: PageState) -> str | None:
+        """The kept blocks' Markdown in their places (None for VIPS blocks: not elements)."""
+        if self.blocks_.segmenter != "tags":
+            return None
+        body = state.root.find(".//body")
+        removed = [b.element for b in state.blocks if not b.alive and b.element is not None]
+        return blocks_markdown(state.root if body is None else body, removed, self.blocks_.tags)
 
     def _through_dedup(self, page: Page) -> PageState:
         """Stages 1.1 to 1.3 on ``page`` (each as its switch says): the page's state just

@@ -46,6 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.core.domains import host_of, site_key
+from evalkit.core.elements import Element, marked_elements
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page, PageError, decode_gold, parse_html, undecodable
 from evalkit.core.text import strip_cleaneval_markup
@@ -91,6 +92,15 @@ def gold_to_text(gold: str, gold_format: str, source: str = "<gold>") -> tuple[s
             return "", None
         return visible_text(parse_html(gold, source=source)), None
     raise ValueError(f"unknown gold_format {gold_format!r}; known: {GOLD_FORMATS}")
+
+
+def gold_elements(gold: str, gold_format: str) -> list[Element] | None:
+    """The structure a decoded gold file marks (CleanEval's ``<h>/<l>/<p>``:
+    :func:`evalkit.core.elements.marked_elements`); None for formats that mark none."""
+    if gold_format != "cleaneval":
+        return None
+    body = _split_url(gold.replace("\r\n", "\n").replace("\r", "\n"))[1]
+    return marked_elements(body)
 
 
 def _split_url(gold: str) -> tuple[str | None, str]:
@@ -289,5 +299,6 @@ class PairsDataset(Dataset):
                     text=text,
                     category=_match(self.category_pattern, file.stem, "category"),
                     extra={"gold_source": str(gold_file)},
+                    elements=gold_elements(decoded, self.gold_format) if text else None,
                 ),
             )
