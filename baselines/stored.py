@@ -7,10 +7,12 @@ field name, is docs/methods/stored.md.
 
 Formats (``format``):
 
-- ``folder``: a folder of ``<page id>.txt``, ``.md`` or ``.html``; text and Markdown are
-  taken as they are (decoded as gold files are, :func:`evalkit.core.page.decode_gold`), HTML is
-  reduced to its visible text by :func:`evalkit.core.visible.visible_text`, the function behind
-  the ``fulltext`` reference.
+- ``folder``: a folder of ``<page id>.txt``, ``.md`` or ``.html``; text is taken as it is
+  (decoded as gold files are, :func:`evalkit.core.page.decode_gold`), Markdown is the
+  extraction's Markdown (the structure metrics) and its text is the text of its elements
+  (:func:`evalkit.core.elements.markdown_text`: no ``#``, ``|`` or fences), HTML is reduced
+  to its visible text by :func:`evalkit.core.visible.visible_text`, the function behind the
+  ``fulltext`` reference.
 - ``aeb``: the ScrapingHub article-extraction-benchmark's ``output/<tool>.json``, a JSON
   object ``{page id: {"articleBody": text}}``, bare or inside ``{"version": ..., "output":
   {...}}`` as most of the benchmark's files have it.
@@ -47,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped, within
+from evalkit.core.elements import markdown_text
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
@@ -551,7 +554,10 @@ class Stored(Extractor):
             raise MissingOutput(f"no stored output for page {page.id!r} in {path}")
         text = outputs[page.id]
         if isinstance(text, (Path, _Refused)):  # a folder's file, read page by page
+            markdown = isinstance(text, Path) and text.suffix.lower() == ".md"
             text = _folder_text(text, self.max_bytes)
+            if markdown:  # its structure kept; its text without the Markdown syntax
+                return Extraction(text=markdown_text(text), markdown=text)
         return Extraction(text=text)
 
     def dataset_notes(self, dataset: str, page_ids: Iterable[str]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ __all__ = [
     "KINDS",
     "LIST_MARKER",
     "Element",
+    "markdown_text",
     "marked_elements",
     "paragraphs",
     "parse_markdown",
@@ -285,3 +286,9 @@ def marked_elements(text: str) -> list[Element]:
         if seg:
             out.append(Element(kind, seg))
     return out
+
+
+def markdown_text(md: str) -> str:
+    """The text of a Markdown document without its syntax: one line per element
+    (:func:`parse_markdown`), a table's cells joined by spaces."""
+    return "\n".join(e.text for e in parse_markdown(md))

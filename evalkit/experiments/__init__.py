@@ -86,6 +86,7 @@ EXPERIMENTS = Registry(
         "wcxb": "evalkit.experiments.wcxb:run",
         "trafilatura_eval": "evalkit.experiments.trafilatura_eval:run",
         "wceb": "evalkit.experiments.wceb:run",
+        "structure": "evalkit.experiments.structure:run",
     },
 )
 

@@ -191,6 +191,10 @@ SECTION_CHECKS: dict[str, dict[str, Any]] = {
         "method_order": _choice("score", "config"),
         "parquet_rows": lambda n, v: None if v is None else check_int(n, v, low=0),
     },
+    "structure": {
+        "match_threshold": lambda n, v: check_number(n, v, low=0, high=1, low_open=True),
+        **_BOOT,
+    },
     "kaur2017": {
         "pages": _at_least(1),
         "shingle_n": _at_least(1),

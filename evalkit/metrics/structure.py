@@ -50,6 +50,7 @@ __all__ = [
     "TIE_BREAK",
     "TRAILING_PUNCTUATION",
     "StructureGold",
+    "elements_of",
     "extraction_scores",
     "gold_state",
     "match",
@@ -279,5 +280,10 @@ def extraction_scores(ext: Extraction, state: StructureGold | None) -> dict[str,
     its text as paragraphs when the method gives no Markdown (a text-only method)."""
     if state is None:
         return dict.fromkeys(COLUMNS, _NAN)
-    pred = parse_markdown(ext.markdown) if ext.markdown is not None else paragraphs(ext.text)
-    return score(pred, state)
+    return score(elements_of(ext), state)
+
+
+def elements_of(ext: Extraction) -> list[Element]:
+    """An extraction's elements: its Markdown parsed as the gold's is, else its text as
+    paragraphs (a text-only method)."""
+    return parse_markdown(ext.markdown) if ext.markdown is not None else paragraphs(ext.text)

@@ -29,6 +29,7 @@ from evalkit.core.domains import host_of, url_site
 from evalkit.core.method import param_names
 from evalkit.core.page import Gold, Page
 from evalkit.core.validate import check_bool
+from evalkit.metrics.metadata import wcxb_gold_metadata
 from evalkit.readers.base import Dataset, group_by_site, read_json
 
 __all__ = ["PAGE_TYPES", "WCXBDataset", "page_type", "read_json"]
@@ -145,6 +146,16 @@ class WCXBDataset(Dataset):
                 source=str(file),
                 site=info.get("domain") or host_of(url),
                 gold=Gold(
-                    text=truth.get("main_content") or "", category=extra["page_type"], extra=extra
+                    text=truth.get("main_content") or "",
+                    category=extra["page_type"],
+                    extra=extra,
+                    markdown=_markdown(truth),
+                    metadata=wcxb_gold_metadata(truth),
                 ),
             )
+
+
+def _markdown(truth: dict) -> str | None:
+    """The gold's Markdown (``main_content_markdown``), None when absent or not a string."""
+    md = truth.get("main_content_markdown")
+    return md if isinstance(md, str) else None
