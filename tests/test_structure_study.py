@@ -143,3 +143,61 @@ def test_structure_study_writes_its_named_rows_and_own_methods_never_fail(tmp_pa
     for stem in ("structure_wcxb_dev", "metadata_wcxb_dev", "structure_cleaneval_dev"):
         assert (run / "tables" / f"{stem}.tex").is_file(), stem
     assert (run / "figures" / "structure_wcxb_dev.png").is_file()
+
+
+def test_element_diff_lists_what_was_kept_missed_and_invented_row_by_row():
+    gold = parse_markdown("# A\n\n## B\n\n- x\n- y\n\n| h | k |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n")
+    pred = parse_markdown("# A\n\n# Z\n\n- x\n\n| h | k |\n|---|---|\n| 1 | 2 |\n")
+    assert structure.element_diff(pred, gold) == [
+        ("heading", "kept", "A"),
+        ("heading", "missed", "B"),
+        ("heading", "invented", "Z"),
+        ("list_item", "kept", "x"),
+        ("list_item", "missed", "y"),
+        ("table row", "kept", "h | k"),
+        ("table row", "kept", "1 | 2"),
+        ("table row", "missed", "3 | 4"),
+    ]
+    assert all(s == "kept" for _, s, _ in structure.element_diff(gold, gold))
+
+
+def test_the_page_browser_shows_a_methods_structure_diff(tmp_path):
+    from evalkit.report.pages import KEPT_FILE, page_records
+
+    gold_md = "# Title\n\nBody.\n\n- one\n- two\n"
+    rows = [
+        {
+            "kind": "page",
+            "dataset": "d",
+            "page_id": "p",
+            "gold": "Title Body. one two",
+            "elements": [
+                ["heading", "Title", 1, 0, None],
+                ["paragraph", "Body.", None, 0, None],
+                ["list_item", "one", None, 0, None],
+                ["list_item", "two", None, 0, None],
+            ],
+        },
+        {
+            "kind": "extraction",
+            "dataset": "d",
+            "page_id": "p",
+            "method": "m",
+            "text": "Title Body. one",
+            "error": None,
+            "blocks": [],
+            "markdown": "Title\n\nBody.\n\n- one\n",
+        },
+    ]
+    with gzip.open(tmp_path / KEPT_FILE, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    per_page = pd.DataFrame(
+        [{"dataset": "d", "page_id": "p", "method": "m", "shingle_f1": 0.9, "error": None}]
+    )
+    (page,) = page_records(tmp_path, per_page, [("d", "p", "all")])
+    assert page["methods"]["m"]["structure"] == [
+        ["heading", "missed", "Title"],
+        ["list_item", "kept", "one"],
+        ["list_item", "missed", "two"],
+    ]
+    assert parse_markdown(gold_md)[0].level == 1

@@ -5,9 +5,10 @@
 extraction experiment keeps every page's gold and every method's text, error and block
 records here, gzip-compressed JSON lines (one gzip member per data set):
 
-* ``{"kind": "page", "dataset", "page_id", "gold"}`` once per page, then
+* ``{"kind": "page", "dataset", "page_id", "gold"}`` once per page (with ``elements``, the
+  gold's structure as ``[kind, text, level, depth, rows]``, where the gold has one), then
 * ``{"kind": "extraction", "dataset", "page_id", "method", "text", "error", "blocks"}`` per
-  method, or ``{"kind": "extraction", ..., "missing": reason}`` when the extraction cannot
+  method (with ``markdown`` where the method gave it), or ``{"kind": "extraction", ..., "missing": reason}`` when the extraction cannot
   be had.
 
 The extractions are read back from the run's extraction cache (evalkit.harness.cache), under
@@ -29,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from evalkit.core.elements import parse_markdown
 from evalkit.core.page import Page
 from evalkit.harness.cache import ExtractionCache
 from evalkit.harness.cache_keys import page_key
@@ -57,6 +59,19 @@ def _scope(spec) -> str:
         return getattr(spec.build(), "scope", "page")
     except Exception:  # noqa: BLE001 - a method that cannot be built failed every page
         return "page"
+
+
+def _gold_elements(page: Page) -> list[list[Any]] | None:
+    """The gold's structure as ``[kind, text, level, depth, rows]`` lists (None: it has none)."""
+    gold = page.gold
+    if gold is None:
+        return None
+    elements = gold.elements
+    if elements is None and gold.markdown is not None:
+        elements = parse_markdown(gold.markdown)
+    if elements is None:
+        return None
+    return [[e.kind, e.text, e.level, e.depth, e.rows] for e in elements]
 
 
 def _blocks(ext) -> list[dict[str, Any]]:
@@ -91,7 +106,11 @@ def keep_extractions(
             counts["pages"] += 1
             head = {"dataset": page.dataset, "page_id": page.id}
             gold = page.gold.text if page.gold is not None else None
-            out.write(json.dumps({"kind": "page", **head, "gold": gold}) + "\n")
+            rec = {"kind": "page", **head, "gold": gold}
+            elements = _gold_elements(page)
+            if elements is not None:  # the page browser's structure diff
+                rec["elements"] = elements
+            out.write(json.dumps(rec) + "\n")
             pkey = page_key(page) if cache.root is not None else ""
             for spec, is_site, mkey in zip(specs, site, keys):
                 rec = {"kind": "extraction", **head, "method": spec.label}
@@ -116,6 +135,8 @@ def keep_extractions(
                         )
                 if ext is not None:
                     rec.update(text=ext.text, error=ext.error, blocks=_blocks(ext))
+                    if ext.markdown is not None:
+                        rec["markdown"] = ext.markdown
                     counts["kept"] += 1
                 else:
                     counts["missing"] += 1

@@ -193,6 +193,13 @@ ENTRIES: dict[str, list[str]] = {
         f"dataset.trafilatura_eval.limit={BENCH_LIMIT}",
     ],
     "wceb_small": ["study=wceb", *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in WCEB_SETS]],
+    # structure and metadata (docs/metrics.md): the whole study, and its first pages for CI
+    "structure": ["study=structure"],
+    "structure_small": [
+        "study=structure",
+        f"dataset.wcxb_dev.limit={BENCH_LIMIT}",
+        f"dataset.cleaneval_dev.limit={SMALL_LIMIT * 3}",
+    ],
 }
 
 #: what an entry costs, measured, written into its INDEX.md row (entries not listed: see
@@ -219,6 +226,7 @@ QUICK = [
     "wcxb_small",
     "trafilatura_eval_small",
     "wceb_small",
+    "structure_small",
 ]
 
 #: overrides that change how a command runs, never its numbers (left out of comparisons)

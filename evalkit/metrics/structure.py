@@ -45,11 +45,13 @@ from evalkit.metrics.teds import node_count, table_tree, teds, teds_struct
 
 __all__ = [
     "COLUMNS",
+    "DIFF_STATUS",
     "EMPTY_RULE",
     "MATCH_THRESHOLD",
     "TIE_BREAK",
     "TRAILING_PUNCTUATION",
     "StructureGold",
+    "element_diff",
     "elements_of",
     "extraction_scores",
     "gold_state",
@@ -287,3 +289,40 @@ def elements_of(ext: Extraction) -> list[Element]:
     """An extraction's elements: its Markdown parsed as the gold's is, else its text as
     paragraphs (a text-only method)."""
     return parse_markdown(ext.markdown) if ext.markdown is not None else paragraphs(ext.text)
+
+
+#: how :func:`element_diff` calls an element: found on both sides, only in the gold, only out
+DIFF_STATUS = ("kept", "missed", "invented")
+
+
+def element_diff(
+    pred: Sequence[Element], gold: Sequence[Element], *, match_threshold: float = MATCH_THRESHOLD
+) -> list[tuple[str, str, str]]:
+    """What a page browser shows of a page's structure: ``(kind, status, text)`` for every
+    heading, list item and code block (matched as the metrics match them) and every table row
+    (a row matched on its cells' joined text within the tables the metrics pair), gold order
+    first, then what the output invented. ``status`` is one of :data:`DIFF_STATUS`."""
+    out: list[tuple[str, str, str]] = []
+    for kind in ("heading", "list_item", "code"):
+        g = [e.text for e in gold if e.kind == kind]
+        p = [e.text for e in pred if e.kind == kind]
+        pairs = match([normalize(t) for t in p], [normalize(t) for t in g], match_threshold)
+        found = {j for _, j, _ in pairs}
+        used = {i for i, _, _ in pairs}
+        out += [(kind, "kept" if j in found else "missed", t) for j, t in enumerate(g)]
+        out += [(kind, "invented", t) for i, t in enumerate(p) if i not in used]
+    g_tables = [e.rows for e in gold if e.kind == "table" and e.rows is not None]
+    p_tables = [e.rows for e in pred if e.kind == "table" and e.rows is not None]
+    paired = {j: i for i, j, _ in pair_tables(p_tables, g_tables)}
+    for j, rows in enumerate(g_tables):
+        mine = p_tables[paired[j]] if j in paired else ()
+        g = [" | ".join(r) for r in rows]
+        p = [" | ".join(r) for r in mine]
+        pairs = match([normalize(t) for t in p], [normalize(t) for t in g], match_threshold)
+        found = {b for _, b, _ in pairs}
+        used = {a for a, _, _ in pairs}
+        out += [("table row", "kept" if k in found else "missed", t) for k, t in enumerate(g)]
+        out += [("table row", "invented", t) for k, t in enumerate(p) if k not in used]
+    unpaired = [t for i, t in enumerate(p_tables) if i not in set(paired.values())]
+    out += [("table row", "invented", " | ".join(r)) for t in unpaired for r in t]
+    return out

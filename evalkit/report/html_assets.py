@@ -41,7 +41,7 @@ img.fig{max-width:100%;min-width:min(100%,520px);height:auto;display:block;margi
 .diff del,.legend del{background:#ffd7d5;color:#82071e;text-decoration:line-through}
 .diff ins,.legend ins{background:#ccffd8;color:#055d20;text-decoration:none;border-bottom:1px solid #1a7f37}
 .cut{color:#666;font-style:italic}
-.err{color:#a40e26}.muted{color:#666}
+.err{color:#a40e26}.muted{color:#666}.st-missed{color:#a40e26}.st-invented{color:#8a5a00}
 .legend del,.legend ins{padding:0 .3em}
 body.pages-only #sections,body.pages-only #provenance-part{display:none}
 """
@@ -192,6 +192,22 @@ function show(i){
         if(entry.removed_more){var more=document.createElement("p");more.className="muted";
           more.textContent=entry.removed_more+" more removed blocks not listed.";det.appendChild(more);}
         box.appendChild(det);
+      }
+      if(entry.structure){
+        var miss=entry.structure.filter(function(r){return r[1]==="missed";}).length;
+        var inv=entry.structure.filter(function(r){return r[1]==="invented";}).length;
+        var sdet=document.createElement("details");var ssum=document.createElement("summary");
+        ssum.textContent="Structure: "+miss+" missed, "+inv+" invented of the gold's headings, list items, code blocks and table rows (the method's Markdown)";
+        sdet.appendChild(ssum);var st=document.createElement("table");st.className="sortable structure";
+        var sh=st.createTHead().insertRow();["element","status","text"].forEach(function(x){
+          var c=document.createElement("th");c.textContent=x;sh.appendChild(c);});
+        var sb=st.createTBody();
+        entry.structure.forEach(function(row){var r=sb.insertRow();
+          row.forEach(function(v,k){var c=td(String(v));if(k===1)c.className="st-"+v;r.appendChild(c);});});
+        sdet.appendChild(st);makeSortable(st);
+        if(entry.structure_more){var smore=document.createElement("p");smore.className="muted";
+          smore.textContent=entry.structure_more+" more rows not listed.";sdet.appendChild(smore);}
+        box.appendChild(sdet);
       }
     }
     detail.appendChild(box);

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalkit.core.elements import Element, parse_markdown
+from evalkit.metrics.structure import element_diff
 from evalkit.report.diff import word_opcodes
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "KEPT_FILE",
     "MAX_BLOCKS",
     "MAX_SHOWN_WORDS",
+    "MAX_STRUCTURE_ROWS",
     "choose_pages",
     "headline",
     "is_score_column",
@@ -45,6 +48,8 @@ DEFAULT_MAX_PAGES = 200
 MAX_SHOWN_WORDS = 150
 #: removed blocks listed per method and page at most (the rest counted)
 MAX_BLOCKS = 60
+#: structure diff rows (headings, items, code blocks, table rows) listed per method and page
+MAX_STRUCTURE_ROWS = 200
 #: the per-page scores the browser shows of an extraction run
 SCORES = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "unit_f1")
 #: a study's own per-page scores (wcxb_f1, wceb_rougelsum_recall, ...; trafilatura's
@@ -179,6 +184,12 @@ def _removed(blocks: list[dict[str, Any]] | None) -> tuple[list[list[Any]], int]
     return shown, len(gone) - len(shown)
 
 
+def _element(row: list[Any]) -> Element:
+    kind, text, level, depth, rows = row
+    rows = None if rows is None else tuple(tuple(r) for r in rows)
+    return Element(kind, text, level, depth, rows)
+
+
 def _facts(block: dict[str, Any]) -> str | None:
     """What else the method recorded of a removed block: its named values and numbers
     (the jusText-style ``cf_class``, PAB's ``priority``), ``name=value`` joined."""
@@ -220,6 +231,7 @@ def page_records(
     strings: dict[tuple[str, str], dict[str, int]] = {}
     if kept.exists():
         gold_words: dict[tuple[str, str], list[str]] = {}
+        gold_elements: dict[tuple[str, str], list[Element]] = {}
         for rec in read_kept(kept, set(want)):
             key = (str(rec["dataset"]), str(rec["page_id"]))
             page = pages[key]
@@ -227,6 +239,8 @@ def page_records(
                 words = (rec.get("gold") or "").split()
                 gold_words[key] = words
                 page["gold"] = " ".join(words)
+                if rec.get("elements") is not None:
+                    gold_elements[key] = [_element(e) for e in rec["elements"]]
                 continue
             entry: dict[str, Any] = {}
             if rec.get("missing"):
@@ -241,5 +255,9 @@ def page_records(
                 removed = _removed(rec.get("blocks"))
                 if removed is not None:
                     entry["removed"], entry["removed_more"] = removed
+                if key in gold_elements and rec.get("markdown") is not None:
+                    diff = element_diff(parse_markdown(rec["markdown"]), gold_elements[key])
+                    entry["structure"] = [list(row) for row in diff[:MAX_STRUCTURE_ROWS]]
+                    entry["structure_more"] = max(len(diff) - MAX_STRUCTURE_ROWS, 0)
             page["methods"][str(rec["method"])] = entry
     return [pages[(d, p)] for d, p, _ in chosen]
