@@ -19,7 +19,9 @@ Formats (``format``):
 - ``jsonl``: JSON lines, one object per page with an id field and a text field (the layout of
   Bevendorff et al.'s web-content-extraction benchmark, ``page_id`` and ``plaintext``, and of
   WebMainBench). Field names: ``id_field`` / ``text_field``, or the first of
-  :data:`ID_FIELDS` / :data:`TEXT_FIELDS` a line has. Two of them in one line, or a gold
+  :data:`ID_FIELDS` / :data:`TEXT_FIELDS` a line has; a ``markdown`` field
+  (:data:`MARKDOWN_FIELDS`) is the output's Markdown, beside its text or instead of it (the
+  text is then the Markdown's element texts). Two of them in one line, or a gold
   field (:data:`GOLD_FIELDS`) without ``text_field``, is an error: WebMainBench keeps its
   gold beside the tools' outputs, and the gold must never be scored as a tool's text.
 - ``auto``: ``folder`` for a folder, ``jsonl`` for ``.jsonl``/``.ndjson``, ``aeb`` for
@@ -49,10 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.capped import FileTooLarge, read_capped, within
-from evalkit.core.elements import markdown_text
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
+from evalkit.core.stored_texts import MarkdownOutput, PackedTexts
 from evalkit.core.validate import ParamError, check_choice, check_int
 from evalkit.core.visible import visible_text
 
@@ -62,6 +64,7 @@ __all__ = [
     "FORMATS",
     "GOLD_FIELDS",
     "ID_FIELDS",
+    "MARKDOWN_FIELDS",
     "TEXT_FIELDS",
     "MissingOutput",
     "Stored",
@@ -76,6 +79,9 @@ ID_FIELDS = ("page_id", "id", "track_id", "url_hash", "doc_id")
 #: text fields a JSON line may use (Bevendorff et al.: plaintext; WebMainBench: content,
 #: extracted_content; the ScrapingHub benchmark: articleBody)
 TEXT_FIELDS = ("text", "plaintext", "content", "extracted_content", "articleBody")
+#: fields that hold a tool's output as Markdown (its structure kept for the structure metrics):
+#: a line may give Markdown instead of text, or both
+MARKDOWN_FIELDS = ("markdown",)
 #: fields that hold gold, not a tool's output (WebMainBench keeps both in one line): a line
 #: with one of them needs ``text_field``, so the gold is never scored as the tool's text
 GOLD_FIELDS = ("groundtruth_content", "groundtruth", "ground_truth", "gold")
@@ -217,7 +223,14 @@ def _read_jsonl(
                 f"{where}: the line holds gold too ({', '.join(gold)}); set "
                 "text_field to the tool's field"
             )
-        text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
+        md = [f for f in MARKDOWN_FIELDS if f in record and text_field not in MARKDOWN_FIELDS]
+        if text_field in MARKDOWN_FIELDS or (md and not any(f in record for f in TEXT_FIELDS)):
+            value = record[text_field or md[0]]
+            text = MarkdownOutput(_text_value(value, where))  # the Markdown is the output
+        else:
+            text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
+            if md:  # the output's text, and its Markdown beside
+                text = MarkdownOutput(_text_value(record[md[0]], where), text)
         if out.get(key, text) != text:
             raise StoredFileError(f"{where}: page {key!r} again, with another text")
         out[key] = text
@@ -349,30 +362,6 @@ def _listed(path: Path) -> dict[str, Path]:
     return hit[1]
 
 
-class _Packed(Mapping):
-    """A stored file's ``{page id: text}`` held as UTF-8 bytes, each text decoded when a page
-    asks for it: a third to a quarter of the memory of the texts as ``str`` (a text holding
-    one character beyond Latin-1 takes 2 or 4 bytes a character), which a glob of many tool
-    files multiplies by every file in every process (issue 37, item 14)."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self, texts: dict[str, str]):
-        self._data = {k: v.encode("utf-8", "surrogatepass") for k, v in texts.items()}
-
-    def __getitem__(self, key: str) -> str:
-        return self._data[key].decode("utf-8", "surrogatepass")
-
-    def __iter__(self):
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data
-
-
 def _loaded(
     path: Path,
     fmt: str,
@@ -384,7 +373,7 @@ def _loaded(
     key, sig = (str(path), fmt, id_field, text_field, max_bytes), (st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
     if hit is None or hit[0] != sig:
-        hit = (sig, _Packed(read_outputs(path, fmt, id_field, text_field, max_bytes)))
+        hit = (sig, PackedTexts(read_outputs(path, fmt, id_field, text_field, max_bytes)))
         _LOADED[key] = hit
     return hit[1]
 
@@ -557,7 +546,9 @@ class Stored(Extractor):
             markdown = isinstance(text, Path) and text.suffix.lower() == ".md"
             text = _folder_text(text, self.max_bytes)
             if markdown:  # its structure kept; its text without the Markdown syntax
-                return Extraction(text=markdown_text(text), markdown=text)
+                return MarkdownOutput(text).extraction()
+        if isinstance(text, MarkdownOutput):
+            return text.extraction()
         return Extraction(text=text)
 
     def dataset_notes(self, dataset: str, page_ids: Iterable[str]) -> dict[str, Any]:

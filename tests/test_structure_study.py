@@ -201,3 +201,24 @@ def test_the_page_browser_shows_a_methods_structure_diff(tmp_path):
         ["list_item", "missed", "two"],
     ]
     assert parse_markdown(gold_md)[0].level == 1
+
+
+def test_stored_jsonl_markdown_fields_are_the_outputs_markdown(tmp_path):
+    from baselines.stored import Stored
+
+    md = "# Title\n\nBody text.\n\n- one\n"
+    lines = [
+        {"page_id": "a", "markdown": md},
+        {"page_id": "b", "text": "plain words", "markdown": md},
+        {"page_id": "c", "text": "only text"},
+    ]
+    (tmp_path / "tool.jsonl").write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    method = Stored(path=str(tmp_path / "tool.jsonl"))
+
+    def page(pid):
+        return Page(id=pid, dataset="d", raw=b"<p>x</p>", gold=Gold(text=""))
+
+    a, b, c = (method.extract(page(p)) for p in "abc")
+    assert (a.text, a.markdown) == ("Title\nBody text.\none", md)
+    assert (b.text, b.markdown) == ("plain words", md)
+    assert (c.text, c.markdown) == ("only text", None)
