@@ -75,7 +75,9 @@ def _digest(ext) -> str:
     # appends " at module.py:line", which moves with every edit above that line)
     error = None if ext.error is None else re.sub(r" at [\w.]+:\d+$", "", ext.error)
     text = _md5({"text": ext.text, "error": error})
-    full = _md5({"text": ext.text, "blocks": _rounded(blocks), "error": error})
+    # an own method's Markdown and metadata, where it gives them (meta_tags: metadata only)
+    more = {k: v for k in ("markdown", "metadata") if (v := getattr(ext, k, None)) is not None}
+    full = _md5({"text": ext.text, "blocks": _rounded(blocks), "error": error, **more})
     return f"text:{text} full:{full}"
 
 
