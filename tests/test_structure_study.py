@@ -222,3 +222,50 @@ def test_stored_jsonl_markdown_fields_are_the_outputs_markdown(tmp_path):
     assert (a.text, a.markdown) == ("Title\nBody text.\none", md)
     assert (b.text, b.markdown) == ("plain words", md)
     assert (c.text, c.markdown) == ("only text", None)
+
+
+def test_webmainbench_reader_gives_markdown_gold_and_skips_what_it_cannot_read(tmp_path):
+    from evalkit.readers.webmainbench import WebMainBenchDataset
+
+    lines = [
+        {
+            "track_id": "a",
+            "url": "https://x.org/a",
+            "html": "<h1>T</h1><p>Body</p>",
+            "groundtruth_content": "# T\n\nBody\n",
+            "meta": {"level": "simple", "language": "en"},
+        },
+        {"track_id": "b", "html": "", "groundtruth_content": "x"},
+        "not an object",
+    ]
+    (tmp_path / "one.jsonl").write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    ds = WebMainBenchDataset(path=str(tmp_path), files=("one.jsonl", "absent.jsonl"))
+    (page,) = list(ds.pages())
+    assert (page.id, page.url, page.site, page.category) == (
+        "a",
+        "https://x.org/a",
+        "x.org",
+        "simple",
+    )
+    assert (page.gold.markdown, page.gold.text, page.html) == (
+        "# T\n\nBody\n",
+        "T\nBody",
+        lines[0]["html"],
+    )
+    reasons = " ".join(s.reason for s in ds.skipped)
+    assert "no html" in reasons and "not a JSON object" in reasons and "no such file" in reasons
+
+
+@pytest.mark.shared
+def test_webmainbench_sample_gold_scored_against_itself_is_one(shared):
+    from evalkit.readers.webmainbench import WebMainBenchDataset
+
+    ds = WebMainBenchDataset(path=str(shared("webmainbench-sample")))
+    pages = list(ds.pages())
+    assert len(pages) == 5  # 6 lines, one page in both files (skipped as a duplicate id)
+    for page in pages:
+        state = structure.gold_state(page.gold)
+        scores = structure.extraction_scores(
+            Extraction(text="", markdown=page.gold.markdown), state
+        )
+        assert all(v == 1.0 for v in scores.values() if not math.isnan(v)), page.id

@@ -99,6 +99,7 @@ DATASETS = Registry(
         "pairs": "evalkit.readers.pairs:PairsDataset",
         "wcxb": "evalkit.readers.wcxb:WCXBDataset",
         "trafilatura_eval": "evalkit.readers.trafilatura_eval:TrafilaturaEvalDataset",
+        "webmainbench": "evalkit.readers.webmainbench:WebMainBenchDataset",
         "wceb": "evalkit.readers.wceb:WcebDataset",
     },
 )
@@ -128,6 +129,9 @@ METHODS = Registry(
         "boilerpy3": "baselines.peers:Boilerpy3",
         "goose3": "baselines.peers:Goose3",
         "html_text": "baselines.peers:HtmlText",
+        "chromerag": "baselines.chromerag_peer:ChromeRAG",
+        "inscriptis": "baselines.inscriptis_peer:Inscriptis",
+        "newspaper4k": "baselines.newspaper4k_peer:Newspaper4k",
         "meta_tags": "baselines.meta_tags:MetaTags",
         "trafilatura_meta": "baselines.metadata_peers:TrafilaturaMeta",
         "goose3_meta": "baselines.metadata_peers:Goose3Meta",
