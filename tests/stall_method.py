@@ -32,3 +32,12 @@ class Stall(Extractor):
             os._exit(3)
         self.seen += 1
         return Extraction(text=page.raw.decode(), info={"seen": self.seen})
+
+
+class SlowParsePage(Page):
+    """A page whose parse never ends: stands for a page lxml parses for minutes (issue 37
+    item 13, 100,000 attributes). Only the process parsing it can be killed."""
+
+    def tree(self, plain: bool = False):
+        while True:
+            time.sleep(1)

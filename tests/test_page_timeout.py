@@ -248,3 +248,24 @@ def test_an_abandoned_page_leaves_no_stale_answer():
     worker.build(SPECS)  # a new task: the worker is replaced, not read out of step
     assert [j for j, _ in worker.extract(PAGES[2], [1], timeout=30)] == [1]
     assert worker.starts == 2
+
+
+def test_the_parse_inside_scoring_runs_in_the_worker_under_the_page_timeout():
+    """Issue 37 item 13: scoring parses each page (its visible words, its units); that parse
+    now runs in the page worker with the methods, so a page whose parse never ends is a
+    recorded failure of its own side, scored as empty for every method, and the run goes on."""
+    from stall_method import SlowParsePage
+
+    from evalkit.harness.scoring import score_extraction
+
+    slow = SlowParsePage(id="slow", dataset="t", raw=b"<p>one two</p>", gold=Gold(text="one two"))
+    pages = [_page(0, "<p>x y</p>"), slow, _page(2, "<p>x</p>")]
+    specs = [MethodSpec("stall", "stall")]
+    recs = run_task(pages, specs, None, score_extraction, "empty", page_timeout=2)
+    by_page = {r["page_id"]: r for r in recs}
+    assert by_page["slow"]["error"] == (
+        "scoring failed: timeout: scoring's parse of the page ran over 2 s on this page"
+    )
+    assert by_page["slow"]["shingle_f1"] == 0.0  # counted, as an empty output
+    assert by_page["p0"]["error"] is None and by_page["p2"]["error"] is None
+    assert by_page["p2"]["n_words_gold"] == 1  # the run went on, in a fresh worker

@@ -64,12 +64,15 @@ from typing import Any
 
 from evalkit.core.page import Extraction, Page
 
-__all__ = ["TIMEOUT", "WORKER_DIED", "PageWorker", "shared_worker", "stop_shared_worker"]
+__all__ = ["GOLD", "TIMEOUT", "WORKER_DIED", "PageWorker", "shared_worker", "stop_shared_worker"]
 
 #: start of the error of a (page, method) that ran over ``runner.page_timeout``
 TIMEOUT = "timeout: "
 #: start of the error of a (page, method) whose worker process died under it
 WORKER_DIED = "worker died: "
+#: the index :meth:`PageWorker.collect` gives the page's own side of scoring (its parse in the
+#: worker, evalkit.harness.scoring.gold_side): a tuple, or the error when that failed
+GOLD = -1
 #: what follows WORKER_DIED when the answer read was not the one awaited
 STRAY_ANSWER = (
     "an answer for another request came back (a method's own child process "
@@ -106,6 +109,8 @@ class _Submitted:
     #: the worker it went to (``PageWorker.starts`` then): a replaced one lost it
     starts: int
     sent_at: float
+    #: the page's gold side to prepare after its methods (evalkit.harness.scoring.GOLD_SIDES)
+    gold: str | None = None
 
 
 class PageWorker:
@@ -242,23 +247,26 @@ class PageWorker:
         self.submit(page, todo)
         return self.collect(timeout)
 
-    def submit(self, page: Page, todo: list[int]) -> None:
+    def submit(self, page: Page, todo: list[int], gold: str | None = None) -> None:
         """Queue ``page`` for the worker and return at once: the worker extracts while this
         process does other work (scores earlier pages). Several pages may be queued;
-        :meth:`collect` reads their answers in the order they were submitted."""
+        :meth:`collect` reads their answers in the order they were submitted. ``gold``: also
+        prepare the page's own side of scoring (its parse: :data:`GOLD`), after its methods."""
         ran: list[int] = []  # site-scope methods that ran on this page
         self._history.append((page, ran))
         rid = next(self._ids)
-        self._queue.append(_Submitted(page, list(todo), rid, ran, self.starts, time.monotonic()))
-        if todo:
+        self._queue.append(
+            _Submitted(page, list(todo), rid, ran, self.starts, time.monotonic(), gold)
+        )
+        if todo or gold:
             try:
-                self._send.send(("extract", rid, page, todo))
+                self._send.send(("extract", rid, page, todo, gold))
             except OSError:
                 # the worker died on a page queued before this one (a broken pipe): collecting
                 # that page finds the death and starts a fresh worker, and collecting this one
                 # sends it there (its ``starts`` is the dead worker's)
                 return
-            self._pending += len(todo)
+            self._pending += len(todo) + bool(gold)
 
     def collect(self, timeout: float) -> Iterator[tuple[int, Extraction]]:
         """The answers of the oldest :meth:`submit` not collected yet, in order, as
@@ -270,10 +278,10 @@ class PageWorker:
         last method ended. Time this process spends elsewhere never counts against a method.
         """
         sub = self._queue.popleft()
-        page, todo, ran, rid = sub.page, sub.todo, sub.ran, sub.rid
+        page, todo, ran, rid, gold = sub.page, sub.todo, sub.ran, sub.rid, sub.gold
         if sub.starts != self.starts:  # sent to a worker that was replaced since: again
-            if todo:
-                rid = self._resend(page, todo)
+            if todo or gold:
+                rid = self._resend(page, todo, gold)
             start = time.monotonic()
         else:
             start = max(sub.sent_at, self._last_done)
@@ -289,15 +297,24 @@ class PageWorker:
             error = error.format(label=self._specs[j].label)
             seconds = time.monotonic() - start
             # the rest of the page's methods go to the new worker, ahead of the pages behind
-            rid = self._restart(timeout, page, todo)
+            rid = self._restart(timeout, page, todo, gold)
             yield j, Extraction(error=error, seconds=seconds)
             start = time.monotonic()
+        if gold:
+            got, error, done = self._answer(start, timeout, (rid, GOLD))
+            if error is None:
+                self._last_done = done
+                yield GOLD, got
+                return
+            self._restart(timeout)  # the pages behind go to the new worker
+            yield GOLD, error.format(label="scoring's parse of the page")
 
-    def _resend(self, page: Page, todo: list[int]) -> int:
-        """Send ``page`` for ``todo`` again under a new request id (to a fresh worker)."""
+    def _resend(self, page: Page, todo: list[int], gold: str | None = None) -> int:
+        """Send ``page`` for ``todo`` (and its ``gold`` side) again under a new request id
+        (to a fresh worker)."""
         rid = next(self._ids)
-        self._send.send(("extract", rid, page, todo))
-        self._pending += len(todo)
+        self._send.send(("extract", rid, page, todo, gold))
+        self._pending += len(todo) + bool(gold)
         return rid
 
     def _answer(
@@ -311,11 +328,12 @@ class PageWorker:
             if self._recv.poll(wait):
                 self._pending -= 1
                 msg = self._recv.recv()
+                kind = tuple if expect[1] == GOLD else Extraction
                 if (
                     type(msg) is tuple
                     and len(msg) == 4
                     and msg[:2] == expect
-                    and isinstance(msg[2], Extraction)
+                    and isinstance(msg[2], kind)
                     and isinstance(msg[3], float)
                 ):
                     return msg[2], None, msg[3]
@@ -328,7 +346,11 @@ class PageWorker:
             return None, f"{WORKER_DIED}{STRAY_ANSWER}", None
 
     def _restart(
-        self, timeout: float, page: Page | None = None, todo: list[int] = ()
+        self,
+        timeout: float,
+        page: Page | None = None,
+        todo: list[int] = (),
+        gold: str | None = None,
     ) -> int | None:
         """Kill the worker, start a fresh one with fresh methods and give its site-scope
         methods back their memory by running them again on the pages they had seen; then
@@ -358,11 +380,11 @@ class PageWorker:
         # collect, they came after it and, without request ids, got its answers)
         rid = None
         try:
-            if todo:
-                rid = self._resend(page, todo)
+            if todo or (gold and page is not None):
+                rid = self._resend(page, todo, gold)
             for sub in queued:
-                if sub.todo:
-                    sub.rid = self._resend(sub.page, sub.todo)
+                if sub.todo or sub.gold:
+                    sub.rid = self._resend(sub.page, sub.todo, sub.gold)
                 sub.starts, sub.sent_at = self.starts, time.monotonic()
         except OSError:  # this worker died already: the collects find it
             pass
@@ -441,6 +463,7 @@ def serve(recv: Connection, send: Connection) -> None:
     """The worker's loop: build methods, extract pages, until the parent closes the pipe."""
     from evalkit.harness.cache_entry import as_data
     from evalkit.harness.extract import BUILD_FAILED, extract_one
+    from evalkit.harness.scoring import gold_side
 
     me = os.getpid()
     inbox: queue.SimpleQueue = queue.SimpleQueue()
@@ -473,7 +496,7 @@ def serve(recv: Connection, send: Connection) -> None:
                     os._exit(0)
             send.send(("built", rid, answer))
         elif msg[0] == "extract":
-            _, rid, page, todo = msg
+            _, rid, page, todo, gold = msg
             for j in todo:
                 # scored as the cache would give it back, so a rerun scores the same
                 ext = as_data(extract_one(methods[j], page))
@@ -481,6 +504,8 @@ def serve(recv: Connection, send: Connection) -> None:
                     os._exit(0)
                 # with the moment it ended: the parent starts the next method's clock there
                 send.send((rid, j, ext, time.monotonic()))
+            if gold:  # the page's own side of scoring: its parse, under the same limit
+                send.send((rid, GOLD, gold_side(page, gold), time.monotonic()))
 
 
 def main(argv: list[str]) -> None:

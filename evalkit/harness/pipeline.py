@@ -32,7 +32,7 @@ from evalkit.harness.extract import (
     extract_one,
     page_bytes,
 )
-from evalkit.harness.page_worker import shared_worker
+from evalkit.harness.page_worker import GOLD, shared_worker
 from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
 from evalkit.harness.score_limits import (
     TOO_LONG_OUTPUT,
@@ -41,9 +41,18 @@ from evalkit.harness.score_limits import (
     score_within,
     too_long_to_score,
 )
+from evalkit.harness.scoring import apply_gold_side, gold_needs
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
+
+
+def _unprepared(page: Page, need: str) -> bool:
+    """Whether scoring ``page`` would parse it for ``need`` (evalkit.harness.scoring.GOLD_SIDES)."""
+    gold = page.gold
+    if gold is None:
+        return False
+    return gold.visible_words is None or (need == "units" and gold.units is None)
 
 
 class _InProcess:
@@ -64,8 +73,8 @@ class _InProcess:
         self.stateful = [getattr(m, "scope", "page") == "site" for m in self.methods]
         self._queue: collections.deque[tuple[Page, list[int]]] = collections.deque()
 
-    def submit(self, page: Page, todo: list[int]) -> None:
-        self._queue.append((page, todo))
+    def submit(self, page: Page, todo: list[int], gold: str | None = None) -> None:
+        self._queue.append((page, todo))  # the page's own side is scored here, unbounded
 
     def collect(self, timeout=None):
         page, todo = self._queue.popleft()
@@ -131,6 +140,8 @@ class _PageState:
     todo: list[int] = field(default_factory=list)
     #: method index -> how its page's layout was had (evalkit.harness.render.render_todo)
     render: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: why the page's own side of scoring (its parse in the page worker) failed, if it did
+    gold_error: str | None = None
 
 
 class PagePipeline:
@@ -166,6 +177,9 @@ class PagePipeline:
         #: the error of every extraction of a task whose worker died (nothing is run)
         self.crashed = crashed
         self.worker = shared_worker() if page_timeout and crashed is None else None
+        # the page's own side of scoring (its parse) goes to the worker with its methods, so
+        # it runs under the same limit (issue 37 item 13); in process it is not bounded
+        self.gold = gold_needs(score) if self.worker is not None else None
         # methods run in this process: the processes they start end with the pipeline (in
         # the main thread only: a Dask worker's threads run other tasks' methods beside it)
         self.children = (
@@ -263,13 +277,26 @@ class PagePipeline:
             render_todo(page, state, self.render, self.cache.root)
         task.context.update(state.pkey.encode())  # the next page's site context
         task.started += 1
-        methods.submit(page, state.todo)
+        gold = (
+            self.gold
+            if self.gold
+            and _unprepared(page, self.gold)
+            and too_long_to_score(page, None, self.max_score_words) is None  # never scored
+            else None
+        )
+        methods.submit(page, state.todo, gold)
         return state
 
     def _collect(self, state: _PageState) -> None:
         """The extractions of the methods a page was handed to; new ones go to the cache."""
         methods, cache = state.task.methods, self.cache
         for j, ext in methods.collect(self.page_timeout):
+            if j == GOLD:  # the page's own side, prepared in the worker (or why it failed)
+                if isinstance(ext, str):
+                    state.gold_error = f"scoring failed: {ext}"
+                else:
+                    apply_gold_side(state.page, ext)
+                continue
             if (
                 ext.error is None
                 and self.max_output_chars is not None
@@ -299,7 +326,7 @@ class PagePipeline:
         under ``empty`` each method's record is that of an empty output (issue 37 item 3).
         """
         page, task = state.page, state.task
-        page_error = too_long_to_score(page, None, self.max_score_words)
+        page_error = too_long_to_score(page, None, self.max_score_words) or state.gold_error
         for j, spec in enumerate(self.specs):
             ext = scored = state.exts[j]
             never_scored = state.too_large or task.methods.build_errors[j] is not None

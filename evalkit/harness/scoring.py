@@ -14,6 +14,7 @@ from the page, that one walk of the tree also gives the visible words.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from dataclasses import dataclass, field
@@ -101,18 +102,14 @@ class PageScoring:
     records: dict[str, Any] = field(default_factory=dict)
 
 
-def scoring_context(
-    page: Page,
-    shingle_n: int = metrics.SHINGLE_N,
-    families: tuple[str, ...] = DEFAULT_FAMILIES,
-    rouge_n: int = metrics.ROUGE_N,
-) -> PageScoring:
-    """Everything the scores of ``page`` need from the page and its gold, computed once,
-    for the metric ``families`` chosen."""
+def prepare_gold_side(page: Page, unit: bool) -> tuple[list, Any]:
+    """The part of a page's scoring that parses it: its visible words (``gold.visible_words``)
+    and, with ``unit``, its gold units (``gold.units``); returns the units and their words.
+    A page worker runs it under ``runner.page_timeout`` (:func:`gold_side`), so the parse is
+    bounded as a method's is; what it finds stays on the gold, and a later call parses nothing."""
     from evalkit.core.align import gold_unit_words
 
     gold = page.gold
-    unit = "unit" in families
     tree = None
     if gold.visible_words is None or (unit and gold.units is None and gold.annotation is None):
         try:
@@ -132,8 +129,61 @@ def scoring_context(
         if pieces:
             # tokens as the text metrics count them (a CJK character is one)
             gold.visible_words = words("".join(pieces))
+    page_all_words(page, tree)  # cached on the gold
+    return units, unit_words
+
+
+#: what :func:`gold_side` prepares: the visible words, or those and the gold units
+GOLD_SIDES = ("words", "units")
+
+
+def gold_side(page: Page, need: str) -> tuple[Any, ...]:
+    """:func:`prepare_gold_side` in a page worker: ``(visible words, units, unit source)`` to
+    set on the parent's copy of the page (:func:`apply_gold_side`)."""
+    prepare_gold_side(page, need == "units")
+    gold = page.gold
+    return gold.visible_words, gold.units, gold.unit_source
+
+
+def apply_gold_side(page: Page, side: tuple[Any, ...]) -> None:
+    """Set what :func:`gold_side` found on ``page``'s gold (what it could not make stays unset)."""
+    words, units, source = side
+    gold = page.gold
+    if words is not None:
+        gold.visible_words = words
+    if units is not None and gold.units is None:
+        gold.units, gold.unit_source = units, source
+
+
+def gold_needs(score: Any) -> str | None:
+    """What of a page's own side the scorer ``score`` parses for (:data:`GOLD_SIDES`), so a
+    page worker can prepare it: :func:`score_extraction` (through ``functools.partial``) by its
+    families, another scorer by its ``gold_side`` attribute; None: nothing is prepared."""
+    kwargs: dict[str, Any] = {}
+    while isinstance(score, functools.partial):
+        kwargs = {**score.keywords, **kwargs}
+        score = score.func
+    if score is score_extraction:
+        names = kwargs.get("metrics")
+        families = DEFAULT_FAMILIES if names is None else check_metrics(names)
+        return "units" if "unit" in families else "words"
+    need = getattr(score, "gold_side", None)
+    return need if need in GOLD_SIDES else None
+
+
+def scoring_context(
+    page: Page,
+    shingle_n: int = metrics.SHINGLE_N,
+    families: tuple[str, ...] = DEFAULT_FAMILIES,
+    rouge_n: int = metrics.ROUGE_N,
+) -> PageScoring:
+    """Everything the scores of ``page`` need from the page and its gold, computed once,
+    for the metric ``families`` chosen."""
+    unit = "unit" in families
+    units, unit_words = prepare_gold_side(page, unit)
+    gold = page.gold
     # the visible words: Kaur's TN needs them (and what the page holds besides the gold)
-    all_words = page_all_words(page, tree)
+    all_words = page_all_words(page)
     labelled = bool(units) and any(u.label is not None for u in units)
     n_words_gold = len(gold.text.split())
     text = metrics.prepare_gold(
