@@ -172,6 +172,10 @@ def score_page(page, method: str, ext, *, unit_min_share: float = 0.5) -> dict[s
     return rec
 
 
+#: the page worker prepares the visible words and gold units this scorer parses the page for
+score_page.gold_side = "units"  # type: ignore[attr-defined]
+
+
 def _f1(tp, fp, fn) -> np.ndarray:
     denom = 2 * tp + fp + fn
     return np.where(denom > 0, 2 * tp / np.where(denom > 0, denom, 1), 1.0)

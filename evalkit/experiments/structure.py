@@ -77,6 +77,10 @@ def score(page, method, ext, *, match_threshold: float) -> dict:
     return rec
 
 
+#: the page worker prepares the visible words this scorer's families parse the page for
+score.gold_side = "words"  # type: ignore[attr-defined]
+
+
 def _text_methods(per_page: pd.DataFrame) -> list[str]:
     """Methods with text or Markdown on some page (not metadata-only ones)."""
     out = []
