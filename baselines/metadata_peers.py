@@ -3,8 +3,8 @@
 Each function takes a page's HTML (the caller hands over ``prepare_html(page.html)``, as
 baselines.peers does) and its URL, runs one library on it, never the network, and maps its
 output to a PageMetadata. A missing library raises :class:`MetadataPeerUnavailable` with the
-command that installs it (its own class: no baseline imports another, docs/floors.md, so
-baselines.peers' ``PeerUnavailable`` is not reused; the message has the same form).
+command that installs it (its own class, whose message names a *metadata* peer; the import,
+its quiet logger and the version look-up are :mod:`evalkit.core.peer`'s, as for every peer).
 
 Settings (each library's own defaults unless named here):
 
@@ -28,28 +28,26 @@ Settings (each library's own defaults unless named here):
   ``max_date`` is the library's default (today).
 - :func:`newspaper4k_metadata`: ``newspaper.Article(url, fetch_images=False)``,
   ``download(input_html=html)`` (no request), ``parse()``; ``title``, ``authors``, and the
-  day of ``publish_date`` in the time zone the page writes. newspaper4k is no evalkit extra
-  (not in pyproject): ``pip install newspaper4k`` (0.9.6 installs beside this venv's numpy
-  and lxml). Without a URL it gets :data:`PLACEHOLDER_URL`.
+  day of ``publish_date`` in the time zone the page writes. newspaper4k is in the ``peers``
+  extra (0.9.6 installs beside the project's numpy and lxml). Without a URL it gets
+  :data:`PLACEHOLDER_URL`.
 
-Every library's logger gets a ``NullHandler`` on import, as in baselines.peers.
+Every library's logger gets a ``NullHandler`` on import
+(:func:`evalkit.core.peer.import_library`), as every peer's does.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import logging
 import re
 from collections.abc import Callable
 from datetime import date, datetime
-from importlib import metadata
 from types import ModuleType
 from typing import Any
 
 from evalkit.core.metadata import PageMetadata
 from evalkit.core.method import Extractor
 from evalkit.core.page import Extraction, Page, prepare_html
+from evalkit.core.peer import INSTALL_HINT, PLACEHOLDER_URL, import_library, installed_version
 
 __all__ = [
     "GOOSE3_DATE_RULE",
@@ -75,8 +73,6 @@ __all__ = [
     "versions",
 ]
 
-#: how to install trafilatura, goose3 and htmldate (a trafilatura dependency), as baselines.peers
-INSTALL_HINT = 'pip install "evalkit[peers]"'
 #: trafilatura's date search: extensive, as its settings.cfg (EXTENSIVE_DATE_SEARCH = on)
 TRAFILATURA_EXTENSIVE_DATE = True
 #: how trafilatura joins several authors in its ``author`` string
@@ -89,8 +85,6 @@ HTMLDATE_EXTENSIVE = True
 #: htmldate's comparison reads goose3), else the day of ``publish_datetime_utc`` (goose3's own
 #: parse of a string without an ISO day)
 GOOSE3_DATE_RULE = "iso_prefix_else_parsed"
-#: the URL newspaper4k's Article is given for a page without one (it needs a URL)
-PLACEHOLDER_URL = "https://example.com/"
 #: peer name -> (distribution, module, install command)
 PACKAGES = {
     "trafilatura": ("trafilatura", "trafilatura.metadata", INSTALL_HINT),
@@ -113,16 +107,10 @@ class MetadataPeerUnavailable(RuntimeError):
         )
 
 
-@functools.cache
-def _quiet_logger(name: str) -> None:
-    logging.getLogger(name).addHandler(logging.NullHandler())
-
-
 def _import(peer: str) -> ModuleType:
     package, module, hint = PACKAGES[peer]
-    _quiet_logger(module.split(".")[0])
     try:
-        return importlib.import_module(module)
+        return import_library(module)
     except ImportError as exc:
         raise MetadataPeerUnavailable(
             peer, package, f"import {module} failed: {exc}", hint
@@ -132,10 +120,7 @@ def _import(peer: str) -> ModuleType:
 def versions(peer: str) -> dict[str, str]:
     """The installed version of the peer's distribution (``"not installed"`` when missing)."""
     package = PACKAGES[peer][0]
-    try:
-        return {package: metadata.version(package)}
-    except metadata.PackageNotFoundError:
-        return {package: "not installed"}
+    return {package: installed_version(package)}
 
 
 def _day(value: Any) -> str | None:

@@ -10,7 +10,9 @@ run records it as unavailable instead of crashing.
 Settings (each library's own defaults unless stated):
 
 - ``trafilatura``: ``trafilatura.extract`` with default settings (neither
-  ``favor_precision`` nor ``favor_recall``), plain text output.
+  ``favor_precision`` nor ``favor_recall``, nor ``fast``), plain text output; each of the three
+  is a setting (trafilatura's named modes: configs ``trafilatura_precision``,
+  ``trafilatura_recall``, ``trafilatura_fast``).
 - ``justext``: the jusText package with its English stop list and default
   thresholds; good paragraphs joined by newlines.
 - ``readability_lxml``: ``readability.Document(html).summary()``, reduced to
@@ -22,29 +24,24 @@ Settings (each library's own defaults unless stated):
 - ``html_text``: ``html_text.extract_text``, the all-text reference (the
   role it has in the ScrapingHub benchmark).
 
-The libraries log a warning per page for things that are no failure (boilerpy3 "SAX input
-contains nested A elements", goose3 "Publish date ... could not be resolved to UTC": hundreds
-in one WCXB run). With logging left unconfigured, Python prints those through its last-resort
-handler between evalkit's progress lines and one-line errors, so each library's logger gets a
-``NullHandler`` when the library is imported (:meth:`Peer._import`); a user who configures
-logging (``logging.basicConfig``) still receives every record.
+The base class, its error and its helpers (lazy import, versions, quiet library loggers) are
+:mod:`evalkit.core.peer`, which newer peers in modules of their own subclass too; the names
+this module had before (``Peer``, ``PeerUnavailable``, ``INSTALL_HINT``) are re-exported here.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import logging
-from importlib import metadata
-from types import ModuleType
+import inspect
 
 from evalkit.core.markdown_out import html_markdown
-from evalkit.core.method import Extractor
-from evalkit.core.page import Extraction, Page, parse_html, prepare_html
-from evalkit.core.validate import check_bool
+from evalkit.core.page import Extraction, Page, parse_html
+from evalkit.core.peer import INSTALL_HINT, Peer, PeerUnavailable, quiet_logger
+from evalkit.core.peer import html_for_library as _html_for_library
+from evalkit.core.validate import ParamError, check_bool
 from evalkit.core.visible import visible_text
 
 __all__ = [
+    "INSTALL_HINT",
     "PEERS",
     "Boilerpy3",
     "Goose3",
@@ -58,96 +55,63 @@ __all__ = [
     "available",
 ]
 
-#: how to install every peer (quoted: zsh reads the brackets as a pattern)
-INSTALL_HINT = 'pip install "evalkit[peers]"'
 #: the jusText peer's ``language`` for the union of all its stop lists
 ALL_LANGUAGES = "all"
-
-
-class PeerUnavailable(RuntimeError):
-    """A peer library is not installed (or fails to import); the message says how to get it."""
-
-    def __init__(self, peer: str, package: str, detail: str = ""):
-        self.peer = peer
-        self.package = package
-        why = f" ({detail})" if detail else ""
-        super().__init__(
-            f"peer method {peer!r} needs the package {package!r}, which is not "
-            f"available{why}; install it with `{INSTALL_HINT}`"
-        )
-
-
-def _html_for_library(page: Page) -> str:
-    return prepare_html(page.html)
-
-
-@functools.cache
-def _quiet_logger(name: str) -> None:
-    """Give logger ``name`` a NullHandler, once per process (module docstring)."""
-    logging.getLogger(name).addHandler(logging.NullHandler())
-
-
-class Peer(Extractor):
-    """Common wrapper: import the library lazily, time nothing itself, record versions.
-
-    Subclasses set ``name`` (registry name), ``package`` (the distribution to
-    install), ``module`` (what to import) and implement ``_run(lib, page)``.
-    """
-
-    package: str = ""
-    module: str = ""
-    #: the command that installs the library (evalkit.harness.preflight prints it)
-    install_hint: str = INSTALL_HINT
-
-    def _import(self) -> ModuleType:
-        _quiet_logger(self.module.split(".")[0])  # the library's own logger
-        try:
-            return importlib.import_module(self.module)
-        except ImportError as exc:
-            raise PeerUnavailable(
-                self.name, self.package, f"import {self.module} failed: {exc}"
-            ) from exc
-
-    def runtime_modules(self) -> list[str]:
-        return [self.module]  # imported by name in _import
-
-    def versions(self) -> dict[str, str]:
-        try:
-            return {self.package: metadata.version(self.package)}
-        except metadata.PackageNotFoundError:
-            return {self.package: "not installed"}
-
-    def extract(self, page: Page) -> Extraction:
-        lib = self._import()
-        text = self._run(lib, page) or ""
-        markdown = self._markdown(lib, page) if getattr(self, "markdown", False) else None
-        return Extraction(text=text.strip(), markdown=markdown)
-
-    def _run(self, lib: ModuleType, page: Page) -> str:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def _markdown(self, lib: ModuleType, page: Page) -> str:  # pragma: no cover - interface
-        """The same output as Markdown (peers with a ``markdown`` switch)."""
-        raise NotImplementedError
+#: the name baselines.peers had for :func:`evalkit.core.peer.quiet_logger`
+_quiet_logger = quiet_logger
 
 
 class Trafilatura(Peer):
-    """trafilatura ``extract`` with its default settings, plain text.
+    """trafilatura ``extract``, plain text; its default settings unless a mode is named.
 
-    ``markdown=True`` also asks it for Markdown (``output_format="markdown"``, formatting
-    and tables on: its own structure, for the structure metrics); the text is unchanged."""
+    The modes are trafilatura's own switches, each off by default (today's call unchanged):
+    ``favor_precision`` (less text, less noise), ``favor_recall`` (more text), not both;
+    ``fast`` (trafilatura 2's ``fast=True``: its faster heuristics and its own extractor
+    only, without the comparison with its readability and jusText fallbacks;
+    ``no_fallback=True`` in trafilatura 1.x, whose ``extract`` has no ``fast``).
+    ``markdown=True`` also asks it for Markdown (``output_format="markdown"``, formatting and
+    tables on: its own structure, for the structure metrics) in the same mode; the text is
+    unchanged."""
 
     name = "trafilatura"
     package = "trafilatura"
     module = "trafilatura"
 
     def __init__(
-        self, include_comments: bool = True, include_tables: bool = True, markdown: bool = False
+        self,
+        include_comments: bool = True,
+        include_tables: bool = True,
+        markdown: bool = False,
+        favor_precision: bool = False,
+        favor_recall: bool = False,
+        fast: bool = False,
     ):
         self.include_comments = include_comments
         self.include_tables = include_tables
         self.markdown = markdown
-        check_bool("markdown", markdown)
+        self.favor_precision = favor_precision
+        self.favor_recall = favor_recall
+        self.fast = fast
+        self.validate()
+
+    def _validate(self) -> None:
+        for key in ("markdown", "favor_precision", "favor_recall", "fast"):
+            check_bool(key, getattr(self, key))
+        if self.favor_precision and self.favor_recall:
+            raise ParamError(
+                ("favor_precision", "favor_recall"),
+                (True, True),
+                "trafilatura favours precision or recall, not both: set one of them",
+            )
+
+    def _mode(self, lib) -> dict[str, bool]:
+        """The mode's keyword arguments; ``fast`` only when set, so the default call is the
+        call of every earlier evalkit release (and runs on trafilatura 1.x)."""
+        mode = {"favor_precision": self.favor_precision, "favor_recall": self.favor_recall}
+        if self.fast:
+            known = inspect.signature(lib.extract).parameters
+            mode["fast" if "fast" in known else "no_fallback"] = True
+        return mode
 
     def _markdown(self, lib, page):
         return (
@@ -157,8 +121,7 @@ class Trafilatura(Peer):
                 include_comments=self.include_comments,
                 include_tables=True,
                 include_formatting=True,
-                favor_precision=False,
-                favor_recall=False,
+                **self._mode(lib),
                 output_format="markdown",
             )
             or ""
@@ -170,8 +133,7 @@ class Trafilatura(Peer):
             url=page.url,
             include_comments=self.include_comments,
             include_tables=self.include_tables,
-            favor_precision=False,
-            favor_recall=False,
+            **self._mode(lib),
             output_format="txt",
         )
 
@@ -318,9 +280,4 @@ def available(name: str) -> tuple[bool, str]:
     """Whether the peer ``name`` can run here, and if not, why (empty reason when it can)."""
     if name not in PEERS:
         raise ValueError(f"unknown peer {name!r}; known peers: {', '.join(PEERS)}")
-    peer = PEERS[name]()
-    try:
-        peer._import()
-    except PeerUnavailable as exc:
-        return False, str(exc)
-    return True, ""
+    return PEERS[name]().available()

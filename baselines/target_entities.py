@@ -262,6 +262,7 @@ class TargetEntities(Extractor):
     name = "target_entities"
     #: no template for the page's site: a failure scored empty (the dissertation has no fallback)
     expected_failures = (NoTemplateMatch,)
+    trained_on = ("big5_2017", "chaos", "cleanportaleval", "l3s_gn1", "readability")  # templates
 
     def __init__(
         self,

@@ -183,6 +183,7 @@ class VWrapper(Extractor):
     #: the run (evalkit.harness.training)
     needs_layout: ClassVar[bool] = True
     trained_on_pages: ClassVar[bool] = True
+    trained_on: ClassVar[tuple[str, ...]] = ("l3s_gn1", "wceb_l3s_gn1")  # DEFAULT_TRAIN's pages
 
     def __init__(
         self,

@@ -28,6 +28,9 @@ PEER_MODULES = (
     "boilerpy3",
     "goose3",
     "html_text",
+    "chromerag",
+    "inscriptis",
+    "newspaper",
 )
 
 

@@ -78,7 +78,7 @@ def test_bad_method_parameters_stop_before_any_page_naming_the_method():
     with pytest.raises(
         ConfigError,
         match=r"^method 'proposed' has no parameter kk; "
-        r"valid: blocks, primary, dedup, scoring$",
+        r"valid: blocks, primary, dedup, scoring, markdown$",
     ):
         check_specs(method_specs(cfg.method))
     # a key inside a stage's group is named with its group

@@ -5,6 +5,10 @@ default and is stored unchanged under its own name; learned state ends in
 ``_``. ``get_params`` reads the constructor signature; ``resolved_params`` fills in
 what is decided at run time, and is what the result cache keys on and what
 ``run.json`` records.
+
+A method declares the data sets it was trained or tuned on (:attr:`BaseMethod.trained_on`,
+read through :func:`trained_on`), so that a study can mark its rows on those sets: a score
+on pages the method learned from is no measure of how it does on pages it has never seen.
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from typing import Any, ClassVar
 
 from evalkit.core.page import Extraction, Page
 
-__all__ = ["BaseMethod", "Detector", "Extractor", "FunctionExtractor", "param_names"]
+__all__ = [
+    "BaseMethod",
+    "Detector",
+    "Extractor",
+    "FunctionExtractor",
+    "param_names",
+    "trained_on",
+]
 
 
 def param_names(cls: type) -> list[str]:
@@ -35,6 +46,14 @@ class BaseMethod:
     #: old parameter name -> its new dotted place (``k`` -> ``dedup.k``): the harness moves
     #: an old key of a config or command line there with a one-line deprecation warning
     renamed: ClassVar[dict[str, str]] = {}
+    #: the data sets the method was trained or tuned on, by evalkit data set name (the key of
+    #: its ``configs/dataset/`` file, which names the shared folder: ``"wcxb_dev"``,
+    #: ``"l3s_gn1"``): learned weights, templates or thresholds fitted on their pages, even
+    #: when the method keeps the scored pages out of its own training (folds, held-out
+    #: splits). Empty for a method that learned from none. A user's method declares its own
+    #: (a class attribute; a plain function given to the Python API, a ``trained_on``
+    #: attribute of the function). Read it through :func:`trained_on`.
+    trained_on: ClassVar[tuple[str, ...]] = ()
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters (scikit-learn's convention: ``deep=True`` by default,
@@ -150,6 +169,28 @@ class FunctionExtractor(Extractor):
         if not isinstance(text, str):
             raise TypeError(f"{function_name(self.func)} returned {type(text).__name__}, not str")
         return Extraction(text=text)
+
+
+def trained_on(method: BaseMethod | type[BaseMethod]) -> tuple[str, ...]:
+    """The data sets ``method`` (an object or a class) declares it was trained or tuned on
+    (:attr:`BaseMethod.trained_on`), each once, in the order declared; for a
+    :class:`FunctionExtractor`, its function's ``trained_on`` attribute when it has one.
+
+    A declaration that is not a list of names (a bare string, a name that is no string) is
+    a ``TypeError`` naming the method, not a silent mark on the wrong sets.
+    """
+    declared = getattr(method, "trained_on", ())
+    if isinstance(method, FunctionExtractor) and not declared:
+        declared = getattr(method.func, "trained_on", ())
+    label = getattr(method, "name", "") or getattr(method, "__name__", type(method).__name__)
+    if isinstance(declared, str) or not isinstance(declared, (tuple, list)):
+        raise TypeError(
+            f"method {label!r}: trained_on must be a tuple of data set names, got {declared!r}"
+        )
+    bad = [d for d in declared if not isinstance(d, str) or not d.strip()]
+    if bad:
+        raise TypeError(f"method {label!r}: trained_on holds {bad[0]!r}, not a data set name")
+    return tuple(dict.fromkeys(declared))
 
 
 def function_name(func) -> str:
