@@ -127,3 +127,28 @@ def test_wceb_says_expected_id_mismatches_in_one_line_and_warns_of_all_empty_out
     assert len(err) == 2 and "1 page(s) have no stored output of any of the 2 tools" in err[0]
     assert "all 1 stored outputs of go_domdistiller are empty" in err[1]
     assert ctx.failures == [] and ctx.dataset_info["l3s"]["without_stored_output"] == ["x"]
+
+
+def test_a_method_trained_on_the_set_is_marked_in_the_headline():
+    per_page = pd.DataFrame(
+        {"page_id": ["a", "a"], "method": ["goose3", "trafilatura"], "error": [None, None]}
+    )
+    frame = headline(_summary(), per_page, "traf_", {"f_score": "F"}, None, {"goose3"})
+    assert dict(zip(frame["method"], frame["note"])) == {
+        "goose3": "trained on this set",
+        "trafilatura": "",
+    }
+    assert "note" not in headline(_summary(), per_page, "traf_", {"f_score": "F"}).columns
+
+
+def test_trained_here_matches_the_label_or_the_folder_name():
+    from types import SimpleNamespace
+
+    from evalkit.experiments.studies import trained_here
+    from evalkit.harness.specs import MethodSpec
+
+    ctx = SimpleNamespace(
+        datasets={"mine": SimpleNamespace(path="/data/wcxb-dev")},
+        specs=[MethodSpec("chromerag", "chromerag"), MethodSpec("fulltext", "fulltext")],
+    )
+    assert trained_here(ctx, "mine") == {"chromerag"}

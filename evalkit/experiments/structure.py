@@ -24,7 +24,7 @@ import functools
 import pandas as pd
 
 from evalkit.experiments import Context
-from evalkit.experiments.studies import show
+from evalkit.experiments.studies import TRAINED_MARK, show, trained_here
 from evalkit.harness.scoring import score_extraction
 from evalkit.harness.summary import summary_row
 from evalkit.metrics import bootstrap_ci
@@ -135,12 +135,16 @@ def _cell(summary: pd.DataFrame, method: str, metric: str) -> Cell:
     return Cell(r["value"], r["ci_low"], r["ci_high"])
 
 
-def _table(summary: pd.DataFrame, methods: list[str], heads: dict[str, str]) -> pd.DataFrame:
+def _table(
+    summary: pd.DataFrame, methods: list[str], heads: dict[str, str], trained: set[str]
+) -> pd.DataFrame:
     rows = []
     for m in methods:
         row = {"method": m}
         for col, head in heads.items():
             row[head] = _cell(summary, m, col)
+        if trained:
+            row["note"] = TRAINED_MARK if m in trained else ""
         rows.append(row)
     frame = pd.DataFrame(rows)
     first = next(iter(heads.values()))
@@ -225,7 +229,8 @@ def run(ctx: Context) -> pd.DataFrame | None:
         n = per_page["page_id"].nunique()
         methods = _text_methods(per_page)
         kinds = _kind_pages(per_page)
-        table = _table(summary, methods, HEADLINE)
+        trained = trained_here(ctx, label)
+        table = _table(summary, methods, HEADLINE, trained)
         cap = (
             f"Structure on {label} ({n} pages): mean over the pages where the element kind is on "
             f"either side [95% bootstrap CI] (pages whose gold has each kind: {kinds})"
@@ -251,7 +256,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
         ]
         has_gold = (summary["metric"] == "title_accuracy").any()
         if meta_methods and has_gold:
-            mtable = _table(summary, meta_methods, METADATA_HEADLINE)
+            mtable = _table(summary, meta_methods, METADATA_HEADLINE, trained)
             mcap = (
                 f"Metadata on {label}: title exact after normalisation and token F1, author set "
                 f"F1, date exact day (htmldate's rule), and the share of pages each was given "

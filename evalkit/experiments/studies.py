@@ -11,12 +11,44 @@ leaves them out.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from evalkit.report.console import text_table
 
-__all__ = ["headline", "show", "verdict"]
+__all__ = ["TRAINED_MARK", "headline", "show", "trained_here", "verdict"]
+
+#: what a study's tables say beside a method trained or tuned on the data set it is scored on
+TRAINED_MARK = "trained on this set"
+
+
+def _names(label: str, ds) -> set[str]:
+    """The names a data set goes by: its label in the run, and its folder's name with ``_``
+    for ``-`` (``wcxb-dev`` -> ``wcxb_dev``), so a declaration holds whatever the run calls it."""
+    names = {label}
+    path = getattr(ds, "path", None)
+    if path:
+        names.add(Path(str(path)).name.replace("-", "_"))
+    return names
+
+
+def trained_here(ctx, label: str) -> set[str]:
+    """The methods of the run that declare they were trained or tuned on data set ``label``
+    (evalkit.core.method.trained_on): their rows are marked :data:`TRAINED_MARK`."""
+    from evalkit.core.method import trained_on
+
+    names, out = _names(label, ctx.datasets.get(label)), set()
+    for spec in ctx.specs:
+        try:
+            declared = trained_on(spec.build())
+        except TypeError:
+            raise
+        except Exception:  # noqa: BLE001, S112 - a method that cannot be built has no rows
+            continue
+        if names & set(declared):
+            out.add(spec.label)
+    return out
 
 
 def show(ctx, frame: pd.DataFrame, title: str, notes: tuple[str, ...] = ()) -> None:
@@ -44,11 +76,12 @@ def headline(
     prefix: str,
     metrics: dict[str, str],
     published: pd.DataFrame | None = None,
+    trained: set[str] = frozenset(),
 ) -> pd.DataFrame:
     """One row per method of a set: the ``metrics`` (summary key without ``prefix`` -> head;
     the first sorts, highest first), failures (``k/n`` pages), and beside a method with a
     published row (``published``: the comparison table) the published first metric and the
-    short verdict."""
+    short verdict; a method in ``trained`` (:func:`trained_here`) says :data:`TRAINED_MARK`."""
     value = summary.set_index(["method", "metric"])["value"]
     first = next(iter(metrics))
     pub = {}
@@ -70,6 +103,8 @@ def headline(
             p, why = pub.get(method, ("-", "-"))
             row[f"{metrics[first]} published"] = p
             row["verdict"] = why
+        if trained:
+            row["note"] = TRAINED_MARK if method in trained else ""
         rows.append(row)
     frame = pd.DataFrame(rows)
     key = pd.to_numeric(frame[metrics[first]], errors="coerce").fillna(-1)

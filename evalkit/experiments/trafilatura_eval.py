@@ -22,7 +22,7 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
-from evalkit.experiments.studies import headline, show
+from evalkit.experiments.studies import headline, show, trained_here
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.snippets import PREFIX, SnippetCounts, micro_scores
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -81,6 +81,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
                 PREFIX,
                 {"f_score": "F-score", "precision": "P", "recall": "R", "accuracy": "accuracy"},
                 table,
+                trained_here(ctx, label),
             ),
             f"{label} ({n} documents): trafilatura's segment metric (micro), sorted by F-score",
             (f"  {subset}",) if subset else (),

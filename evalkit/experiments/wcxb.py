@@ -22,7 +22,7 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.benchmarks import by_method, comparison, pages_note, scored_sets
-from evalkit.experiments.studies import headline, show
+from evalkit.experiments.studies import TRAINED_MARK, headline, show, trained_here
 from evalkit.harness.summary import summary_row
 from evalkit.readers.wcxb import PAGE_TYPES
 from evalkit.report.sections import Figure, Heading, Table, Text
@@ -117,7 +117,12 @@ def run(ctx: Context) -> pd.DataFrame | None:
         show(
             ctx,
             headline(
-                summary, per_page, "wcxb_", {"f1": "F1", "precision": "P", "recall": "R"}, table
+                summary,
+                per_page,
+                "wcxb_",
+                {"f1": "F1", "precision": "P", "recall": "R"},
+                table,
+                trained_here(ctx, label),
             ),
             f"{label} ({n} pages): WCXB's mean per-page F1, sorted by F1",
             (f"  {subset}",) if subset else (),
@@ -140,9 +145,19 @@ def run(ctx: Context) -> pd.DataFrame | None:
             .pivot(index="method", columns="metric", values="value")
             .reset_index()
         )
+        trained = sorted(trained_here(ctx, label))
         ctx.report += [
             Heading(f"WCXB: {label}"),
             Text(f"{cap}."),
+            *(
+                [
+                    Text(
+                        f"{TRAINED_MARK.capitalize()} (the method declares it): {', '.join(trained)}."
+                    )
+                ]
+                if trained
+                else []
+            ),
             Table(table),
             Text(f"{tcap}."),
             Table(types),
