@@ -27,6 +27,7 @@ import pandas as pd
 from evalkit import metrics
 from evalkit.core.capped import Refused, read_capped
 from evalkit.core.jsonfile import DataFileError, loads
+from evalkit.harness.pairwise import tested_rows
 from evalkit.metrics.families import family_of
 from evalkit.report.cells import Cell
 from evalkit.report.console import text_table
@@ -299,12 +300,7 @@ def compare_runs(
             )
             if col == headline:
                 moved += _moved(dataset, method, col, page_ids[ok], x[ok], y[ok], top, errors)
-    cis = batch.intervals()
-    pvals = metrics.paired_permutation_tests(pairs, n_perm=n_perm, seed=seed)
-    for row, slot, p in zip(rows, slots, pvals):
-        row.update(ci_low=cis[slot][0], ci_high=cis[slot][1], p_value=p)
-    out = pd.DataFrame(rows, columns=ROW_COLUMNS)
-    out["p_holm"] = metrics.holm(out["p_value"].to_numpy(float)) if rows else []
+    out = tested_rows(rows, slots, pairs, batch, n_perm, seed, ROW_COLUMNS)
     notes = a.notes + b.notes + notes + _version_notes(a.info, b.info, methods_a, both)
     return Comparison(
         a=a,

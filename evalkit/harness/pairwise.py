@@ -109,12 +109,19 @@ def pairwise_rows(
                 "diff": float(d.mean()) if n else math.nan,
             }
         )
+    # the family is every pair of this data set and score
+    return tested_rows(rows, slots, pairs, batch, n_perm, seed, PAIRWISE_COLUMNS)
+
+
+def tested_rows(rows, slots, pairs, batch, n_perm: int, seed: int, columns) -> pd.DataFrame:
+    """``rows`` as a frame of ``columns``, each with its interval (its slot of ``batch``), its
+    paired permutation p-value (``pairs``: the two sides of each row) and Holm's adjustment
+    over every row (the family)."""
     cis = batch.intervals()
     pvals = metrics.paired_permutation_tests(pairs, n_perm=n_perm, seed=seed)
     for row, slot, p in zip(rows, slots, pvals):
         row.update(ci_low=cis[slot][0], ci_high=cis[slot][1], p_value=p)
-    out = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS)
-    # the family is every pair of this data set and score
+    out = pd.DataFrame(rows, columns=columns)
     out["p_holm"] = metrics.holm(out["p_value"].to_numpy(float)) if rows else []
     return out
 
