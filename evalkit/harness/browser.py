@@ -213,8 +213,11 @@ class Browser:
         if endpoint is None:
             self.kill()
             raise RenderError(f"{self.executable} did not start (no DevTools endpoint)")
+        # no Origin header: Chromium 111+ refuses a DevTools WebSocket whose Origin it was not
+        # told to allow (--remote-allow-origins), and allowing one would open the port to
+        # pages; a client without an Origin is no page
         self.ws = websocket.create_connection(
-            endpoint, timeout=START_SECONDS, enable_multithread=False
+            endpoint, timeout=START_SECONDS, enable_multithread=False, suppress_origin=True
         )
         self.version = self.send("Browser.getVersion", {}, time.monotonic() + START_SECONDS)[
             "product"
