@@ -77,7 +77,10 @@ def own_methods() -> dict[str, tuple[str, str, dict]]:
 
     from evalkit.harness.registry import METHODS
 
-    foreign = {n for n in METHODS.names() if METHODS.module_of(n).endswith(("peers", "stored"))}
+    # peers: baselines/peers.py, metadata_peers.py and a module per newer peer (<name>_peer.py)
+    foreign = {
+        n for n in METHODS.names() if METHODS.module_of(n).endswith(("peers", "_peer", "stored"))
+    }
     foreign |= {"gold", "empty"}
     out = {}
     for path in sorted((REPO / "configs" / "method").glob("*.yaml")):

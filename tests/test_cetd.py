@@ -247,7 +247,7 @@ def test_odd_html_outputs():
 
 def test_params_and_registry():
     assert METHODS.get("cetd") is CETD
-    assert CETD().get_params() == {"variant": "cectd_ds"}
+    assert CETD().get_params() == {"variant": "cectd_ds", "markdown": False}
     with pytest.raises(ValueError, match="cetd_ds"):
         CETD(variant="cectd_s")
 

@@ -205,7 +205,7 @@ def test_experiment_all_skips_a_set_without_categories_with_one_line(tmp_path, c
     # other parts can, so the part is skipped for that set (and said so), not the whole run
     ds = InMemoryDataset([_page(0, "apple pear", None)], name="tiny")
     ctx = _ctx(tmp_path, ds, [])
-    ctx.cfg.experiment = {"name": "all"}
+    ctx.cfg.data["experiment"] = {"name": "all"}  # the typed config a run hands on
     assert C.run(ctx) is None
     out = capsys.readouterr().out
     assert "classification skipped for 'tiny': data set 'tiny' has no category" in out

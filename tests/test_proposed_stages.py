@@ -144,18 +144,22 @@ def test_stages_are_made_from_their_groups():
         "primary": {"rule_ad_marker": False},
         "dedup": {"k": 4},
         "scoring": {"enabled": False},
+        "markdown": False,
     }
     # ... and, deep, every setting of every stage as <group>__<key>
     deep = m.get_params(deep=True)
     assert deep["primary__rule_ad_marker"] is False and deep["dedup__k"] == 4
     assert deep["scoring__alpha"] == 0.3 and deep["blocks__tags"] == ["div"]
     n_settings = sum(len(param_names(cls)) for cls in STAGES.values())
-    assert len(deep) == 4 + n_settings == 4 + 6 + 27 + 11 + 15
+    # the four groups, markdown, and every setting of every stage
+    assert len(deep) == 5 + n_settings == 5 + 6 + 27 + 11 + 15
     # the config file's groups are the constructor's, its keys the stages'
     with initialize_config_dir(config_dir=str(cli.CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=["method=proposed"])
     (spec,) = method_specs(cfg.method)
-    assert {g: set(v) for g, v in spec.params.items()} == {
+    params = dict(spec.params)
+    assert params.pop("markdown") is False  # the one setting beside the groups
+    assert {g: set(v) for g, v in params.items()} == {
         g: set(param_names(cls)) for g, cls in STAGES.items()
     }
 

@@ -133,7 +133,7 @@ def test_kaur2015_config_defines_both_variants_inline():
         "cectd_s": "cectd_s",
         "ecectd_s": "ecectd_s",
     }
-    assert specs["cetd"][1] == {"variant": "cectd_ds"}
+    assert specs["cetd"][1] == {"variant": "cectd_ds", "markdown": False}
     assert specs["cetd@ds"][1] == {"variant": "cetd_ds"}
     paper = plain(cfg.kaur2015.paper)
     assert paper["rows"]["cetd"]["values"] == [7.2227, 25.8633]

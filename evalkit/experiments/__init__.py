@@ -148,6 +148,10 @@ class Context:
     #: check calls an entry's rows not comparable when it differs (docs/reference.md)
     scoring: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def __post_init__(self):
+        # a config composed by a test or a caller of the parts: typed here, as a run types it
+        self.cfg = RunConfig.of(self.cfg)
+
     @property
     def runner(self) -> Runner:
         """The run's :class:`evalkit.harness.runner.Runner` (from ``cfg.runner``): every experiment

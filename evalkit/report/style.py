@@ -107,6 +107,18 @@ KNOWN = (
     "empty",
     "gold",
     "stored",
+    # placed so the structure study's ten methods get ten colours
+    "meta_tags",
+    "trafilatura_meta",
+    "goose3_meta",
+    "chromerag",
+    "newspaper4k_meta",
+    "htmldate",
+    "inscriptis",
+    "newspaper4k",
+    "trafilatura@precision",
+    "trafilatura@recall",
+    "trafilatura@fast",
 )
 
 #: the categories evalkit draws, in order: WCXB's page types (evalkit.readers.wcxb.PAGE_TYPES)
