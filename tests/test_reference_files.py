@@ -173,8 +173,10 @@ def _tables(summary: pd.DataFrame) -> pd.DataFrame:
 
 #: experiments whose methods cover different pages by the benchmark's own definition: WCEB
 #: scores a stored tool on the pages it has an output for (its means are over those), and
-#: some tools have none for some sets (evalkit/experiments/wceb.py)
-OWN_PAGES = {"wceb"}
+#: some tools have none for some sets (evalkit/experiments/wceb.py); the structure study
+#: averages each element kind over the pages where the gold or the output has it, so a
+#: method that invents a table has one more page for TEDS (docs/metrics.md, structure)
+OWN_PAGES = {"wceb", "structure"}
 
 
 def _uneven(summary: pd.DataFrame) -> list[str]:
