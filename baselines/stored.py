@@ -24,6 +24,14 @@ Formats (``format``):
   text is then the Markdown's element texts). Two of them in one line, or a gold
   field (:data:`GOLD_FIELDS`) without ``text_field``, is an error: WebMainBench keeps its
   gold beside the tools' outputs, and the gold must never be scored as a tool's text.
+- ``mineru_html``, ``dripper``, ``readerlm``: LLM extractors' outputs (docs/methods/stored.md,
+  "LLM extractors' outputs", with each layout's source). A file is JSON lines in the layout
+  of :data:`evalkit.core.stored_texts.LAYOUTS` (main content as HTML is reduced to its
+  visible text and converted to Markdown by the one converter, ``html_markdown``; Markdown is
+  Markdown); a folder is MinerU-HTML's evaluation folder, ``cases/<page id>/pred_main.html``
+  or ``pred_main.txt`` (``mineru_html``, ``dripper``), or ``<page id>.md`` files
+  (``readerlm``). ``content`` says how the content is read where the layout's rule is an
+  assumption (``auto``: the layout's own).
 - ``auto``: ``folder`` for a folder, ``jsonl`` for ``.jsonl``/``.ndjson``, ``aeb`` for
   ``.json`` (each also gzipped, ``.gz``).
 
@@ -43,7 +51,6 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import json
 import os
 import zlib
 from collections.abc import Iterable, Mapping
@@ -53,12 +60,37 @@ from typing import Any
 from evalkit.core.capped import FileTooLarge, read_capped, within
 from evalkit.core.jsonfile import DataFileError, loads
 from evalkit.core.method import Extractor
-from evalkit.core.page import Extraction, Page, PageError, clean_chars, decode_gold, parse_html
-from evalkit.core.stored_texts import MarkdownOutput, PackedTexts
+from evalkit.core.page import (
+    Extraction,
+    Page,
+    PageError,
+    clean_chars,
+    decode_gold,
+    decode_html,
+    parse_html,
+)
+from evalkit.core.stored_texts import (
+    CONTENTS,
+    GOLD_FIELDS,
+    ID_FIELDS,
+    LAYOUTS,
+    MARKDOWN_FIELDS,
+    TEXT_FIELDS,
+    FailedOutput,
+    HtmlOutput,
+    MarkdownOutput,
+    PackedTexts,
+    StoredFileError,
+    as_content,
+    read_lines,
+    text_value,
+)
 from evalkit.core.validate import ParamError, check_choice, check_int
 from evalkit.core.visible import visible_text
 
 __all__ = [
+    "CASE_FILES",
+    "CONTENTS",
     "DEFAULT_MAX_BYTES",
     "FOLDER_SUFFIXES",
     "FORMATS",
@@ -72,19 +104,13 @@ __all__ = [
     "read_outputs",
 ]
 
-FORMATS = ("auto", "folder", "aeb", "jsonl")
-#: id fields a JSON line may use, in the order they are looked for (Bevendorff et al.:
-#: page_id; WebMainBench: id or track_id)
-ID_FIELDS = ("page_id", "id", "track_id", "url_hash", "doc_id")
-#: text fields a JSON line may use (Bevendorff et al.: plaintext; WebMainBench: content,
-#: extracted_content; the ScrapingHub benchmark: articleBody)
-TEXT_FIELDS = ("text", "plaintext", "content", "extracted_content", "articleBody")
-#: fields that hold a tool's output as Markdown (its structure kept for the structure metrics):
-#: a line may give Markdown instead of text, or both
-MARKDOWN_FIELDS = ("markdown",)
-#: fields that hold gold, not a tool's output (WebMainBench keeps both in one line): a line
-#: with one of them needs ``text_field``, so the gold is never scored as the tool's text
-GOLD_FIELDS = ("groundtruth_content", "groundtruth", "ground_truth", "gold")
+FORMATS = ("auto", "folder", "aeb", "jsonl", *LAYOUTS)
+#: a case folder's output files in MinerU-HTML's evaluation folder (eval_baselines/base.py:
+#: the main HTML, written when there is one; the main content, Markdown for ReaderLM and the
+#: ``*-html-md`` extractors); its gt_main.txt is gold and never read
+CASE_FILES = ("pred_main.html", "pred_main.txt")
+#: the formats whose folder is MinerU-HTML's evaluation folder (Dripper: its first name)
+CASE_FORMATS = ("mineru_html", "dripper")
 #: file suffixes of the folder format; .html is reduced to its visible text
 FOLDER_SUFFIXES = (".txt", ".md", ".html")
 #: the default of ``max_bytes``: a stored file (or a .gz file's decompressed bytes) larger
@@ -93,10 +119,6 @@ FOLDER_SUFFIXES = (".txt", ".md", ".html")
 DEFAULT_MAX_BYTES = 500_000_000
 #: the placeholder a path template is filled with
 DATASET = "{dataset}"
-
-
-class StoredFileError(DataFileError):
-    """A stored file that cannot be read as its format says; the message names the file."""
 
 
 class MissingOutput(LookupError):
@@ -114,8 +136,13 @@ def _format_of(path: Path, fmt: str) -> str:
     if name.endswith(".json"):
         return "aeb"
     raise StoredFileError(
-        f"{path}: cannot tell the format from the name; set format (folder, aeb or jsonl)"
+        f"{path}: cannot tell the format from the name; set format ({', '.join(FORMATS[1:])})"
     )
+
+
+def _reads_folder(path: Path, fmt: str) -> bool:
+    """Whether ``path`` is read as a folder of outputs, file by file."""
+    return _format_of(path, fmt) == "folder" or (fmt in LAYOUTS and path.is_dir())
 
 
 def _read_bytes(
@@ -134,14 +161,6 @@ def _read_bytes(
         raise StoredFileError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     except (EOFError, zlib.error) as exc:
         raise StoredFileError(f"{path}: not a readable gzip file ({exc})") from exc
-
-
-def _text_value(value: Any, where: str) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise StoredFileError(f"{where}: the text is a JSON {type(value).__name__}, not a string")
-    return value
 
 
 def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
@@ -169,71 +188,7 @@ def _read_aeb(path: Path, raw: bytes, text_field: str | None) -> dict[str, str]:
                 f"{path}: page {key!r}: expected an object with "
                 f"{field!r}, got a JSON {type(item).__name__}"
             )
-        out[key] = _text_value(item, f"{path}: page {key!r}")
-    return out
-
-
-def _pick(record: dict, given: str | None, names: tuple[str, ...], what: str, where: str) -> Any:
-    if given is not None:
-        if given not in record:
-            raise StoredFileError(f"{where}: no {what} field {given!r}")
-        return record[given]
-    found = [n for n in names if n in record]
-    if not found:
-        raise StoredFileError(
-            f"{where}: no {what} field (looked for {', '.join(names)}; set {what}_field)"
-        )
-    if len(found) > 1:
-        raise StoredFileError(
-            f"{where}: {len(found)} {what} fields ({', '.join(found)}); "
-            f"set {what}_field to say which one"
-        )
-    return record[found[0]]
-
-
-def _read_jsonl(
-    path: Path, raw: bytes, id_field: str | None, text_field: str | None
-) -> dict[str, str]:
-    try:
-        # lines end at \n only: str.splitlines also cuts at U+2028, \x1c and others, which
-        # JSON allows raw inside a string (WCEB's l3s-gn1 outputs hold U+2028)
-        lines = raw.decode(json.detect_encoding(raw)).split("\n")
-    except UnicodeDecodeError as exc:
-        raise StoredFileError(f"{path}: not UTF-8 text ({exc})") from exc
-    out: dict[str, str] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = loads(line, where)  # a field twice is refused, not the last kept
-        except DataFileError as exc:  # cut off, nested too deeply, a key twice
-            raise StoredFileError(str(exc)) from None
-        if not isinstance(record, dict):
-            raise StoredFileError(
-                f"{where}: expected a JSON object, got a JSON {type(record).__name__}"
-            )
-        key = _pick(record, id_field, ID_FIELDS, "id", where)
-        if not isinstance(key, (str, int)) or isinstance(key, bool):
-            raise StoredFileError(f"{where}: the page id is a JSON {type(key).__name__}")
-        key = str(key)
-        gold = [f for f in GOLD_FIELDS if f in record]
-        if gold and text_field is None:
-            raise StoredFileError(
-                f"{where}: the line holds gold too ({', '.join(gold)}); set "
-                "text_field to the tool's field"
-            )
-        md = [f for f in MARKDOWN_FIELDS if f in record and text_field not in MARKDOWN_FIELDS]
-        if text_field in MARKDOWN_FIELDS or (md and not any(f in record for f in TEXT_FIELDS)):
-            value = record[text_field or md[0]]
-            text = MarkdownOutput(_text_value(value, where))  # the Markdown is the output
-        else:
-            text = _text_value(_pick(record, text_field, TEXT_FIELDS, "text", where), where)
-            if md:  # the output's text, and its Markdown beside
-                text = MarkdownOutput(_text_value(record[md[0]], where), text)
-        if out.get(key, text) != text:
-            raise StoredFileError(f"{where}: page {key!r} again, with another text")
-        out[key] = text
+        out[key] = text_value(item, f"{path}: page {key!r}")
     return out
 
 
@@ -253,13 +208,17 @@ def _leaves(file: Path, folder: Path) -> bool:
     return False
 
 
-def _folder_files(path: Path) -> dict[str, Path | _Refused]:
+def _folder_files(
+    path: Path, fmt: str = "folder", content: str = "auto"
+) -> dict[str, Path | _Refused]:
     """``{page id: file}`` of a folder of stored outputs; one id with two files is an error.
 
     An entry that is a symbolic link resolving outside the folder (``/etc/passwd``,
     ``/proc/self/environ``) is never opened: its page is a failure saying so."""
     if not path.is_dir():
         raise StoredFileError(f"{path}: no such folder")
+    if fmt in CASE_FORMATS:
+        return _case_files(_case_root(path), content)
     out: dict[str, Path | _Refused] = {}
     for file in sorted(path.iterdir()):
         suffix = file.suffix.lower()
@@ -285,12 +244,49 @@ def _folder_files(path: Path) -> dict[str, Path | _Refused]:
     return out
 
 
-def _folder_text(file: Path | _Refused, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+def _case_root(path: Path) -> Path:
+    """MinerU-HTML's evaluation folder (``--task_dir``) holds ``cases/``; or ``path`` is it."""
+    return path / "cases" if (path / "cases").is_dir() else path
+
+
+def _case_files(root: Path, content: str) -> dict[str, Path | _Refused]:
+    """``{page id: file}`` of MinerU-HTML's ``cases/<track_id>/``: its main HTML
+    (``pred_main.html``) if there is one, else its main content (``pred_main.txt``);
+    ``content`` html or markdown/text takes only the one or the other."""
+    names = {"html": CASE_FILES[:1], "auto": CASE_FILES}.get(content, CASE_FILES[1:])
+    out: dict[str, Path | _Refused] = {}
+    for case in sorted(root.iterdir()):
+        for file in [case, *(case / n for n in names)]:
+            if file.is_symlink() and _leaves(file, root):
+                out[case.name] = _Refused(
+                    f"{file}: a symbolic link leading out of the stored folder {root}; not read"
+                )
+                break
+            if file is not case and file.is_file():
+                out[case.name] = file
+                break
+    return out
+
+
+def _folder_text(
+    file: Path | _Refused,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+    fmt: str = "folder",
+    content: str = "auto",
+) -> str:
+    """A folder file's output: ``.txt`` text, ``.md`` Markdown, ``.html`` its visible text;
+    in the LLM layouts ``.html`` is the output's HTML and ``.txt`` Markdown (``content``)."""
     if isinstance(file, _Refused):
         raise StoredFileError(str(file))
     raw = _read_bytes(file, max_bytes, file.parent)  # a link swapped in since the listing
-    if file.suffix.lower() != ".html":
-        return clean_chars(decode_gold(raw)[0])
+    suffix = file.suffix.lower()
+    if fmt in LAYOUTS and suffix == ".html" and content in ("auto", "html"):
+        return HtmlOutput(clean_chars(decode_html(raw)[0]))
+    if suffix != ".html":
+        text = clean_chars(decode_gold(raw)[0])
+        if fmt in LAYOUTS:
+            return as_content(text, "markdown" if content == "auto" else content)
+        return MarkdownOutput(text) if suffix == ".md" else text
     try:
         return visible_text(parse_html(raw, source=str(file)))
     except PageError:
@@ -305,37 +301,46 @@ def read_outputs(
     id_field: str | None = None,
     text_field: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
+    content: str = "auto",
 ) -> dict[str, str]:
-    """``{page id: text}`` of one stored file or folder (HTML reduced to visible text).
+    """``{page id: output}`` of one stored file or folder: a ``str`` is the text (a stored
+    page's HTML reduced to its visible text); a :class:`MarkdownOutput` or
+    :class:`HtmlOutput` gives its text and Markdown by ``.extraction()``, a
+    :class:`FailedOutput` says why the tool failed on the page.
 
     Raises :class:`StoredFileError` naming the file (and line) for anything unreadable, a
     file over ``max_bytes`` (decompressed too) and a folder's link leading out of it.
     """
     path = Path(path)
+    if _reads_folder(path, fmt):
+        fmt = _format_of(path, fmt)
+        files = _folder_files(path, fmt, content).items()
+        return {key: _folder_text(file, max_bytes, fmt, content) for key, file in files}
     fmt = _format_of(path, fmt)
-    if fmt == "folder":
-        return {key: _folder_text(file, max_bytes) for key, file in _folder_files(path).items()}
     if path.is_dir():
         raise StoredFileError(f"{path}: a folder, but format is {fmt}")
     raw = _read_bytes(path, max_bytes)
     if fmt == "aeb":
         return _read_aeb(path, raw, text_field)
-    return _read_jsonl(path, raw, id_field, text_field)
+    return read_lines(path, raw, fmt, id_field, text_field, content)  # jsonl, LLM layouts
 
 
-def _digest(path: Path, fmt: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+def _digest(
+    path: Path, fmt: str, max_bytes: int | None = DEFAULT_MAX_BYTES, content: str = "auto"
+) -> str:
     """sha256 of a stored file's bytes, or of a folder's file names and contents (a refused
     link by its error only, a file too large by its error)."""
-    if _format_of(path, fmt) != "folder":
+    if not _reads_folder(path, fmt):
         return hashlib.sha256(_read_bytes(path, max_bytes)).hexdigest()
     h = hashlib.sha256()
-    for key, file in sorted(_folder_files(path).items()):
+    for key, file in sorted(_folder_files(path, fmt, content).items()):
         try:
             data = _folder_bytes(file, max_bytes)
         except StoredFileError as exc:
             data = str(exc).encode("utf-8", "surrogateescape")
             file = Path(key)
-        h.update(f"{file.name}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
+        name = f"{key}/{file.name}" if fmt in CASE_FORMATS else file.name
+        h.update(f"{name}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
         h.update(data)
     return h.hexdigest()
 
@@ -351,13 +356,14 @@ def _folder_bytes(file: Path | _Refused, max_bytes: int | None) -> bytes:
 _LOADED: dict[tuple, tuple[tuple, Mapping]] = {}
 
 
-def _listed(path: Path) -> dict[str, Path]:
+def _listed(path: Path, fmt: str = "folder", content: str = "auto") -> dict[str, Path]:
     """:func:`_folder_files`, listed again only when the folder's entries change (its
-    mtime), not on every page."""
-    key, sig = (str(path), "folder"), (path.stat().st_mtime_ns,)
+    mtime; MinerU-HTML's: its ``cases/``), not on every page."""
+    root = _case_root(path) if fmt in CASE_FORMATS else path
+    key, sig = (str(path), "folder", fmt, content), (root.stat().st_mtime_ns,)
     hit = _LOADED.get(key)
     if hit is None or hit[0] != sig:
-        hit = (sig, _folder_files(path))
+        hit = (sig, _folder_files(path, fmt, content))
         _LOADED[key] = hit
     return hit[1]
 
@@ -368,12 +374,15 @@ def _loaded(
     id_field: str | None,
     text_field: str | None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
+    content: str = "auto",
 ) -> Mapping[str, str]:
     st = path.stat()
-    key, sig = (str(path), fmt, id_field, text_field, max_bytes), (st.st_mtime_ns, st.st_size)
+    key = (str(path), fmt, id_field, text_field, max_bytes, content)
+    sig = (st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
     if hit is None or hit[0] != sig:
-        hit = (sig, PackedTexts(read_outputs(path, fmt, id_field, text_field, max_bytes)))
+        outputs = read_outputs(path, fmt, id_field, text_field, max_bytes, content)
+        hit = (sig, PackedTexts(outputs))
         _LOADED[key] = hit
     return hit[1]
 
@@ -408,13 +417,18 @@ class Stored(Extractor):
         A file or folder; a template holding ``{dataset}``; or ``{data set: path}``. A
         relative path is taken from the folder the command was started in.
     format : str
-        ``auto``, ``folder``, ``aeb`` or ``jsonl``.
+        ``auto``, ``folder``, ``aeb``, ``jsonl``, or an LLM layout: ``mineru_html``,
+        ``dripper``, ``readerlm``.
     id_field, text_field : str or None
-        The JSON fields of the page id and the text (``jsonl``; ``text_field`` also names
-        the ``aeb`` record's field); None: the documented alternatives.
+        The JSON fields of the page id and the text (``jsonl`` and the LLM layouts;
+        ``text_field`` also names the ``aeb`` record's field); None: the documented
+        alternatives.
     max_bytes : int or None
         A stored file larger than this (a ``.gz`` file: or inflating to more) is not read:
         its pages fail saying so (:data:`DEFAULT_MAX_BYTES`; None: no cap).
+    content : str
+        How an LLM layout's content is read: ``auto`` (the layout's own), ``html``,
+        ``markdown`` or ``text`` (:data:`CONTENTS`).
     """
 
     name = "stored"
@@ -426,12 +440,14 @@ class Stored(Extractor):
         id_field: str | None = None,
         text_field: str | None = None,
         max_bytes: int | None = DEFAULT_MAX_BYTES,
+        content: str = "auto",
     ):
         self.path = path
         self.format = format
         self.id_field = id_field
         self.text_field = text_field
         self.max_bytes = max_bytes
+        self.content = content
 
     # -- where the outputs are ------------------------------------------------------------
 
@@ -457,9 +473,9 @@ class Stored(Extractor):
 
     def _outputs(self, path: Path) -> Mapping[str, str] | dict[str, Path]:
         fmt = _format_of(path, self.format)
-        if fmt == "folder":  # files are read page by page: a folder may be large
-            return _listed(path)
-        return _loaded(path, fmt, self.id_field, self.text_field, self.max_bytes)
+        if _reads_folder(path, fmt):  # files are read page by page: a folder may be large
+            return _listed(path, fmt, self.content)
+        return _loaded(path, fmt, self.id_field, self.text_field, self.max_bytes, self.content)
 
     @classmethod
     def split_rows(cls, params: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
@@ -471,6 +487,8 @@ class Stored(Extractor):
         if not isinstance(path, (str, os.PathLike)) or DATASET in str(path):
             return None
         text = os.path.expanduser(str(path))
+        if params.get("format") in LAYOUTS and os.path.isdir(text):
+            return None  # one tool's folder (MinerU-HTML's holds error.jsonl and a .json)
         if glob.has_magic(text):
             files = [Path(p) for p in sorted(glob.glob(text))]
             if not files:
@@ -499,6 +517,9 @@ class Stored(Extractor):
     def _validate(self) -> None:
         check_choice("format", self.format, FORMATS)
         check_int("max_bytes", self.max_bytes, low=1, allow_none=True)
+        check_choice("content", self.content, CONTENTS)
+        if self.content != "auto" and self.format not in LAYOUTS:
+            raise ParamError("content", self.content, f"applies to {', '.join(LAYOUTS)} only")
         want = (
             "a file or folder of stored outputs, a path holding {dataset}, or a mapping "
             "data set -> path"
@@ -517,12 +538,10 @@ class Stored(Extractor):
         for file in files:
             if not file.exists():
                 raise ParamError("path", self.path, f"no such file or folder: {file}")
-            if _format_of(file, self.format) == "folder":
-                _folder_files(file)  # its files are read page by page; a bad one fails its page
-            else:
-                read_outputs(
-                    file, self.format, self.id_field, self.text_field, self.max_bytes
-                )  # names the file
+            if _reads_folder(file, self.format):  # read page by page; a bad one fails its page
+                _folder_files(file, _format_of(file, self.format), self.content)
+            else:  # names the file
+                read_outputs(*(file, self.format, self.id_field, self.text_field), self.max_bytes)
 
     def resolved_params(self) -> dict[str, Any]:
         """The parameters plus each readable stored file's format and sha256: the cache key
@@ -532,7 +551,7 @@ class Stored(Extractor):
             if file.exists():
                 files[str(file)] = {
                     "format": _format_of(file, self.format),
-                    "sha256": _digest(file, self.format, self.max_bytes),
+                    "sha256": _digest(file, self.format, self.max_bytes, self.content),
                 }
         return {**self.get_params(), "files": files}
 
@@ -543,11 +562,10 @@ class Stored(Extractor):
             raise MissingOutput(f"no stored output for page {page.id!r} in {path}")
         text = outputs[page.id]
         if isinstance(text, (Path, _Refused)):  # a folder's file, read page by page
-            markdown = isinstance(text, Path) and text.suffix.lower() == ".md"
-            text = _folder_text(text, self.max_bytes)
-            if markdown:  # its structure kept; its text without the Markdown syntax
-                return MarkdownOutput(text).extraction()
-        if isinstance(text, MarkdownOutput):
+            text = _folder_text(text, self.max_bytes, _format_of(path, self.format), self.content)
+        if isinstance(text, FailedOutput):
+            raise MissingOutput(f"page {page.id!r} in {path}: {text}")
+        if isinstance(text, (MarkdownOutput, HtmlOutput)):  # text and Markdown of its structure
             return text.extraction()
         return Extraction(text=text)
 
