@@ -101,6 +101,7 @@ DATASETS = Registry(
         "trafilatura_eval": "evalkit.readers.trafilatura_eval:TrafilaturaEvalDataset",
         "webmainbench": "evalkit.readers.webmainbench:WebMainBenchDataset",
         "wceb": "evalkit.readers.wceb:WcebDataset",
+        "warc": "evalkit.readers.warc:WarcDataset",
     },
 )
 
