@@ -25,7 +25,7 @@ import pandas as pd
 
 from evalkit.experiments import Context
 from evalkit.experiments.studies import TRAINED_MARK, show, trained_here
-from evalkit.harness.scoring import score_extraction
+from evalkit.harness.scoring import page_context, score_extraction
 from evalkit.harness.summary import summary_row
 from evalkit.metrics import bootstrap_ci
 from evalkit.metrics import metadata as meta_metrics
@@ -64,8 +64,10 @@ _KINDS = ("heading", "list", "table", "code")
 
 def score(page, method, ext, *, match_threshold: float) -> dict:
     """One per-page record: the families' columns, and what the method gave."""
-    rec = score_extraction(page, method, ext, metrics=FAMILIES)
-    state = structure_metrics.gold_state(page.gold)
+    # the page's gold side, prepared once for all its methods (the gold Markdown parsed once)
+    context = page_context(page, FAMILIES)
+    rec = score_extraction(page, method, ext, metrics=FAMILIES, context=context)
+    state = context.records.get("structure")
     if state is not None:
         for kind, items in zip(_KINDS, (state.headings, state.items, state.tables, state.code)):
             rec[f"gold_{kind}"] = len(items)

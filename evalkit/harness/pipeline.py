@@ -41,18 +41,10 @@ from evalkit.harness.score_limits import (
     score_within,
     too_long_to_score,
 )
-from evalkit.harness.scoring import apply_gold_side, gold_needs
+from evalkit.harness.scoring import apply_gold_side, gold_needs, unprepared
 from evalkit.harness.specs import MethodSpec
 
 __all__ = ["PIPELINE_DEPTH", "PagePipeline", "run_page_task", "run_task", "run_tasks"]
-
-
-def _unprepared(page: Page, need: str) -> bool:
-    """Whether scoring ``page`` would parse it for ``need`` (evalkit.harness.scoring.GOLD_SIDES)."""
-    gold = page.gold
-    if gold is None:
-        return False
-    return gold.visible_words is None or (need == "units" and gold.units is None)
 
 
 class _InProcess:
@@ -280,7 +272,7 @@ class PagePipeline:
         gold = (
             self.gold
             if self.gold
-            and _unprepared(page, self.gold)
+            and unprepared(page, self.gold)
             and too_long_to_score(page, None, self.max_score_words) is None  # never scored
             else None
         )

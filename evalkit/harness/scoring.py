@@ -31,11 +31,18 @@ __all__ = [
     "BASE_FAMILIES",
     "DEFAULT_FAMILIES",
     "FAMILIES",
+    "GOLD_SIDES",
     "PageScoring",
+    "apply_gold_side",
     "check_metrics",
+    "gold_needs",
+    "gold_side",
     "page_all_words",
+    "page_context",
+    "prepare_gold_side",
     "score_extraction",
     "scoring_context",
+    "unprepared",
 ]
 
 
@@ -145,6 +152,15 @@ def gold_side(page: Page, need: str) -> tuple[Any, ...]:
     return gold.visible_words, gold.units, gold.unit_source
 
 
+def unprepared(page: Page, need: str) -> bool:
+    """Whether scoring ``page`` would still parse something for ``need`` (:data:`GOLD_SIDES`):
+    its visible words, or its gold units (from the page or from its annotated copy)."""
+    gold = page.gold
+    if gold is None:
+        return False
+    return gold.visible_words is None or (need == "units" and gold.units is None)
+
+
 def apply_gold_side(page: Page, side: tuple[Any, ...]) -> None:
     """Set what :func:`gold_side` found on ``page``'s gold (what it could not make stays unset)."""
     words, units, source = side
@@ -231,6 +247,15 @@ def _context(
     ctx = scoring_context(page, shingle_n, families, rouge_n)
     _last = (weakref.ref(page), ctx)
     return ctx
+
+
+def page_context(
+    page: Page, metrics: tuple[str, ...] | list[str] | None = None, shingle_n: int = 4
+) -> PageScoring:
+    """The gold side of ``page`` for the families ``metrics`` (None: the default ones), the one
+    :func:`score_extraction` uses: made once per page and shared by its methods' records."""
+    families = DEFAULT_FAMILIES if metrics is None else check_metrics(metrics)
+    return _context(page, shingle_n, families)
 
 
 def _unit_counts(ctx: PageScoring, text: str, min_share: float) -> dict[str, float]:
