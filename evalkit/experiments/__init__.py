@@ -87,6 +87,8 @@ EXPERIMENTS = Registry(
         "trafilatura_eval": "evalkit.experiments.trafilatura_eval:run",
         "wceb": "evalkit.experiments.wceb:run",
         "structure": "evalkit.experiments.structure:run",
+        "leaderboard": "evalkit.experiments.leaderboard:run",
+        "crawl": "evalkit.experiments.crawl:run",
     },
 )
 
@@ -171,15 +173,19 @@ class Context:
         self.scratch.append(spill)
         return spill
 
-    def stream_records(self, experiment: str, label: str, ds, score) -> RecordSpill:
+    def stream_records(
+        self, experiment: str, label: str, ds, score, specs: list | None = None
+    ) -> RecordSpill:
         """Every (page, method) record of data set ``label`` scored by ``score``, written to
-        a new spill as the runner hands them over (memory stays flat with the page count)."""
+        a new spill as the runner hands them over (memory stays flat with the page count);
+        ``specs``: the methods (default: the run's)."""
+        specs = self.specs if specs is None else specs
         spill = self.spill(f"{experiment}-{label}")
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
-        warm_up(*(functools.partial(method_facts, spec) for spec in self.specs))
+        warm_up(*(functools.partial(method_facts, spec) for spec in specs))
         records = self.runner.iter_records(
             self._keyed(ds.pages(), experiment, label),
-            self.specs,
+            specs,
             score=score,
             desc=f"{experiment} {label}",
             total=ds.page_count(),

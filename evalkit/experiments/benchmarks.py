@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalkit.core.page import Extraction, Page
+from evalkit.metrics import shingle_prf
 from evalkit.metrics import snippets as traf
 from evalkit.metrics import wceb_rouge, wcxb
 
@@ -36,8 +37,9 @@ __all__ = [
     "version_note",
 ]
 
-#: the benchmarks :func:`bench_score` knows
-BENCHMARKS = ("wcxb", "trafilatura_eval", "wceb")
+#: the benchmarks :func:`bench_score` knows (``aeb``: the ScrapingHub article-extraction
+#: benchmark, whose study is the ``extraction`` experiment's shingle rows)
+BENCHMARKS = ("aeb", "wcxb", "trafilatura_eval", "wceb")
 
 
 def _base(page: Page, method: str, ext: Extraction) -> dict[str, Any]:
@@ -65,7 +67,10 @@ def bench_score(
     rec = _base(page, method, ext)
     text = ext.text if ext.error is None else None
     extra = page.gold.extra
-    if benchmark == "wcxb":
+    if benchmark == "aeb":
+        prf = shingle_prf(text, page.gold.text)
+        rec.update(shingle_precision=prf.precision, shingle_recall=prf.recall, shingle_f1=prf.f1)
+    elif benchmark == "wcxb":
         rec.update(wcxb.score(text or "", wcxb.prepare(page.gold.text)))
         if "with" in extra:
             rec["wcxb_with"] = wcxb.snippet_share(text or "", extra.get("with"))
@@ -150,7 +155,11 @@ def comparison(
             if p is not None and not math.isnan(v):
                 worst = max(worst, abs(v - p))
         if not got:
-            row["agreement"] = "not run here" if not method else f"method {method} not run"
+            row["agreement"] = (
+                f"method {method} not run"
+                if method
+                else "not run here" + (f": {pub['not_here']}" if pub.get("not_here") else "")
+            )
         elif note:
             row["agreement"] = note
         else:

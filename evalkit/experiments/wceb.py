@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import itertools
 import math
 import sys
 from pathlib import Path
@@ -40,7 +39,6 @@ from evalkit.harness.specs import MethodSpec
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.wceb_rouge import PREFIX, punkt_available, punkt_versions
 from evalkit.report.cells import Cell
-from evalkit.report.results import CHUNK_ROWS
 from evalkit.report.sections import Figure, Heading, Table, Text
 from evalkit.report.tables import write_table
 
@@ -233,16 +231,6 @@ def _tell_set(ctx: Context, per_page: pd.DataFrame, label: str) -> None:
             )
 
 
-def _stream(ctx: Context, label, ds, specs, score):
-    spill = ctx.spill(f"wceb-{label}")
-    records = ctx.runner.iter_records(
-        ds.pages(), specs, score=score, desc=f"wceb {label}", total=ds.page_count()
-    )
-    while chunk := list(itertools.islice(records, CHUNK_ROWS)):
-        spill.append({"experiment": "wceb", **rec} for rec in chunk)
-    return spill
-
-
 def _scoring_inputs(sentences: str) -> dict:
     """What the study's numbers depend on beside the stored outputs and the data (run.json
     ``scoring``): the sentence splitter and the packages of Punkt and of the gold's reader."""
@@ -274,7 +262,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
                 "(dataset=wceb_scrapinghub, ...)"
             )
         specs = stored_specs(outputs / wceb_set, opts.get("tools"))
-        spill = _stream(ctx, label, ds, specs, score)
+        spill = ctx.stream_records("wceb", label, ds, score, specs)
         if not spill.n_records:
             continue
         per_page = spill.frame()
