@@ -75,8 +75,15 @@ def test_a_record_carries_its_pages_language_and_complexity():
 def test_the_board_marks_a_trained_cell_and_sorts_by_rank():
     summary = pd.DataFrame(
         [
-            {"dataset": s, "method": m, "metric": "board_score", "value": v, "ci_low": v - 0.1,
-             "ci_high": v + 0.1, "n_pages": 3}
+            {
+                "dataset": s,
+                "method": m,
+                "metric": "board_score",
+                "value": v,
+                "ci_low": v - 0.1,
+                "ci_high": v + 0.1,
+                "n_pages": 3,
+            }
             for s, m, v in [("a", "x", 0.5), ("a", "y", 0.9), ("b", "x", 0.4), ("b", "y", 0.8)]
         ]
     )

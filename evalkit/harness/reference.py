@@ -116,6 +116,15 @@ SMALL_LIMIT = 4
 SMALL_TRAIN_PAGES = 20
 #: pages of the WCXB and trafilatura-eval studies' small entries (a few of each page type)
 BENCH_LIMIT = 24
+#: the data sets of ``study=leaderboard`` (configs/study/leaderboard.yaml)
+LEADERBOARD_SETS = [
+    "aeb",
+    "wcxb_dev",
+    "trafilatura_eval",
+    "wceb_readability",
+    "wceb_l3s_gn1",
+    "wceb_cleanportaleval",
+]
 #: the data sets of ``study=wceb`` (configs/study/wceb.yaml)
 WCEB_SETS = ["wceb_scrapinghub", "wceb_readability", "wceb_l3s_gn1", "wceb_cleanportaleval"]
 
@@ -193,6 +202,15 @@ ENTRIES: dict[str, list[str]] = {
         f"dataset.trafilatura_eval.limit={BENCH_LIMIT}",
     ],
     "wceb_small": ["study=wceb", *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in WCEB_SETS]],
+    # the leaderboard (experiments/leaderboard): the whole study, and its first pages for CI
+    # (2 timed pages per set: the cost rows are timings, checked for presence only)
+    "leaderboard": ["study=leaderboard"],
+    "leaderboard_small": [
+        "study=leaderboard",
+        *[f"dataset.{name}.limit={SMALL_LIMIT}" for name in LEADERBOARD_SETS],
+        "leaderboard.n_boot=200",
+        "leaderboard.cost.pages=2",
+    ],
     # structure and metadata (docs/metrics.md): the whole study, and its first pages for CI
     "structure": ["study=structure"],
     "structure_small": [
@@ -227,6 +245,7 @@ QUICK = [
     "trafilatura_eval_small",
     "wceb_small",
     "structure_small",
+    "leaderboard_small",
 ]
 
 #: overrides that change how a command runs, never its numbers (left out of comparisons)

@@ -77,7 +77,10 @@ _TIMING = re.compile(
 
 
 def is_timing(experiment: str, metric: str) -> bool:
-    """True for a summary row that measures time (or memory), checked for presence only."""
+    """True for a summary row that measures time (or memory), checked for presence only:
+    the speed experiment's, and the leaderboard's ``cost_*`` rows."""
+    if experiment == "leaderboard":
+        return metric.startswith("cost_")
     return experiment == "speed" and bool(_TIMING.match(metric))
 
 
@@ -87,8 +90,9 @@ _TIMING_COLUMN = re.compile(
     r"(^|[^a-z])(ms|seconds|time|rss|pages/s|per_s)([^a-z]|$)"
     r"|_ms$|^ms_"
 )
-#: tables of the speed experiment: every number in them is a timing or derived from one
-_TIMING_FILE = re.compile(r"^speed_")
+#: tables of the speed experiment and the leaderboard's cost table: every number in them is
+#: a timing or derived from one (the cost table's scores are the board's, compared there)
+_TIMING_FILE = re.compile(r"^(speed_|leaderboard_cost)")
 #: at most this many differing cells are listed per file (then a count of the rest)
 MAX_LINES_PER_FILE = 5
 #: columns that name the method a row is about

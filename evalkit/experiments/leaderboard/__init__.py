@@ -261,7 +261,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
     sections = [Heading("Leaderboard"), Text(f"{cap}."), Table(board)]
     cost = opts.get("cost") or {}
     if cost.get("enabled", True) and int(cost.get("pages", 0)) > 0:
-        cost_rows, cost_sections = _cost(ctx, cost, summary, sets, benches)
+        cost_rows, cost_sections = _cost(ctx, cost, summary, sets, benches, trained)
         rows += cost_rows
         sections += cost_sections
     sections += rank_sections
@@ -283,7 +283,9 @@ def run(ctx: Context) -> pd.DataFrame | None:
     return pd.DataFrame(rows)
 
 
-def _cost(ctx: Context, opts: dict, summary: pd.DataFrame, sets, benches) -> tuple[list, list]:
+def _cost(
+    ctx: Context, opts: dict, summary: pd.DataFrame, sets, benches, trained
+) -> tuple[list, list]:
     """Time per set and peak memory over all the sampled pages, the cost table and a Pareto
     figure per set (:mod:`.cost`)."""
     from evalkit.experiments.leaderboard.cost import measure_costs
@@ -317,11 +319,14 @@ def _cost(ctx: Context, opts: dict, summary: pd.DataFrame, sets, benches) -> tup
                     )
                 )
         stem = ctx.out / "figures" / f"leaderboard_pareto_{s}"
+        here = trained[s]
+        marked = [f"{m} {tables.TRAINED}" if m in here else m for m in frame["method"]]
         pareto_figure(
-            frame,
+            frame.assign(method=marked),
             stem,
             y="score",
-            title=f"{s}: {scores.NAMES[benches[s]]} against ms/page ({clock} clock; marker: peak memory)",
+            size="mb_over_floor",
+            title=f"{s}: {scores.NAMES[benches[s]]} against {clock} ms/page",
             ylabel=scores.NAMES[benches[s]],
         )
         figures.append(Figure(f"figures/{stem.name}.png", f"quality, speed and memory on {s}"))

@@ -36,6 +36,7 @@ from evalkit.core.page import Extraction, Page
 from evalkit.core.text import words
 from evalkit.experiments.benchmarks import bench_score
 from evalkit.harness.complexity import page_complexity
+from evalkit.harness.scoring import prepare_gold_side
 from evalkit.harness.summary import summary_row
 from evalkit.metrics.language import UNKNOWN, language_of
 from evalkit.metrics.snippets import PREFIX as TRAF
@@ -71,10 +72,12 @@ def score(page: Page, method: str, ext: Extraction, *, benchmark: str, sentences
         _last_language.clear()
         _last_language[key] = language_of(page.gold.text)
     gold = page.gold
+    if gold.visible_words is None:  # no page worker prepared it (runner.page_timeout=null)
+        prepare_gold_side(page, unit=False)
     rec["language"] = _last_language[key]
     rec["complexity"] = (
         page_complexity(len(words(gold.text)), len(gold.visible_words))
-        if gold.visible_words is not None
+        if gold.visible_words is not None  # still None: the page does not parse
         else math.nan
     )
     return rec
