@@ -22,9 +22,8 @@ from typing import Any
 import pandas as pd
 
 from evalkit.core.page import Extraction, Page
-from evalkit.metrics import shingle_prf
+from evalkit.metrics import shingle_prf, wceb_rouge, wcxb
 from evalkit.metrics import snippets as traf
-from evalkit.metrics import wceb_rouge, wcxb
 
 __all__ = [
     "BENCHMARKS",
