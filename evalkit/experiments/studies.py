@@ -51,10 +51,15 @@ def trained_here(ctx, label: str) -> set[str]:
     return out
 
 
-def show(ctx, frame: pd.DataFrame, title: str, notes: tuple[str, ...] = ()) -> None:
-    """Print ``frame`` as a console table unless the run is quiet (``runner.quiet``)."""
+def show(
+    ctx, frame: pd.DataFrame, title: str, notes: tuple[str, ...] = (), fit: bool = False
+) -> None:
+    """Print ``frame`` as a console table unless the run is quiet (``runner.quiet``); with
+    ``fit``, as wide as its cells need (no method name cut to fit 100 characters)."""
     if not ctx.tell.quiet and not frame.empty:
-        print(text_table(frame, title, notes))
+        cells = frame.astype(str)
+        need = sum(max(len(str(c)), *(len(v) for v in cells[c])) + 2 for c in cells.columns)
+        print(text_table(frame, title, notes, **({"width": max(100, need + 2)} if fit else {})))
 
 
 def verdict(agreement: str) -> str:

@@ -257,6 +257,7 @@ def run(ctx: Context) -> pd.DataFrame | None:
         (f"  {tables.TRAINED}: trained on that set (left out of the ranks)",)
         if any(trained.values())
         else (),
+        fit=True,
     )
     sections = [Heading("Leaderboard"), Text(f"{cap}."), Table(board)]
     cost = opts.get("cost") or {}
@@ -288,22 +289,27 @@ def _cost(
 ) -> tuple[list, list]:
     """Time per set and peak memory over all the sampled pages, the cost table and a Pareto
     figure per set (:mod:`.cost`)."""
-    from evalkit.experiments.leaderboard.cost import measure_costs
+    from evalkit.experiments.leaderboard.cost import measure_costs, memory_peaks
     from evalkit.report.pareto import pareto_figure
 
     n = int(opts["pages"])
     samples = {s: list(_first(ctx.datasets[s].pages(), n)) for s in sets}
     clock = str(opts.get("clock", "cpu"))
-    memory = measure_costs(
-        [p for pages in samples.values() for p in pages],
-        ctx.specs,
-        clock=clock,
-        memory=bool(opts.get("memory", True)),
-        runner=ctx.runner,
-    ).set_index("method")
+    labels = [spec.label for spec in ctx.specs]
+    memory = pd.DataFrame(
+        index=pd.Index(labels, name="method"), columns=["peak_mb", "mb_over_floor"]
+    )
+    if opts.get("memory", True):
+        pooled = [p for pages in samples.values() for p in pages]
+        floor, peaks = memory_peaks(pooled, ctx.specs, opts.get("timeout"))
+        memory["peak_mb"] = [peaks[m][0] for m in labels]
+        memory["mb_over_floor"] = memory["peak_mb"] - floor
+    memory = memory.astype(float)
     rows, frames, figures = [], [], []
     for s in sets:
-        timed = measure_costs(samples[s], ctx.specs, clock=clock, memory=False, runner=ctx.runner)
+        timed = measure_costs(
+            samples[s], ctx.specs, clock=clock, memory=False, runner=ctx.runner, desc=f"cost {s}"
+        )
         score = summary[(summary["dataset"] == s) & (summary["metric"] == "board_score")]
         frame = timed.set_index("method")[["ms_median", "ms_p90", "ratio_to_parse"]].join(
             memory[["peak_mb", "mb_over_floor"]]

@@ -82,6 +82,8 @@ def measure_costs(
     clock: str = "cpu",
     memory: bool = True,
     runner=None,
+    timeout: float | None = None,
+    desc: str = "costs",
 ) -> pd.DataFrame:
     """One row per spec (``method`` = its label) with the time and memory it costs on ``pages``
     (module docstring): ``n_pages``, ``ms_median``, ``ms_p90``, ``parse_ms_median``,
@@ -91,7 +93,9 @@ def measure_costs(
 
     ``clock``: ``cpu`` (CPU time of the timing process) or ``wall``. ``runner``: an
     :class:`evalkit.harness.runner.Runner`; the timing then runs as its one task, where it runs
-    tasks. The memory processes are started from this process, one after another.
+    tasks. The memory processes are started from this process, one after another; one that
+    runs over ``timeout`` seconds (None: no limit) is killed and its method's memory is NaN,
+    with the reason in ``error``. ``desc`` names the timing's progress bar.
     """
     if clock not in CLOCKS:
         raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
@@ -102,13 +106,13 @@ def measure_costs(
     timing = functools.partial(time_dataset_task, specs=specs, clock=clock, walk=False)
     if runner is not None:
         # one task, run where the runner runs tasks (as the speed experiment's _one)
-        ((per_page, _),) = runner.map(timing, [pages], desc="costs: timing", total=1, unit="task")
+        ((per_page, _),) = runner.map(timing, [pages], desc=f"{desc}: timing", total=1, unit="task")
     else:
         per_page = time_pages(pages, specs, clock=clock, walk=False)
     frame = timing_columns(per_page, labels)
     frame["n_pages"] = len(pages)
     if memory:
-        floor, peaks = memory_peaks(pages, specs)
+        floor, peaks = memory_peaks(pages, specs, timeout)
         frame["peak_mb"] = [peaks[label][0] for label in labels]
         frame["floor_mb"] = floor
         frame["mb_over_floor"] = frame["peak_mb"] - frame["floor_mb"]
@@ -159,15 +163,15 @@ def timing_columns(per_page: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
 
 
 def memory_peaks(
-    pages: list[Page], specs: list[MethodSpec]
+    pages: list[Page], specs: list[MethodSpec], timeout: float | None = None
 ) -> tuple[float, dict[str, tuple[float, str | None]]]:
     """The floor's peak in MiB and, per spec label, ``(peak MiB, error or None)``: one fresh
     process at a time, first the floor (parse every page), then each method (build it
     per site, run it on every page); see the module docstring for what each counts."""
-    floor, error = _in_fresh_process(None, pages)
+    floor, error = _in_fresh_process(None, pages, timeout)
     if error is not None:
         raise RuntimeError(f"the memory floor process failed: {error}")
-    return floor, {spec.label: _in_fresh_process(spec, pages) for spec in specs}
+    return floor, {spec.label: _in_fresh_process(spec, pages, timeout) for spec in specs}
 
 
 #: the program of a memory process (``python -c``): it reads the pickled ``(spec or None,
@@ -231,8 +235,11 @@ result.close()
 """
 
 
-def _in_fresh_process(spec: MethodSpec | None, pages: list[Page]) -> tuple[float, str | None]:
-    """Run :data:`_CHILD` in a new Python on ``(spec, pages)``; its ``(peak MiB, error)``."""
+def _in_fresh_process(
+    spec: MethodSpec | None, pages: list[Page], timeout: float | None = None
+) -> tuple[float, str | None]:
+    """Run :data:`_CHILD` in a new Python on ``(spec, pages)``; its ``(peak MiB, error)``,
+    killed after ``timeout`` seconds."""
     # cloudpickle: the spec may hold a function typed in a notebook, sent by value (as the page
     # worker sends it); the child reads the stream with the standard pickle
     import cloudpickle
@@ -240,13 +247,17 @@ def _in_fresh_process(spec: MethodSpec | None, pages: list[Page]) -> tuple[float
     env = dict(os.environ)
     # the same import path as this process: the same evalkit, and a test's method module
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    proc = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=cloudpickle.dumps((spec, pages)),
-        stdout=subprocess.PIPE,
-        env=env,
-        check=False,
-    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=cloudpickle.dumps((spec, pages)),
+            stdout=subprocess.PIPE,
+            env=env,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:  # run() has killed it
+        return _NAN, f"memory process ran over {timeout:g} s and was killed"
     try:
         return pickle.loads(proc.stdout)
     except Exception:  # noqa: BLE001 - no answer: the process died (a signal, the OOM killer)
