@@ -277,3 +277,38 @@ def test_two_runs_of_one_config_report_zero_differences(two_runs):
     assert done.returncode == 0, done.stderr
     assert "no page moved on shingle_f1" in done.stdout
     assert "cetd      shingle_f1" in done.stdout
+
+
+@pytest.mark.slow
+def test_two_configs_give_the_known_difference_of_their_per_page_scores(two_runs, tmp_path):
+    """Run b again with CETD's other variant (cetd_ds, Sun et al.'s plain text density): the
+    compare finds, per metric, the mean of the per-page differences the two per_page.csv files
+    hold, and fulltext, whose config did not change, moves by nothing."""
+    a, _ = two_runs
+    cmd = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        "dataset=synthetic",
+        "dataset.synthetic.limit=12",
+        "method=[cetd,fulltext]",
+        "method.cetd.variant=cetd_ds",
+        "extraction.n_boot=20",
+        "runner.progress=false",
+        "runner.cache=false",
+        f"paths.results={tmp_path}",
+        f"hydra.run.dir={tmp_path / 'c'}",
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cmp = compare_runs(a, tmp_path / "c", **FAST)
+    rows = cmp.rows.set_index(["method", "metric"])
+    pa = pd.read_csv(a / "per_page.csv").set_index(["method", "page_id"])["shingle_f1"]
+    pb = pd.read_csv(tmp_path / "c" / "per_page.csv").set_index(["method", "page_id"])["shingle_f1"]
+    known = (pb - pa).loc["cetd"]
+    assert known.abs().max() > 0  # the variants keep different blocks on these pages
+    assert rows.loc[("cetd", "shingle_f1"), "diff"] == pytest.approx(known.mean(), abs=1e-12)
+    assert (rows.loc["fulltext"]["diff"] == 0).all()
+    moved = cmp.pages[cmp.pages["metric"] == "shingle_f1"] if "metric" in cmp.pages else cmp.pages
+    assert set(moved["method"]) <= {"cetd"}
