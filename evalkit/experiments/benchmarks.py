@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalkit.core.page import Extraction, Page
+from evalkit.harness.scoring import page_record
 from evalkit.metrics import shingle_prf, wceb_rouge, wcxb
 from evalkit.metrics import snippets as traf
 
@@ -42,16 +43,7 @@ BENCHMARKS = ("aeb", "wcxb", "trafilatura_eval", "wceb")
 
 
 def _base(page: Page, method: str, ext: Extraction) -> dict[str, Any]:
-    return {
-        "dataset": page.dataset,
-        "page_id": page.id,
-        "site": page.site,
-        "category": page.category,
-        "method": method,
-        "error": ext.error,
-        "seconds": ext.seconds,
-        "n_words_out": len((ext.text or "").split()),
-    }
+    return {**page_record(page, method, ext), "n_words_out": len((ext.text or "").split())}
 
 
 def bench_score(

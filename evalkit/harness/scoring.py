@@ -39,6 +39,7 @@ __all__ = [
     "gold_side",
     "page_all_words",
     "page_context",
+    "page_record",
     "prepare_gold_side",
     "score_extraction",
     "scoring_context",
@@ -268,6 +269,20 @@ def _unit_counts(ctx: PageScoring, text: str, min_share: float) -> dict[str, flo
     return {k: float(v) for k, v in conf._asdict().items()}
 
 
+def page_record(page: Page, method: str, ext: Extraction) -> dict[str, Any]:
+    """The columns every per-page record starts with: the page, the method, its error and
+    seconds."""
+    return {
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "site": page.site,
+        "category": page.category,
+        "method": method,
+        "error": ext.error,
+        "seconds": ext.seconds,
+    }
+
+
 def score_extraction(
     page: Page,
     method: str,
@@ -289,13 +304,7 @@ def score_extraction(
     ctx = context if context is not None else _context(page, shingle_n, families, rouge_n)
     split = ext.text.split()
     rec: dict[str, Any] = {
-        "dataset": page.dataset,
-        "page_id": page.id,
-        "site": page.site,
-        "category": page.category,
-        "method": method,
-        "error": ext.error,
-        "seconds": ext.seconds,
+        **page_record(page, method, ext),
         "n_bytes": len(page.raw),
         "n_words_gold": ctx.n_words_gold,
         "n_words_out": len(split),

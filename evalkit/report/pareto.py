@@ -67,33 +67,10 @@ def pareto_front(x: Sequence[float], y: Sequence[float]) -> list[bool]:
     return out
 
 
-def pareto_figure(
-    frame: pd.DataFrame,
-    path_stem: str | os.PathLike,
-    *,
-    y: str,
-    x: str = "ms_median",
-    size: str = "peak_mb",
-    label: str = "method",
-    title: str | None = None,
-    xlabel: str | None = None,
-    ylabel: str | None = None,
-    floor: float | None = None,
-) -> Path:
-    """Draw :func:`draw_pareto` and save ``path_stem.png``, ``.svg`` and ``.pdf``
-    (evalkit.report.plots.save); the PNG's path."""
-    fig = draw_pareto(
-        frame,
-        y=y,
-        x=x,
-        size=size,
-        label=label,
-        title=title,
-        xlabel=xlabel,
-        ylabel=ylabel,
-        floor=floor,
-    )
-    return save(fig, path_stem)[0]
+def pareto_figure(frame: pd.DataFrame, path_stem: str | os.PathLike, **settings) -> Path:
+    """Draw :func:`draw_pareto` (``settings``: its keywords) and save ``path_stem.png``,
+    ``.svg`` and ``.pdf`` (evalkit.report.plots.save); the PNG's path."""
+    return save(draw_pareto(frame, **settings), path_stem)[0]
 
 
 def draw_pareto(

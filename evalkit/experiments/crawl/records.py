@@ -25,6 +25,7 @@ from typing import Any
 
 from evalkit.core.page import Extraction, Page
 from evalkit.core.text import words
+from evalkit.harness.scoring import page_record
 from evalkit.metrics import wcxb as wcxb_metric
 from evalkit.metrics import word_counts
 from evalkit.metrics.language import UNKNOWN, identify
@@ -121,16 +122,7 @@ class CrawlScorer:
         return state
 
     def __call__(self, page: Page, method: str, ext: Extraction) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "dataset": page.dataset,
-            "page_id": page.id,
-            "site": page.site,
-            "category": page.category,
-            "method": method,
-            "error": ext.error,
-            "seconds": ext.seconds,
-            "n_bytes": len(page.raw),
-        }
+        rec: dict[str, Any] = {**page_record(page, method, ext), "n_bytes": len(page.raw)}
         state = self._page_state(page)
         text = (ext.text or "") if ext.error is None else None
         tokens = AGREEMENT_METRICS[self.metric](text) if text is not None else None
