@@ -221,3 +221,20 @@ def test_dask_gives_the_local_summary_bytes(tmp_path):
     for kind in ("yield", "languages", "agreement", "union"):
         name = f"tables/crawl_{kind}_warc.csv"
         assert (local / name).read_bytes() == (dask / name).read_bytes()
+
+
+def test_a_folder_of_warc_files_on_the_command_line_is_a_crawl(tmp_path):
+    from evalkit.shell.dataset_paths import folder_overrides, path_overrides
+
+    _tiny_crawl(tmp_path / "crawl")
+    assert folder_overrides("crawl", tmp_path / "crawl")[0] == "++dataset.crawl._name_=warc"
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "a.warc").write_bytes(b"")
+    assert folder_overrides("plain", tmp_path / "plain")[2] == "++dataset.plain.files='*.warc'"
+    argv = path_overrides(["experiment=crawl", f"dataset={tmp_path / 'crawl'}"], ["warc"])
+    cfg = _compose(
+        [*argv, "runner.cache=false", "runner.quiet=true", "report.html=false", "method=[fulltext]"]
+    )
+    out = run_experiment(cfg, tmp_path / "run")
+    s = pd.read_csv(out / "summary.csv").set_index(["method", "metric"])["value"]
+    assert s["fulltext", "output_share"] == pytest.approx(2 / 3)

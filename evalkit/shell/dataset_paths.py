@@ -2,7 +2,9 @@
 
 ``evalkit dataset=path/to/pages`` reads the folder with the ``pairs`` reader, as
 ``evalkit.evaluate(dataset="path/to/pages")`` does: pages and gold in ``html/`` and
-``gold/``, or side by side. :func:`folder_overrides` is the one translation both use;
+``gold/``, or side by side. A folder of crawl files (``*.warc.gz`` or ``*.warc`` inside it,
+no ``html/``) is read with the ``warc`` reader instead (``evalkit experiment=crawl
+dataset=path/to/crawl``). :func:`folder_overrides` is the one translation both use;
 :func:`path_overrides` applies it to a command line before Hydra reads it (a folder is
 no option of the ``dataset`` group, which Hydra would refuse).
 """
@@ -13,7 +15,10 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["folder_label", "folder_overrides", "is_folder", "path_overrides"]
+__all__ = ["WARC_PATTERNS", "folder_label", "folder_overrides", "is_folder", "path_overrides"]
+
+#: the file name patterns that make a folder a crawl (the warc reader's ``files``), in order
+WARC_PATTERNS = ("*.warc.gz", "*.warc")
 
 
 def _quote(text: str) -> str:
@@ -35,9 +40,15 @@ def folder_label(folder: Path) -> str:
 
 
 def folder_overrides(label: str, source: str | os.PathLike) -> list[str]:
-    """The overrides that add folder ``source`` as data set ``label`` (``pairs`` reader)."""
+    """The overrides that add folder ``source`` as data set ``label``: the ``warc`` reader
+    for a folder of WARC files, else the ``pairs`` reader."""
     folder = Path(source).expanduser().resolve()
-    out = [f"++dataset.{label}._name_=pairs", f"++dataset.{label}.path={_quote(str(folder))}"]
+    path = f"++dataset.{label}.path={_quote(str(folder))}"
+    if not (folder / "html").is_dir():
+        crawl = next((p for p in WARC_PATTERNS if any(folder.glob(p))), None)
+        if crawl is not None:  # WARC files: the warc reader, without gold
+            return [f"++dataset.{label}._name_=warc", path, f"++dataset.{label}.files='{crawl}'"]
+    out = [f"++dataset.{label}._name_=pairs", path]
     if not (folder / "html").is_dir():  # pages and gold side by side
         out += [f"++dataset.{label}.html_dir=.", f"++dataset.{label}.gold_dir=."]
     return out
