@@ -159,6 +159,7 @@ def failure_table(failures: list[dict[str, Any]]) -> pd.DataFrame:
         .agg(**{"failed pages": ("page", "size"), "first error": ("error", "first")})
         .reset_index()
     )
+    out = _merge_alike(out)
     # a markdown table cell holds one line and no pipe
     out["first error"] = (
         out["first error"]
@@ -168,6 +169,30 @@ def failure_table(failures: list[dict[str, Any]]) -> pd.DataFrame:
         .str.slice(0, 200)
     )
     return out
+
+
+def _merge_alike(table: pd.DataFrame) -> pd.DataFrame:
+    """One row for the methods of a data set that failed on as many pages with the same first
+    error but for their own names (a benchmark's stored outputs that all lack the same pages):
+    ``published:boilernet (+22: bs4, bte, ...)``; others are left as they are."""
+    keys = []
+    for rec in table.itertuples(index=False):
+        name = str(rec.method).rpartition(":")[2].rpartition("@")[2]
+        error = str(rec[3])
+        keys.append((rec.dataset, rec[2], error.replace(name, "<method>") if name else error))
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    if all(len(g) == 1 for g in groups.values()):
+        return table
+    rows = []
+    for members in groups.values():
+        row = table.iloc[members[0]].copy()
+        if len(members) > 1:
+            rest = [str(table.iloc[i]["method"]).rpartition(":")[2] for i in members[1:]]
+            row["method"] = f"{row['method']} (+{len(rest)}: {', '.join(rest)})"
+        rows.append(row)
+    return pd.DataFrame(rows).reset_index(drop=True)
 
 
 def drop_note(per_page: pd.DataFrame, on_failure: str) -> str:
