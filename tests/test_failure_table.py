@@ -32,3 +32,19 @@ def test_methods_with_other_counts_or_sets_keep_their_rows():
         _fail("published:c", "p1", "missing in /c.jsonl", dataset="e"),  # another set
     ]
     assert list(failure_table(failures)["method"]) == ["published:a", "published:b", "published:c"]
+
+
+def test_the_console_says_it_once_for_methods_failing_alike():
+    from evalkit.harness.preflight import failure_lines
+
+    failures = [
+        _fail(f"published:{t}", "p1", f"MissingOutput: no page 'p1' in /x/{t}.jsonl.gz")
+        for t in ("boilernet", "bs4", "bte")
+    ] + [_fail("cetd", "p3", "boom")]
+    pages = {("d", f"published:{t}"): 30 for t in ("boilernet", "bs4", "bte")} | {("d", "cetd"): 30}
+    lines = failure_lines(failures, pages)
+    assert lines == [
+        ("  published:boilernet and 2 more alike on d: 1 of 30 pages failed each; first: "
+        "MissingOutput: no page 'p1' in /x/boilernet.jsonl.gz"),
+        "  cetd on d: 1 of 30 pages failed; first: boom",
+    ]

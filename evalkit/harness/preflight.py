@@ -32,6 +32,7 @@ from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError, check_bool, check_share
 from evalkit.harness.config import ConfigError
 from evalkit.harness.specs import MethodSpec
+from evalkit.harness.summary import alike_key
 
 __all__ = [
     "DEFAULT_MAX_FAILURE_SHARE",
@@ -285,11 +286,19 @@ def failure_lines(
     """One line per (data set, method) with failures: count, share and first error.
 
     ``pages``: (data set, method) -> the method's records on that data set."""
-    lines = []
+    merged: dict[tuple, list] = {}  # methods failing alike share a line (alike_key)
     for (dataset, method), rows in _grouped(failures).items():
         n = pages.get((dataset, method)) or len(rows)
         first = str(rows[0]["error"]).replace("\n", " ")
-        head = f"  {method} on {dataset}: {len(rows)} of {n} pages failed; first: "
+        key = (*alike_key(dataset, method, len(rows), first), n)
+        merged.setdefault(key, []).append((method, first))
+    lines = []
+    for (dataset, n_failed, _, n), members in merged.items():
+        method, first = members[0]
+        if len(members) > 1:
+            method += f" and {len(members) - 1} more alike"
+        each = " each" if len(members) > 1 else ""
+        head = f"  {method} on {dataset}: {n_failed} of {n} pages failed{each}; first: "
         if len(head) + len(first) > limit:
             first = first[: max(20, limit - len(head) - 3)] + "..."
         lines.append(head + first)

@@ -23,6 +23,7 @@ from evalkit.report.progress import bar
 __all__ = [
     "ROW_COLUMNS",
     "SummaryRows",
+    "alike_key",
     "drop_note",
     "failure_rows",
     "failure_table",
@@ -171,15 +172,18 @@ def failure_table(failures: list[dict[str, Any]]) -> pd.DataFrame:
     return out
 
 
+def alike_key(dataset: str, method: str, n_failed: int, error: str) -> tuple:
+    """What two methods' failures share when they differ only by the methods' own names
+    (``published:bs4`` and ``published:bte`` lacking the same page of their files)."""
+    name = str(method).rpartition(":")[2].rpartition("@")[2]
+    return (dataset, n_failed, error.replace(name, "<method>") if name else error)
+
+
 def _merge_alike(table: pd.DataFrame) -> pd.DataFrame:
     """One row for the methods of a data set that failed on as many pages with the same first
     error but for their own names (a benchmark's stored outputs that all lack the same pages):
     ``published:boilernet (+22: bs4, bte, ...)``; others are left as they are."""
-    keys = []
-    for rec in table.itertuples(index=False):
-        name = str(rec.method).rpartition(":")[2].rpartition("@")[2]
-        error = str(rec[3])
-        keys.append((rec.dataset, rec[2], error.replace(name, "<method>") if name else error))
+    keys = [alike_key(r.dataset, r.method, r[2], str(r[3])) for r in table.itertuples(index=False)]
     groups: dict[tuple, list[int]] = {}
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
