@@ -269,3 +269,23 @@ def test_the_parse_inside_scoring_runs_in_the_worker_under_the_page_timeout():
     assert by_page["slow"]["shingle_f1"] == 0.0  # counted, as an empty output
     assert by_page["p0"]["error"] is None and by_page["p2"]["error"] is None
     assert by_page["p2"]["n_words_gold"] == 1  # the run went on, in a fresh worker
+
+
+def test_a_worker_over_its_memory_limit_is_replaced_after_the_page_and_nothing_changes():
+    # runner.worker_max_mb=1: every worker is over it after every page, so each page ends
+    # with a fresh worker; the site-scope method's memory (pages seen) is replayed into it
+    pages = [_page(i, f"<p>{i}</p>", site="s") for i in range(4)]
+    specs = [MethodSpec("a", "stall", {"scope": "site", "stall_on": "never"}), SPECS[1]]
+    base = run_task(pages, specs, None, _rec, "drop", page_timeout=5)
+    worker = shared_worker()
+    recycled, starts = worker.recycled, worker.starts
+    got = run_task(pages, specs, None, _rec, "drop", page_timeout=5, worker_max_mb=1)
+    assert got == base
+    assert [r["seen"] for r in got if r["method"] == "a"] == [1, 2, 3, 4]
+    assert worker.recycled - recycled == 4 and worker.starts - starts >= 4
+    assert worker.replays_given_up == 0
+
+
+def test_worker_max_mb_is_checked():
+    with pytest.raises(RunnerError, match=r"^runner.worker_max_mb=0"):
+        Runner(worker_max_mb=0)

@@ -140,6 +140,10 @@ class PageWorker:
         self._pending = 0
         #: request ids: every answer names the request it answers
         self._ids = itertools.count(1)
+        #: replace the worker after a page when its resident memory passes this many MiB
+        #: (``runner.worker_max_mb``; None: never), and how often that happened
+        self.max_mb: int | None = None
+        self.recycled = 0
 
     # ------------------------------------------------------------------ process
 
@@ -305,9 +309,16 @@ class PageWorker:
             if error is None:
                 self._last_done = done
                 yield GOLD, got
-                return
-            self._restart(timeout)  # the pages behind go to the new worker
-            yield GOLD, error.format(label="scoring's parse of the page")
+            else:
+                self._restart(timeout)  # the pages behind go to the new worker
+                yield GOLD, error.format(label="scoring's parse of the page")
+        if self.max_mb is not None and self.alive():
+            rss = _rss_mb(self.proc.pid)
+            if rss is not None and rss > self.max_mb:
+                # a method that leaks (goose3 keeps ~1.4 MiB a page): a fresh worker, its
+                # site-scope methods given their memory back, the queued pages resent
+                self.recycled += 1
+                self._restart(timeout)
 
     def _resend(self, page: Page, todo: list[int], gold: str | None = None) -> int:
         """Send ``page`` for ``todo`` (and its ``gold`` side) again under a new request id
@@ -390,6 +401,18 @@ class PageWorker:
             pass
         self._queue.extend(queued)
         return rid
+
+
+def _rss_mb(pid: int) -> float | None:
+    """The resident memory of process ``pid`` in MiB (Linux's /proc; None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 #: page workers by the thread that uses them: tasks may run in threads of one process (a

@@ -151,6 +151,7 @@ class PagePipeline:
         crashed: str | None = None,
         max_output_chars: int | None = None,
         max_score_words: int | None = None,
+        worker_max_mb: int | None = None,
     ):
         if on_failure not in ON_FAILURE:
             raise ValueError(
@@ -169,6 +170,8 @@ class PagePipeline:
         #: the error of every extraction of a task whose worker died (nothing is run)
         self.crashed = crashed
         self.worker = shared_worker() if page_timeout and crashed is None else None
+        if self.worker is not None:
+            self.worker.max_mb = worker_max_mb  # runner.worker_max_mb
         # the page's own side of scoring (its parse) goes to the worker with its methods, so
         # it runs under the same limit (issue 37 item 13); in process it is not bounded
         self.gold = gold_needs(score) if self.worker is not None else None

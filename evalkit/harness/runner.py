@@ -99,6 +99,9 @@ class Runner:
     max_output_chars: int | None = None
     #: a gold or output over this many words is a failure (evalkit.harness.score_limits)
     max_score_words: int | None = None
+    #: a page worker whose resident memory passes this many MiB after a page is replaced by a
+    #: fresh one (a library that leaks: goose3 grows ~1.4 MiB a page); None: never
+    worker_max_mb: int | None = None
     dask: dict[str, Any] = field(default_factory=dict)
     _backend: Any = field(default=None, init=False, repr=False)
     #: cache entries found invalid by run_pages so far (printed once by close)
@@ -126,6 +129,7 @@ class Runner:
             check_int("max_gold_bytes", self.max_gold_bytes, low=1, allow_none=True)
             check_int("max_output_chars", self.max_output_chars, low=1, allow_none=True)
             check_int("max_score_words", self.max_score_words, low=1, allow_none=True)
+            check_int("worker_max_mb", self.worker_max_mb, low=1, allow_none=True)
             if self.name == "dask":
                 check_dask(self.dask)
         except ParamError as exc:  # one line naming the key: runner.n_jobs=0: ...
@@ -150,7 +154,7 @@ class Runner:
         # max_gold_bytes is read by the readers (evalkit.readers.base), checked here
         limits = {
             key: runner.pop(key, None)
-            for key in ("max_gold_bytes", "max_output_chars", "max_score_words")
+            for key in ("max_gold_bytes", "max_output_chars", "max_score_words", "worker_max_mb")
         }
         return cls(
             name=name,
@@ -354,7 +358,11 @@ class Runner:
         )
 
     def _limits(self) -> dict[str, int | None]:
-        return {"max_output_chars": self.max_output_chars, "max_score_words": self.max_score_words}
+        return {
+            "max_output_chars": self.max_output_chars,
+            "max_score_words": self.max_score_words,
+            "worker_max_mb": self.worker_max_mb,
+        }
 
     def iter_records(
         self,
