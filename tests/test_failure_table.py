@@ -44,7 +44,9 @@ def test_the_console_says_it_once_for_methods_failing_alike():
     pages = {("d", f"published:{t}"): 30 for t in ("boilernet", "bs4", "bte")} | {("d", "cetd"): 30}
     lines = failure_lines(failures, pages)
     assert lines == [
-        ("  published:boilernet and 2 more alike on d: 1 of 30 pages failed each; first: "
-        "MissingOutput: no page 'p1' in /x/boilernet.jsonl.gz"),
+        (
+            "  published:boilernet and 2 more alike on d: 1 of 30 pages failed each; first: "
+            "MissingOutput: no page 'p1' in /x/boilernet.jsonl.gz"
+        ),
         "  cetd on d: 1 of 30 pages failed; first: boom",
     ]
