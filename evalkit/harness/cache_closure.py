@@ -22,12 +22,38 @@ import ast
 import hashlib
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.core.files import NotRegular, read_regular
 
-__all__ = ["MAX_MODULES", "MAX_MODULE_BYTES", "LocalClosure", "local_closure"]
+__all__ = [
+    "MAX_MODULES",
+    "MAX_MODULE_BYTES",
+    "LocalClosure",
+    "local_closure",
+    "parse_source",
+]
+
+
+def parse_source(source: bytes | str, filename: str) -> ast.Module:
+    """``ast.parse`` one call at a time in this process. CPython 3.11 keeps the AST
+    constructor's recursion depth in state all threads share, so two threads parsing at once
+    (a run's warm-up thread hashing the methods' sources while the main thread keys a scorer)
+    can fail with a spurious "AST constructor recursion depth mismatch" SystemError (CPython
+    gh-106905, seen here on 3.11.7): the parses are serialised, and one such error is retried."""
+    with _PARSE_LOCK:
+        try:
+            return ast.parse(source, filename=filename)
+        except SystemError as exc:
+            if "recursion depth mismatch" not in str(exc):
+                raise
+            return ast.parse(source, filename=filename)
+
+
+#: serialises :func:`parse_source`
+_PARSE_LOCK = threading.Lock()
 
 #: local modules followed at most; a closure larger than that is not keyed (never cached)
 MAX_MODULES = 2000
@@ -113,7 +139,7 @@ class _Reader:
     def imports(self, name: str, file: Path, source: bytes) -> set[str]:
         """Absolute names ``source`` (module ``name`` at ``file``) imports anywhere in it."""
         try:
-            tree = ast.parse(source, filename=str(file))
+            tree = parse_source(source, str(file))
         except (SyntaxError, ValueError, RecursionError):
             return set()  # it cannot have been imported: nothing runs from it
         package = name if file.name == "__init__.py" else name.rpartition(".")[0]

@@ -52,7 +52,7 @@ from packaging.utils import canonicalize_name
 from evalkit import __version__
 from evalkit.core.layout import layout
 from evalkit.core.page import NORMALISATION_VERSION, Page, lxml_versions
-from evalkit.harness.cache_closure import LocalClosure, local_closure
+from evalkit.harness.cache_closure import LocalClosure, local_closure, parse_source
 from evalkit.harness.identity import CallableIdentity, callable_identity, unwrap
 
 __all__ = [
@@ -147,7 +147,7 @@ class SourceTree:
         if module not in self._imports:
             path = self.path(module)
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-            tree = ast.parse(self.source(module), filename=str(path))
+            tree = parse_source(self.source(module), str(path))
             found: set[str] = set()
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
@@ -412,7 +412,7 @@ def function_identity(func: Any) -> CallableIdentity:
 def _text_imports(source: str) -> set[str]:
     """Absolute names of the modules a piece of source imports (unparsable source: none)."""
     try:
-        tree = ast.parse(textwrap.dedent(source))
+        tree = parse_source(textwrap.dedent(source), "<source>")
     except (SyntaxError, ValueError):
         return set()
     found: set[str] = set()

@@ -104,9 +104,11 @@ KNOWN = (
     "san_aye@importance",
     "proposed@bounded",
     "proposed@best_table4",
-    "empty",
+    # newspaper4k and inscriptis took empty's and stored's places when the wcxb and
+    # trafilatura_eval studies began to run them beside the other peers (issue 40)
+    "newspaper4k",
     "gold",
-    "stored",
+    "inscriptis",
     # placed so the structure study's ten methods get ten colours
     "meta_tags",
     "trafilatura_meta",
@@ -114,8 +116,8 @@ KNOWN = (
     "chromerag",
     "newspaper4k_meta",
     "htmldate",
-    "inscriptis",
-    "newspaper4k",
+    "stored",
+    "empty",
     "trafilatura@precision",
     "trafilatura@recall",
     "trafilatura@fast",

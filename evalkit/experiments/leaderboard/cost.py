@@ -44,10 +44,12 @@ Nothing is written to disk; apart from the measured numbers the frame is the sam
 from __future__ import annotations
 
 import functools
+import json
 import os
-import pickle
 import subprocess
 import sys
+import threading
+from multiprocessing.connection import Connection
 
 import numpy as np
 import pandas as pd
@@ -174,16 +176,19 @@ def memory_peaks(
     return floor, {spec.label: _in_fresh_process(spec, pages, timeout) for spec in specs}
 
 
-#: the program of a memory process (``python -c``): it reads the pickled ``(spec or None,
-#: pages)`` from stdin, parses the pages (no spec: the floor) or builds the method per site and
-#: runs it on every page, and writes the pickled ``(peak MiB, error or None)`` to its stdout,
-#: where nothing else goes (the method's own prints go to stderr). It imports evalkit's page,
+#: the program of a memory process (``python -c``): it receives ``(spec or None, pages)`` from
+#: its parent on the pipe named by its argument (a multiprocessing Connection, as the page
+#: worker receives its methods), parses the pages (no spec: the floor) or builds the method per
+#: site and runs it on every page, and writes ``[peak MiB, error or null]`` as JSON to its
+#: stdout, where nothing else goes (the method's own prints go to stderr): the parent reads
+#: only JSON from it. It imports evalkit's page,
 #: extraction, task and spec modules (and what they import) and cloudpickle (a spec sent by
 #: value needs it), floor and method alike.
 _CHILD = """
-import os, pickle, sys
+import json, os, sys
+from multiprocessing.connection import Connection
 
-result = os.fdopen(os.dup(1), "wb")
+result = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)  # a method's prints go to stderr, never into the answer
 
 import cloudpickle  # noqa: F401
@@ -226,11 +231,11 @@ def main(spec, pages):
 
 
 try:
-    error = main(*pickle.load(sys.stdin.buffer))
+    error = main(*Connection(int(sys.argv[1]), writable=False).recv())
     answer = (float("nan") if error else peak_mb(), error)
 except BaseException as exc:
     answer = (float("nan"), f"memory process failed: {type(exc).__name__}: {exc}")
-pickle.dump(answer, result)
+json.dump(list(answer), result)
 result.close()
 """
 
@@ -241,24 +246,45 @@ def _in_fresh_process(
     """Run :data:`_CHILD` in a new Python on ``(spec, pages)``; its ``(peak MiB, error)``,
     killed after ``timeout`` seconds."""
     # cloudpickle: the spec may hold a function typed in a notebook, sent by value (as the page
-    # worker sends it); the child reads the stream with the standard pickle
+    # worker sends it); the child's Connection reads the stream
     import cloudpickle
 
     env = dict(os.environ)
     # the same import path as this process: the same evalkit, and a test's method module
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(read)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=env,
+        pass_fds=(read,),
+    )
+    os.close(read)
+    # the payload is written from a thread: a child that dies before reading it all cannot
+    # block this process, and the timeout below still holds
+    sender = threading.Thread(target=_send, args=(write, cloudpickle.dumps((spec, pages))))
+    sender.start()
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", _CHILD],
-            input=cloudpickle.dumps((spec, pages)),
-            stdout=subprocess.PIPE,
-            env=env,
-            check=False,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:  # run() has killed it
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        sender.join()
         return _NAN, f"memory process ran over {timeout:g} s and was killed"
+    sender.join()
     try:
-        return pickle.loads(proc.stdout)
-    except Exception:  # noqa: BLE001 - no answer: the process died (a signal, the OOM killer)
+        peak, error = json.loads(out)
+        return float(peak), error
+    except (ValueError, TypeError):  # no answer: the process died (a signal, the OOM killer)
         return _NAN, f"memory process died (exit status {proc.returncode})"
+
+
+def _send(fd: int, payload: bytes) -> None:
+    conn = Connection(fd, readable=False)
+    try:
+        conn.send_bytes(payload)
+    except OSError:  # the child is gone; its exit status says why
+        pass
+    finally:
+        conn.close()
