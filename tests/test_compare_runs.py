@@ -230,30 +230,33 @@ def test_the_command_and_its_help():
     assert "--n-boot" in done.stdout and "--out DIR" in done.stdout
 
 
+def _real_run(root, name, *overrides):
+    """A real extraction run (12 synthetic pages, CETD and fulltext) in ``root / name``."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "experiment=extraction",
+        "dataset=synthetic",
+        "dataset.synthetic.limit=12",
+        "method=[cetd,fulltext]",
+        *overrides,
+        "extraction.n_boot=20",
+        "runner.progress=false",
+        "runner.cache=false",
+        f"paths.results={root}",
+        f"hydra.run.dir={root / name}",
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return root / name
+
+
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     """Two real runs of one config (synthetic pages, CETD and fulltext)."""
     root = tmp_path_factory.mktemp("runs")
-    folders = []
-    for name in ("a", "b"):
-        cmd = [
-            sys.executable,
-            "-m",
-            "evalkit",
-            "experiment=extraction",
-            "dataset=synthetic",
-            "dataset.synthetic.limit=12",
-            "method=[cetd,fulltext]",
-            "extraction.n_boot=20",
-            "runner.progress=false",
-            "runner.cache=false",
-            f"paths.results={root}",
-            f"hydra.run.dir={root / name}",
-        ]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-        folders.append(root / name)
-    return folders
+    return [_real_run(root, name) for name in ("a", "b")]
 
 
 @pytest.mark.slow
@@ -285,23 +288,7 @@ def test_two_configs_give_the_known_difference_of_their_per_page_scores(two_runs
     compare finds, per metric, the mean of the per-page differences the two per_page.csv files
     hold, and fulltext, whose config did not change, moves by nothing."""
     a, _ = two_runs
-    cmd = [
-        sys.executable,
-        "-m",
-        "evalkit",
-        "experiment=extraction",
-        "dataset=synthetic",
-        "dataset.synthetic.limit=12",
-        "method=[cetd,fulltext]",
-        "method.cetd.variant=cetd_ds",
-        "extraction.n_boot=20",
-        "runner.progress=false",
-        "runner.cache=false",
-        f"paths.results={tmp_path}",
-        f"hydra.run.dir={tmp_path / 'c'}",
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
+    _real_run(tmp_path, "c", "method.cetd.variant=cetd_ds")
     cmp = compare_runs(a, tmp_path / "c", **FAST)
     rows = cmp.rows.set_index(["method", "metric"])
     pa = pd.read_csv(a / "per_page.csv").set_index(["method", "page_id"])["shingle_f1"]

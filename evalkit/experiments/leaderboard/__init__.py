@@ -36,6 +36,7 @@ and docs/benchmarks.md show how to read it.
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import pandas as pd
@@ -293,7 +294,7 @@ def _cost(
     from evalkit.report.pareto import pareto_figure
 
     n = int(opts["pages"])
-    samples = {s: list(_first(ctx.datasets[s].pages(), n)) for s in sets}
+    samples = {s: list(itertools.islice(ctx.datasets[s].pages(), n)) for s in sets}
     clock = str(opts.get("clock", "cpu"))
     labels = [spec.label for spec in ctx.specs]
     memory = pd.DataFrame(
@@ -362,10 +363,3 @@ def _cost(
         Table(table.round(3)),
         *figures,
     ]
-
-
-def _first(pages, n: int):
-    for i, page in enumerate(pages):
-        if i >= n:
-            return
-        yield page
