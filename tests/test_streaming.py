@@ -63,6 +63,72 @@ def test_a_chunk_is_cast_to_the_dtype_of_all_records(tmp_path):
     assert (tmp_path / "p.csv").read_text() == "a,b\n1.23457e+06,\n,1\n"
 
 
+def test_the_frame_of_a_spill_is_the_frame_of_all_its_records(tmp_path):
+    # more records than a chunk, kinds that change between chunks: ints that become floats
+    # (a gap, a fraction), a flag with gaps, an error on a few records, a column that comes late
+    records = [
+        {
+            "experiment": "x",
+            "page_id": f"p{i // 2}",
+            "method": "ab"[i % 2],
+            "n": float("nan") if i == 2100 else i,
+            "f": 0.5 if i == 1500 else i,
+            "ok": None if i % 7 == 0 else bool(i % 2),
+            "error": "boom" if i % 500 == 0 else None,
+            **({"late": "z"} if i > 1800 else {}),
+        }
+        for i in range(2345)
+    ]
+    spill = RecordSpill(tmp_path / "s.jsonl")
+    spill.append(records[:1000])
+    spill.append(records[1000:])
+    whole = pd.DataFrame.from_records(records)
+    frame = spill.frame()
+    pd.testing.assert_frame_equal(frame, whole, check_exact=True)
+    some = spill.frame(["method", "late", "n"])
+    pd.testing.assert_frame_equal(some, whole[["method", "late", "n"]], check_exact=True)
+    # a chunk's equal texts are one string object
+    assert frame["experiment"].iloc[0] is frame["experiment"].iloc[999]
+    empty = RecordSpill(tmp_path / "e.jsonl").frame(["a"])
+    assert empty.empty and empty.columns.tolist() == []
+
+
+def test_the_parquet_copy_written_by_parts_has_the_bytes_of_the_whole_table(tmp_path, monkeypatch):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from evalkit.report import per_page_parquet
+    from evalkit.report.per_page_csv import read_per_page
+
+    # small row groups and parts, so that a few thousand rows make several of each
+    monkeypatch.setattr(per_page_parquet, "ROW_GROUP_ROWS", 2048)
+    monkeypatch.setattr(per_page_parquet, "PIECE_ROWS", 1024)
+    rows = ["experiment,page_id,cached,whole,gap_late,frac_late,flag,flag_gap,text_late,error"]
+    for i in range(5000):
+        late = i >= 4096  # the last row group's parts only
+        rows.append(
+            f"x,{i:05d},{'' if i % 5 == 0 else bool(i % 2)},{i},{'' if late else i},"
+            f"{f'{i}.5' if late else i},{bool(i % 3)},{'' if late else bool(i % 3)},"
+            f"{'t' if late else i},{'=boom' if i % 999 == 0 else ''}"
+        )
+    csv = tmp_path / "per_page.csv"
+    csv.write_text("\n".join(rows) + "\n")
+
+    def whole(path):
+        raise AssertionError("the copy read the whole csv at once")
+
+    monkeypatch.setattr(per_page_parquet, "read_per_page", whole)  # the fallback's read
+    path = per_page_parquet.write_per_page_parquet(csv)
+    pq.write_table(
+        per_page_parquet._arrow(read_per_page(csv)),
+        tmp_path / "whole.parquet",
+        row_group_size=2048,
+        compression="zstd",
+        compression_level=per_page_parquet.ZSTD_LEVEL,
+        write_statistics=True,
+    )
+    assert pq.ParquetFile(path).metadata.num_row_groups == 3
+    assert path.read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+
+
 def test_a_spill_is_deleted_on_close(tmp_path):
     spill = _spill(tmp_path, RECORDS[:1])
     assert spill.path.exists()
