@@ -59,7 +59,6 @@ from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
-    dataset_fingerprint,
     interpreter_hash_seed,
     write_csv,
     write_frames_csv,
@@ -499,6 +498,6 @@ def _describe(ds) -> dict[str, Any]:
         "reader": type(ds).__name__,
         "path": ds.path,
         "n_pages": len(ds.seen_),
-        "fingerprint": dataset_fingerprint(ds.seen_.values()),
+        "fingerprint": ds.seen_.fingerprint(),
         "skipped": [{"file": s.file, "reason": s.reason} for s in ds.skipped],
     }
