@@ -28,9 +28,14 @@ def _rows():
         summary_row("s", "harness", "harness_overhead_ratio", 0.2, n_pages=10),
         summary_row("s", "harness", "harness_stage_score_ms_per_page", 3.0, n_pages=10),
         summary_row("s", "harness", "harness_stage_score_share", 0.3, n_pages=10),
+        summary_row("ladder_300", "local", "harness_pss_tree_mb", 250.0, n_pages=300),
         summary_row("ladder_300", "local", "harness_rss_max_process_mb", 120.0, n_pages=300),
         summary_row("ladder_300", "local", "harness_rss_sum_processes_mb", 300.0, n_pages=300),
         summary_row("ladder_300", "local", "harness_ladder_wall_s", 9.0, n_pages=300),
+        summary_row("ladder_3000", "local", "harness_pss_tree_mb", 275.0, n_pages=3000),
+        summary_row("ladder_3000", "local", "harness_rss_max_process_mb", 150.0, n_pages=3000),
+        summary_row("ladder_3000", "local", "harness_rss_sum_processes_mb", 330.0, n_pages=3000),
+        summary_row("ladder_3000", "local", "harness_ladder_wall_s", 30.0, n_pages=3000),
     ]
     return pd.DataFrame(rows)
 
@@ -47,10 +52,21 @@ def test_tables_by_hand():
         {
             "pages": 300,
             "runner": "local",
+            "tree_pss_mb": 250.0,
+            "tree_vs_smallest": 1.0,
             "rss_max_process_mb": 120.0,
             "rss_sum_processes_mb": 300.0,
             "wall_s": 9.0,
-        }
+        },
+        {
+            "pages": 3000,
+            "runner": "local",
+            "tree_pss_mb": 275.0,
+            "tree_vs_smallest": 1.1,  # 275 / 250
+            "rss_max_process_mb": 150.0,
+            "rss_sum_processes_mb": 330.0,
+            "wall_s": 30.0,
+        },
     ]
 
 
@@ -72,9 +88,23 @@ def test_peak_memory_sees_the_largest_process_and_the_sum():
     assert got["sum_mb"] > got["max_mb"]  # the parent is counted too
 
 
+def test_the_whole_tree_counts_a_forked_childs_shared_pages_once():
+    # 200 MiB written by the parent, then a forked child that only sleeps: both processes
+    # show them resident, but they are one copy of the memory
+    code = (
+        "import os, time; b = bytearray(os.urandom(1024)) * (200 * 1024); pid = os.fork()\n"
+        "if pid == 0: time.sleep(1.5); os._exit(0)\n"
+        "os.waitpid(pid, 0)"
+    )
+    got = H.peak_memory([sys.executable, "-c", code], sample_s=0.05)
+    assert got["returncode"] == 0
+    assert got["sum_mb"] > 400  # both resident sets hold the 200 MiB
+    assert 200 <= got["tree_mb"] < 300  # proportional: counted once
+
+
 def test_proc_fallback_reads_this_process():
-    (mine, *_) = H._rss_tree_proc(os.getpid())
-    assert mine > 10 * 2**20
+    ((rss, pss), *_) = H._rss_tree_proc(os.getpid())
+    assert rss > 10 * 2**20 and 0 < pss <= rss
 
 
 def test_speed_run_reports_cold_warm_and_stages(tmp_path):
@@ -173,3 +203,10 @@ def test_the_speed_command_reports_the_overhead_of_its_own_extraction_run(tmp_pa
     assert s[("synthetic", "harness", "harness_overhead_ratio")] == pytest.approx(
         (wall - methods) / methods, rel=1e-4
     )
+
+
+def test_memory_ladder_figure_is_drawn(tmp_path):
+    from evalkit.experiments.speed.report import memory_ladder_figure
+
+    memory_ladder_figure(H.ladder_table(_rows()), tmp_path / "ladder")
+    assert (tmp_path / "ladder.png").stat().st_size > 5000

@@ -271,8 +271,21 @@ def harness_rows(ctx: Context, label: str, ds, opts: dict) -> list[dict]:
 # ------------------------------------------------------------------------ memory ladder
 
 
-def _rss_tree(pid: int) -> list[int]:
-    """Resident bytes of process ``pid`` and of every process below it."""
+def _pss(pid: int, rss: int) -> int:
+    """Proportional set size of ``pid`` in bytes (shared pages split among their users), or
+    ``rss`` where the kernel does not tell: a forked child shares most of its parent's pages,
+    so a sum of resident sets counts them twice, a sum of PSS once."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return rss
+
+
+def _rss_tree(pid: int) -> list[tuple[int, int]]:
+    """(resident bytes, proportional bytes) of process ``pid`` and of every process below it."""
     try:
         import psutil
     except ImportError:
@@ -285,13 +298,14 @@ def _rss_tree(pid: int) -> list[int]:
     out = []
     for p in procs:
         try:
-            out.append(p.memory_info().rss)
+            rss = p.memory_info().rss
         except psutil.Error:  # ended between the listing and the reading
-            pass
+            continue
+        out.append((rss, _pss(p.pid, rss)))
     return out
 
 
-def _rss_tree_proc(pid: int) -> list[int]:
+def _rss_tree_proc(pid: int) -> list[tuple[int, int]]:
     # /proc fallback: children from every thread's children file, VmRSS from status
     out, todo = [], [pid]
     while todo:
@@ -299,7 +313,8 @@ def _rss_tree_proc(pid: int) -> list[int]:
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
-                    out.append(int(line.split()[1]) * 1024)
+                    rss = int(line.split()[1]) * 1024
+                    out.append((rss, _pss(p, rss)))
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, ValueError):
@@ -310,16 +325,20 @@ def _rss_tree_proc(pid: int) -> list[int]:
 def peak_memory(
     cmd: list[str], sample_s: float = 0.1, env: dict | None = None, timeout: float | None = None
 ) -> dict:
-    """Run ``cmd``; the largest resident set of one of its processes and the largest sum
-    over them (MiB), sampled every ``sample_s`` seconds, its wall seconds and exit code."""
+    """Run ``cmd``; sampled every ``sample_s`` seconds, the largest resident set of one of
+    its processes, the largest sum of their resident sets and the largest sum of their
+    proportional set sizes (the whole tree, shared pages once), MiB; its wall seconds and
+    exit code."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    peak_one = peak_sum = 0
+    peak_one = peak_sum = peak_tree = 0
     try:
         while proc.poll() is None:
-            rss = _rss_tree(proc.pid)
-            if rss:
-                peak_one, peak_sum = max(peak_one, max(rss)), max(peak_sum, sum(rss))
+            mem = _rss_tree(proc.pid)
+            if mem:
+                peak_one = max(peak_one, max(r for r, _ in mem))
+                peak_sum = max(peak_sum, sum(r for r, _ in mem))
+                peak_tree = max(peak_tree, sum(p for _, p in mem))
             if timeout is not None and time.perf_counter() - t0 > timeout:
                 proc.kill()
                 break
@@ -329,6 +348,7 @@ def peak_memory(
     return {
         "max_mb": peak_one / 2**20,
         "sum_mb": peak_sum / 2**20,
+        "tree_mb": peak_tree / 2**20,
         "wall_s": time.perf_counter() - t0,
         "returncode": proc.returncode,
         "stderr": err.decode("utf-8", "replace")[-500:],
@@ -337,7 +357,7 @@ def peak_memory(
 
 def ladder_rows(ctx: Context, opts: dict) -> list[dict]:
     """Peak memory against page count, per runner (see the module docstring)."""
-    sizes = [int(s) for s in opts.get("ladder_sizes", DEFAULT_LADDER)]
+    sizes = sorted(int(s) for s in opts.get("ladder_sizes", DEFAULT_LADDER))
     runners = list(opts.get("ladder_runners", ["local", "dask"]))
     methods = list(opts.get("ladder_methods", ["cetd", "fulltext"]))
     sample_s = float(opts.get("sample_s", 0.1))
@@ -370,6 +390,9 @@ def ladder_rows(ctx: Context, opts: dict) -> list[dict]:
                 where = f"ladder_{size}"
                 pages = n_sites * 10
                 rows += [
+                    summary_row(
+                        where, runner, f"{HARNESS_PREFIX}pss_tree_mb", got["tree_mb"], n_pages=pages
+                    ),
                     summary_row(
                         where,
                         runner,
@@ -427,15 +450,22 @@ def harness_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def ladder_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per (pages, runner): the largest process and the sum over processes, MiB."""
+    """One row per (pages, runner), MiB: the whole tree (sum of proportional set sizes) and
+    its ratio to the smallest rung of that runner, the largest process, the sum of resident
+    sets."""
     lad = rows[rows["dataset"].str.startswith("ladder_")]
     out = []
+    first: dict[str, float] = {}
     for (dataset, runner), df in lad.groupby(["dataset", "method"], sort=False):
         vals = dict(zip(df["metric"].str.removeprefix(HARNESS_PREFIX), df["value"]))
+        tree = vals.get("pss_tree_mb")
+        first.setdefault(runner, tree)
         out.append(
             {
                 "pages": int(df["n_pages"].iloc[0]),
                 "runner": runner,
+                "tree_pss_mb": tree,
+                "tree_vs_smallest": tree / first[runner] if tree and first[runner] else None,
                 "rss_max_process_mb": vals.get("rss_max_process_mb"),
                 "rss_sum_processes_mb": vals.get("rss_sum_processes_mb"),
                 "wall_s": vals.get("ladder_wall_s"),
@@ -463,8 +493,9 @@ def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
             "speed_memory_ladder",
             ladder_table(rows),
             (
-                "Peak resident memory (MiB) of a synthetic extraction against its page count: "
-                "the largest process and the sum over the run's processes (sampled)"
+                "Peak memory (MiB) of a synthetic extraction against its page count (sampled): "
+                "the whole process tree (sum of proportional set sizes) and its ratio to the "
+                "smallest rung, the largest process, the sum of resident sets"
             ),
         ),
     ):
@@ -472,3 +503,9 @@ def harness_outputs(ctx: Context, rows: pd.DataFrame) -> None:
             continue
         write_table(table.round(4), ctx.out / "tables" / name, caption=caption)
         ctx.report += [Heading(caption), Table(table.round(4))]
+        if name == "speed_memory_ladder":
+            from evalkit.experiments.speed.report import memory_ladder_figure
+            from evalkit.report.sections import Figure
+
+            memory_ladder_figure(table, ctx.out / "figures" / name)
+            ctx.report.append(Figure(f"figures/{name}.png", "memory ladder"))

@@ -175,3 +175,33 @@ def _steps_figure(steps: pd.DataFrame, parse_ms: float, stem, dataset: str):
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
+
+
+#: the memory ladder's target (issue 41): the whole tree under 1 GB at a million pages
+MEMORY_TARGET_MIB = 1e9 / 2**20
+
+
+def memory_ladder_figure(table: pd.DataFrame, stem) -> None:
+    """Peak memory against pages (log x): the whole tree and the largest process per runner,
+    with the 1 GB target."""
+    fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    for runner, df in table.groupby("runner", sort=False):
+        df = df.sort_values("pages")
+        (line,) = ax.plot(df["pages"], df["tree_pss_mb"], marker="o", label=f"{runner}: whole tree")
+        ax.plot(
+            df["pages"],
+            df["rss_max_process_mb"],
+            marker="s",
+            ls="--",
+            color=line.get_color(),
+            label=f"{runner}: largest process",
+        )
+    ax.axhline(MEMORY_TARGET_MIB, color="grey", lw=1, ls=":", label="1 GB")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("pages (log scale)")
+    ax.set_ylabel("peak memory (MiB)")
+    ax.set_title("Memory ladder: synthetic extraction, cache off")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    save(fig, stem)
