@@ -196,10 +196,14 @@ class Context:
     def _keyed(self, pages, experiment: str, dataset: str):
         """``pages``, each page's cache key kept for the cache's method index
         (evalkit.harness.cache_admin.record_run) and, for the extraction experiment, for the
-        run's kept extractions (evalkit.harness.kept) when the run has a cache."""
+        run's kept extractions (evalkit.harness.kept) when the run has a cache. Without a
+        cache the reader's stream goes to the runner as it is: a reader whose pages are made
+        or read where the tasks run (site and shard tasks) keeps them there."""
         if not self.runner.cache_root:
-            yield from pages
-            return
+            return pages
+        return self._keying(pages)
+
+    def _keying(self, pages):
         for page in pages:
             key = page_key(page)
             self.page_keys.add(key)

@@ -48,7 +48,7 @@ from evalkit.harness.dask_runner import (
 from evalkit.harness.errors import RunnerError
 from evalkit.harness.extract import CACHE_INVALID, METHOD_KEY, ON_FAILURE, PAGE_SHA
 from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
-from evalkit.harness.pipeline import run_page_task, run_tasks
+from evalkit.harness.pipeline import PagePipeline, run_page_task, run_tasks
 from evalkit.harness.render import RENDER_MARK, count_render
 from evalkit.harness.score_cache import cached_scorer
 from evalkit.harness.specs import MethodSpec
@@ -56,7 +56,7 @@ from evalkit.harness.tasks import iter_tasks
 from evalkit.harness.watchdog import deaf_loky_workers, exit_with_parent
 from evalkit.report.progress import track
 
-__all__ = ["BACKENDS", "Runner", "run_pages", "run_pages_dask"]
+__all__ = ["BACKENDS", "Runner", "ShardRecords", "run_pages", "run_pages_dask", "run_shard_task"]
 
 
 #: backends a ``cfg.runner`` can name (configs/runner/<name>.yaml)
@@ -349,8 +349,10 @@ class Runner:
 
         Pages go in tasks of :meth:`page_tasks`; every task is :func:`run_task`. A reader that
         makes its pages (evalkit.readers.base.LazyPages) hands out one task per site instead,
-        and the pages are made where the task runs. ``cache=False`` bypasses the extraction
-        cache (e.g. when the run measures time). All records are returned at once;
+        and the pages are made where the task runs; one whose workers read their own shards
+        (evalkit.readers.warc.shards.WarcPages), where tasks run elsewhere, one task per shard
+        (:func:`run_shard_task`). ``cache=False`` bypasses the extraction cache (e.g. when the
+        run measures time). All records are returned at once;
         :meth:`iter_records` hands them out as their tasks finish.
         """
         return list(
@@ -382,7 +384,16 @@ class Runner:
         scorer = cached_scorer(score, root)
         n_methods = max(len(specs), 1)
         note_seen = getattr(pages, "note_seen", None)
-        tasks = pages.site_tasks() if note_seen is not None else self.page_tasks(pages)
+        plan = getattr(pages, "shard_tasks", None)
+        shards = None
+        if plan is not None and not self.in_process:  # indexed on the workers (desc: the bar's)
+            shards = plan(functools.partial(self.map, desc=f"{desc} shards indexed", unit="shard"))
+        if shards is not None:
+            tasks, task_run = shards, run_shard_task
+        elif note_seen is not None and plan is None:
+            tasks, task_run = pages.site_tasks(), run_page_task
+        else:  # read here: the reader fills seen_ itself
+            tasks, task_run, note_seen = self.page_tasks(pages), run_page_task, None
         shown = {
             "desc": desc,
             "total": total,
@@ -405,7 +416,7 @@ class Runner:
             )
         else:
             task_fn = functools.partial(
-                run_page_task,
+                task_run,
                 specs=specs,
                 cache_root=root,
                 score=scorer,
@@ -418,6 +429,9 @@ class Runner:
             crash = functools.partial(_crashed_task, task_fn)
             done = self.map(task_fn, tasks, on_crash=crash, **shown)
         for recs in done:
+            skipped = getattr(recs, "skipped", None)
+            if skipped is not None:  # a shard's skips, in shard order
+                pages.note_skipped(skipped)
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
@@ -428,6 +442,32 @@ class Runner:
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)
             yield from recs
+
+
+class ShardRecords(list):
+    """A shard task's records; ``skipped``: what its reader skipped while reading it."""
+
+
+@dataclass
+class _Made:
+    """One site's pages read where the task runs: its records carry each page's sha256."""
+
+    group: list[Page]
+
+    def pages(self) -> list[Page]:
+        return self.group
+
+
+def run_shard_task(shard, *, specs, cache_root, score, on_failure, crashed=None, **settings):
+    """The task function of a reader's shard (an object whose ``read()`` gives its pages, then
+    its ``skipped``): one task per site of it (:func:`iter_tasks`, as :meth:`Runner.page_tasks`
+    makes them where tasks run elsewhere) through one pipeline (:func:`run_tasks`)."""
+    read = shard.read()
+    groups = (_Made(group) for group in iter_tasks(read, max_pages=1))
+    pipeline = PagePipeline(specs, cache_root, score, on_failure, crashed=crashed, **settings)
+    out = ShardRecords(rec for recs in pipeline.run(groups) for rec in recs)
+    out.skipped = list(read.skipped)
+    return out
 
 
 def _crashed_task(task_fn, pages, why: str) -> list[dict[str, Any]]:

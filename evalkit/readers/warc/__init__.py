@@ -37,7 +37,9 @@ on. Responses that are not HTML or not 2xx are counted, one skip line per file a
 Pages come out grouped by site (docs/sites.md): a first pass reads only the WARC and
 HTTP headers and keeps, per site, the file number and offset of its records (12 bytes a record); the
 second reads each site's records from their offsets. FastWARC is an optional package
-(``requires``): a run without it stops before any page with one line.
+(``requires``): a run without it stops before any page with one line. A runner with workers
+has each file indexed and, when no site or page id is in two files, read by a worker
+(evalkit.readers.warc.shards): the same pages, skips and order.
 """
 
 from __future__ import annotations
@@ -57,8 +59,18 @@ from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError, check_int
 from evalkit.core.web_encodings import web_codec
 from evalkit.readers.base import DEFAULT_MAX_FILE_BYTES, Dataset, Refused, inside
+from evalkit.readers.warc.shards import WarcPages, WarcShard, scan_shard
 
-__all__ = ["DEFAULT_FILES", "HTML_TYPES", "WarcDataset", "http_charset_label", "record_id"]
+__all__ = [
+    "DEFAULT_FILES",
+    "HTML_TYPES",
+    "WarcDataset",
+    "WarcPages",
+    "WarcShard",
+    "http_charset_label",
+    "record_id",
+    "scan_shard",
+]
 
 #: the files read by default: compressed WARC files, one gzip member per record
 DEFAULT_FILES = "*.warc.gz"
@@ -170,6 +182,8 @@ class WarcDataset(Dataset):
         self.files = files
         self.max_record_bytes = max_record_bytes
         self.name = name
+        #: pass 1 already made by the workers (evalkit.readers.warc.shards): taken by the next read
+        self._made: tuple | None = None
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in param_names(type(self))}
@@ -202,9 +216,10 @@ class WarcDataset(Dataset):
 
     # -- pass 1: the index, by site --------------------------------------------------------
 
-    def _index(self, files: list[Path], counts: dict[Path, Counter]) -> list[tuple]:
+    def _index(self, files: list[Path], counts: dict[Path, Counter], ids=None) -> list[tuple]:
         """Runs ``(site, file numbers, offsets)``: a site's HTML responses in file order,
-        sites in the order of their first record (:func:`group_by_site` on offsets)."""
+        sites in the order of their first record (:func:`group_by_site` on offsets). ``ids``
+        (a list): each record's page id is appended (evalkit.readers.warc.shards)."""
         ArchiveIterator, _, WarcRecordType = _fastwarc()
         runs: list[tuple] = []
         by_site: dict[str, tuple] = {}
@@ -234,6 +249,15 @@ class WarcDataset(Dataset):
                                 by_site[site] = run
                         run[1].append(number)
                         run[2].append(record.stream_pos)
+                        if ids is not None:
+                            head = record.headers
+                            ids.append(
+                                record_id(
+                                    head.get("WARC-Record-ID"),
+                                    head.get("WARC-Target-URI"),
+                                    head.get("WARC-Date"),
+                                )
+                            )
             except Refused as exc:
                 self.skip(path, str(exc))
             except (OSError, ValueError) as exc:  # a broken file: its records so far are kept
@@ -256,10 +280,21 @@ class WarcDataset(Dataset):
 
     # -- pass 2: one record at a time ------------------------------------------------------
 
+    def pages(self):
+        """The pages, as :meth:`Dataset.pages`, from a stream that can also hand a runner with
+        workers one task per WARC file (:class:`WarcPages`)."""
+        self.skipped, self._made = [], None
+        return WarcPages(self)
+
     def _iter_pages(self) -> Iterator[Page]:
-        files = self._warc_files()
-        counts: dict[Path, Counter] = {path: Counter() for path in files}
-        runs = self._index(files, counts)
+        made, self._made = self._made, None
+        if made is None:
+            files = self._warc_files()
+            counts: dict[Path, Counter] = {path: Counter() for path in files}
+            runs = self._index(files, counts)
+        else:  # the files, their runs, counts and skips as the two steps above leave them
+            files, runs, counts, skipped = made
+            self.skipped.extend(skipped)
         opened: tuple[int, object] | None = None
         try:
             for site, numbers, offsets in runs:
@@ -279,9 +314,12 @@ class WarcDataset(Dataset):
         finally:
             if opened is not None:
                 opened[1].close()
-            for path, tally in counts.items():  # one line per file and reason
-                for reason, n in sorted(tally.items()):
-                    self.skip(path, f"{n} response record(s) skipped: {reason}")
+            self._skip_counts(counts)
+
+    def _skip_counts(self, counts: dict[Path, Counter]) -> None:
+        for path, tally in counts.items():  # one line per file and reason
+            for reason, n in sorted(tally.items()):
+                self.skip(path, f"{n} response record(s) skipped: {reason}")
 
     def _page(self, stream, path: Path, offset: int, site: str | None) -> Page | None:
         where = f"{path}@{offset}"
