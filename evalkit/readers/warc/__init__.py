@@ -47,7 +47,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from array import array
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +58,7 @@ from evalkit.core.page import Gold, Page
 from evalkit.core.validate import ParamError, check_int
 from evalkit.core.web_encodings import web_codec
 from evalkit.readers.base import DEFAULT_MAX_FILE_BYTES, Dataset, Refused, inside
+from evalkit.readers.warc.runs import SiteRuns
 from evalkit.readers.warc.shards import WarcPages, WarcShard, scan_shard
 
 __all__ = [
@@ -97,8 +97,6 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_NOFOLLOW", 0)
 )
-#: the site of records without one (no target URI, or one without a host): each its own run
-_NO_SITE = None
 
 
 def _fastwarc():
@@ -221,8 +219,7 @@ class WarcDataset(Dataset):
         sites in the order of their first record (:func:`group_by_site` on offsets). ``ids``
         (a list): each record's page id is appended (evalkit.readers.warc.shards)."""
         ArchiveIterator, _, WarcRecordType = _fastwarc()
-        runs: list[tuple] = []
-        by_site: dict[str, tuple] = {}
+        runs = SiteRuns()
         for number, path in enumerate(files):
             tally = counts[path]
             try:
@@ -240,13 +237,7 @@ class WarcDataset(Dataset):
                         if reason is not None:
                             tally[reason] += 1
                             continue
-                        site = _site(record.headers.get("WARC-Target-URI"))
-                        run = by_site.get(site) if site is not _NO_SITE else None
-                        if run is None:
-                            run = (site, array("I"), array("q"))
-                            runs.append(run)
-                            if site is not _NO_SITE:
-                                by_site[site] = run
+                        run = runs.run(_site(record.headers.get("WARC-Target-URI")))
                         run[1].append(number)
                         run[2].append(record.stream_pos)
                         if ids is not None:
@@ -262,7 +253,7 @@ class WarcDataset(Dataset):
                 self.skip(path, str(exc))
             except (OSError, ValueError) as exc:  # a broken file: its records so far are kept
                 self.skip(path, f"not a readable WARC file past its indexed records ({exc})")
-        return runs
+        return runs.runs
 
     def _pass_over(self, record) -> str | None:
         """Why a response record is no page (a count's key), from its headers alone."""

@@ -24,6 +24,7 @@ import numpy as np
 
 from evalkit.core.page import Page
 from evalkit.readers.base import Dataset, DatasetMissingError, LazyPages, Refused, Skipped
+from evalkit.readers.warc.runs import SiteRuns
 
 __all__ = ["ScanTask", "ShardScan", "WarcPages", "WarcShard", "scan_shard"]
 
@@ -131,19 +132,13 @@ class _ShardRead:
 
 def _merge(files: list[Path], scans: list[ShardScan]) -> list[tuple]:
     """The runs pass 1 gives over all ``files`` from each file's own runs (WarcDataset._index)."""
-    runs: list[tuple] = []
-    by_site: dict[str, tuple] = {}
+    runs = SiteRuns()
     for number, scan in enumerate(scans):
         for site, offsets in scan.runs:
-            run = by_site.get(site) if site is not None else None
-            if run is None:
-                run = (site, array("I"), array("q"))
-                runs.append(run)
-                if site is not None:
-                    by_site[site] = run
+            run = runs.run(site)
             run[1].extend(array("I", [number]) * len(offsets))
             run[2].extend(offsets)
-    return runs
+    return runs.runs
 
 
 def _apart(scans: list[ShardScan]) -> bool:
