@@ -210,3 +210,35 @@ def test_memory_ladder_figure_is_drawn(tmp_path):
 
     memory_ladder_figure(H.ladder_table(_rows()), tmp_path / "ladder")
     assert (tmp_path / "ladder.png").stat().st_size > 5000
+
+
+def test_the_memory_ladder_alone(tmp_path):
+    # speed.harness.passes=false: no stage, overhead or cold/warm pass, only the rungs, each a
+    # synthetic extraction of its own, in the table and the figure
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                "experiment=speed",
+                "dataset.synthetic.limit=3",
+                "speed.n_boot=20",
+                "method=[fulltext]",
+                "speed.micro.enabled=false",
+                "speed.diff.enabled=false",
+                "speed.harness.enabled=true",
+                "speed.harness.passes=false",
+                "speed.harness.ladder_sizes=[20,10]",
+                "speed.harness.ladder_runners=[local]",
+                "speed.harness.ladder_methods=[fulltext]",
+                "runner.n_jobs=1",
+            ],
+        )
+    out = run_experiment(cfg, tmp_path / "out")
+    s = pd.read_csv(out / "summary.csv")
+    assert not s["metric"].str.startswith("harness_stage").any()
+    assert "harness_cold_wall_s" not in set(s["metric"])
+    table = pd.read_csv(out / "tables" / "speed_memory_ladder.csv")
+    assert table["pages"].tolist() == [10, 20]  # rungs smallest first
+    assert table["tree_vs_smallest"].iloc[0] == 1.0
+    assert (table["tree_pss_mb"] > 50).all()
+    assert (out / "figures" / "speed_memory_ladder.png").exists()

@@ -278,8 +278,11 @@ def run(ctx: Context) -> pd.DataFrame:
         startup_outputs(ctx, bench, command)
     harness = opts.get("harness") or {}
     if harness.get("enabled", False):
+        passes = harness.get("passes", True)  # false: the memory ladder alone
         rows = [
-            r for label, ds in ctx.datasets.items() for r in harness_rows(ctx, label, ds, harness)
+            r
+            for label, ds in (ctx.datasets.items() if passes else ())
+            for r in harness_rows(ctx, label, ds, harness)
         ]
         rows += ladder_rows(ctx, harness)
         if rows:
