@@ -121,3 +121,8 @@ def test_context_records_the_stored_pages_failures_in_record_order(both, tmp_pat
     )
     assert ctx.n_records[("d", "cetd")] == (frame["method"] == "cetd").sum()
     assert [len(f) for f in ctx.part_frames("extraction")] == [len(frame)]
+
+
+def test_a_page_id_that_is_not_text_is_named():
+    with pytest.raises(TypeError, match="page id must be text"):
+        _id_bytes(["p1", 7])

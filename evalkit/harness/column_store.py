@@ -138,6 +138,9 @@ def _append(folder: Path, buffer: dict[int, dict[str, list[np.ndarray]]]) -> Non
 
 def _id_bytes(ids) -> pa.Array:
     # UTF-8 orders bytes as str orders code points, lone surrogates (surrogatepass) included
+    odd = next((i for i in ids if not isinstance(i, str)), None)
+    if odd is not None:
+        raise TypeError(f"a page id must be text (Page.id), got {type(odd).__name__} {odd!r}")
     return pa.array([i.encode("utf-8", "surrogatepass") for i in ids], type=pa.binary())
 
 
