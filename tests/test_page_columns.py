@@ -93,9 +93,7 @@ def test_the_store_keeps_counts_failures_and_first_values(both):
     assert stored.failures == list(zip(failed["page_id"], failed["method"], failed["error"]))
     assert stored.any_error and stored.n_pages == frame["page_id"].nunique()
     mem = FramePages(frame)
-    np.testing.assert_array_equal(
-        stored.first_values("complexity"), mem.first_values("complexity")
-    )
+    np.testing.assert_array_equal(stored.first_values("complexity"), mem.first_values("complexity"))
     for m in METHODS:
         assert stored.count(m) == (frame["method"] == m).sum()
         np.testing.assert_array_equal(stored.page(m), mem.page(m))
