@@ -95,7 +95,7 @@ def test_unit_micro_intervals_equal_the_generic_page_bootstrap(weights):
         counts *= rng.random((450, 1))
     ok = pd.DataFrame(counts, columns=["unit_tp", "unit_fp", "unit_fn", "unit_tn"])
     out = SummaryRows(1000, 0.05, SEED)
-    X._unit_rows(out, ok, "d", "m")
+    X._unit_rows(out, list(ok.columns), lambda c: ok[c].to_numpy(float), "d", "m")
     rows = {row["metric"]: row for row in out.rows()}
     for name in metrics.UNIT_METRICS:
         micro = rows[f"unit_{name}_micro_words"]
@@ -170,3 +170,51 @@ def test_paired_permutation_tests_equal_one_test_per_pair():
     assert got[3] == 1.0 and math.isnan(got[4])
     with pytest.raises(ValueError, match="differ in length"):
         metrics.paired_permutation_tests([([1.0, 2.0], [1.0])])
+
+
+@pytest.mark.parametrize("max_bytes", [0, 3000, None])
+def test_a_batch_split_by_its_memory_budget_gives_the_intervals_of_one_batch(max_bytes):
+    # a draw depends only on (seed, n_boot, n): flushing between statistics repeats the
+    # draws and changes no interval; several page counts, a width-3 statistic, n = 0
+    rng = np.random.default_rng(5)
+    columns = [_scores(rng, n, 0.2) for n in (300, 40, 300, 0, 40, 700)]
+    p, r = rng.random(300), rng.random(300)
+
+    def fill(batch):
+        slots = [batch.add_mean(c) for c in columns]
+        slots += batch.add(300, lambda idx: metrics.aggregate_prf_rows(p[idx], r[idx]), 3)
+        return [batch.intervals()[s] for s in slots]
+
+    whole = fill(metrics.BootstrapBatch(n_boot=120, seed=SEED, max_bytes=None))
+    split = metrics.BootstrapBatch(n_boot=120, seed=SEED, max_bytes=max_bytes)
+    got = fill(split)
+    assert got == whole  # exact; NaN pairs compare equal as the same objects would not
+    assert [math.isnan(lo) for lo, _ in got] == [math.isnan(lo) for lo, _ in whole]
+    assert split.n_draws() == 0  # everything drawn
+
+
+def test_a_flushed_batch_lets_its_values_go():
+    batch = metrics.BootstrapBatch(n_boot=10, seed=0, max_bytes=8 * 100)
+    batch.add_mean(np.ones(50))
+    assert batch.n_draws() == 10  # 400 bytes held: below the budget, nothing drawn yet
+    batch.add_mean(np.ones(60))  # 880 bytes: drawn now
+    assert batch.n_draws() == 0 and batch._held == 0 and not batch._stats
+    assert batch.intervals() == [(1.0, 1.0), (1.0, 1.0)]
+
+
+def test_paired_permutation_tests_split_into_calls_give_the_same_p_values():
+    rng = np.random.default_rng(3)
+    pairs = [(rng.random(n), rng.random(n)) for n in (50, 80, 50, 80)]
+    whole = metrics.paired_permutation_tests(pairs, n_perm=500, seed=SEED)
+    split = [metrics.paired_permutation_tests([p], n_perm=500, seed=SEED)[0] for p in pairs]
+    assert split == whole
+
+
+def test_unit_scores_of_an_array_are_those_of_its_tuples():
+    rng = np.random.default_rng(2)
+    counts = rng.integers(0, 5, (300, 4)).astype(float)
+    counts[:20] = 0.0  # pages with nothing kept and nothing to find: NaN precision, recall
+    want = metrics.unit_scores([tuple(c) for c in counts])
+    got = metrics.unit_scores(counts)
+    assert got.keys() == want.keys()
+    assert all(got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])) for k in got)

@@ -36,6 +36,7 @@ from evalkit.harness.config import (
 )
 from evalkit.harness.kept import keep_extractions
 from evalkit.harness.method_rows import split_specs
+from evalkit.harness.page_columns import PageColumns
 from evalkit.harness.preflight import (
     TELL_KEYS,
     FailureShareError,
@@ -122,7 +123,9 @@ class Context:
     datasets: dict[str, Any]
     specs: list
     seed: int
-    per_page: list[pd.DataFrame] = field(default_factory=list)
+    #: each part's per-page records of a data set: a frame, or their columns on disk
+    #: (:class:`evalkit.harness.column_store.StoredPages`; :meth:`part_frames` reads them)
+    per_page: list[pd.DataFrame | PageColumns] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     dataset_info: dict[str, Any] = field(default_factory=dict)
     #: what report.md says (evalkit.report.sections), rendered by evalkit.report.markdown
@@ -222,35 +225,70 @@ class Context:
             )
 
     def record_pages(
-        self, per_page: pd.DataFrame, dataset: str, spill: RecordSpill | None = None
+        self,
+        per_page: pd.DataFrame | PageColumns,
+        dataset: str,
+        spill: RecordSpill | None = None,
     ) -> None:
         """Keep an experiment's per-page records for per_page.csv and list its failures
         (page, method, error) for run.json. With ``spill``, per_page.csv gets the spill's
         records and ``per_page`` may hold only some of their columns (page_id, method and
-        error at least)."""
+        error at least), or be their columns on disk
+        (:class:`evalkit.harness.column_store.StoredPages`, which lists its failures)."""
         self.per_page.append(per_page)
-        for method, n in per_page.groupby("method", sort=False).size().items():
+        if isinstance(per_page, PageColumns):
+            counts = {m: per_page.count(m) for m in per_page.methods}
+            failed = [{"page": p, "method": m, "error": e} for p, m, e in per_page.failures]
+        else:
+            counts = dict(per_page.groupby("method", sort=False).size().items())
+            failed = [
+                {"page": r.page_id, "method": r.method, "error": r.error}
+                for r in per_page[per_page["error"].notna()].itertuples()
+            ]
+        for method, n in counts.items():
             key = (dataset, str(method))
             self.n_records[key] = max(self.n_records.get(key, 0), int(n))
         if spill is not None:
             self.spills[id(per_page)] = spill
-        for rec in per_page[per_page["error"].notna()].itertuples():
-            self.failures.append(
-                {"dataset": dataset, "page": rec.page_id, "method": rec.method, "error": rec.error}
-            )
+        self.failures += [{"dataset": dataset, **f} for f in failed]
         self._ask_methods(per_page, dataset)
 
-    def _ask_methods(self, per_page: pd.DataFrame, dataset: str) -> None:
+    def part_frames(self, experiment: str) -> list[pd.DataFrame]:
+        """The per-page records ``experiment`` kept, a frame per data set (read back from
+        disk when they are there): what a later part (kaur2015) summarises again."""
+        out = []
+        for f in self.per_page:
+            if isinstance(f, PageColumns):
+                if f.experiment == experiment:
+                    out.append(f.frame())
+            elif (f["experiment"] == experiment).all():
+                out.append(f)
+        return out
+
+    def _ask_methods(self, per_page: pd.DataFrame | PageColumns, dataset: str) -> None:
         """Collect each method's notes on the data set once (several parts may record the
         same pages) and print their warning lines (the ``stored`` method's unknown ids)."""
+        from evalkit.core.method import Extractor
+
         for spec in self.specs:
             if dataset in self.notes.get(spec.label, {}):
                 continue
-            ids = per_page.loc[per_page["method"] == spec.label, "page_id"]
-            if ids.empty:
-                continue
+            if isinstance(per_page, PageColumns):
+                if spec.label not in per_page.methods:
+                    continue
+                ids = None  # read from disk only for a method that has something to say
+            else:
+                ids = per_page.loc[per_page["method"] == spec.label, "page_id"]
+                if ids.empty:
+                    continue
+                ids = set(ids.astype(str))
             try:
-                note = spec.build().dataset_notes(dataset, set(ids.astype(str)))
+                method = spec.build()
+                if type(method).dataset_notes is Extractor.dataset_notes:
+                    continue  # the default says nothing ({})
+                if ids is None:
+                    ids = set(map(str, per_page.page_ids(spec.label)))
+                note = method.dataset_notes(dataset, ids)
             except Exception:  # noqa: BLE001, S112 - notes are extra: never stop a run for one
                 continue
             if note:

@@ -25,17 +25,12 @@ import pandas as pd
 
 from evalkit import metrics
 from evalkit.experiments import Context, warm_up
+from evalkit.harness.column_store import store_columns
 from evalkit.harness.complexity import BUCKETS, TERCILES, complexity_buckets
+from evalkit.harness.page_columns import PageColumns, as_columns, by_page, first_with, paired
 from evalkit.harness.pairwise import PAIRWISE_COLUMNS, pairwise_matrix, pairwise_rows
 from evalkit.harness.scoring import check_metrics, score_extraction
-from evalkit.harness.summary import (
-    SummaryRows,
-    drop_note,
-    failure_rows,
-    scored,
-    summary_row,
-    with_note,
-)
+from evalkit.harness.summary import SummaryRows, drop_note, summary_row, with_note
 from evalkit.harness.training import training_note
 from evalkit.report.console import console_table
 from evalkit.report.filenames import file_stem
@@ -93,11 +88,15 @@ def run(ctx: Context) -> pd.DataFrame:
     # run waits on its page worker instead of before the first page
     warm_up(functools.partial(importlib.import_module, "evalkit.report.plots"))
     for label, ds in ctx.datasets.items():
-        # records go to disk as they arrive; the summaries read back only the score columns
+        # records go to disk as they arrive; the summaries read back one method's column at
+        # a time from a columnar copy (evalkit.harness.column_store)
         spill = ctx.stream_records("extraction", label, ds, score)
         if not spill.n_records:
             continue
-        per_page = spill.frame([c for c in spill.columns if _summary_input(c)])
+        per_page = store_columns(
+            spill, [c for c in spill.columns if _summary_input(c)], "extraction"
+        )
+        ctx.scratch.append(per_page)  # deleted when the run ends
         ctx.record_pages(per_page, label, spill=spill)
         ctx.keep_extractions(ds)  # report.html's page browser
         summary = summarize(per_page, label, opts, ctx.seed)
@@ -118,14 +117,20 @@ def run(ctx: Context) -> pd.DataFrame:
         for summary in summaries:
             print(console_table(summary, str(summary["dataset"].iloc[0]), ci_label(opts)))
     if len(summaries) > 1:
-        frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
-        note = drop_note(pd.concat(frames, ignore_index=True), ctx.on_failure)
+        parts = [f for f in ctx.per_page if _is_extraction(f)]
+        note = next(filter(None, (drop_note(f, ctx.on_failure) for f in parts)), "")
         _overview(ctx, pd.concat(summaries, ignore_index=True), note)
     return pd.concat(summaries, ignore_index=True) if summaries else None
 
 
 #: the per-page columns summaries, tables, figures and later parts (kaur2015) read
 _KEYS = {"experiment", "dataset", "page_id", "site", "category", "method", "error", "complexity"}
+
+
+def _is_extraction(per_page) -> bool:
+    if isinstance(per_page, PageColumns):
+        return per_page.experiment == "extraction"
+    return bool((per_page["experiment"] == "extraction").all())
 
 
 def _summary_input(column: str) -> bool:
@@ -148,47 +153,51 @@ def _overview(ctx: Context, summary: pd.DataFrame, note: str = "") -> None:
 
 
 def summarize(
-    per_page: pd.DataFrame, dataset: str, opts: dict, seed: int, part: str = ""
+    per_page: pd.DataFrame | PageColumns, dataset: str, opts: dict, seed: int, part: str = ""
 ) -> pd.DataFrame:
     """Aggregate per-page records of one data set into long-format summary rows.
 
     Metrics are computed over the records that carry scores (a page a method
     failed on counts when ``runner.on_failure=empty`` scored it as an empty
     extraction); the ``failures`` row counts the records with ``error`` set. ``part``
-    names the pages in the bootstrap's progress bar (a complexity bucket).
+    names the pages in the bootstrap's progress bar (a complexity bucket). ``per_page``:
+    a frame of records or their columns (:class:`~evalkit.harness.page_columns.PageColumns`),
+    read a method and a column at a time.
     """
+    cols = as_columns(per_page)
     n_boot = int(opts.get("n_boot", 1000))
     alpha = float(opts.get("alpha", 0.05))
     thr = float(opts.get("pages_correct_threshold", 0.8))
     # every interval of the summary from one set of draws (SummaryRows)
     out = SummaryRows(n_boot, alpha, seed)
-    fails = {r["method"]: r for r in failure_rows(per_page, dataset)}
-    for method, df in per_page.groupby("method", sort=False):
-        ok = scored(df, "shingle_f1")
-        n = len(ok)
-        out.add(fails[method])
+    for method in cols.methods:
+        failed = cols.failed(method)
+        out.add(summary_row(dataset, method, "failures", int(failed.sum()), n_pages=len(failed)))
+        if "shingle_f1" not in cols.columns:
+            continue
+        ok = ~np.isnan(cols.values(method, "shingle_f1"))  # the scored records
+        n = int(ok.sum())
         if n == 0:
             continue
-        out.shingle(
-            dataset,
-            method,
-            ok["shingle_precision"].to_numpy(float),
-            ok["shingle_recall"].to_numpy(float),
-        )
-        _mean_rows(out, ok, dataset, method, after_units=False)
-        _unit_rows(out, ok, dataset, method)
-        f1 = ok["shingle_f1"].to_numpy(float)
+
+        def scores(col, ok=ok, method=method):
+            return cols.values(method, col)[ok]
+
+        out.shingle(dataset, method, scores("shingle_precision"), scores("shingle_recall"))
+        _mean_rows(out, cols.columns, scores, dataset, method, n, after_units=False)
+        _unit_rows(out, cols.columns, scores, dataset, method)
+        f1 = scores("shingle_f1")
         out.add(
             summary_row(
                 dataset, method, "pages_correct", metrics.pages_correct(f1, thr), n_pages=n
             ),
             out.batch.add_mean((f1 >= thr).astype(float)),
         )
-        _mean_rows(out, ok, dataset, method, after_units=True)
+        _mean_rows(out, cols.columns, scores, dataset, method, n, after_units=True)
     # a bar of the resamples, named by data set and part (a complexity bucket)
     return pd.DataFrame(
         out.rows(" ".join(filter(None, ("bootstrap", dataset, part))))
-        + _paired_rows(per_page, dataset, opts, seed)
+        + _paired_rows(cols, dataset, opts, seed)
     )
 
 
@@ -203,19 +212,20 @@ def _mean_columns(columns, after_units: bool) -> list[str]:
     ]
 
 
-def _mean_rows(out: SummaryRows, ok, dataset, method, after_units: bool) -> None:
+def _mean_rows(out: SummaryRows, columns, scores, dataset, method, n, after_units: bool):
     """The mean of each summarised column over the pages where it is defined, as its interval
     is (Bevendorff et al. and WebMainBench average pages too)."""
-    for col in _mean_columns(ok.columns, after_units):
-        out.mean(dataset, method, col, ok[col].to_numpy(float), len(ok))
+    for col in _mean_columns(columns, after_units):
+        out.mean(dataset, method, col, scores(col), n)
 
 
-def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
+def _unit_rows(out: SummaryRows, columns, scores, dataset, method) -> None:
     """Word-weighted unit scores, micro (summed counts) and macro (mean of pages), with CIs."""
-    cols = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
-    if not set(cols) <= set(ok.columns):
+    names = ["unit_tp", "unit_fp", "unit_fn", "unit_tn"]
+    if not set(names) <= set(columns):
         return
-    counts = ok.loc[ok[cols].notna().all(axis=1), cols].to_numpy(float)
+    counts = np.column_stack([scores(c) for c in names])
+    counts = counts[~np.isnan(counts).any(axis=1)]
     n = len(counts)
     if n == 0:
         return
@@ -229,9 +239,10 @@ def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
         )
         return np.column_stack([s[m] for m in metrics.UNIT_METRICS])
 
-    slot = dict(zip(metrics.UNIT_METRICS, out.batch.add(n, micro, width=len(metrics.UNIT_METRICS))))
+    width = len(metrics.UNIT_METRICS)
+    slot = dict(zip(metrics.UNIT_METRICS, out.batch.add(n, micro, width, nbytes=counts.nbytes)))
     per_page = metrics.confusion_scores_rows(tp, fp, fn, tn)
-    for key, value in metrics.unit_scores([tuple(c) for c in counts]).items():
+    for key, value in metrics.unit_scores(counts).items():
         if key == "n_pages":
             continue
         name, _, avg = key.partition("_")
@@ -239,20 +250,20 @@ def _unit_rows(out: SummaryRows, ok, dataset, method) -> None:
         out.add(row, slot[name] if avg == "micro_words" else out.batch.add_mean(per_page[name]))
 
 
-def _paired_rows(per_page, dataset, opts, seed):
+def _paired_rows(cols: PageColumns, dataset, opts, seed):
     """p-values (Holm-corrected) of each method's per-page shingle F1 against the reference."""
     ref = opts.get("reference", "proposed")
-    ok = scored(per_page, "shingle_f1")
-    if ok.empty or ref not in set(ok["method"]):
+    scored = set(first_with(cols, "shingle_f1"))
+    if ref not in scored:
         return []  # no page has a score, or the reference has none: nothing to compare
-    wide = ok.pivot_table(index="page_id", columns="method", values="shingle_f1")
-    others = [m for m in dict.fromkeys(per_page["method"]) if m != ref and m in wide.columns]
+    others = [m for m in cols.methods if m != ref and m in scored]
+    base = by_page(cols.page(ref), cols.values(ref, "shingle_f1"))
     diffs, pairs, ns = [], [], []
     for m in others:
-        pair = wide[[ref, m]].dropna()
-        diffs.append(float((pair[m] - pair[ref]).mean()) if len(pair) else np.nan)
-        pairs.append((pair[m].to_numpy(), pair[ref].to_numpy()))
-        ns.append(len(pair))
+        x, y = paired(by_page(cols.page(m), cols.values(m, "shingle_f1")), base)
+        diffs.append(float(pd.Series(x - y).mean()) if len(x) else np.nan)
+        pairs.append((x, y))
+        ns.append(len(x))
     # one draw of sign flips for every method with as many shared pages (same p-values)
     pvals = metrics.paired_permutation_tests(pairs, seed=seed)
     adj = metrics.holm(pvals) if pvals else []
@@ -295,7 +306,10 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
 
     bar_prf(summary, ctx.out / "figures" / f"{stem}_shingle_prf", label)
     pages_correct_curve(
-        per_page, ctx.out / "figures" / f"{stem}_pages_correct", label, seed=ctx.seed
+        _defined(per_page, "shingle_f1"),
+        ctx.out / "figures" / f"{stem}_pages_correct",
+        label,
+        seed=ctx.seed,
     )
     note = drop_note(per_page, ctx.on_failure)
     ctx.report.append(Heading(f"Extraction on {label}"))
@@ -310,6 +324,16 @@ def _tables_and_figures(ctx: Context, summary, per_page, label, opts):
         Figure(f"figures/{stem}_pages_correct.png", "pages correct"),
     ]
     _field_table(ctx, summary, label, opts, note)
+
+
+def _defined(cols: PageColumns, column: str) -> dict[str, np.ndarray]:
+    """Each method's defined values of ``column`` in record order, the methods in the order
+    of their first value (what the pages-correct curve draws)."""
+    out = {}
+    for m in first_with(cols, column):
+        values = cols.values(m, column)
+        out[m] = values[~np.isnan(values)]
+    return out
 
 
 def _field_table(ctx: Context, summary, label, opts, note) -> None:
@@ -340,7 +364,7 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     if not names:  # extraction.compare_metrics=[]: no comparison asked for
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     ctx.report.append(Heading(f"Every pair of methods on {label}", level=3))
-    n_methods = per_page["method"].nunique()
+    n_methods = len(per_page.methods)
     most = int(opts.get("pairwise_max_methods", PAIRWISE_MAX_METHODS))
     if n_methods > most:  # k(k-1)/2 pairs, each with its bootstrap and test: quadratic
         line = (
@@ -353,7 +377,7 @@ def _pairwise(ctx: Context, per_page, label, opts) -> pd.DataFrame:
         ctx.report.append(Text(line + "."))
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     if n_methods < 2:
-        ctx.report.append(Text(f"One method ({per_page['method'].iloc[0]}): no pairs to compare."))
+        ctx.report.append(Text(f"One method ({per_page.methods[0]}): no pairs to compare."))
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     frames = [
         pairwise_rows(
@@ -418,35 +442,34 @@ _BUCKET_SHOWN = ("shingle_f1", "unit_f1_micro_words")
 
 
 def bucket_rows(
-    per_page: pd.DataFrame, dataset: str, opts: dict, seed: int, quantiles=TERCILES
+    per_page: pd.DataFrame | PageColumns,
+    dataset: str,
+    opts: dict,
+    seed: int,
+    quantiles=TERCILES,
 ) -> tuple[pd.DataFrame, dict]:
     """:func:`summarize` of the pages of each complexity bucket of one data set.
 
     Returns the ``buckets.csv`` rows and what the report says of the buckets: the cut points,
     the pages per bucket and the pages without a complexity (no visible words).
     """
-    pages = per_page.drop_duplicates("page_id")[["page_id", "complexity"]]
-    names, cuts = complexity_buckets(pages["complexity"].to_numpy(float), quantiles)
-    pages = pages.assign(bucket=names)
-    info = {"cuts": cuts, "unbucketed": int(pages["bucket"].isna().sum()), "pages": {}}
+    cols = as_columns(per_page)
+    complexity = cols.first_values("complexity")  # a page's first record's, by page number
+    names, cuts = complexity_buckets(complexity, quantiles)
+    names = np.asarray(names, dtype=object)
+    info = {"cuts": cuts, "unbucketed": int(sum(b is None for b in names)), "pages": {}}
     frames = []
     for bucket in BUCKETS:
-        ids = pages.loc[pages["bucket"] == bucket]
-        info["pages"][bucket] = len(ids)
-        if ids.empty:
+        keep = names == bucket
+        info["pages"][bucket] = int(keep.sum())
+        if not keep.any():
             continue
-        rows = summarize(
-            per_page[per_page["page_id"].isin(set(ids["page_id"]))],
-            dataset,
-            opts,
-            seed,
-            part=f"{bucket} pages",
-        )
+        rows = summarize(cols.subset(keep), dataset, opts, seed, part=f"{bucket} pages")
         frames.append(
             rows.assign(
                 bucket=bucket,
-                complexity_min=ids["complexity"].min(),
-                complexity_max=ids["complexity"].max(),
+                complexity_min=complexity[keep].min(),
+                complexity_max=complexity[keep].max(),
             )
         )
     out = (
@@ -464,7 +487,7 @@ def _buckets(ctx: Context, per_page, label, opts) -> pd.DataFrame:
     from evalkit.report.tables import cross_table
 
     quantiles = tuple(opts.get("complexity_quantiles", TERCILES))
-    if "complexity" not in per_page:
+    if "complexity" not in per_page.columns:
         return pd.DataFrame(columns=BUCKET_COLUMNS)
     rows, info = bucket_rows(per_page, label, opts, ctx.seed, quantiles)
     c1, c2 = info["cuts"]

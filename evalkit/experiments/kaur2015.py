@@ -89,7 +89,7 @@ def run(ctx: Context) -> None:
     opts = ctx.section("extraction")
     ref = opts.get("reference", "cetd")
     paper = ctx.section("kaur2015").get("paper") or {}
-    frames = [f for f in ctx.per_page if (f["experiment"] == "extraction").all()]
+    frames = ctx.part_frames("extraction")
     if not frames:
         raise ValueError(
             "kaur2015 needs the extraction part before it: experiment.parts=[extraction,kaur2015]"

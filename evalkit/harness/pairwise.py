@@ -21,9 +21,16 @@ import numpy as np
 import pandas as pd
 
 from evalkit import metrics
+from evalkit.harness.page_columns import PageColumns, as_columns, by_page, paired
 from evalkit.report.cells import Cell
 
-__all__ = ["PAIRWISE_COLUMNS", "page_scores", "pairwise_matrix", "pairwise_rows"]
+__all__ = [
+    "PAIRWISE_COLUMNS",
+    "method_scores",
+    "page_scores",
+    "pairwise_matrix",
+    "pairwise_rows",
+]
 
 #: the columns of ``pairwise.csv``
 PAIRWISE_COLUMNS = [
@@ -53,12 +60,7 @@ def page_scores(per_page: pd.DataFrame, metric: str) -> pd.DataFrame | None:
     """
     df = per_page
     if metric == "unit_f1" and metric not in df and set(_UNIT_COUNTS) <= set(df.columns):
-        counts = df[_UNIT_COUNTS].to_numpy(float)
-        f1 = [
-            metrics.confusion_scores(*c)["f1"] if not np.isnan(c).any() else math.nan
-            for c in counts
-        ]
-        df = df.assign(unit_f1=f1)
+        df = df.assign(unit_f1=_unit_f1([df[c].to_numpy(float) for c in _UNIT_COUNTS]))
     if metric not in df:
         return None
     ok = df[df[metric].notna()]
@@ -69,8 +71,35 @@ def page_scores(per_page: pd.DataFrame, metric: str) -> pd.DataFrame | None:
     return wide[methods]
 
 
+def _unit_f1(counts: list[np.ndarray]) -> np.ndarray:
+    # each record's unit F1 from its counts (confusion_scores' numbers); NaN without counts
+    f1 = metrics.confusion_scores_rows(*counts)["f1"]
+    return np.where(np.isnan(np.column_stack(counts)).any(axis=1), math.nan, f1)
+
+
+def method_scores(cols: PageColumns, metric: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per method (run order) with a score in ``metric``: its pages and scores by page
+    number (:func:`evalkit.harness.page_columns.by_page`), the columns of
+    :func:`page_scores`; ``unit_f1`` from the unit counts as there."""
+    derive = metric == "unit_f1" and metric not in cols.columns
+    if derive and not set(_UNIT_COUNTS) <= set(cols.columns):
+        return {}
+    if not derive and metric not in cols.columns:
+        return {}
+    out = {}
+    for m in cols.methods:
+        if derive:
+            values = _unit_f1([cols.values(m, c) for c in _UNIT_COUNTS])
+        else:
+            values = cols.values(m, metric)
+        pages, values = by_page(cols.page(m), values)
+        if len(values):
+            out[m] = (pages, values)
+    return out
+
+
 def pairwise_rows(
-    per_page: pd.DataFrame,
+    per_page: pd.DataFrame | PageColumns,
     dataset: str,
     metric: str,
     *,
@@ -85,14 +114,13 @@ def pairwise_rows(
     Every pair's interval and test draw from ``seed``, so the same records and seed give
     the same bytes.
     """
-    wide = page_scores(per_page, metric)
+    scores = method_scores(as_columns(per_page), metric)
     rows, pairs, slots = [], [], []
     # the pairs share their draws (one BootstrapBatch, one set of sign flips per page count):
     # each interval and p-value is the one its own call gives
     batch = metrics.BootstrapBatch(n_boot=n_boot, alpha=alpha, seed=seed)
-    for a, b in itertools.combinations([] if wide is None else list(wide.columns), 2):
-        pair = wide[[a, b]].dropna()
-        x, y = pair[a].to_numpy(float), pair[b].to_numpy(float)
+    for a, b in itertools.combinations(scores, 2):
+        x, y = paired(scores[a], scores[b])
         d = x - y
         n = len(d)
         pairs.append((x, y))

@@ -96,7 +96,10 @@ class SummaryRows:
             raise ValueError(f"per-page columns differ in length: {sorted({len(p), len(r)})}")
         prf = metrics.aggregate_prf(p, r)
         slots = self.batch.add(
-            len(p), lambda idx: metrics.aggregate_prf_rows(p[idx], r[idx]), width=3
+            len(p),
+            lambda idx: metrics.aggregate_prf_rows(p[idx], r[idx]),
+            width=3,
+            nbytes=p.nbytes + r.nbytes,
         )
         for key, slot in zip(("precision", "recall", "f1"), slots):
             self.add(summary_row(dataset, method, f"shingle_{key}", prf[key], n_pages=len(p)), slot)
@@ -199,15 +202,22 @@ def _merge_alike(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).reset_index(drop=True)
 
 
-def drop_note(per_page: pd.DataFrame, on_failure: str) -> str:
+def drop_note(per_page, on_failure: str) -> str:
     """The sentence (no final stop) a caption must add when ``runner.on_failure=drop`` left
-    failed pages out of a table's numbers; "" when nothing was dropped."""
-    if on_failure != "drop" or "error" not in per_page or not per_page["error"].notna().any():
+    failed pages out of a table's numbers; "" when nothing was dropped. ``per_page``: a
+    frame of records or their :class:`evalkit.harness.page_columns.PageColumns`."""
+    if on_failure != "drop" or not _any_error(per_page):
         return ""
     return (
         "Pages a method failed on are left out of its numbers (runner.on_failure=drop), "
         "so methods are compared on different pages"
     )
+
+
+def _any_error(per_page) -> bool:
+    if isinstance(per_page, pd.DataFrame):
+        return "error" in per_page and bool(per_page["error"].notna().any())
+    return per_page.any_error
 
 
 def with_note(caption: str, note: str) -> str:

@@ -27,6 +27,9 @@ _CHUNK = 1000  # resamples drawn at once at most
 #: index cells drawn at once at most (2 MB of int64): resamples of n pages come
 #: max(1, _CELLS // n) at a time, so memory is O(n_draws + n), not O(n_draws x n)
 _CELLS = 1 << 18
+#: bytes of page values a BootstrapBatch holds before it draws the intervals it has
+#: (a million pages: 8 float columns); below it, one draw per page count as before
+HELD_BYTES = 64 << 20
 
 
 def _rng_batches(seed: int, n_draws: int, n: int, draw: Callable):
@@ -138,29 +141,47 @@ class BootstrapBatch:
     and ``seed``: both draw the resamples of n pages from ``default_rng(seed)`` in the same
     order whatever they compute, so a batch draws each block of resamples once per page count
     and hands it to every statistic of that count. Statistics are vectorised: one call per
-    block, not one per resample. Memory is O(block + n_boot x statistics), as for one call.
+    block, not one per resample. Memory is O(block + n_boot x statistics), as for one call,
+    plus the page values the statistics hold until drawn: past ``max_bytes`` of them (None:
+    no limit) the batch draws the intervals it has (:meth:`flush`) and lets the values go.
+    A draw depends only on (seed, n_boot, n), so the intervals are the same however often
+    it flushes; only the draws are repeated.
 
         batch = BootstrapBatch(n_boot=1000, seed=0)
         f1 = batch.add_mean(f1s)                    # slot of bootstrap_ci(f1s, seed=0)
         low, high = batch.intervals()[f1]
     """
 
-    def __init__(self, n_boot: int = N_BOOT, alpha: float = ALPHA, seed: int = 0):
+    def __init__(
+        self,
+        n_boot: int = N_BOOT,
+        alpha: float = ALPHA,
+        seed: int = 0,
+        max_bytes: int | None = HELD_BYTES,
+    ):
         _check_alpha(alpha)
         self.n_boot, self.alpha, self.seed = n_boot, alpha, seed
-        #: page count -> (statistic, its slots), in the order they were added
+        self.max_bytes = max_bytes
+        #: page count -> (statistic, its slots), in the order they were added; not yet drawn
         self._stats: dict[int, list[tuple[Callable[[np.ndarray], np.ndarray], list[int]]]] = {}
+        self._held = 0  # bytes of page values the statistics not yet drawn hold
+        self._done: dict[int, tuple[float, float]] = {}  # slot -> interval, drawn
         self._n_slots = 0
 
-    def add(self, n: int, stat: Callable[[np.ndarray], np.ndarray], width: int = 1) -> list[int]:
+    def add(
+        self, n: int, stat: Callable[[np.ndarray], np.ndarray], width: int = 1, nbytes: int = 0
+    ) -> list[int]:
         """The slots of the ``width`` statistics ``stat`` computes of each resample of ``n``
         pages: ``stat(idx)`` gets a (k, n) block of page indices, a resample a row, and
         returns the k resamples' values, shape (k,) or (k, width). Same intervals as
         :func:`bootstrap_ci_pages` of a statistic giving each row's value; no page (n = 0)
-        gives (NaN, NaN)."""
+        gives (NaN, NaN). ``nbytes``: what ``stat`` holds (counted against ``max_bytes``)."""
         slots = list(range(self._n_slots, self._n_slots + width))
         self._n_slots += width
         self._stats.setdefault(int(n), []).append((stat, slots))
+        self._held += nbytes
+        if self.max_bytes is not None and self._held > self.max_bytes:
+            self.flush()
         return slots
 
     def add_mean(self, values: Iterable[float]) -> int:
@@ -168,16 +189,16 @@ class BootstrapBatch:
         x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
         x = x[~np.isnan(x)]
         # the arithmetic of bootstrap_ci's mean: row means of the resampled values
-        return self.add(x.size, lambda idx: x[idx].mean(axis=1))[0]
+        return self.add(x.size, lambda idx: x[idx].mean(axis=1), nbytes=x.nbytes)[0]
 
     def n_draws(self) -> int:
-        """Resamples :meth:`intervals` draws: ``n_boot`` per page count (no page: none)."""
+        """Resamples :meth:`intervals` still draws: ``n_boot`` per page count not yet drawn
+        (no page: none)."""
         return self.n_boot * sum(1 for n in self._stats if n > 0)
 
-    def intervals(self, on_draws: Callable[[int], None] | None = None) -> list[tuple[float, float]]:
-        """Every slot's interval, in slot order. ``on_draws(k)`` is told of each block of k
-        resamples done (a progress bar's ``update``; :meth:`n_draws` in all)."""
-        out = [(math.nan, math.nan)] * self._n_slots
+    def flush(self, on_draws: Callable[[int], None] | None = None) -> None:
+        """Draw the intervals of the statistics added so far and drop the statistics (and the
+        page values they hold). ``on_draws(k)`` is told of each block of k resamples done."""
         for n, stats in self._stats.items():
             if n == 0:
                 continue
@@ -190,8 +211,14 @@ class BootstrapBatch:
             for part, (_, slots) in zip(parts, stats):
                 values = np.concatenate(part) if part else np.empty((0, len(slots)))
                 for j, slot in enumerate(slots):
-                    out[slot] = _percentile_interval(values[:, j], self.alpha)
-        return out
+                    self._done[slot] = _percentile_interval(values[:, j], self.alpha)
+        self._stats, self._held = {}, 0
+
+    def intervals(self, on_draws: Callable[[int], None] | None = None) -> list[tuple[float, float]]:
+        """Every slot's interval, in slot order. ``on_draws(k)`` is told of each block of k
+        resamples done (a progress bar's ``update``; :meth:`n_draws` in all)."""
+        self.flush(on_draws)
+        return [self._done.get(slot, (math.nan, math.nan)) for slot in range(self._n_slots)]
 
 
 def paired_permutation_test(

@@ -14,7 +14,12 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from evalkit.metrics.scores import Confusion, confusion_scores, mean_defined
+from evalkit.metrics.scores import (
+    Confusion,
+    confusion_scores,
+    confusion_scores_rows,
+    mean_defined,
+)
 
 UNIT_METRICS = ("precision", "recall", "f1", "accuracy")
 
@@ -59,8 +64,9 @@ def unit_scores(confusions: Iterable[Confusion | Sequence[float]]) -> dict[str, 
     else:
         micro = confusion_scores(*rows.sum(axis=0))
         out.update({f"{m}_micro_words": micro[m] for m in UNIT_METRICS})
-    per_page = [confusion_scores(*row) for row in rows]
+    # each page's scores, the numbers of confusion_scores(*row) (confusion_scores_rows)
+    per_page = confusion_scores_rows(*rows.T)
     for m in UNIT_METRICS:
-        out[f"{m}_macro_pages"] = mean_defined([s[m] for s in per_page])
+        out[f"{m}_macro_pages"] = mean_defined(per_page[m])
     out["n_pages"] = len(rows)
     return out

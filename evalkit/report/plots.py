@@ -414,7 +414,7 @@ def prf_figure(
 
 
 def pages_correct_curve(
-    per_page: pd.DataFrame,
+    per_page: pd.DataFrame | dict[str, np.ndarray],
     stem,
     dataset: str,
     metric: str = "shingle_f1",
@@ -427,30 +427,31 @@ def pages_correct_curve(
     """Share of pages whose per-page ``metric`` reaches each threshold, with a bootstrap band.
 
     Each method in its own colour, marker and line style (evalkit.report.style); the legend,
-    below the axes, lists the methods by their mean ``metric``, best first (``order``)."""
+    below the axes, lists the methods by their mean ``metric``, best first (``order``).
+    ``per_page``: the records (their rows of ``dataset`` are drawn), or each method's
+    defined scores in record order, the methods in the order of their first score."""
     from evalkit.metrics import BootstrapBatch
     from evalkit.report.style import default_order, method_order, method_style
 
     thresholds = np.linspace(0, 1, 21) if thresholds is None else thresholds
-    # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
-    scored = per_page[metric].notna() if metric in per_page else False
-    df = per_page[(per_page["dataset"] == dataset) & scored]
-    order = order or (default_order() if methods is None else "config")
-    means = (
-        df.groupby("method", sort=False)[metric]
-        .mean()
-        .rename("value")
-        .reset_index()
-        .assign(metric=metric)
-        if len(df)
-        else pd.DataFrame(columns=["method", "value", "metric"])
+    scores = (
+        _scores_of(per_page, dataset, metric) if isinstance(per_page, pd.DataFrame) else per_page
     )
-    methods = method_order(means, metric, methods or list(dict.fromkeys(df["method"])), order)
+    order = order or (default_order() if methods is None else "config")
+    means = pd.DataFrame(
+        # groupby's mean, as of a frame of all the methods' scores (each group alone)
+        [
+            {"method": m, "value": pd.Series(f1).groupby(np.zeros(f1.size, int)).mean().iloc[0]}
+            for m, f1 in scores.items()
+        ],
+        columns=["method", "value"],
+    ).assign(metric=metric)
+    methods = method_order(means, metric, methods or list(scores), order)
     # every band from one set of draws: bootstrap_ci's numbers for each method and threshold
     batch = BootstrapBatch(n_boot=n_boot, seed=seed)
     curves = []
     for m in methods:
-        f1 = df.loc[df["method"] == m, metric].to_numpy(dtype=float)
+        f1 = np.asarray(scores.get(m, ()), dtype=float)
         if f1.size:
             curves.append(
                 (
@@ -476,6 +477,15 @@ def pages_correct_curve(
     if curves:
         fig.legend(loc="outside lower center", ncol=2, fontsize=FONT_PT - 1, frameon=False)
     return save(fig, stem)
+
+
+def _scores_of(per_page: pd.DataFrame, dataset: str, metric: str) -> dict[str, np.ndarray]:
+    # the pages with a score: a failed page scored as empty (runner.on_failure=empty) counts
+    scored = per_page[metric].notna() if metric in per_page else False
+    df = per_page[(per_page["dataset"] == dataset) & scored]
+    return {
+        m: df.loc[df["method"] == m, metric].to_numpy(float) for m in dict.fromkeys(df["method"])
+    }
 
 
 def difference_matrix(
