@@ -58,6 +58,7 @@ def yield_bars(
     """Two panels, a bar per method in its colour: the share of pages with output, and the
     words kept per page (bar: mean; black tick: median)."""
     import matplotlib.pyplot as plt
+    from matplotlib import patheffects
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -76,7 +77,9 @@ def yield_bars(
     left.set_yticks(y, methods, fontsize=8)
     left.invert_yaxis()
     right.barh(y, mean, color=colours)
-    right.scatter(median, y, marker="|", s=120, color="black", zorder=3)
+    # a white halo keeps the tick visible on a dark bar (proposed's is black)
+    halo = [patheffects.withStroke(linewidth=4, foreground="white")]
+    right.scatter(median, y, marker="|", s=120, color="black", zorder=3, path_effects=halo)
     right.set_xlabel("words kept per page")
     right.legend(  # the bars' colours are the methods': the legend says what bar and tick are
         handles=[
