@@ -107,24 +107,22 @@ def test_proc_fallback_reads_this_process():
     assert rss > 10 * 2**20 and 0 < pss <= rss
 
 
-def test_speed_run_reports_cold_warm_and_stages(tmp_path):
+def _speed(*overrides: str):
+    """A speed run's config: one method, no micro-benchmark, the harness on, one process."""
+    common = ["experiment=speed", "speed.n_boot=20", "method=[fulltext]"]
+    common += ["speed.micro.enabled=false", "speed.harness.enabled=true", "runner.n_jobs=1"]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=[
-                "experiment=speed",
-                "dataset.synthetic.n_sites=2",
-                "dataset.synthetic.pages_per_site=3",
-                "speed.n_boot=20",
-                "method=[fulltext]",
-                "speed.micro.enabled=false",
-                "speed.harness.enabled=true",
-                "speed.harness.ladder_sizes=[]",
-                "runner.n_jobs=1",
-                "+extraction.n_boot=20",
-                f"paths.cache={tmp_path / 'cache'}",
-            ],
-        )
+        return compose(config_name="config", overrides=[*common, *overrides])
+
+
+def test_speed_run_reports_cold_warm_and_stages(tmp_path):
+    cfg = _speed(
+        "dataset.synthetic.n_sites=2",
+        "dataset.synthetic.pages_per_site=3",
+        "speed.harness.ladder_sizes=[]",
+        "+extraction.n_boot=20",
+        f"paths.cache={tmp_path / 'cache'}",
+    )
     out = run_experiment(cfg, tmp_path / "out")
     s = pd.read_csv(out / "summary.csv").set_index(["dataset", "method", "metric"])["value"]
     cold = s[("synthetic", "harness", "harness_cold_wall_s")]
@@ -215,24 +213,14 @@ def test_memory_ladder_figure_is_drawn(tmp_path):
 def test_the_memory_ladder_alone(tmp_path):
     # speed.harness.passes=false: no stage, overhead or cold/warm pass, only the rungs, each a
     # synthetic extraction of its own, in the table and the figure
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=[
-                "experiment=speed",
-                "dataset.synthetic.limit=3",
-                "speed.n_boot=20",
-                "method=[fulltext]",
-                "speed.micro.enabled=false",
-                "speed.diff.enabled=false",
-                "speed.harness.enabled=true",
-                "speed.harness.passes=false",
-                "speed.harness.ladder_sizes=[20,10]",
-                "speed.harness.ladder_runners=[local]",
-                "speed.harness.ladder_methods=[fulltext]",
-                "runner.n_jobs=1",
-            ],
-        )
+    cfg = _speed(
+        "dataset.synthetic.limit=3",
+        "speed.diff.enabled=false",
+        "speed.harness.passes=false",
+        "speed.harness.ladder_sizes=[20,10]",
+        "speed.harness.ladder_runners=[local]",
+        "speed.harness.ladder_methods=[fulltext]",
+    )
     out = run_experiment(cfg, tmp_path / "out")
     s = pd.read_csv(out / "summary.csv")
     assert not s["metric"].str.startswith("harness_stage").any()
