@@ -198,6 +198,9 @@ def memory_ladder_figure(table: pd.DataFrame, stem) -> None:
         )
     ax.axhline(MEMORY_TARGET_MIB, color="grey", lw=1, ls=":", label="1 GB")
     ax.set_xscale("log")
+    rungs = sorted(set(table["pages"]))
+    ax.set_xticks(rungs, [f"{p:,}" for p in rungs])  # the rungs, not powers of ten
+    ax.xaxis.set_minor_locator(plt.NullLocator())
     ax.set_ylim(bottom=0)
     ax.set_xlabel("pages (log scale)")
     ax.set_ylabel("peak memory (MiB)")
