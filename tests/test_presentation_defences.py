@@ -21,7 +21,7 @@ from omegaconf import open_dict
 from evalkit.experiments import run_experiment
 from evalkit.harness.config import register_resolvers
 from evalkit.readers.pairs import PairsDataset
-from evalkit.report.csv_safe import neutralise, restore
+from evalkit.report.csv_safe import neutralise, restore, restore_frame
 from evalkit.report.per_page_csv import read_per_page
 from evalkit.shell.cli import CONFIG_DIR
 
@@ -118,6 +118,13 @@ def test_formula_cells_are_neutralised_and_restored_exactly():
         assert neutralise(text).startswith("'") and restore(neutralise(text)) == text
     for text in ["-", "-0.5", "+3", "1e-5", "plain", "", "a=b"]:  # numbers and text stay
         assert neutralise(text) == text and restore(text) == text
+
+
+def test_restore_frame_gives_back_category_columns_too():
+    written = [neutralise(t) for t in ["=SUM(A1)", "plain", "'x", "plain"]]
+    df = restore_frame(pd.DataFrame({"method": pd.Categorical(written), "id": written}))
+    assert list(df["method"]) == list(df["id"]) == ["=SUM(A1)", "plain", "'x", "plain"]
+    assert isinstance(df["method"].dtype, pd.CategoricalDtype)
 
 
 def test_a_label_that_is_html_is_shown_in_report_md_not_run(formula_run):

@@ -59,7 +59,8 @@ def _per_page(run_dir: Path) -> pd.DataFrame | None:
         pd.read_csv(
             path,
             usecols=lambda c: c in _PER_PAGE_COLUMNS or (not own and is_score_column(c)),
-            dtype={"page_id": str},
+            # a million pages: the repeated names as categories (1 byte a row, not a string)
+            dtype={"page_id": str} | dict.fromkeys(("experiment", "dataset", "method"), "category"),
             low_memory=False,
         )
     )

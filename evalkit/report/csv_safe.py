@@ -72,6 +72,9 @@ def restore_frame(df: pd.DataFrame) -> pd.DataFrame:
     """A frame read from one of evalkit's csv files with its texts as they were written."""
     df = df.rename(columns={c: restore(c) for c in df.columns if isinstance(c, str)})
     for c in df.columns:
-        if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype):
+        if isinstance(df[c].dtype, pd.CategoricalDtype):
+            # restore is one-to-one on what neutralise writes, so categories stay distinct
+            df[c] = df[c].cat.rename_categories(restore)
+        elif df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype):
             df[c] = df[c].map(restore)
     return df
