@@ -102,6 +102,15 @@ def test_clearly_foreign_single_byte_gold_keeps_the_detected_encoding():
     assert decode_gold(text.encode("cp1251")) == (text, "cp1251", "cyrillic")
 
 
+def test_cyrillic_words_are_the_letter_runs_of_cyrillic_letters_only():
+    from evalkit.core.detect import _cyrillic_runs
+
+    # a run that goes on in Latin letters is none; a digit, like any non-letter, ends a run
+    # (so does a combining mark, U+0483); one Cyrillic letter is no run
+    text = "Ёлка, ёж-ка caf\u0439 xyzабв аб1вг д бв\u0483гд"
+    assert _cyrillic_runs(text) == ["Ёлка", "ёж", "ка", "аб", "вг", "бв", "гд"]
+
+
 def test_pages_take_the_gold_rule_windows_1252_for_western_bytes():
     # one decoder (issue 37): WHATWG has no latin-1, and detection read this as cp1250
     raw = "<p>Gr\u00fc\u00dfe aus K\u00f6ln, sch\u00f6ne Stra\u00dfe.</p>".encode("latin-1")

@@ -171,6 +171,27 @@ _CYRILLIC_SHARE = 0.9
 #: the most frequent letters of Russian text (about 60 % of its letters)
 _COMMON_CYRILLIC = frozenset("оеаинтсрвлкмдпу")
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
+#: two or more letters of the Cyrillic block: a letter run (:data:`_LETTER_RUN`) that is only
+#: such letters is the only run that can be a word (:func:`_cyrillic_word`; :func:`_cyrillic_runs`)
+_CYRILLIC_LETTERS = re.compile(
+    "[" + "".join(c for c in map(chr, range(0x400, 0x500)) if _LETTER_RUN.fullmatch(c)) + "]{2,}+"
+)
+
+
+def _cyrillic_runs(text: str) -> list[str]:
+    """The letter runs of ``text`` made of Cyrillic-block letters only: ``_LETTER_RUN``'s runs
+    filtered so, found without trying every position (a Western text has few such letters)."""
+    out = []
+    for m in _CYRILLIC_LETTERS.finditer(text):
+        start, end = m.span()
+        before = text[start - 1] if start else ""
+        after = text[end : end + 1]
+        if not _LETTER_RUN.match(before) and not _LETTER_RUN.match(after):
+            out.append(m.group())
+    return out
+
+
+_ASCII_BYTES = bytes(range(128))
 #: Cyrillic vowels: a word of Cyrillic letters without one is not a word (``ЧЧЧ`` is how cp866
 #: reads three cp1252 dashes)
 _CYRILLIC_VOWELS = frozenset("аеёиоуыэюяіїєАЕЁИОУЫЭЮЯІЇЄ")
@@ -205,17 +226,19 @@ def cyrillic_reading(raw: bytes) -> str | None:
     """
     if raw.isascii():
         return None
+    # every code page here reads ASCII as ASCII and each other byte as one non-ASCII
+    # character, so the high bytes alone are the reading's non-ASCII characters
+    high = raw.translate(None, _ASCII_BYTES)
     best, best_score = None, None
     for enc in CYRILLIC_CODE_PAGES:
         try:
-            text = raw.decode(enc)
+            wide = high.decode(enc)
         except UnicodeDecodeError:
             continue
-        wide = [c for c in text if c > "\x7f"]
         letters = sum(c.isalpha() for c in wide)
         if letters < _CYRILLIC_SHARE * len(wide):
             continue
-        words = [w for w in _LETTER_RUN.findall(text) if _cyrillic_word(w)]
+        words = [w for w in _cyrillic_runs(raw.decode(enc)) if _cyrillic_word(w)]
         if sum(map(len, words)) < _CYRILLIC_SHARE * letters:
             continue
         cased = sum(c.islower() for w in words for c in w[1:])
