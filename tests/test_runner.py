@@ -86,3 +86,25 @@ def test_unknown_method_name_lists_the_known_ones():
 
     with pytest.raises(KeyError, match="unknown method 'nope'; known methods: fulltext, empty"):
         MethodSpec("x", "nope").build()
+
+
+def _pool():
+    from joblib.externals.loky import reusable_executor
+
+    return reusable_executor._executor
+
+
+def test_a_long_streams_idle_workers_end_with_it_a_short_ones_stay(monkeypatch):
+    from evalkit.harness import watchdog
+
+    # 3 pages: under a threshold of 4 the pool stays for the next stream
+    monkeypatch.setattr(watchdog, "RELEASE_AFTER_PAGES", 4)
+    run_pages(PAGES, SPECS, score=_score, n_jobs=2, progress=False)
+    pool = _pool()
+    assert pool is not None and not pool._flags.shutdown
+    # at the threshold it ends once the last record is handed over: its processes are gone
+    monkeypatch.setattr(watchdog, "RELEASE_AFTER_PAGES", 3)
+    recs = run_pages(PAGES, SPECS, score=_score, n_jobs=2, progress=False)
+    assert len(recs) == 6
+    pool = _pool()
+    assert pool._flags.shutdown and not pool._processes

@@ -35,6 +35,7 @@ from typing import Any, Self
 
 from evalkit.core.page import Page
 from evalkit.core.validate import ParamError, check_bool, check_int, check_number, check_workers
+from evalkit.harness import watchdog
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.dask_runner import (
@@ -428,7 +429,9 @@ class Runner:
             # a task that kills its worker: its pages are that failure, scored here
             crash = functools.partial(_crashed_task, task_fn)
             done = self.map(task_fn, tasks, on_crash=crash, **shown)
+        n_records = 0
         for recs in done:
+            n_records += len(recs)
             skipped = getattr(recs, "skipped", None)
             if skipped is not None:  # a shard's skips, in shard order
                 pages.note_skipped(skipped)
@@ -442,6 +445,8 @@ class Runner:
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)
             yield from recs
+        if self.name == "local" and n_records // n_methods >= watchdog.RELEASE_AFTER_PAGES:
+            watchdog.release_local_workers()  # their memory is the summaries' now
 
 
 class ShardRecords(list):
