@@ -120,6 +120,10 @@ def store_columns(spill: RecordSpill, columns: list[str], experiment: str) -> St
     out.methods = sorted(index, key=index.__getitem__)
     codes, out.n_pages = page_numbers(ids)
     del ids
+    # Arrow's allocator keeps what it freed for reuse: the ids and the numbering's hash
+    # tables, about 180 MiB at a million pages, would stay in this process through the
+    # summaries
+    pa.default_memory_pool().release_unused()
     number = np.concatenate(methods) if methods else np.empty(0, np.int32)
     _append(folder, {k: {"page": [codes[number == k]]} for k in range(len(index))})
     for k in range(len(index)):  # a method whose every record lacks a score column

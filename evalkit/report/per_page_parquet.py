@@ -135,6 +135,8 @@ def _write_row_groups(csv_path: Path, tmp: str, options: dict) -> bool:
     finally:
         if writer is not None:
             writer.close()
+        # what Arrow's allocator kept for reuse goes back now, not after report.html
+        pa.default_memory_pool().release_unused()
     return writer is not None
 
 
