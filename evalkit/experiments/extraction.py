@@ -241,8 +241,9 @@ def _unit_rows(out: SummaryRows, columns, scores, dataset, method) -> None:
 
     width = len(metrics.UNIT_METRICS)
     slot = dict(zip(metrics.UNIT_METRICS, out.batch.add(n, micro, width, nbytes=counts.nbytes)))
+    overall = metrics.unit_scores(counts)  # before per_page: its page arrays not held twice
     per_page = metrics.confusion_scores_rows(tp, fp, fn, tn)
-    for key, value in metrics.unit_scores(counts).items():
+    for key, value in overall.items():
         if key == "n_pages":
             continue
         name, _, avg = key.partition("_")

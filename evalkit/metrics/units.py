@@ -57,7 +57,10 @@ def unit_scores(confusions: Iterable[Confusion | Sequence[float]]) -> dict[str, 
     where it is NaN (precision on pages with nothing kept, recall on pages
     without content). Also ``n_pages``. No pages gives NaN everywhere.
     """
-    rows = np.asarray([tuple(c) for c in confusions], dtype=float).reshape(-1, 4)
+    if isinstance(confusions, np.ndarray):  # a row per page already: no tuple per page
+        rows = np.asarray(confusions, dtype=float).reshape(-1, 4)
+    else:
+        rows = np.asarray([tuple(c) for c in confusions], dtype=float).reshape(-1, 4)
     out: dict[str, float] = {}
     if len(rows) == 0:
         out.update({f"{m}_micro_words": math.nan for m in UNIT_METRICS})
