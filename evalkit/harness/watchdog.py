@@ -98,5 +98,6 @@ def release_local_workers() -> None:
     from joblib.externals.loky import reusable_executor
 
     executor = reusable_executor._executor  # None until a pool was started
-    if executor is not None:
+    # a pool with work in flight (another stream of this process, in another thread) stays
+    if executor is not None and not getattr(executor, "_pending_work_items", None):
         executor.shutdown(wait=True)
