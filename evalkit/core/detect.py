@@ -191,6 +191,7 @@ def _cyrillic_runs(text: str) -> list[str]:
     return out
 
 
+#: the bytes a code page of CYRILLIC_CODE_PAGES reads as ASCII (cyrillic_reading drops them)
 _ASCII_BYTES = bytes(range(128))
 #: Cyrillic vowels: a word of Cyrillic letters without one is not a word (``ЧЧЧ`` is how cp866
 #: reads three cp1252 dashes)
