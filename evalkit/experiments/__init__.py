@@ -34,7 +34,7 @@ from evalkit.harness.config import (
     project_root,
     run_paths,
 )
-from evalkit.harness.kept import keep_extractions
+from evalkit.harness.kept import StreamedKept, keep_extractions
 from evalkit.harness.method_rows import split_specs
 from evalkit.harness.page_columns import PageColumns
 from evalkit.harness.preflight import (
@@ -176,12 +176,17 @@ class Context:
         return spill
 
     def stream_records(
-        self, experiment: str, label: str, ds, score, specs: list | None = None
+        self, experiment: str, label: str, ds, score, specs: list | None = None, keep=False
     ) -> RecordSpill:
         """Every (page, method) record of data set ``label`` scored by ``score``, written to
         a new spill as the runner hands them over (memory stays flat with the page count);
-        ``specs``: the methods (default: the run's)."""
+        ``specs``: the methods (default: the run's). ``keep``: the pages' gold and each
+        method's extraction are kept for report.html's page browser (evalkit.harness.kept),
+        unless ``report.keep_extractions=false``: without a cache as the records stream by,
+        with one from the cache once they are in."""
         specs = self.specs if specs is None else specs
+        keep = keep and report_settings(self.cfg)["keep_extractions"]
+        streamed = keep and not self.runner.cache_root
         spill = self.spill(f"{experiment}-{label}")
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in specs))
@@ -191,9 +196,26 @@ class Context:
             score=score,
             desc=f"{experiment} {label}",
             total=ds.page_count(),
+            keep_gold=streamed,
         )
-        while chunk := list(itertools.islice(records, CHUNK_ROWS)):
-            spill.append({"experiment": experiment, **rec} for rec in chunk)
+        kept = StreamedKept(self.out / KEPT_FILE) if streamed else None
+        try:
+            while chunk := list(itertools.islice(records, CHUNK_ROWS)):
+                if kept is not None:
+                    for rec in chunk:
+                        kept.add(rec)
+                spill.append({"experiment": experiment, **rec} for rec in chunk)
+        finally:
+            if kept is not None:
+                kept.close()
+        if keep and not streamed and spill.n_records:
+            keep_extractions(
+                self.out / KEPT_FILE,
+                ds.pages(),
+                specs,
+                self.runner.cache_root,
+                self.runner.method_keys,
+            )
         return spill
 
     def _keyed(self, pages, experiment: str, dataset: str):
@@ -211,18 +233,6 @@ class Context:
             key = page_key(page)
             self.page_keys.add(key)
             yield page
-
-    def keep_extractions(self, ds, specs: list | None = None) -> None:
-        """Keep data set ``ds``'s gold and each method's extraction (from the cache) for
-        report.html's page browser, unless ``report.keep_extractions=false``."""
-        if report_settings(self.cfg)["keep_extractions"]:
-            keep_extractions(
-                self.out / KEPT_FILE,
-                ds.pages(),
-                self.specs if specs is None else specs,
-                self.runner.cache_root,
-                self.runner.method_keys,
-            )
 
     def record_pages(
         self,

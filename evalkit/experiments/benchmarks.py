@@ -173,12 +173,11 @@ def scored_sets(
     rows; a set without records is passed over."""
     score = functools.partial(bench_score, benchmark=benchmark)
     for label, ds in ctx.datasets.items():
-        spill = ctx.stream_records(benchmark, label, ds, score)
+        spill = ctx.stream_records(benchmark, label, ds, score, keep=True)
         if not spill.n_records:
             continue
         per_page = spill.frame()
         ctx.record_pages(per_page, label, spill=spill)
-        ctx.keep_extractions(ds)  # report.html's page browser
         yield label, per_page, pd.DataFrame(summarise(per_page, label))
 
 

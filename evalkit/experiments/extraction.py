@@ -90,7 +90,7 @@ def run(ctx: Context) -> pd.DataFrame:
     for label, ds in ctx.datasets.items():
         # records go to disk as they arrive; the summaries read back one method's column at
         # a time from a columnar copy (evalkit.harness.column_store)
-        spill = ctx.stream_records("extraction", label, ds, score)
+        spill = ctx.stream_records("extraction", label, ds, score, keep=True)
         if not spill.n_records:
             continue
         per_page = store_columns(
@@ -98,7 +98,6 @@ def run(ctx: Context) -> pd.DataFrame:
         )
         ctx.scratch.append(per_page)  # deleted when the run ends
         ctx.record_pages(per_page, label, spill=spill)
-        ctx.keep_extractions(ds)  # report.html's page browser
         summary = summarize(per_page, label, opts, ctx.seed)
         summaries.append(summary)
         # figures are drawn by forked processes while the numbers go on, and are all written

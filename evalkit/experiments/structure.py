@@ -218,12 +218,11 @@ def run(ctx: Context) -> pd.DataFrame | None:
     scorer = functools.partial(score, match_threshold=threshold)
     out = []
     for label, ds in ctx.datasets.items():
-        spill = ctx.stream_records("structure", label, ds, scorer)
+        spill = ctx.stream_records("structure", label, ds, scorer, keep=True)
         if not spill.n_records:
             continue
         per_page = spill.frame()
         ctx.record_pages(per_page, label, spill=spill)
-        ctx.keep_extractions(ds)  # report.html's page browser
         summary = pd.DataFrame(
             summary_rows(per_page, label, n_boot=n_boot, alpha=alpha, seed=ctx.seed)
         )

@@ -262,12 +262,11 @@ def run(ctx: Context) -> pd.DataFrame | None:
                 "(dataset=wceb_scrapinghub, ...)"
             )
         specs = stored_specs(outputs / wceb_set, opts.get("tools"))
-        spill = ctx.stream_records("wceb", label, ds, score, specs)
+        spill = ctx.stream_records("wceb", label, ds, score, specs, keep=True)
         if not spill.n_records:
             continue
         per_page = spill.frame()
         ctx.record_pages(per_page, label, spill=spill)
-        ctx.keep_extractions(ds, specs)  # report.html's page browser
         _tell_set(ctx, per_page, label)
         pages[label] = per_page
         out += _set_rows(per_page, label, read_csv_scores(rouge / wceb_set), page_tol)

@@ -14,6 +14,7 @@ from evalkit.core.page import Extraction, Page
 __all__ = [
     "BUILD_FAILED",
     "CACHE_INVALID",
+    "KEPT_PAGE",
     "METHOD_KEY",
     "ON_FAILURE",
     "PAGE_SHA",
@@ -83,6 +84,12 @@ PAGE_SHA = "_page_sha256"
 #: into ``Runner.method_keys``, by which the run reads its entries back (kept extractions,
 #: the cache index)
 METHOD_KEY = "_method_key"
+
+#: the record key that carries a page's line of the run's kept extractions (its gold, from
+#: evalkit.harness.kept.page_line) on the page's first record, when the runner is asked for it
+#: (``keep_gold``): a run without cache keeps its pages' gold as they stream by instead of
+#: reading every page again; popped by evalkit.harness.kept.StreamedKept
+KEPT_PAGE = "_kept_page"
 
 
 #: start of the error of every method's record on a page over ``runner.max_page_bytes``

@@ -34,9 +34,17 @@ from evalkit.core.elements import parse_markdown
 from evalkit.core.page import Page
 from evalkit.harness.cache import ExtractionCache
 from evalkit.harness.cache_keys import page_key
-from evalkit.report.pages import KEPT_FILE
+from evalkit.harness.extract import KEPT_PAGE
 
-__all__ = ["BLOCK_KEYS", "KEPT_FILE", "keep_extractions", "read_kept", "texts_table"]
+__all__ = [
+    "BLOCK_KEYS",
+    "NO_CACHE",
+    "StreamedKept",
+    "keep_extractions",
+    "page_line",
+    "read_kept",
+    "texts_table",
+]
 
 #: the fields of a block record kept (evalkit.core.block.Block): enough to say why it went
 BLOCK_KEYS = (
@@ -61,6 +69,10 @@ def _scope(spec) -> str:
         return "page"
 
 
+#: why a run without cache keeps no extraction
+NO_CACHE = "the run had no extraction cache (runner.cache=false)"
+
+
 def _gold_elements(page: Page) -> list[list[Any]] | None:
     """The gold's structure as ``[kind, text, level, depth, rows]`` lists (None: it has none)."""
     gold = page.gold
@@ -72,6 +84,21 @@ def _gold_elements(page: Page) -> list[list[Any]] | None:
     if elements is None:
         return None
     return [[e.kind, e.text, e.level, e.depth, e.rows] for e in elements]
+
+
+def page_line(page: Page) -> dict[str, Any]:
+    """A page's line of the kept file: its gold text and, where the gold has it, its
+    structure."""
+    rec = {
+        "kind": "page",
+        "dataset": page.dataset,
+        "page_id": page.id,
+        "gold": page.gold.text if page.gold is not None else None,
+    }
+    elements = _gold_elements(page)
+    if elements is not None:  # the page browser's structure diff
+        rec["elements"] = elements
+    return rec
 
 
 def _blocks(ext) -> list[dict[str, Any]]:
@@ -105,18 +132,13 @@ def keep_extractions(
         for page in pages:
             counts["pages"] += 1
             head = {"dataset": page.dataset, "page_id": page.id}
-            gold = page.gold.text if page.gold is not None else None
-            rec = {"kind": "page", **head, "gold": gold}
-            elements = _gold_elements(page)
-            if elements is not None:  # the page browser's structure diff
-                rec["elements"] = elements
-            out.write(json.dumps(rec) + "\n")
+            out.write(json.dumps(page_line(page)) + "\n")
             pkey = page_key(page) if cache.root is not None else ""
             for spec, is_site, mkey in zip(specs, site, keys):
                 rec = {"kind": "extraction", **head, "method": spec.label}
                 ext = None
                 if cache.root is None:
-                    rec["missing"] = "the run had no extraction cache (runner.cache=false)"
+                    rec["missing"] = NO_CACHE
                 elif is_site:
                     rec["missing"] = (
                         "a site-scope method: its extraction depends on the "
@@ -144,10 +166,50 @@ def keep_extractions(
     return counts
 
 
+class StreamedKept:
+    """The kept lines of a run without cache, written as its records stream by: each page's
+    line (carried by its first record, evalkit.harness.extract.KEPT_PAGE), then one line per
+    method saying there is no extraction to keep (:data:`NO_CACHE`). The same lines, in the
+    same order and the same gzip member, as :func:`keep_extractions` writes from a second read
+    of the pages, without that read."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._parts: list[Any] = []  # opened at the first line: no member for no records
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Write the lines of one record (its page's line first when it carries it); the
+        page's line is taken off the record."""
+        if not self._parts:
+            raw = open(self.path, "ab")  # noqa: SIM115 - closed by close(), after the stream
+            zipped = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
+            self._parts = [io.TextIOWrapper(zipped, encoding="utf-8", errors="surrogatepass")]
+            self._parts += [zipped, raw]
+        out = self._parts[0]
+        line = rec.pop(KEPT_PAGE, None)
+        if line is not None:
+            out.write(json.dumps(line) + "\n")
+        missing = {
+            "kind": "extraction",
+            "dataset": rec["dataset"],
+            "page_id": rec["page_id"],
+            "method": rec["method"],
+            "missing": NO_CACHE,
+        }
+        out.write(json.dumps(missing) + "\n")
+
+    def close(self) -> None:
+        for part in self._parts:  # the text layer, the gzip member, the file
+            part.close()
+        self._parts = []
+
+
 def read_kept(run_dir: str | os.PathLike) -> Iterable[dict[str, Any]]:
     """Each kept extraction of a run as ``{"dataset", "page", "method", "text"}`` (``text``
     empty and ``error`` set where the method failed; nothing for extractions kept as missing,
     nor when the run kept none). Read by :class:`evalkit.shell.api.Result`."""
+    from evalkit.report.pages import KEPT_FILE  # pandas: not for the pipeline's page_line
+
     path = Path(run_dir) / KEPT_FILE
     if not path.is_file():
         return

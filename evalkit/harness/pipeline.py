@@ -25,6 +25,7 @@ from evalkit.harness.children import ChildWatch
 from evalkit.harness.extract import (
     BUILD_FAILED,
     CACHE_INVALID,
+    KEPT_PAGE,
     METHOD_KEY,
     ON_FAILURE,
     PAGE_SHA,
@@ -32,6 +33,7 @@ from evalkit.harness.extract import (
     extract_one,
     page_bytes,
 )
+from evalkit.harness.kept import page_line
 from evalkit.harness.page_worker import GOLD, shared_worker
 from evalkit.harness.render import RENDER_MARK, render_settings, render_todo
 from evalkit.harness.score_limits import (
@@ -152,6 +154,7 @@ class PagePipeline:
         max_output_chars: int | None = None,
         max_score_words: int | None = None,
         worker_max_mb: int | None = None,
+        keep_gold: bool = False,
     ):
         if on_failure not in ON_FAILURE:
             raise ValueError(
@@ -160,6 +163,7 @@ class PagePipeline:
         self.specs, self.score, self.on_failure = specs, score, on_failure
         self.page_timeout, self.max_page_bytes = page_timeout, max_page_bytes
         self.max_output_chars, self.max_score_words = max_output_chars, max_score_words
+        self.keep_gold = keep_gold  # each page's kept line on its first record (KEPT_PAGE)
         self.cache = ExtractionCache(cache_root)
         self.keyed = self.cache.root is not None  # without a cache no key is ever looked up
         # a method whose code the key cannot hold (a lambda typed in a REPL) is never cached;
@@ -361,6 +365,8 @@ class PagePipeline:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             if task.made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
+            if self.keep_gold and j == 0:
+                rec[KEPT_PAGE] = page_line(page)
             if self.keyed and not self.uncached[j]:
                 rec[METHOD_KEY] = self.method_keys[j]
             task.records.append(rec)

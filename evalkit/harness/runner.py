@@ -376,10 +376,12 @@ class Runner:
         desc: str = "pages",
         total: int | None = None,
         cache: bool = True,
+        keep_gold: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """:meth:`run_pages` as a stream: records in page order as their tasks finish, so
         a caller that writes them out (evalkit.report.results.RecordSpill) holds a window of
-        tasks' records, not the run's."""
+        tasks' records, not the run's. ``keep_gold``: each page's first record carries the
+        page's line of the kept extractions (evalkit.harness.extract.KEPT_PAGE)."""
         root = self.cache_root if cache else None
         # score records are cached beside the extractions (evalkit.harness.score_cache.ScoreCache)
         scorer = cached_scorer(score, root)
@@ -411,6 +413,7 @@ class Runner:
                     self.on_failure,
                     self.page_timeout,
                     self.max_page_bytes,
+                    keep_gold=keep_gold,
                     **self._limits(),
                 ),
                 **shown,
@@ -424,6 +427,7 @@ class Runner:
                 on_failure=self.on_failure,
                 page_timeout=self.page_timeout,
                 max_page_bytes=self.max_page_bytes,
+                keep_gold=keep_gold,
                 **self._limits(),
             )
             # a task that kills its worker: its pages are that failure, scored here

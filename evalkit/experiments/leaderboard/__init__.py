@@ -149,12 +149,11 @@ def _score_sets(ctx: Context, opts: dict) -> tuple[list[dict], dict[str, str], d
         bench = benches[label] = _benchmark_of(opts, label)
         specs = ctx.specs + published_specs((opts.get("outputs") or {}).get(label))
         score = functools.partial(scores.score, benchmark=bench, sentences=sentences)
-        spill = ctx.stream_records("leaderboard", label, ds, score, specs)
+        spill = ctx.stream_records("leaderboard", label, ds, score, specs, keep=True)
         if not spill.n_records:
             continue
         per_page = _add_buckets(spill.frame())
         ctx.record_pages(per_page, label, spill=spill)
-        ctx.keep_extractions(ds, specs)
         set_rows = scores.set_rows(per_page, label, bench, n_boot, alpha, ctx.seed)
         for by in GROUPS:
             set_rows += scores.group_rows(per_page, label, bench, by, min_pages)
