@@ -61,6 +61,27 @@ def test_method_specs_keep_table_names_and_registry_names():
     ]
 
 
+def test_a_studys_settings_for_a_method_not_selected_do_not_run_it(capsys, monkeypatch):
+    monkeypatch.setattr("evalkit.harness.config._WARNED", set())  # lines are once per process
+    # study=structure sets markdown: true for trafilatura, readability_lxml, proposed and cetd
+    cfg = _compose(["study=structure", "method=[proposed,cetd,meta_tags]"])
+    specs = method_specs(cfg.method)
+    assert [(s.label, s.params.get("markdown")) for s in specs] == [
+        ("proposed", True),
+        ("cetd", True),
+        ("meta_tags", None),
+    ]
+    err = capsys.readouterr().err.splitlines()
+    assert sorted(line.split()[1] for line in err) == [
+        "method.readability_lxml",
+        "method.trafilatura",
+    ]
+    assert all("is not among the selected methods" in line for line in err)
+    # the study's own selection runs all four with their Markdown
+    full = {s.label: s.params for s in method_specs(_compose(["study=structure"]).method)}
+    assert all(full[m]["markdown"] for m in ("trafilatura", "readability_lxml", "proposed", "cetd"))
+
+
 def test_config_mistakes_are_one_line_with_the_choices(shared_root):
     msg = check_overrides(["dataset=nosuch"])
     assert msg.startswith("evalkit: unknown dataset nosuch; valid choices: ")

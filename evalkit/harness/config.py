@@ -252,14 +252,25 @@ _WARNED: set[str] = set()
 
 def warn_renamed(old: str, new: str) -> None:
     """Print, once per process, the one line saying that key ``old`` is now ``new``."""
-    line = f"evalkit: {old} is deprecated: use {new}"
+    _warn_once(f"evalkit: {old} is deprecated: use {new}")
+
+
+def _warn_once(line: str) -> None:
+    """Print ``line`` on stderr, once per process."""
     if line not in _WARNED:
         _WARNED.add(line)
         print(line, file=sys.stderr)
 
 
 def method_specs(node, kind: str = "method") -> list[MethodSpec]:
-    """``cfg.method`` (name -> settings) to specs; the registry name defaults to the key.
+    """``cfg.method`` (name -> settings) to specs: each entry names its class by ``_name_``
+    (a registry name) or ``_target_`` (a class path).
+
+    An entry with neither is settings for a method that was not selected: every method's
+    config file (configs/method/) sets ``_name_``, so such an entry comes from a study's
+    settings for its methods (``method.trafilatura.markdown: true`` in configs/study/) or a
+    ``method.<x>.<key>=`` typed for a method not in ``method=[...]``. It is not run, with one
+    line naming it (before, its key was taken as the registry name and the method ran).
 
     A key a method has renamed (its class's ``renamed``: ``k`` -> ``dedup.k``) is moved
     to its new place, with one warning line naming both."""
@@ -272,7 +283,13 @@ def method_specs(node, kind: str = "method") -> list[MethodSpec]:
         if "_target_" in settings:  # Hydra's convention: a class from any importable module
             specs.append(_target_spec(label, settings, kind))
             continue
-        registry = settings.pop("_name_", label)
+        if "_name_" not in settings:
+            _warn_once(
+                f"evalkit: {kind}.{label} is not among the selected {kind}s "
+                f"({kind}=[...]): its settings are not used and it does not run"
+            )
+            continue
+        registry = settings.pop("_name_")
         cls = reg.get(registry)  # unknown names fail now, listing the valid ones
         renamed = getattr(cls, "renamed", None)
         if renamed:
