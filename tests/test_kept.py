@@ -60,3 +60,16 @@ def test_no_records_no_gzip_member(tmp_path):
     kept = StreamedKept(tmp_path / "k.jsonl.gz")
     kept.close()
     assert not (tmp_path / "k.jsonl.gz").exists()
+
+
+def test_a_run_with_a_cache_makes_site_pages_in_the_workers_and_indexes_every_page(tmp_path):
+    from evalkit.harness.cache_keys import page_key
+
+    ds = SyntheticDataset(n_sites=3, pages_per_site=2, seed=5)
+    pages = ds.pages()
+    with Runner(progress=False, n_jobs=2, cache_root=str(tmp_path / "cache")) as runner:
+        records = list(runner.iter_records(pages, SPECS, score=score_extraction))
+    # the keys came back with the records of the site tasks the workers made the pages of
+    assert runner.page_keys == {page_key(p) for p in ds.pages()}
+    assert len(records) == 12 and not any(k.startswith("_") for r in records for k in r)
+    assert len(ds.seen_) == 6  # each page's sha256 came back too

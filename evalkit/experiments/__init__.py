@@ -24,7 +24,7 @@ from omegaconf import DictConfig
 from evalkit.experiments._report import configure, report_settings, write_reports
 from evalkit.experiments._report import skipped as _skipped
 from evalkit.experiments.checks import check_sections
-from evalkit.harness.cache_keys import method_facts, page_key
+from evalkit.harness.cache_keys import method_facts
 from evalkit.harness.config import (
     ConfigError,
     RunConfig,
@@ -145,8 +145,6 @@ class Context:
     unavailable: list[Unavailable] = field(default_factory=list)
     #: (data set, method) -> the method's records on that data set (failure shares)
     n_records: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: the cache keys of the pages handed to the runner (the cache's method index)
-    page_keys: set[str] = field(default_factory=set)
     #: part -> what its scores depend on beside the methods and data (a setting chosen at
     #: run time, a package a benchmark's scorer reads): run.json ``scoring``; the reference
     #: check calls an entry's rows not comparable when it differs (docs/reference.md)
@@ -191,7 +189,7 @@ class Context:
         # run.json's method provenance (hashing their sources: 0.2 s) while the pages run
         warm_up(*(functools.partial(method_facts, spec) for spec in specs))
         records = self.runner.iter_records(
-            self._keyed(ds.pages(), experiment, label),
+            ds.pages(),  # as the reader gives it: its site or shard tasks run where tasks run
             specs,
             score=score,
             desc=f"{experiment} {label}",
@@ -217,22 +215,6 @@ class Context:
                 self.runner.method_keys,
             )
         return spill
-
-    def _keyed(self, pages, experiment: str, dataset: str):
-        """``pages``, each page's cache key kept for the cache's method index
-        (evalkit.harness.cache_admin.record_run) and, for the extraction experiment, for the
-        run's kept extractions (evalkit.harness.kept) when the run has a cache. Without a
-        cache the reader's stream goes to the runner as it is: a reader whose pages are made
-        or read where the tasks run (site and shard tasks) keeps them there."""
-        if not self.runner.cache_root:
-            return pages
-        return self._keying(pages)
-
-    def _keying(self, pages):
-        for page in pages:
-            key = page_key(page)
-            self.page_keys.add(key)
-            yield page
 
     def record_pages(
         self,
@@ -430,13 +412,13 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     it is large; with ``check_failures``, FailureShareError for methods over the share."""
     from evalkit.harness.cache_admin import record_run, size_line
 
-    if ctx.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
+    if ctx.runner.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
         # by the key the pages' pipelines used (a worker's hash seed may differ from ours)
         keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
         record_run(
             ctx.runner.cache_root,
             [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs if keys[s.label]],
-            ctx.page_keys,
+            ctx.runner.page_keys,
         )
     if ctx.failures:
         print("evalkit: failures per method (first error; all in run.json):")

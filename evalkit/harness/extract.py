@@ -17,6 +17,7 @@ __all__ = [
     "KEPT_PAGE",
     "METHOD_KEY",
     "ON_FAILURE",
+    "PAGE_KEY",
     "PAGE_SHA",
     "TOO_LARGE",
     "extract_one",
@@ -84,6 +85,12 @@ PAGE_SHA = "_page_sha256"
 #: into ``Runner.method_keys``, by which the run reads its entries back (kept extractions,
 #: the cache index)
 METHOD_KEY = "_method_key"
+
+#: the record key that carries the cache key of a page (evalkit.harness.cache_keys.page_key)
+#: on its first record when the run has a cache, worked out where the page was read (a
+#: worker's site or shard task); popped by Runner.run_pages into ``Runner.page_keys``, the
+#: pages of the run's cache index (evalkit.harness.cache_admin.record_run)
+PAGE_KEY = "_page_key"
 
 #: the record key that carries a page's line of the run's kept extractions (its gold, from
 #: evalkit.harness.kept.page_line) on the page's first record, when the runner is asked for it

@@ -28,6 +28,7 @@ from evalkit.harness.extract import (
     KEPT_PAGE,
     METHOD_KEY,
     ON_FAILURE,
+    PAGE_KEY,
     PAGE_SHA,
     TOO_LARGE,
     extract_one,
@@ -365,6 +366,8 @@ class PagePipeline:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
             if task.made_here and j == 0:
                 rec[PAGE_SHA] = page.sha256
+            if self.keyed and j == 0:
+                rec[PAGE_KEY] = state.pkey
             if self.keep_gold and j == 0:
                 rec[KEPT_PAGE] = page_line(page)
             if self.keyed and not self.uncached[j]:

@@ -47,7 +47,7 @@ from evalkit.harness.dask_runner import (
     check_dask,
 )
 from evalkit.harness.errors import RunnerError
-from evalkit.harness.extract import CACHE_INVALID, METHOD_KEY, ON_FAILURE, PAGE_SHA
+from evalkit.harness.extract import CACHE_INVALID, METHOD_KEY, ON_FAILURE, PAGE_KEY, PAGE_SHA
 from evalkit.harness.page_worker import WORKER_DIED, shared_worker, stop_shared_worker
 from evalkit.harness.pipeline import PagePipeline, run_page_task, run_tasks
 from evalkit.harness.render import RENDER_MARK, count_render
@@ -113,6 +113,9 @@ class Runner:
     render_counts: dict[str, Any] = field(default_factory=dict, init=False)
     #: method label -> the cache key the pages' pipelines filed its entries under (METHOD_KEY)
     method_keys: dict[str, str] = field(default_factory=dict, init=False)
+    #: the cache keys of the pages run with a cache so far (PAGE_KEY): the cache's method index
+    #: (evalkit.harness.cache_admin.record_run)
+    page_keys: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -442,6 +445,9 @@ class Runner:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
+                pkey = rec.pop(PAGE_KEY, None)
+                if pkey is not None:
+                    self.page_keys.add(pkey)
                 key = rec.pop(METHOD_KEY, None)
                 if key is not None:  # the key the page's pipeline filed the entry under
                     self.method_keys[rec.get("method")] = key
