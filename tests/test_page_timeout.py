@@ -271,6 +271,39 @@ def test_the_parse_inside_scoring_runs_in_the_worker_under_the_page_timeout():
     assert by_page["p2"]["n_words_gold"] == 1  # the run went on, in a fresh worker
 
 
+def test_in_one_process_the_gold_worker_times_the_parse_out_and_the_methods_worker_stays():
+    """A run in one process prepares each page's own side in a worker of its own
+    (``gold_apart``, evalkit.harness.pipeline): the same records as in the methods' worker;
+    a parse that never ends replaces the gold worker, never the methods' one."""
+    from stall_method import SlowParsePage
+
+    from evalkit.harness.scoring import score_extraction
+
+    slow = SlowParsePage(id="slow", dataset="t", raw=b"<p>one two</p>", gold=Gold(text="one two"))
+    pages = [_page(0, "<p>x y</p>"), slow, _page(2, "<p>x</p>")]
+    specs = [MethodSpec("stall", "stall")]  # stalls on "<p>stall</p>" only: not here
+    apart = list(run_tasks([pages], specs, None, score_extraction, "empty", 2, gold_apart=True))
+    methods, gold = shared_worker(), shared_worker("gold")
+    assert (methods.starts, gold.starts) == (1, 2)  # the gold worker was killed and replaced
+    stop_shared_worker()
+    together = list(run_tasks([pages], specs, None, score_extraction, "empty", 2))
+    assert shared_worker("gold").starts == 0  # never started without gold_apart
+
+    def scores(run):
+        return [{k: v for k, v in r.items() if k not in ("seconds", "info_seen")} for r in run[0]]
+
+    assert scores(apart) == scores(together)
+    # the methods' worker kept its methods through the parse's timeout: the stall method saw
+    # all three pages; in one worker it was replaced with fresh methods after the slow page
+    assert [r.get("info_seen") for r in apart[0]] == [1, None, 3]  # slow: scored as empty
+    assert [r.get("info_seen") for r in together[0]] == [1, None, 1]
+    by_page = {r["page_id"]: r for r in apart[0]}
+    assert by_page["slow"]["error"] == (
+        "scoring failed: timeout: scoring's parse of the page ran over 2 s on this page"
+    )
+    assert by_page["p2"]["n_words_gold"] == 1 and by_page["p2"]["error"] is None
+
+
 def test_a_worker_over_its_memory_limit_is_replaced_after_the_page_and_nothing_changes():
     # runner.worker_max_mb=1: every worker is over it after every page, so each page ends
     # with a fresh worker; the site-scope method's memory (pages seen) is replayed into it

@@ -418,13 +418,14 @@ def _rss_mb(pid: int) -> float | None:
 #: page workers by the thread that uses them: tasks may run in threads of one process (a
 #: Dask LocalCluster with processes=false, Hydra's joblib launcher), and two threads must
 #: never talk to one worker
-_SHARED: dict[int, PageWorker] = {}
+_SHARED: dict[tuple[int, str], PageWorker] = {}
 _LOCK = threading.Lock()
 
 
-def shared_worker() -> PageWorker:
-    """This thread's page worker (one per thread of a process, reused by every task)."""
-    me = threading.get_ident()
+def shared_worker(role: str = "methods") -> PageWorker:
+    """This thread's page worker of ``role`` (one per thread of a process and role, reused by
+    every task): ``"methods"`` runs the methods, ``"gold"`` the pages' own side of scoring."""
+    me = (threading.get_ident(), role)
     with _LOCK:
         if not _SHARED:
             atexit.unregister(_stop_all)  # once, however often the dict empties
@@ -435,11 +436,11 @@ def shared_worker() -> PageWorker:
 
 
 def stop_shared_worker() -> None:
-    """End this thread's page worker, and those of threads that have ended (a run's end)."""
+    """End this thread's page workers, and those of threads that have ended (a run's end)."""
     alive = {t.ident for t in threading.enumerate()} - {threading.get_ident()}
     with _LOCK:
-        for ident in [i for i in _SHARED if i not in alive]:
-            _SHARED.pop(ident).kill()
+        for key in [k for k in _SHARED if k[0] not in alive]:
+            _SHARED.pop(key).kill()
 
 
 def _stop_all() -> None:

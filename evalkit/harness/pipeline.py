@@ -3,8 +3,9 @@
 :func:`run_tasks` hands a run's tasks through one :class:`PagePipeline`. With a page worker
 (``runner.page_timeout``) the work overlaps: while the worker extracts page *i* (with page *i + 1*
 queued behind it, :data:`PIPELINE_DEPTH`), this process scores page *i − 1* and reads page
-*i + 2*, across the ends of tasks too. In-process methods extract when their page is collected.
-Either way every task gets fresh method instances and the records are the same, in the same order.
+*i + 2*, across the ends of tasks too; in a run in one process (``gold_apart``) the page's own
+side of scoring is prepared meanwhile by a second page worker, the gold worker. In-process
+methods extract when their page is collected. Either way every task gets fresh method instances and the records are the same, in the same order.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import collections
 import functools
 import hashlib
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -137,6 +139,8 @@ class _PageState:
     render: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: why the page's own side of scoring (its parse in the page worker) failed, if it did
     gold_error: str | None = None
+    #: its own side went to the gold worker (PagePipeline.gold_worker)
+    gold_apart: bool = False
 
 
 class PagePipeline:
@@ -156,6 +160,7 @@ class PagePipeline:
         max_score_words: int | None = None,
         worker_max_mb: int | None = None,
         keep_gold: bool = False,
+        gold_apart: bool = False,
     ):
         if on_failure not in ON_FAILURE:
             raise ValueError(
@@ -180,6 +185,9 @@ class PagePipeline:
         # the page's own side of scoring (its parse) goes to the worker with its methods, so
         # it runs under the same limit (issue 37 item 13); in process it is not bounded
         self.gold = gold_needs(score) if self.worker is not None else None
+        # the page's own side in a worker of its own, beside the methods' (gold_apart: a run
+        # in one process, whose second core the methods' worker does not use)
+        self.gold_worker = shared_worker("gold") if gold_apart and self.gold else None
         # methods run in this process: the processes they start end with the pipeline (in
         # the main thread only: a Dask worker's threads run other tasks' methods beside it)
         self.children = (
@@ -237,6 +245,8 @@ class PagePipeline:
             elif self.worker is not None:
                 self.worker.build(self.specs)  # every earlier page is collected: it is idle
                 task.methods = self.worker
+                if self.gold_worker is not None:
+                    self.gold_worker.build([])
             else:
                 task.methods = _InProcess(self.specs)
         methods, cache = task.methods, self.cache
@@ -284,13 +294,20 @@ class PagePipeline:
             and too_long_to_score(page, None, self.max_score_words) is None  # never scored
             else None
         )
+        if gold and self.gold_worker is not None:
+            self.gold_worker.submit(page, [], gold)
+            state.gold_apart = True
+            gold = None
         methods.submit(page, state.todo, gold)
         return state
 
     def _collect(self, state: _PageState) -> None:
         """The extractions of the methods a page was handed to; new ones go to the cache."""
         methods, cache = state.task.methods, self.cache
-        for j, ext in methods.collect(self.page_timeout):
+        answers = methods.collect(self.page_timeout)
+        if state.gold_apart:
+            answers = itertools.chain(answers, self.gold_worker.collect(self.page_timeout))
+        for j, ext in answers:
             if j == GOLD:  # the page's own side, prepared in the worker (or why it failed)
                 if isinstance(ext, str):
                     state.gold_error = f"scoring failed: {ext}"

@@ -199,6 +199,7 @@ class Runner:
         own reading of configs, methods and data instead of delaying the first page."""
         if self.in_process and self.page_timeout:
             shared_worker().warm()
+            shared_worker("gold").warm()
         return self
 
     def close(self) -> None:
@@ -417,6 +418,7 @@ class Runner:
                     self.page_timeout,
                     self.max_page_bytes,
                     keep_gold=keep_gold,
+                    gold_apart=True,
                     **self._limits(),
                 ),
                 **shown,
