@@ -412,7 +412,7 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     it is large; with ``check_failures``, FailureShareError for methods over the share."""
     from evalkit.harness.cache_admin import record_run, size_line
 
-    if ctx.runner.page_keys:  # which entries each method wrote: python -m evalkit.cache lists them
+    if ctx.runner.page_keys:  # which entries each method wrote, for python -m evalkit.cache,
         # by the key the pages' pipelines used (a worker's hash seed may differ from ours)
         keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
         record_run(

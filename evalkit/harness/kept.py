@@ -13,7 +13,8 @@ records here, gzip-compressed JSON lines (one gzip member per data set):
 
 The extractions are read back from the run's extraction cache (evalkit.harness.cache), under
 the key the page pipeline stored them with (evalkit.harness.pipeline), so keeping them costs a
-second read of the pages and of the cache, not a second extraction. What the cache does not
+second read of the pages and of the cache, not a second extraction; a run without cache keeps
+its pages' gold as the records stream by (:class:`StreamedKept`). What the cache does not
 hold is said, not made up: a method whose result depends on the site's other pages
 (``scope = "site"``) and every method of a run without cache (``runner.cache=false``) are
 written as missing with the reason.
