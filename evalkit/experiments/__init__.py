@@ -412,13 +412,14 @@ def _tell_end(ctx: Context, check_failures: bool) -> None:
     it is large; with ``check_failures``, FailureShareError for methods over the share."""
     from evalkit.harness.cache_admin import record_run, size_line
 
-    if ctx.runner.page_keys:  # which entries each method wrote, for python -m evalkit.cache,
-        # by the key the pages' pipelines used (a worker's hash seed may differ from ours)
+    pages = ctx.runner.page_keys.get(ctx.runner.cache_root)
+    if pages:  # which entries each method wrote, for python -m evalkit.cache, by the key the
+        # pages' pipelines used (a worker's hash seed may differ from ours)
         keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
         record_run(
             ctx.runner.cache_root,
             [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs if keys[s.label]],
-            ctx.runner.page_keys,
+            pages,
         )
     if ctx.failures:
         print("evalkit: failures per method (first error; all in run.json):")

@@ -113,9 +113,10 @@ class Runner:
     render_counts: dict[str, Any] = field(default_factory=dict, init=False)
     #: method label -> the cache key the pages' pipelines filed its entries under (METHOD_KEY)
     method_keys: dict[str, str] = field(default_factory=dict, init=False)
-    #: the cache keys of the pages run with a cache so far (PAGE_KEY): the cache's method index
-    #: (evalkit.harness.cache_admin.record_run)
-    page_keys: set[str] = field(default_factory=set, init=False)
+    #: cache folder -> the cache keys of the pages run with it so far (PAGE_KEY): its method
+    #: index (evalkit.harness.cache_admin.record_run); by folder, since a caller may run some
+    #: pages with a cache of its own (the speed experiment's passes)
+    page_keys: dict[str, set[str]] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -449,7 +450,7 @@ class Runner:
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
                 pkey = rec.pop(PAGE_KEY, None)
                 if pkey is not None:
-                    self.page_keys.add(pkey)
+                    self.page_keys.setdefault(root, set()).add(pkey)
                 key = rec.pop(METHOD_KEY, None)
                 if key is not None:  # the key the page's pipeline filed the entry under
                     self.method_keys[rec.get("method")] = key
