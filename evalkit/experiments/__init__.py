@@ -174,7 +174,13 @@ class Context:
         return spill
 
     def stream_records(
-        self, experiment: str, label: str, ds, score, specs: list | None = None, keep=False
+        self,
+        experiment: str,
+        label: str,
+        ds,
+        score,
+        specs: list | None = None,
+        keep: bool = False,
     ) -> RecordSpill:
         """Every (page, method) record of data set ``label`` scored by ``score``, written to
         a new spill as the runner hands them over (memory stays flat with the page count);

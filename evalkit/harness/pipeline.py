@@ -5,7 +5,8 @@
 queued behind it, :data:`PIPELINE_DEPTH`), this process scores page *i − 1* and reads page
 *i + 2*, across the ends of tasks too; in a run in one process (``gold_apart``) the page's own
 side of scoring is prepared meanwhile by a second page worker, the gold worker. In-process
-methods extract when their page is collected. Either way every task gets fresh method instances and the records are the same, in the same order.
+methods extract when their page is collected. Either way every task gets fresh method instances
+and the records are the same, in the same order.
 """
 
 from __future__ import annotations
@@ -381,12 +382,13 @@ class PagePipeline:
                 rec[RENDER_MARK] = state.render[j]  # counted by Runner.run_pages for run.json
             if state.invalid[j]:
                 rec[CACHE_INVALID] = True  # counted by Runner.run_pages, not a column
-            if task.made_here and j == 0:
-                rec[PAGE_SHA] = page.sha256
-            if self.keyed and j == 0:
-                rec[PAGE_KEY] = state.pkey
-            if self.keep_gold and j == 0:
-                rec[KEPT_PAGE] = page_line(page)
+            if j == 0:  # what is said once per page rides on its first record
+                if task.made_here:
+                    rec[PAGE_SHA] = page.sha256
+                if self.keyed:
+                    rec[PAGE_KEY] = state.pkey
+                if self.keep_gold:
+                    rec[KEPT_PAGE] = page_line(page)
             if self.keyed and not self.uncached[j]:
                 rec[METHOD_KEY] = self.method_keys[j]
             task.records.append(rec)
