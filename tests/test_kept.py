@@ -69,7 +69,13 @@ def test_a_run_with_a_cache_makes_site_pages_in_the_workers_and_indexes_every_pa
     pages = ds.pages()
     with Runner(progress=False, n_jobs=2, cache_root=str(tmp_path / "cache")) as runner:
         records = list(runner.iter_records(pages, SPECS, score=score_extraction))
-    # the keys came back with the records of the site tasks the workers made the pages of
-    assert runner.page_keys == {str(tmp_path / "cache"): {page_key(p) for p in ds.pages()}}
+    # the keys came back with the records of the site tasks the workers made the pages of,
+    # and every entry the run wrote is noted on disk
+    log = runner.written[str(tmp_path / "cache")]
+    wrote = {(s.label, page_key(p)) for s in SPECS for p in ds.pages()}
+    assert sorted(log) == sorted(wrote) and len(list(log)) == len(wrote)
+    with Runner(progress=False, n_jobs=2, cache_root=str(tmp_path / "cache")) as again:
+        assert len(list(again.iter_records(ds.pages(), SPECS, score=score_extraction))) == 12
+    assert not again.written  # every entry was read back: none written, none noted
     assert len(records) == 12 and not any(k.startswith("_") for r in records for k in r)
     assert len(ds.seen_) == 6  # each page's sha256 came back too

@@ -339,7 +339,7 @@ def _record_many(root: str, start: int, n: int) -> None:
     from evalkit.harness.cache_admin import record_run
 
     for i in range(start, start + n):
-        record_run(root, [("mine", "mine", {}, "f" * 16)], [f"page{i:05d}"])
+        record_run(root, [("mine", "mine", {}, "f" * 16)], [("mine", f"page{i:05d}")])
 
 
 def test_two_processes_writing_the_method_index_lose_no_key(tmp_path):
@@ -354,7 +354,9 @@ def test_two_processes_writing_the_method_index_lose_no_key(tmp_path):
         p.join(120)
         assert p.exitcode == 0
     index = json.loads((tmp_path / INDEX / f"{'f' * 16}.json").read_text())
+    assert index == {"label": "mine", "registry": "mine", "params": {}}
     # on 86dd307 an update read the file, merged and replaced it unlocked: keys were lost
     expected = entry_keys("f" * 16, [f"page{i:05d}" for i in range(2 * n)])
-    assert sorted(index["entries"]) == sorted(expected)
+    keys = (tmp_path / INDEX / f"{'f' * 16}.keys").read_text().splitlines()
+    assert sorted(keys) == sorted(expected)
     assert not [p.name for p in (tmp_path / INDEX).iterdir() if p.suffix == ".tmp"]

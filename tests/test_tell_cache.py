@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from evalkit.cache import main
 from evalkit.harness.cache_admin import (
+    INDEX,
     UNATTRIBUTED,
+    WrittenLog,
     entry_keys,
     listing,
     prune,
@@ -40,7 +43,8 @@ def _cache(tmp_path):
     score.parent.mkdir(parents=True)
     score.write_bytes(b"s" * 100)
     os.utime(score, (NOW - 5 * DAY, NOW - 5 * DAY))
-    record_run(root, [("cetd", "cetd", {}, "mk-cetd"), ("pab", "pab", {}, "mk-pab")], pages)
+    wrote = [(m, p) for m in ("cetd", "pab") for p in pages]
+    record_run(root, [("cetd", "cetd", {}, "mk-cetd"), ("pab", "pab", {}, "mk-pab")], wrote)
     return root
 
 
@@ -86,3 +90,62 @@ def test_the_size_line_appears_past_the_threshold(tmp_path):
         f"evalkit: the extraction cache {root} holds 0 MB (more than runner.cache_report_mb=0.009)"
     )
     assert size_line(root, None) is None
+
+
+def test_an_index_of_older_runs_listing_its_entries_in_its_json_is_still_read(tmp_path):
+    root = _cache(tmp_path)
+    older = entry_keys("mk-old", ["p1"])
+    _entry(root, older[0], 300, 3)
+    old = {"label": "old", "registry": "cetd", "params": {}, "entries": older}
+    (root / INDEX / "mk-old.json").write_text(json.dumps(old))
+    assert ("old", 1, 300) in listing(root).rows()
+    assert prune(root, methods=["old"], now=NOW) == (1, 300)
+    assert not (root / INDEX / "mk-old.json").exists()  # its index goes with it
+
+
+def test_the_written_log_keeps_its_pairs_on_disk_in_the_index_folder(tmp_path):
+    log = WrittenLog(tmp_path / "cache")
+    assert not log and list(log) == []  # nothing written: no file, no folder
+    assert not (tmp_path / "cache").exists()
+    log.add("a\tlabel", "k1")
+    log.add("b", "k2")
+    assert list(log) == [("a\tlabel", "k1"), ("b", "k2")]
+    log.add("b", "k3")  # adding after reading goes on at the end
+    assert list(log)[-1] == ("b", "k3")
+    # an unnamed file: the folder lists only what record_run names
+    assert [p.name for p in (tmp_path / "cache" / INDEX).iterdir()] == []
+    log.close()
+
+
+def test_a_run_appends_only_the_entries_it_wrote(tmp_path):
+    root = _cache(tmp_path)
+    keys = root / INDEX / "mk-cetd.keys"
+    before = keys.read_text()
+    record_run(root, [("cetd", "cetd", {}, "mk-cetd")], [("cetd", "p4"), ("pab", "p4")])
+    # pab is not among the methods named: its pair is passed over
+    assert keys.read_text() == before + entry_keys("mk-cetd", ["p4"])[0] + "\n"
+    assert not (root / INDEX / "mk-pab.keys").read_text().count(entry_keys("mk-pab", ["p4"])[0])
+
+
+def test_a_run_stopped_midway_indexes_the_entries_its_records_brought_back(tmp_path):
+    from types import SimpleNamespace
+
+    from evalkit.experiments import _record_index
+    from evalkit.harness.runner import Runner
+    from evalkit.harness.scoring import score_extraction
+    from evalkit.harness.specs import MethodSpec
+    from evalkit.readers.synthetic import SyntheticDataset
+
+    specs = [MethodSpec("cetd", "cetd"), MethodSpec("fulltext", "fulltext")]
+    root = tmp_path / "cache"
+    ds = SyntheticDataset(n_sites=2, pages_per_site=3, seed=1)
+    with Runner(progress=False, n_jobs=1, cache_root=str(root)) as runner:
+        got = []
+        for rec in runner.iter_records(ds.pages(), specs, score=score_extraction):
+            got.append(rec)
+            if len(got) == 6:  # the first site's 3 pages x 2 methods: stop there
+                break
+        _record_index(SimpleNamespace(runner=runner, specs=specs))
+    assert not runner.written  # recorded and closed
+    rows = {m: n for m, n, _ in listing(root).rows()}
+    assert rows["cetd"] == rows["fulltext"] == 3

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.harness.cache_admin import listing
+
 ROOT = Path(__file__).resolve().parents[1]
 HANG = 600  # seconds: only to detect a hang
 ARGS = [
@@ -105,6 +107,9 @@ def test_an_interrupt_is_one_line_and_marks_the_run(tmp_path, moment, sig, n_job
     assert info["status"] == "interrupted"
     if moment == ".records-*":  # the run marked itself with what finished
         assert info["parts"] == ["extraction"] and "finished_records" in info
+        # the cache's method index names only entries that are there (python -m evalkit.cache)
+        found = listing(cache)
+        assert set().union(*(m["keys"] for m in found.methods.values())) <= set(found.entries)
     # the same command again finishes from the cache: the summary of an uninterrupted run
     again = _start(run_dir.with_name("again"), cache, n_jobs)
     again.communicate(timeout=HANG)

@@ -391,6 +391,7 @@ def run_experiment(
     finally:
         for spill in ctx.scratch:
             spill.close()  # spill files are scratch: deleted however the run ends
+        _record_index(ctx)
     _tell_end(ctx, check_failures)
     return out
 
@@ -413,20 +414,31 @@ def _mark_interrupted(ctx: Context, parts: list[str], t0: float) -> None:
     )
 
 
-def _tell_end(ctx: Context, check_failures: bool) -> None:
-    """The run's last lines: failures per method with the first error, the cache's size when
-    it is large; with ``check_failures``, FailureShareError for methods over the share."""
-    from evalkit.harness.cache_admin import record_run, size_line
+def _record_index(ctx: Context) -> None:
+    """Add the entries this run wrote to the cache's method index, for python -m
+    evalkit.cache, by the keys the pages' pipelines used (a worker's hash seed may differ
+    from ours); however the run ends, so a stopped run's entries are indexed too."""
+    from evalkit.harness.cache_admin import record_run
 
-    pages = ctx.runner.page_keys.get(ctx.runner.cache_root)
-    if pages:  # which entries each method wrote, for python -m evalkit.cache, by the key the
-        # pages' pipelines used (a worker's hash seed may differ from ours)
+    log = ctx.runner.written.pop(ctx.runner.cache_root, None)
+    if not log:
+        return
+    try:
         keys = {s.label: ctx.runner.method_keys.get(s.label) or s.key() for s in ctx.specs}
         record_run(
             ctx.runner.cache_root,
             [(s.label, s.registry, s.params, keys[s.label]) for s in ctx.specs if keys[s.label]],
-            pages,
+            log,
         )
+    finally:
+        log.close()
+
+
+def _tell_end(ctx: Context, check_failures: bool) -> None:
+    """The run's last lines: failures per method with the first error, the cache's size when
+    it is large; with ``check_failures``, FailureShareError for methods over the share."""
+    from evalkit.harness.cache_admin import size_line
+
     if ctx.failures:
         print("evalkit: failures per method (first error; all in run.json):")
         for line in failure_lines(ctx.failures, ctx.n_records):

@@ -10,10 +10,11 @@
 
 An extraction entry's file names only its key, a hash of the method, the page and what
 could change the output (evalkit.harness.cache_keys), so it cannot say which method wrote
-it. Each run therefore adds the keys it used to an index, ``<cache>/methods/<method
-key>.json`` (:func:`record_run`): the method's label, registry name and parameters and
-its entry keys. Entries of runs before the index, and score records (``scores/``), show
-as *unattributed*; they are pruned by age and size, not by method. Pruning deletes files
+it. Each run therefore adds the keys of the entries it wrote to an index (:func:`record_run`):
+``<cache>/methods/<method key>.json`` names the method (label, registry name, parameters) and
+``<method key>.keys`` lists its entry keys, a line each, appended. Entries of runs before the
+index, and score records (``scores/``), show as *unattributed*; they are pruned by age and
+size, not by method. Pruning deletes files
 only: a pruned entry is a miss, re-extracted by the next run that needs it. It deletes only
 in a folder marked as an evalkit cache (evalkit.harness.cache.claim) and only files named as
 evalkit names entries (a key and ``.json``/``.score``), never through a link
@@ -27,8 +28,9 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,8 @@ __all__ = [
     "UNATTRIBUTED",
     "CacheListing",
     "Entry",
+    "WrittenLog",
+    "entry_key",
     "entry_keys",
     "listing",
     "main",
@@ -56,7 +60,7 @@ UNATTRIBUTED = "(unattributed)"
 MB = 1_000_000
 DAY = 86_400.0
 #: the name of an index file (a method key and ``.json``)
-_INDEX_NAME = re.compile(r"^[\w-][\w.-]*\.json$")
+_INDEX_NAME = re.compile(r"^[\w-][\w.-]*\.(json|keys)$")
 
 
 @dataclass(frozen=True)
@@ -108,52 +112,113 @@ class CacheListing:
         return named
 
 
+def entry_key(method_key: str, page_key: str) -> str:
+    """The extraction entry of a (non site-scope) method on a page: the key
+    evalkit.harness.pipeline stores it under (method key, page key, no site context)."""
+    return hashlib.sha256(f"{method_key}|{page_key}|".encode()).hexdigest()
+
+
 def entry_keys(method_key: str, page_keys: Iterable[str]) -> list[str]:
-    """The extraction entries of a (non site-scope) method on these pages: the key
-    evalkit.harness.pipeline stores them under (method key, page key, no site context)."""
-    return [hashlib.sha256(f"{method_key}|{pkey}|".encode()).hexdigest() for pkey in page_keys]
+    """:func:`entry_key` of each page."""
+    return [entry_key(method_key, pkey) for pkey in page_keys]
+
+
+class WrittenLog:
+    """The cache entries a run wrote, as (method label, page key) lines in an unnamed file of
+    the cache's index folder (gone when closed or when the process dies): the keys wait on
+    disk for :func:`record_run`, so a run's memory does not grow with its pages."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self._fh = None
+
+    def add(self, label: str, page_key: str) -> None:
+        if self._fh is None:
+            folder = self.root / INDEX
+            folder.mkdir(parents=True, exist_ok=True)
+            # open until close(): the log outlives this call
+            self._fh = tempfile.TemporaryFile("w+", dir=folder, encoding="utf-8")  # noqa: SIM115
+        self._fh.write(f"{label}\t{page_key}\n")
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        if self._fh is None:
+            return
+        self._fh.flush()
+        self._fh.seek(0)
+        for line in self._fh:
+            label, _, page_key = line.rstrip("\n").rpartition("\t")
+            yield label, page_key
+        self._fh.seek(0, os.SEEK_END)
+
+    def __bool__(self) -> bool:
+        return self._fh is not None
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
 
 def record_run(
     root: str | os.PathLike | None,
     methods: Iterable[tuple[str, str, Any, str]],
-    page_keys: Iterable[str],
+    written: Iterable[tuple[str, str]],
 ) -> None:
-    """Add this run's entries to the index: ``methods`` are (label, registry, params, method
-    key) of the cached methods, ``page_keys`` the run's pages. Each update reads, merges and
-    replaces its file under a lock on ``<cache>/methods/.lock`` (:func:`fcntl.flock`), so two
-    runs recording at once both keep their keys (issue 37, item 19). Best effort: an index
-    that cannot be written leaves the cache as it was."""
+    """Add the entries a run wrote to the index: ``methods`` are (label, registry, params,
+    method key) of the cached methods, ``written`` (method label, page key) pairs
+    (:class:`WrittenLog`). A method's ``<method key>.json`` names it, and its entry keys are
+    appended to ``<method key>.keys``, a line each, streamed, so neither this run nor the
+    index is held in memory. Appends happen under a lock on ``<cache>/methods/.lock``
+    (:func:`fcntl.flock`), so two runs recording at once both keep their keys (issue 37,
+    item 19). Best effort: an index that cannot be written leaves the cache as it was."""
     if not root:
         return
-    pkeys = sorted(set(page_keys))
     folder = Path(root) / INDEX
-    for label, registry, params, mkey in methods:
-        path = folder / f"{mkey}.json"
-        try:
-            with _index_lock(folder):
-                keys = set(_index_entries(path)) | set(entry_keys(mkey, pkeys))
-                data = {
-                    "label": label,
-                    "registry": registry,
-                    "params": params,
-                    "entries": sorted(keys),
-                }
-                fd, tmp = temp_beside(path)
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                        fh.write(json.dumps(data, default=str))
-                    os.replace(tmp, path)
-                finally:
-                    Path(tmp).unlink(missing_ok=True)
-        except OSError:
-            continue
+    named = {label: (registry, params, mkey) for label, registry, params, mkey in methods}
+    files: dict[str, Any] = {}
+    try:
+        with _index_lock(folder):
+            try:
+                for label, page_key in written:
+                    if label not in named:
+                        continue
+                    registry, params, mkey = named[label]
+                    if label not in files:
+                        _write_header(folder / f"{mkey}.json", label, registry, params)
+                        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                        fd = os.open(folder / f"{mkey}{KEYS_SUFFIX}", flags, 0o666)
+                        files[label] = os.fdopen(fd, "a", encoding="ascii")
+                    files[label].write(entry_key(mkey, page_key) + "\n")
+            finally:
+                for fh in files.values():
+                    fh.close()
+    except OSError:
+        return
+
+
+def _write_header(path: Path, label: str, registry: str, params: Any) -> None:
+    """A method's index file, unless it has one (an index of older runs also lists its
+    entries there: they stay)."""
+    if path.exists() or path.is_symlink():
+        return
+    data = {"label": label, "registry": registry, "params": params}
+    fd, tmp = temp_beside(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, default=str))
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 #: the lock file of the index folder (never pruned, listed or read)
 INDEX_LOCK = ".lock"
-#: an index file larger than this is not read (it is rewritten from this run's keys)
+#: a method's index header larger than this is not read (an older run's, listing its entries)
 MAX_INDEX_BYTES = 256 << 20
+#: the file of a method's entry keys beside its ``<method key>.json``, a key a line
+KEYS_SUFFIX = ".keys"
+#: an entry key as a line of a keys file
+_KEY_LINE = re.compile(r"^[0-9a-f]{64}$")
 
 
 @contextlib.contextmanager
@@ -172,16 +237,31 @@ def _index_lock(folder: Path):
         os.close(fd)
 
 
-def _index_entries(path: Path) -> list[str]:
-    """The entry keys an index file lists; [] when there is none or it is not an index."""
+def _index_header(path: Path) -> dict:
+    """A method's index file: label, registry, params and, written by older runs, entries;
+    {} when it cannot be read or is not an index."""
     try:
         data = json.loads(read_regular(path, MAX_INDEX_BYTES))
-    except FileNotFoundError:
-        return []
-    except (NotRegular, ValueError, RecursionError):
-        return []  # damaged: replaced by this run's keys
-    entries = data.get("entries") if isinstance(data, dict) else None
-    return [k for k in entries if isinstance(k, str)] if isinstance(entries, list) else []
+    except (OSError, NotRegular, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _index_keys(header: Path, data: dict) -> Iterator[str]:
+    """The entry keys of one method: those its header lists (older runs) and the lines of its
+    keys file, read a line at a time, never through a link; damaged lines are passed over."""
+    entries = data.get("entries")
+    if isinstance(entries, list):
+        yield from (k for k in entries if isinstance(k, str))
+    try:
+        fd = os.open(header.with_suffix(KEYS_SUFFIX), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    with os.fdopen(fd, encoding="ascii", errors="replace") as fh:
+        for line in fh:
+            key = line.rstrip("\n")
+            if _KEY_LINE.match(key):
+                yield key
 
 
 def _entry_file(file: Path) -> bool:
@@ -222,9 +302,8 @@ def listing(root: str | os.PathLike) -> CacheListing:
             continue
         out.entries[key] = Entry(file, st.st_size, st.st_mtime)
     for path in sorted((root / INDEX).glob("*.json")) if (root / INDEX).is_dir() else ():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        data = _index_header(path)
+        if not data:
             continue
         label = str(data.get("label", path.stem))
         if label in out.methods and out.methods[label]["registry"] != data.get("registry"):
@@ -232,8 +311,8 @@ def listing(root: str | os.PathLike) -> CacheListing:
         slot = out.methods.setdefault(
             label, {"registry": data.get("registry"), "keys": set(), "index": []}
         )
-        slot["keys"] |= set(data.get("entries", []))
-        slot["index"].append(path)
+        slot["keys"].update(_index_keys(path, data))
+        slot["index"] += [path, path.with_suffix(KEYS_SUFFIX)]
     return out
 
 

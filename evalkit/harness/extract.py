@@ -88,8 +88,9 @@ METHOD_KEY = "_method_key"
 
 #: the record key that carries the cache key of a page (evalkit.harness.cache_keys.page_key)
 #: on its first record when the run has a cache, worked out where the page was read (a
-#: worker's site or shard task); popped by Runner.run_pages into ``Runner.page_keys``, the
-#: pages of the run's cache index (evalkit.harness.cache_admin.record_run)
+#: worker's site or shard task); popped by Runner.run_pages, which notes the entries the
+#: page's methods wrote in ``Runner.written``, the run's cache index to be
+#: (evalkit.harness.cache_admin.record_run)
 PAGE_KEY = "_page_key"
 
 #: the record key that carries a page's line of the run's kept extractions (its gold, from

@@ -37,6 +37,7 @@ from evalkit.core.page import Page
 from evalkit.core.validate import ParamError, check_bool, check_int, check_number, check_workers
 from evalkit.harness import watchdog
 from evalkit.harness.cache import invalid_entries_line, sweep_temps
+from evalkit.harness.cache_admin import WrittenLog
 from evalkit.harness.cache_seal import cache_seal
 from evalkit.harness.dask_runner import (
     DEFAULT_N_WORKERS,
@@ -113,10 +114,11 @@ class Runner:
     render_counts: dict[str, Any] = field(default_factory=dict, init=False)
     #: method label -> the cache key the pages' pipelines filed its entries under (METHOD_KEY)
     method_keys: dict[str, str] = field(default_factory=dict, init=False)
-    #: cache folder -> the cache keys of the pages run with it so far (PAGE_KEY): its method
-    #: index (evalkit.harness.cache_admin.record_run); by folder, since a caller may run some
-    #: pages with a cache of its own (the speed experiment's passes)
-    page_keys: dict[str, set[str]] = field(default_factory=dict, init=False)
+    #: cache folder -> the entries written in it so far, (method label, page key) on disk
+    #: (PAGE_KEY; evalkit.harness.cache_admin.WrittenLog): its method index
+    #: (evalkit.harness.cache_admin.record_run); by folder, since a caller may run some pages
+    #: with a cache of its own (the speed experiment's passes)
+    written: dict[str, WrittenLog] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
         if self.name not in BACKENDS:
@@ -213,6 +215,12 @@ class Runner:
             self._backend = None
         if self.page_timeout:
             stop_shared_worker()  # this process's, when tasks ran here (n_jobs=1)
+
+    def _written(self, root: str) -> WrittenLog:
+        log = self.written.get(root)
+        if log is None:
+            log = self.written[root] = WrittenLog(root)
+        return log
 
     def __enter__(self) -> Self:
         return self.open()
@@ -439,7 +447,7 @@ class Runner:
             # a task that kills its worker: its pages are that failure, scored here
             crash = functools.partial(_crashed_task, task_fn)
             done = self.map(task_fn, tasks, on_crash=crash, **shown)
-        n_records = 0
+        n_records, page_key = 0, None
         for recs in done:
             n_records += len(recs)
             skipped = getattr(recs, "skipped", None)
@@ -448,12 +456,13 @@ class Runner:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
-                pkey = rec.pop(PAGE_KEY, None)
-                if pkey is not None:
-                    self.page_keys.setdefault(root, set()).add(pkey)
+                pkey = rec.pop(PAGE_KEY, page_key)  # on a page's first record
+                page_key = pkey
                 key = rec.pop(METHOD_KEY, None)
                 if key is not None:  # the key the page's pipeline filed the entry under
                     self.method_keys[rec.get("method")] = key
+                    if root and pkey and not rec.get("cached") and not rec.get("error"):
+                        self._written(root).add(rec["method"], pkey)  # a new entry
                 sha = rec.pop(PAGE_SHA, None)
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)
