@@ -336,3 +336,17 @@ def test_content_share_of_all_l3s_gn1_matches_the_papers_zero_r(shared):
     assert share == pytest.approx(0.638, abs=0.002)
     main = rows.loc[rows["y_main"] == 1, "weight"].sum() / rows["weight"].sum()
     assert main == pytest.approx(0.523, abs=0.002)  # headline + full text
+
+
+def test_fewer_pages_than_folds_is_one_line_and_no_numbers(tmp_path, capsys):
+    from evalkit.readers.synthetic import SyntheticDataset
+
+    ctx = _ctx(tmp_path, SyntheticDataset(limit=2), folds=5)
+    assert U.run(ctx) is None  # no summary rows: nothing cross-validated on 2 pages
+    said = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("evalkit:")]
+    line = (
+        "evalkit: units: l3s_gn1 has 2 page(s) with units, fewer than units.folds=5: its unit"
+        " classifiers are not cross-validated (more pages, or a smaller units.folds)"
+    )
+    assert said == [line]
+    assert not list((tmp_path / "tables").iterdir())

@@ -57,6 +57,7 @@ the cross-validation and the paper's table live in :mod:`.features`,
 from __future__ import annotations
 
 import functools
+import sys
 
 import pandas as pd
 
@@ -176,6 +177,10 @@ def run(ctx: Context) -> pd.DataFrame | None:
         rows = _features(ctx.runner, ds, tasks, width, drop_inside, ctx.failures)
         if rows.empty:
             continue
+        n_pages = int(rows["page_id"].nunique())
+        if n_pages < n_folds:  # a quick run on a few pages: the other parts go on
+            _too_few(ctx, label, n_pages, n_folds)
+            continue
         # without span classes every task has the same (aligned) labels: run the first only
         ds_tasks = tasks if rows["by_span"].any() else dict(list(tasks.items())[:1])
         folds, pages = cross_validate(
@@ -206,6 +211,19 @@ def run(ctx: Context) -> pd.DataFrame | None:
         }
         _outputs(ctx, label, rows, folds, summary, ds_tasks, opts)
     return pd.concat(summaries, ignore_index=True) if summaries else None
+
+
+def _too_few(ctx: Context, label: str, n_pages: int, n_folds: int) -> None:
+    """One line, on the console and in the report, for a data set with fewer pages than folds:
+    its units are not cross-validated (no numbers rather than numbers from empty folds)."""
+    from evalkit.report.sections import Heading, Text
+
+    line = (
+        f"units: {label} has {n_pages} page(s) with units, fewer than units.folds={n_folds}: "
+        "its unit classifiers are not cross-validated (more pages, or a smaller units.folds)"
+    )
+    print(f"evalkit: {line}", file=sys.stderr)
+    ctx.report += [Heading(f"Unit classification on {label}"), Text(line[0].upper() + line[1:])]
 
 
 def _outputs(ctx: Context, label, rows, folds, summary, tasks, opts) -> None:
