@@ -185,3 +185,22 @@ def test_help_examples_run_what_they_say():
     assert list(cfg.dataset) == ["aeb"] and list(cfg.method) == ["proposed"]
     assert said["study=saravanan2020"] == "a paper's tables"
     assert "Bare `evalkit` runs every experiment" in text
+
+
+def test_run_json_names_the_commit_the_run_started_from(tmp_path, monkeypatch):
+    """A commit made while a long run goes is not the code it ran: run.json's ``git`` is read
+    when the run starts, not when run.json is written."""
+    import json
+
+    import evalkit.experiments as E
+    import evalkit.report.results as R
+
+    started = {"commit": "0" * 40, "dirty": False}
+    monkeypatch.setattr(E, "git_state", lambda root: started)
+
+    def too_late(root):
+        raise AssertionError("git read when run.json is written")
+
+    monkeypatch.setattr(R, "git_state", too_late)
+    result = evaluate_small(tmp_path)
+    assert json.loads((result.run_dir / "run.json").read_text())["git"] == started

@@ -60,6 +60,7 @@ from evalkit.report.results import (
     CHUNK_ROWS,
     SUMMARY_COLUMNS,
     RecordSpill,
+    git_state,
     interpreter_hash_seed,
     write_csv,
     write_frames_csv,
@@ -143,6 +144,9 @@ class Context:
     tell: Settings = field(default_factory=Settings)
     #: methods dropped before the run (``runner.skip_unavailable``), with why
     unavailable: list[Unavailable] = field(default_factory=list)
+    #: the checkout's commit and dirty flag when the run started (run.json's ``git``): code
+    #: committed while a long run goes is not the code it ran
+    git: dict[str, Any] | None = None
     #: (data set, method) -> the method's records on that data set (failure shares)
     n_records: dict[tuple[str, str], int] = field(default_factory=dict)
     #: part -> what its scores depend on beside the methods and data (a setting chosen at
@@ -335,6 +339,8 @@ def run_experiment(
     out = Path(out_dir)
     # a bad runner setting fails here, before any work; a page worker starts meanwhile
     runner = runner_from_config(cfg).warm()
+    root = project_root()  # the code this run runs: a commit made while it goes is not
+    git = git_state(root) if root is not None else None
     parts = list(cfg.section("experiment").get("parts") or [])
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work
     check_sections(cfg)  # every bad value fails here, before anything is written
@@ -382,6 +388,7 @@ def run_experiment(
         runner_=runner,
         tell=tell,
         unavailable=gone,
+        git=git,
     )
     try:
         _run_parts(cfg, ctx, parts, runs, detectors, t0, extra)
@@ -517,6 +524,7 @@ def _run_parts(cfg, ctx: Context, parts, runs, detectors, t0, more=None) -> Path
     write_run_json(
         out / "run.json",
         root=project_root(),
+        git=ctx.git,
         seed=ctx.seed,
         wall_seconds=time.perf_counter() - t0,
         datasets=ctx.dataset_info,

@@ -360,6 +360,7 @@ def write_run_json(
     path: str | os.PathLike,
     *,
     root: str | os.PathLike | None,
+    git: dict[str, Any] | None = None,
     seed: int,
     wall_seconds: float,
     datasets: dict[str, Any],
@@ -369,8 +370,9 @@ def write_run_json(
 ) -> Path:
     info = {
         "evalkit_version": __version__,
-        # the checkout's commit; an installed evalkit (root None) has none
-        "git": git_state(root) if root is not None else {"commit": None, "dirty": None},
+        # the checkout's commit (``git``: as the caller found it when the run started); an
+        # installed evalkit (root None) has none
+        "git": git or (git_state(root) if root is not None else {"commit": None, "dirty": None}),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         # string-hash order can decide a peer library's output (evalkit.shell.entry)
