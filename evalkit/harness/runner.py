@@ -460,9 +460,11 @@ class Runner:
                 page_key = pkey
                 key = rec.pop(METHOD_KEY, None)
                 if key is not None:  # the key the page's pipeline filed the entry under
-                    self.method_keys[rec.get("method")] = key
-                    if root and pkey and not rec.get("cached") and not rec.get("error"):
-                        self._written(root).add(rec["method"], pkey)  # a new entry
+                    label = rec.get("method")  # a caller's scorer may leave it out
+                    self.method_keys[label] = key
+                    new = label is not None and not rec.get("cached") and not rec.get("error")
+                    if root and pkey and new:
+                        self._written(root).add(label, pkey)  # an entry this run wrote
                 sha = rec.pop(PAGE_SHA, None)
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)
