@@ -112,6 +112,12 @@ def test_the_written_log_keeps_its_pairs_on_disk_in_the_index_folder(tmp_path):
     assert list(log) == [("a\tlabel", "k1"), ("b", "k2")]
     log.add("b", "k3")  # adding after reading goes on at the end
     assert list(log)[-1] == ("b", "k3")
+    many = [("m", f"page{i:05d}") for i in range(2000)]  # past one read buffer
+    for pair in many:
+        log.add(*pair)
+    next(iter(log))  # a read stopped halfway
+    log.add("c", "k4")
+    assert list(log) == [("a\tlabel", "k1"), ("b", "k2"), ("b", "k3"), *many, ("c", "k4")]
     # an unnamed file: the folder lists only what record_run names
     assert [p.name for p in (tmp_path / "cache" / INDEX).iterdir()] == []
     log.close()

@@ -59,7 +59,7 @@ INDEX = "methods"
 UNATTRIBUTED = "(unattributed)"
 MB = 1_000_000
 DAY = 86_400.0
-#: the name of an index file (a method key and ``.json``)
+#: the name of an index file (a method key and ``.json``, or ``.keys``: KEYS_SUFFIX)
 _INDEX_NAME = re.compile(r"^[\w-][\w.-]*\.(json|keys)$")
 
 
@@ -131,6 +131,7 @@ class WrittenLog:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
         self._fh = None
+        self._read = False  # the file's position is not at its end (a read went first)
 
     def add(self, label: str, page_key: str) -> None:
         if self._fh is None:
@@ -138,6 +139,9 @@ class WrittenLog:
             folder.mkdir(parents=True, exist_ok=True)
             # open until close(): the log outlives this call
             self._fh = tempfile.TemporaryFile("w+", dir=folder, encoding="utf-8")  # noqa: SIM115
+        elif self._read:  # back to the end after a read, even one stopped halfway
+            self._fh.seek(0, os.SEEK_END)
+            self._read = False
         self._fh.write(f"{label}\t{page_key}\n")
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
@@ -145,10 +149,10 @@ class WrittenLog:
             return
         self._fh.flush()
         self._fh.seek(0)
+        self._read = True
         for line in self._fh:
             label, _, page_key = line.rstrip("\n").rpartition("\t")
             yield label, page_key
-        self._fh.seek(0, os.SEEK_END)
 
     def __bool__(self) -> bool:
         return self._fh is not None
