@@ -339,7 +339,8 @@ def run_experiment(
     out = Path(out_dir)
     # a bad runner setting fails here, before any work; a page worker starts meanwhile
     runner = runner_from_config(cfg).warm()
-    root = project_root()  # the code this run runs: a commit made while it goes is not
+    # the commit this run runs, read now: one made while a long run goes is not its code
+    root = project_root()
     git = git_state(root) if root is not None else None
     parts = list(cfg.section("experiment").get("parts") or [])
     runs = [EXPERIMENTS.get(p) for p in parts]  # unknown parts fail before any work

@@ -456,15 +456,14 @@ class Runner:
             for rec in recs:
                 self.cache_invalid += bool(rec.pop(CACHE_INVALID, False))
                 count_render(self.render_counts, rec.pop(RENDER_MARK, None))
-                pkey = rec.pop(PAGE_KEY, page_key)  # on a page's first record
-                page_key = pkey
+                page_key = rec.pop(PAGE_KEY, page_key)  # on a page's first record
                 key = rec.pop(METHOD_KEY, None)
                 if key is not None:  # the key the page's pipeline filed the entry under
                     label = rec.get("method")  # a caller's scorer may leave it out
                     self.method_keys[label] = key
                     new = label is not None and not rec.get("cached") and not rec.get("error")
-                    if root and pkey and new:
-                        self._written(root).add(label, pkey)  # an entry this run wrote
+                    if root and page_key and new:
+                        self._written(root).add(label, page_key)  # an entry this run wrote
                 sha = rec.pop(PAGE_SHA, None)
                 if sha is not None and note_seen is not None:
                     note_seen(rec["page_id"], sha)
